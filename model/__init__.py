@@ -1,0 +1,26 @@
+"""Ever's reference model of the planner: the specification, written for clarity, not speed.
+
+The model is written in a restricted subset of Python so that a reader, CrossHair and Z3 can all
+reason about it. `tests/test_subset.py` walks the AST of every file of `model/` (but
+`__main__.py`, which only parses arguments and prints) and rejects:
+
+- imports other than `typing`, `dataclasses` and `model` itself;
+- float literals, `/` and `**` (dues compare by integer cross-multiplication; powers of two are
+  shifts);
+- list, dict and set displays and comprehensions, `global`, `nonlocal`, and assignment into an
+  attribute or a subscript: state is frozen dataclasses and tuples, and a step returns a new state;
+- calls that mutate in place (`append`, `extend`, `insert`, `pop`, `remove`, `clear`, `update`,
+  `add`, `discard`, `sort`, `setdefault`, `popitem`);
+- I/O, clocks and randomness: `open`, `print`, `input`, `eval`, `exec`, `compile`,
+  `__import__`, and any name from `os`, `sys`, `time`, `random`, `datetime`.
+
+The modules, in the order they build on each other:
+
+- `tree`: a persistent map from node `(l, i)` to its text, a binary trie per level.
+- `view`: nodes, lines, their rendered bytes, the due order, `fit`, rendering, `context`.
+- `push`: Taelin's rollback push, exactly as [gist §3.1] gives it, and the fold beside it.
+- `line`: the compactor's line algorithm [gist §4].
+- `planner`: the planner's state and `step(state, event)` over the event alphabet.
+"""
+
+ALLOWED_IMPORTS = ("typing", "dataclasses", "model")

@@ -1,0 +1,333 @@
+"""The planner: which lines merge and when, the compaction view, and the work queue.
+
+`step(state, event)` is the whole planner. Time, compactions and their failures arrive as events;
+the planner reads no clock, no file and no randomness. Decisions the gist leaves open are tagged
+`[decision Pn]` and argued in docs/planner.md.
+"""
+
+from dataclasses import dataclass, replace
+from typing import Optional, Tuple, Union
+
+from model.line import cut, merge_input_cut
+from model.tree import Tree, tree_get, tree_put
+from model.view import (
+    LINE_BYTES_MAX,
+    Line,
+    View,
+    built_line,
+    fit,
+    utf8_bytes,
+    view_bytes,
+    waiting_line,
+)
+
+Node = Tuple[int, int]
+KINDS = ("user", "ever", "tool", "echo", "work", "note")  # [gist §1], unii renamed [decision P12]
+
+
+@dataclass(frozen=True)
+class Config:
+    view_bytes_ceiling: int = 128_000  # [gist §3.2]
+    view_bytes_floor: int = 64_000
+    cview_bytes_ceiling: int = 32_000  # [gist §4]
+    cview_bytes_floor: int = 16_000
+    jobs_max: int = 8  # [gist §4] calls at once, and the level-0 window [decision P6]
+    failures_max: int = 3  # [deliberate D5] the third failure builds from the input
+
+
+@dataclass(frozen=True)
+class Message:
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Built:
+    l: int
+    i: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    l: int
+    i: int
+
+
+@dataclass(frozen=True)
+class Wait:
+    """A user message arrived and its turn waits until the view is summarized [gist §6]."""
+
+
+@dataclass(frozen=True)
+class TurnEnd:
+    """The waiting turn gave up or ended [decision P8]."""
+
+
+@dataclass(frozen=True)
+class Restart:
+    """The process restarts from what was saved: the log, the tree and view.json [fix F1]."""
+
+
+Event = Union[Message, Built, Failed, Wait, TurnEnd, Restart]
+
+
+@dataclass(frozen=True)
+class State:
+    config: Config = Config()
+    T: int = 0  # messages in the chat
+    view: View = ()
+    shrinking: bool = False  # the view passed its ceiling and has not yet reached its floor
+    cview: View = ()  # the compaction view [gist §4]
+    cshrinking: bool = False
+    tree: Tree = Tree()  # every built node's text
+    ready: Tuple[Node, ...] = ()  # merges whose halves are built, by last message
+    running: Tuple[Node, ...] = ()  # calls running, in the order they started
+    failures: Tuple[Tuple[Node, int], ...] = ()  # failed calls per unbuilt node
+    retry_later: Tuple[Node, ...] = ()  # failed since the last message [gist §4]
+    waiting: bool = False  # a turn waits for the view [gist §6]
+    merges: Tuple[Node, ...] = ()  # this event's batch: the parents merged into the view
+    cmerges: Tuple[Node, ...] = ()  # the parents merged into the compaction view
+
+
+# ---- the tree ----
+
+
+def parent_line(tree: Tree, l: int, i: int) -> Optional[Line]:
+    text = tree_get(tree, l, i)
+    if text is None:
+        return None
+    return built_line(l, i, text)
+
+
+def last_message(node: Node) -> int:
+    return ((node[1] + 1) << node[0]) - 1
+
+
+def queue_by_last(queue: Tuple[Node, ...], node: Node) -> Tuple[Node, ...]:
+    """Insert a ready merge; the queue runs oldest last message first [decision P5]."""
+    k = 0
+    while k < len(queue) and last_message(queue[k]) < last_message(node):
+        k = k + 1
+    return queue[:k] + (node,) + queue[k:]
+
+
+def without(nodes: Tuple[Node, ...], node: Node) -> Tuple[Node, ...]:
+    return tuple(n for n in nodes if n != node)
+
+
+def with_line(view: View, line: Line) -> View:
+    return tuple(line if (old.l, old.i) == (line.l, line.i) else old for old in view)
+
+
+def build(state: State, l: int, i: int, text: str) -> State:
+    """Node (l, i) is built: log it in the tree, show it in the views, leave the queues, and
+    make its parent ready, or build the parent at once when it is free [gist §2]."""
+    node = (l, i)
+    line = built_line(l, i, text)
+    view = state.view
+    cview = state.cview
+    if l == 0:
+        view = with_line(view, line)
+        cview = with_line(cview, line)
+    state = replace(
+        state,
+        tree=tree_put(state.tree, l, i, text),
+        view=view,
+        cview=cview,
+        ready=without(state.ready, node),
+        running=without(state.running, node),
+        failures=tuple(entry for entry in state.failures if entry[0] != node),
+        retry_later=without(state.retry_later, node),
+    )
+    return ready_parent(state, l, i)
+
+
+def ready_parent(state: State, l: int, i: int) -> State:
+    left = tree_get(state.tree, l, i & ~1)
+    right = tree_get(state.tree, l, i | 1)
+    if left is None or right is None:
+        return state
+    joined = left + "\n" + right
+    # [gist §2] two short lines are joined by a newline: a free node, with no model call
+    if utf8_bytes(joined) <= LINE_BYTES_MAX:
+        return build(state, l + 1, i >> 1, joined)
+    return replace(state, ready=queue_by_last(state.ready, (l + 1, i >> 1)))
+
+
+def input_cut(state: State, l: int, i: int) -> str:
+    """The node's input cut to 512 bytes, its text after the last failure [deliberate D5]."""
+    if l == 0:
+        source = ""
+        for line in state.view:
+            if (line.l, line.i) == (0, i):
+                source = line.text
+        return cut(source, LINE_BYTES_MAX)
+    a = tree_get(state.tree, l - 1, i << 1)
+    b = tree_get(state.tree, l - 1, (i << 1) + 1)
+    assert a is not None
+    assert b is not None
+    return merge_input_cut(a, b)
+
+
+# ---- the sawtooth ----
+
+
+def batch(state: State) -> State:
+    """After a message: past the ceiling, merge down to the floor; while the view is above its
+    floor, go on at each message [gist §3.2] [fix F1]. The compaction view is merged again when
+    the chat's view merges, or past its own ceiling [gist §4] [decision P4]."""
+    c = state.config
+    tree = state.tree
+
+    def parents(l: int, i: int) -> Optional[Line]:
+        return parent_line(tree, l, i)
+
+    shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_ceiling
+    view = state.view
+    merges: Tuple[Node, ...] = ()
+    if shrinking:
+        view, merges = fit(view, state.T, c.view_bytes_floor, parents)
+        shrinking = view_bytes(view) > c.view_bytes_floor
+    cview = state.cview
+    cmerges: Tuple[Node, ...] = ()
+    cshrinking = state.cshrinking
+    if len(merges) > 0:
+        cview, cmerges = fit(view, state.T, c.cview_bytes_floor, parents)
+        cshrinking = view_bytes(cview) > c.cview_bytes_floor
+    else:
+        cshrinking = cshrinking or view_bytes(cview) > c.cview_bytes_ceiling
+        if cshrinking:
+            cview, cmerges = fit(cview, state.T, c.cview_bytes_floor, parents)
+            cshrinking = view_bytes(cview) > c.cview_bytes_floor
+    return replace(
+        state,
+        view=view,
+        shrinking=shrinking,
+        cview=cview,
+        cshrinking=cshrinking,
+        merges=merges,
+        cmerges=cmerges,
+    )
+
+
+# ---- the work queue ----
+
+
+def settled(view: View) -> bool:
+    """Every line of the view is summarized: a waiting turn may go [gist §6]."""
+    for line in view:
+        if not line.built:
+            return False
+    return True
+
+
+def unbuilt_lines(view: View) -> Tuple[Node, ...]:
+    return tuple((0, line.i) for line in view if not line.built)
+
+
+def schedule(state: State) -> State:
+    """Start calls up to jobs_max [gist §4].
+
+    Candidates, in order: the messages whose line has fewer than jobs_max unbuilt lines before
+    it, oldest first; then the ready merges, oldest last message first. A node that failed waits
+    for the next message. While a turn waits, only the view's unbuilt lines run: other calls stop,
+    without counting as failures, and a failed line is tried again at once [deliberate D5].
+    """
+    c = state.config
+    waiting = state.waiting and not settled(state.view)
+    unbuilt = unbuilt_lines(state.view)
+    running = state.running
+    if waiting:
+        running = tuple(node for node in running if node in unbuilt)
+    window = unbuilt[: c.jobs_max]
+    candidates = tuple(
+        node
+        for node in window
+        if node not in running and (waiting or node not in state.retry_later)
+    )
+    if not waiting:
+        candidates = candidates + tuple(
+            node
+            for node in state.ready
+            if node not in running and node not in state.retry_later
+        )
+    slots = c.jobs_max - len(running)
+    if slots > 0:
+        running = running + candidates[:slots]
+    return replace(state, waiting=waiting, running=running)
+
+
+def waiting_queue(state: State) -> Tuple[Node, ...]:
+    """The calls that would run if a turn started waiting now."""
+    return schedule(replace(state, waiting=True)).running
+
+
+# ---- the events ----
+
+
+def message(state: State, kind: str, text: str) -> State:
+    """Each new message appends its line; nothing else changes, unless a batch runs
+    [gist §3.2]. A source that fits in 512 bytes is its own node [gist §2]."""
+    i = state.T
+    source = kind + ": " + text
+    line = waiting_line(i, source)
+    state = replace(
+        state,
+        T=i + 1,
+        view=state.view + (line,),
+        cview=state.cview + (line,),
+    )
+    # [decision P3] free nodes made by this message count before the ceiling test
+    if utf8_bytes(source) <= LINE_BYTES_MAX:
+        state = build(state, 0, i, source)
+    state = batch(state)
+    return replace(state, retry_later=())
+
+
+def failed(state: State, l: int, i: int) -> State:
+    node = (l, i)
+    count = 1
+    for entry in state.failures:
+        if entry[0] == node:
+            count = entry[1] + 1
+    if count >= state.config.failures_max:
+        return build(state, l, i, input_cut(state, l, i))
+    return replace(
+        state,
+        running=without(state.running, node),
+        failures=tuple(entry for entry in state.failures if entry[0] != node)
+        + ((node, count),),
+        retry_later=state.retry_later + (node,),
+    )
+
+
+def step(state: State, event: Event) -> State:
+    """The planner's whole transition: apply the event, then start calls [gist §3, §4, §6]."""
+    state = replace(state, merges=(), cmerges=())
+    if isinstance(event, Message):
+        state = message(state, event.kind, event.text)
+    elif isinstance(event, Built):
+        # [decision P7] an outcome for a call that is not running (stopped, or never started)
+        # is ignored: each node is built once, by a call the planner started
+        if (event.l, event.i) in state.running:
+            state = build(state, event.l, event.i, event.text)
+    elif isinstance(event, Failed):
+        if (event.l, event.i) in state.running:
+            state = failed(state, event.l, event.i)
+    elif isinstance(event, Wait):
+        state = replace(state, waiting=True)
+    elif isinstance(event, TurnEnd):
+        state = replace(state, waiting=False)
+    elif isinstance(event, Restart):
+        # [fix F1] the views and both shrinking states were saved; running calls, failure
+        # counts and a waiting turn die with the process
+        state = replace(state, running=(), failures=(), retry_later=(), waiting=False)
+    return schedule(state)
+
+
+def run(events: Tuple[Event, ...], config: Config = Config()) -> State:
+    state = State(config)
+    for event in events:
+        state = step(state, event)
+    return state

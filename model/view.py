@@ -1,0 +1,180 @@
+"""Nodes, lines, the due order, fit, rendering and a compaction's context [gist §2, §3, §4]."""
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Tuple
+
+LINE_BYTES_MAX = 512  # [gist §2] a node's text, in UTF-8 bytes
+PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a view: node (l, i), covering messages i·2^l .. (i+1)·2^l − 1 [gist §2].
+
+    `text` is the node's summary; for a message's own line that is not built yet, it is the
+    message's source, which the view never shows [gist §3]. `bytes` is what the line costs in the
+    view: its rendered `id+n|text` and the newline after it.
+    """
+
+    l: int
+    i: int
+    text: str
+    built: bool
+    bytes: int
+
+
+View = Tuple[Line, ...]
+# The built line of a parent node (l, i), or None while it is not built.
+Parents = Callable[[int, int], Optional[Line]]
+
+
+def first(l: int, i: int) -> int:
+    return i << l
+
+
+def last(l: int, i: int) -> int:
+    return ((i + 1) << l) - 1
+
+
+def name(l: int, i: int) -> str:
+    """`id+n`: the node's first message and how many it covers [gist §2]."""
+    return str(i << l) + "+" + str(1 << l)
+
+
+def flatten(text: str) -> str:
+    """Newlines turned into spaces, one space for each line break [gist §3]."""
+    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+
+
+def utf8_bytes(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def rendered(line: Line) -> str:
+    if line.built:
+        return name(line.l, line.i) + "|" + flatten(line.text)
+    return name(line.l, line.i) + "|" + PLACEHOLDER
+
+
+def built_line(l: int, i: int, text: str) -> Line:
+    line = Line(l, i, text, True, 0)
+    return Line(l, i, text, True, utf8_bytes(rendered(line)) + 1)
+
+
+def waiting_line(i: int, source: str) -> Line:
+    """A message's own line before its summary: it costs its placeholder [decision P1]."""
+    line = Line(0, i, source, False, 0)
+    return Line(0, i, source, False, utf8_bytes(rendered(line)) + 1)
+
+
+def view_bytes(view: View) -> int:
+    total = 0
+    for line in view:
+        total = total + line.bytes
+    return total
+
+
+def render(view: View) -> str:
+    """The view as every call gets it [gist §3]."""
+    text = "<chat>\n"
+    for line in view:
+        text = text + rendered(line) + "\n"
+    return text + "</chat>"
+
+
+def is_pair(a: Line, b: Line) -> bool:
+    """Two sibling lines: the two halves of node (a.l + 1, a.i >> 1)."""
+    return a.l == b.l and a.i & 1 == 0 and b.i == a.i + 1
+
+
+def more_due(la: int, ia: int, lb: int, ib: int, T: int) -> bool:
+    """Pair a (lines (la, ia), (la, ia+1)) is more due than pair b [gist §3.2].
+
+    due = (T − last) / 2^l, last being the pair's last message. Cross-multiplied, so no
+    division: (T − last_a)·2^lb > (T − last_b)·2^la.
+    """
+    last_a = ((ia + 2) << la) - 1
+    last_b = ((ib + 2) << lb) - 1
+    return (T - last_a) << lb > (T - last_b) << la
+
+
+def more_due_from_first(la: int, ia: int, lb: int, ib: int, T: int) -> bool:
+    """The earlier revision's rule, (T − first) / 2^l: the known bug [gist §3.2, §7.1].
+
+    Kept only for the laws that show it is wrong.
+    """
+    first_a = ia << la
+    first_b = ib << lb
+    return (T - first_a) << lb > (T - first_b) << la
+
+
+def most_due(view: View, T: int, parents: Parents, due_from_first: bool) -> int:
+    """The index of the most due sibling pair whose parent is built, or −1 [gist §3.2].
+
+    The scan runs oldest first and takes a later pair only when it is strictly more due, so the
+    oldest of equal pairs wins.
+    """
+    best = -1
+    for k in range(len(view) - 1):
+        a = view[k]
+        if not is_pair(a, view[k + 1]):
+            continue
+        if parents(a.l + 1, a.i >> 1) is None:
+            continue
+        if best < 0:
+            best = k
+            continue
+        b = view[best]
+        if due_from_first:
+            if more_due_from_first(a.l, a.i, b.l, b.i, T):
+                best = k
+        elif more_due(a.l, a.i, b.l, b.i, T):
+            best = k
+    return best
+
+
+def merge(view: View, k: int, parents: Parents) -> View:
+    """Replace the sibling lines at k and k+1 with their built parent."""
+    a = view[k]
+    parent = parents(a.l + 1, a.i >> 1)
+    assert parent is not None
+    return view[:k] + (parent,) + view[k + 2 :]
+
+
+def fit(
+    view: View, T: int, budget_bytes: int, parents: Parents, due_from_first: bool = False
+) -> Tuple[View, Tuple[Tuple[int, int], ...]]:
+    """Merge the most due pair whose parent is built, again and again, until the view is at
+    most `budget_bytes` or no pair can merge [gist §3.2]. Returns the view and the merged
+    parents, in merge order."""
+    merges: Tuple[Tuple[int, int], ...] = ()
+    while view_bytes(view) > budget_bytes:
+        k = most_due(view, T, parents, due_from_first)
+        if k < 0:
+            return view, merges
+        a = view[k]
+        view = merge(view, k, parents)
+        merges = merges + ((a.l + 1, a.i >> 1),)
+    return view, merges
+
+
+def context_end(l: int, i: int) -> int:
+    """The last message a compaction's view may cover [gist §4]: the lines before the message,
+    or for a merge the lines up to the merge's last message."""
+    if l == 0:
+        return i - 1
+    return last(l, i)
+
+
+def context(cview: View, l: int, i: int) -> View:
+    """A compaction's view: the compaction view's lines that end at or before the node's end,
+    stopping at the first unbuilt line [gist §4] [fix F2]."""
+    end = context_end(l, i)
+    lines: View = ()
+    for line in cview:
+        if last(line.l, line.i) > end:
+            return lines
+        if not line.built:
+            return lines
+        lines = lines + (line,)
+    return lines
