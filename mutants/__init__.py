@@ -1,0 +1,1 @@
+"""Planted bugs, each with the check that must catch it [STYLE 11]."""

@@ -1,0 +1,14 @@
+"""A planted bug: one textual replacement in one file, and the check that must catch it."""
+
+from dataclasses import dataclass
+from typing import Tuple
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str  # a noun: `due_from_first`
+    path: str  # the file, relative to the repository's root
+    old: str  # occurs exactly once in the file
+    new: str
+    check: Tuple[str, ...]  # argv, run from the mutated copy's root; `python` is the venv's
+    note: str  # what the bug is, in a few words
