@@ -24,7 +24,7 @@ def module_root(name: str) -> str:
 
 def subset_violations(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
-    where = path.relative_to(ROOT)
+    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     found: list[str] = []
 
     def say(node: ast.AST, sentence: str) -> None:
