@@ -8,7 +8,9 @@ import argparse
 import sys
 import time
 
-from laws.registry import Budget, laws, markdown_table
+from pathlib import Path
+
+from laws.registry import README_BEGIN, README_END, Budget, laws, markdown_table
 from laws.subset import all_violations
 
 
@@ -18,6 +20,8 @@ def main() -> int:
     parser.add_argument("--deep", action="store_true", help="run only push_agrees, to --t")
     parser.add_argument("--only", action="append", default=[], help="run only this law (repeatable)")
     parser.add_argument("--markdown", action="store_true", help="print the README's laws table and stop")
+    parser.add_argument("--write-readme", action="store_true",
+                        help="run every law and write the table, with this run's seconds, into README.md")
     arguments = parser.parse_args()
     registered = laws()
     if arguments.markdown:
@@ -39,6 +43,7 @@ def main() -> int:
     print(f"{'subset_lint':<28} {'Exact: an AST walk of model/ and harness/':<58} "
           f"{'pass' if not violations else 'FAIL':<5} {time.monotonic() - started:7.2f}s", flush=True)
     failed = 1 if violations else 0
+    seconds_by_law: dict[str, float] = {}
     for law in selected:
         began = time.monotonic()
         try:
@@ -50,13 +55,27 @@ def main() -> int:
             verdict_line = verdict.detail
             passed, strength = verdict.passed, verdict.strength
         seconds = time.monotonic() - began
+        seconds_by_law[law.name] = seconds
         failed += 0 if passed else 1
         print(f"{law.name:<28} {strength:<58} {'pass' if passed else 'FAIL':<5} {seconds:7.2f}s"
               + (f"  {verdict_line}" if verdict_line else ""), flush=True)
     total = time.monotonic() - started
     print(f"laws: {len(selected) + 1 - failed} of {len(selected) + 1} passed in {total:.1f}s"
           + (f"; {failed} FAILED" if failed else ""))
+    if arguments.write_readme and not failed and selected == registered:
+        write_readme(markdown_table(registered, seconds_by_law))
+    elif arguments.write_readme:
+        print("README.md not written: it takes a full run where every law passes")
+        return 1
     return 1 if failed else 0
+
+
+def write_readme(table: str) -> None:
+    readme = Path(__file__).resolve().parent.parent / "README.md"
+    text = readme.read_text()
+    head, rest = text.split(README_BEGIN, 1)
+    _, tail = rest.split(README_END, 1)
+    readme.write_text(head + README_BEGIN + "\n" + table + "\n" + README_END + tail)
 
 
 if __name__ == "__main__":
