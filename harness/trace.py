@@ -1,0 +1,109 @@
+"""The production planner's trace, printed from its own state as bridge/FORMAT.md specifies.
+
+Written from FORMAT.md alone, apart from bridge/model_trace.py, so that a shared printing bug
+cannot hide a difference between the planners.
+"""
+
+from typing import List, Sequence, Union
+
+from harness.events import Built, Failed, Message, Restart, TurnEnd, Wait
+from harness.planner import Node, Planner, node_name, utf8_bytes
+
+CONTEXT_EVERY = 64  # FORMAT.md: the first running node's context every 64 events
+
+
+def items(nodes: Sequence[Node]) -> str:
+    if not nodes:
+        return "-"
+    return " ".join(node_name(l, i) for l, i in nodes)
+
+
+def view_items(planner: Planner, lines: Sequence[Node]) -> str:
+    if not lines:
+        return "-"
+    texts = planner.texts
+    level0 = texts[0] if texts else []
+    parts = []
+    for l, i in lines:
+        name = node_name(l, i)
+        # only a message's own line can be unbuilt
+        if l == 0 and (i >= len(level0) or level0[i] is None):
+            name += "*"
+        parts.append(name)
+    return " ".join(parts)
+
+
+def event_text(event: Union[Message, Built, Failed, Wait, TurnEnd, Restart]) -> str:
+    if isinstance(event, Message):
+        return f"message {event.kind} {utf8_bytes(event.text)}"
+    if isinstance(event, Built):
+        return f"built {node_name(event.l, event.i)} {utf8_bytes(event.text)}"
+    if isinstance(event, Failed):
+        return f"failed {node_name(event.l, event.i)}"
+    if isinstance(event, Wait):
+        return "wait"
+    if isinstance(event, TurnEnd):
+        return "turn_end"
+    if isinstance(event, Restart):
+        return "restart"
+    raise TypeError(f"no trace name for {event!r}")
+
+
+def flag(value: bool) -> str:
+    return "1" if value else "0"
+
+
+def by_first(nodes) -> List[Node]:
+    return sorted(set(nodes), key=lambda node: (node[1] << node[0], node[0]))
+
+
+def event_record(k: int, event, planner: Planner) -> str:
+    failures = by_first(planner.failures)
+    failure_items = " ".join(f"{node_name(l, i)}:{planner.failures[(l, i)]}" for l, i in failures)
+    columns = (
+        "e",
+        str(k),
+        str(planner.T),
+        event_text(event),
+        view_items(planner, planner.view.lines()),
+        str(planner.view.bytes),
+        flag(planner.shrinking),
+        view_items(planner, planner.cview.lines()),
+        str(planner.cview.bytes),
+        flag(planner.cshrinking),
+        items(planner.merges),
+        items(planner.cmerges),
+        items(planner.running),
+        items(planner.ready_merges()),
+        items(planner.waiting_queue()),
+        flag(planner.waiting),
+        items(by_first(planner.retry_later)),
+        failure_items or "-",
+    )
+    return "\t".join(columns)
+
+
+def block(header: str, rendered: str) -> List[str]:
+    body = rendered.split("\n")
+    return [f"{header}\t{len(body)}"] + body
+
+
+def records(k: int, event, planner: Planner) -> List[str]:
+    """Every record of event k: its `e` record, then `r` and `c` records when due."""
+    lines = [event_record(k, event, planner)]
+    batch = len(planner.merges) > 0
+    if batch:
+        lines.extend(block(f"r\t{k}", planner.render()))
+    shown: List[Node] = []
+    if batch:
+        shown = list(planner.running)
+    elif k % CONTEXT_EVERY == CONTEXT_EVERY - 1 and planner.running:
+        shown = [planner.running[0]]
+    for l, i in shown:
+        lines.extend(block(f"c\t{k}\t{node_name(l, i)}", planner.render(planner.context(l, i))))
+    return lines
+
+
+def final_records(events: int, planner: Planner) -> List[str]:
+    """The `z` record after the last event: the whole rendered view."""
+    return block(f"z\t{events}\t{planner.T}", planner.render())
