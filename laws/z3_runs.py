@@ -26,19 +26,23 @@ Lines = Tuple[Tuple[int, int, bool], ...]
 SMALL = Config(6_000, 3_000, 2_000, 1_000, 4)
 
 
-def transitions(messages: int, seed: int, config: Config = SMALL) -> Iterator[Tuple[State, Event, State]]:
-    """A late compactor: calls end, fail, turns wait and end, the process restarts."""
+def transitions(messages: int, seed: int, config: Config = SMALL, prompt: bool = False) -> Iterator[Tuple[State, Event, State]]:
+    """A late compactor: calls end, fail, turns wait and end, the process restarts. With
+    `prompt`, the compactor answers every call before the next message instead."""
     rng = random.Random(seed)
     state = State(config)
     sent = 0
     while sent < messages:
         roll = rng.random()
         event: Event
-        if roll < 0.42 or not state.running:
+        if prompt and state.running:
+            l, i = state.running[0]
+            event = Built(l, i, "s" * rng.randint(20, 200))
+        elif roll < 0.42 or not state.running:
             size = rng.choice((8, 60, 300, 700, 3000))
             event = Message(rng.choice(KINDS), "m" * size)
             sent += 1
-        elif roll < 0.82:
+        elif roll < 0.74:
             l, i = rng.choice(state.running)
             event = Built(l, i, "s\n" * rng.randint(20, 250))
         elif roll < 0.9:
@@ -66,14 +70,16 @@ class Tally:
     marks: int = 0
     merges: int = 0
     z3_steps: int = 0
+    tied_merges: int = 0
     problem: str = ""
 
 
-def z3_agrees(before: Lines, term: zv.ZView, after: Lines, tally: Tally, use_z3: bool) -> bool:
+def z3_agrees(before: Lines, term, after: Lines, tally: Tally, use_z3: bool) -> bool:
+    """`term` makes the step's Z3 view from the concrete one: built only when it is compared."""
     if not use_z3:
         return True
     tally.z3_steps += 1
-    return zv.equals_concrete(term, after)
+    return zv.equals_concrete(term(zv.concrete(before)), after)
 
 
 def replay_view(before: Lines, after: Lines, T: int, message: bool, merges, tally: Tally, use_z3: bool) -> bool:
@@ -81,7 +87,7 @@ def replay_view(before: Lines, after: Lines, T: int, message: bool, merges, tall
     current = before
     if message:
         grown = current + ((0, T, False),)
-        if not z3_agrees(current, zv.append(zv.concrete(current), T, False), grown, tally, use_z3):
+        if not z3_agrees(current, lambda v: zv.append(v, T, False), grown, tally, use_z3):
             tally.problem = f"append at T={T}: the Z3 term disagrees"
             return False
         current = grown
@@ -90,7 +96,7 @@ def replay_view(before: Lines, after: Lines, T: int, message: bool, merges, tall
     for position, (l, i, built) in enumerate(current):
         if not built and (l, i) in built_now:
             marked = current[:position] + ((l, i, True),) + current[position + 1 :]
-            if not z3_agrees(current, zv.mark_built(zv.concrete(current), position), marked, tally, use_z3):
+            if not z3_agrees(current, lambda v: zv.mark_built(v, position), marked, tally, use_z3):
                 tally.problem = f"mark ({l}, {i}): the Z3 term disagrees"
                 return False
             current = marked
@@ -106,7 +112,7 @@ def replay_view(before: Lines, after: Lines, T: int, message: bool, merges, tall
             if not z3.is_true(z3.simplify(zv.siblings(concrete_before, k))):
                 tally.problem = f"merge ({parent_l}, {parent_i}): Z3's siblings is false"
                 return False
-        if not z3_agrees(current, zv.merge(zv.concrete(current), k), merged, tally, use_z3):
+        if not z3_agrees(current, lambda v: zv.merge(v, k), merged, tally, use_z3):
             tally.problem = f"merge ({parent_l}, {parent_i}): the Z3 term disagrees"
             return False
         current = merged
@@ -117,26 +123,30 @@ def replay_view(before: Lines, after: Lines, T: int, message: bool, merges, tall
     return True
 
 
-def replay(runs: List[Tuple[int, int]], which: str, z3_every: int = 1) -> Tally:
+def replay(runs: List[Tuple[int, int]], which: str, z3_every: int = 1, known=None, use_z3: bool = True) -> Tally:
     """Replay the view (`which` = "view") or the compaction view ("cview") of each run's
-    transitions; the Z3 terms are evaluated on every `z3_every`-th event."""
+    transitions (or of the `known` ones); the Z3 terms are evaluated on every `z3_every`-th
+    event."""
     tally = Tally()
     for messages, seed in runs:
-        for number, (before, event, after) in enumerate(transitions(messages, seed)):
+        found = known if known is not None else transitions(messages, seed)
+        for number, (before, event, after) in enumerate(found):
             tally.events += 1
-            use_z3 = number % z3_every == 0
+            tie = use_z3 and number % z3_every == 0
             is_message = isinstance(event, Message)
             if which == "view":
                 ok = replay_view(lines_of(before.view), lines_of(after.view), before.T, is_message,
-                                 after.merges, tally, use_z3)
+                                 after.merges, tally, tie)
             elif after.merges:
                 # [decision P4] the compaction view is taken again from the chat's view
                 ok = replay_view(lines_of(after.view), lines_of(after.cview), after.T, False,
-                                 after.cmerges, tally, use_z3)
+                                 after.cmerges, tally, tie)
             else:
                 ok = replay_view(lines_of(before.cview), lines_of(after.cview), before.T, is_message,
-                                 after.cmerges, tally, use_z3)
+                                 after.cmerges, tally, tie)
             if not ok:
                 tally.problem = f"run ({messages}, seed {seed}), event {number} {type(event).__name__}: " + tally.problem
                 return tally
+        if known is not None:
+            break
     return tally

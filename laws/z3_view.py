@@ -71,7 +71,7 @@ def tiles(v: ZView, T, broken: str = ""):
     )
     empty = z3.And(v.n == 0, T == 0)
     some = z3.And(v.n > 0, first_of(v, 0) == 0, end_of(v, v.n - 1) == T)
-    return z3.And(nodes, contiguous, z3.Or(empty, some))
+    return z3.And(T >= 0, nodes, contiguous, z3.Or(empty, some))
 
 
 def summarized(v: ZView):

@@ -1,0 +1,114 @@
+"""push_agrees_always: the lemmas of docs/push_agrees_always.md, proved with Z3 over unbounded
+integers, and the digit picture checked by computation on the model's push and fold.
+
+Strategy: after t pushes (T = t + 1 messages) push's list is a bijective binary counter: keep bits
+d_0 (newest) .. d_{m−1}, T = Σ (1 + d_j)·2^j, entry j one line of level j + d_j. Each lemma below is
+one Z3 query whose `unsat` is the proof; the induction lemmas are proved as a base query and a step
+query (Z3 does not do induction itself). Powers of two are `pow2` with ground instances of its
+axioms. L4 runs the model's own `more_due` on Z3 terms (laws.z3_core.Sym). What Z3 does not check
+— that push is the digit increment, and the glue that joins the lemmas — is checked by computation
+(`digits_agree`) on the model's push and fold for every t up to the bound.
+"""
+
+from typing import List, Optional, Tuple
+
+import z3
+
+from laws.z3_core import POW2, Answer, Sym, prove, satisfiable
+from model.push import States, fold_step, push, push_states, view_items
+from model.view import View, more_due
+
+
+def lemmas(more_due_fn=more_due) -> List[Tuple[str, str, Answer, bool]]:
+    """(name, claim, Z3's answer, assumptions satisfiable) for L1–L5."""
+    a, p, p1, pc, d, r, s = z3.Ints("a p p1 pc d r s")
+    digit = z3.Or(d == 0, d == 1)
+    doubling = [p >= 1, p1 == 2 * p]
+    found = []
+
+    def add(name, claim, body, assumptions):
+        found.append((name, claim, prove(body, assumptions), satisfiable(assumptions)))
+
+    add("L1 base", "A(0) = 2·2^0 − 2", 0 == 2 * p - 2, [p == 1])
+    add("L1 step", "all ones: A(j) = 2^(j+1) − 2 ⇒ A(j+1) = 2^(j+2) − 2",
+        a + 2 * p == 2 * p1 - 2, doubling + [a == 2 * p - 2])
+    add("L2 step", "A(j) ≤ 2^(j+1) − 2 ⇒ A(j+1) ≤ 2^(j+2) − 2",
+        a + (1 + d) * p <= 2 * p1 - 2, doubling + [digit, a <= 2 * p - 2, a >= 0])
+    add("L3 base", "d_c = 0: A(c+1) ≤ 2^(c+2) − 2 − 2^c",
+        a + p <= 2 * p1 - 2 - p, doubling + [a <= 2 * p - 2, a >= 0])
+    add("L3 step", "A(j) ≤ 2^(j+1) − 2 − 2^c ⇒ A(j+1) ≤ 2^(j+2) − 2 − 2^c",
+        a + (1 + d) * p <= 2 * p1 - 2 - pc, doubling + [digit, pc >= 1, a <= 2 * p - 2 - pc, a >= 0])
+    # L4: the carry pair (level la, due exactly 1) is strictly more due than any older sibling
+    # pair (level lb > la, at most 2^lb − 2^la messages from its last to the view's end), by the
+    # model's own `more_due`; and the older pair is not more due than it.
+    la, ia, lb, ib, T = z3.Ints("la ia lb ib T")
+    pa, pb = POW2(la), POW2(lb)
+    last_a = (ia + 2) * pa - 1
+    last_b = (ib + 2) * pb - 1
+    setting = [la >= 0, lb > la, ia >= 0, ib >= 0, pa >= 1, pb >= 1,
+               T - last_a == pa, T - last_b >= 2, T - last_b <= pb - pa]
+    carry_wins = z3.And(
+        more_due_fn(Sym(la), Sym(ia), Sym(lb), Sym(ib), Sym(T)),
+        z3.Not(more_due_fn(Sym(lb), Sym(ib), Sym(la), Sym(ia), Sym(T))),
+    )
+    found.append(("L4", "the carry pair is strictly the most due", prove(carry_wins, setting),
+                  satisfiable(setting + [pa == 2, pb == 8])))
+    add("L5 step", "S(j+1) = r·2^(j+2) ⇒ S(j) = (2r + 1 + d_{j+1})·2^(j+1)",
+        s + (1 + d) * p == (2 * r + 1 + d) * p, [digit, p >= 1, p1 == 2 * p, s == r * p1, r >= 0])
+    return found
+
+
+def bijective_digits(T: int) -> Tuple[int, ...]:
+    """The keep bits d_0 (newest) .. d_{m−1} with T = Σ (1 + d_j)·2^j."""
+    digits: Tuple[int, ...] = ()
+    while T > 0:
+        d = 1 if T % 2 == 0 else 0
+        digits = digits + (d,)
+        T = (T - 1 - d) >> 1
+    return digits
+
+
+def digit_view(digits: Tuple[int, ...]) -> Tuple[Tuple[int, int], ...]:
+    """The view the digits stand for, oldest first, as (id, n): entry j is 2^(j + d_j) messages."""
+    items = []
+    start = 0
+    for j in range(len(digits) - 1, -1, -1):
+        n = 1 << (j + digits[j])
+        items.append((start, n))
+        start += n
+    return tuple(items)
+
+
+def keeps(states: Optional[States]) -> Tuple[int, ...]:
+    found: Tuple[int, ...] = ()
+    while states is not None:
+        found = found + (states.keep,)
+        states = states.older
+    return found
+
+
+def digits_agree(t_max: int, fold=fold_step) -> Tuple[bool, str]:
+    """For t = 0..t_max: push's keep bits are the bijective digits of T = t + 1, its states start
+    the digit view's lines, the fold's view is the digit view, and the fold made one merge
+    exactly when some digit was 0 (the carry's), none when every digit was 1."""
+    states = None
+    view: View = ()
+    for t in range(t_max + 1):
+        T = t + 1
+        before_digits = bijective_digits(t)
+        states = push(t, states)
+        digits = bijective_digits(T)
+        expected = digit_view(digits)
+        if keeps(states) != digits:
+            return False, f"t={t}: push's keep bits {keeps(states)} are not the digits {digits}"
+        if push_states(states) != tuple(start for start, _ in expected):
+            return False, f"t={t}: push's states are not the digit view's starts"
+        grown = len(view) + 1
+        view = fold(view, T, len(push_states(states)), False)
+        if view_items(view) != expected:
+            return False, f"t={t}: the fold's view is not the digit view"
+        merges = grown - len(view)
+        carries = 0 if all(d == 1 for d in before_digits) else 1
+        if merges != carries:
+            return False, f"t={t}: the fold made {merges} merges, the carry {carries}"
+    return True, f"t = 0..{t_max:,}"
