@@ -1,0 +1,116 @@
+"""Planted bugs in the model, each with the law that must catch it: every law seen to fail.
+
+Strategy: each mutant is a plausible one-line mistake in model/ (never in the law that checks it),
+applied to a copy of the tree by `python -m mutants`; its check runs one law with
+`python -m laws --only NAME` and must exit non-zero. The first twelve are the breaks the brief and
+eukhe's page name; the rest give each law added in laws/universal.py and laws/confirmed.py a bug
+of its own, where one is practical.
+"""
+
+from mutants.base import Mutant
+
+
+def law(*names: str) -> tuple:
+    argv = ("python", "-m", "laws")
+    for name in names:
+        argv = argv + ("--only", name)
+    return argv
+
+
+VIEW = "model/view.py"
+PLANNER = "model/planner.py"
+PUSH = "model/push.py"
+LINE = "model/line.py"
+
+MORE_DUE_LASTS = "last_a = ((ia + 2) << la) - 1\n    last_b = ((ib + 2) << lb) - 1"
+MORE_DUE_RETURN = "return (T - last_a) << lb > (T - last_b) << la"
+FOLD_FIT = "fitted, _ = fit(grown, T, budget_lines, every_parent, due_from_first)"
+BUILT_CHECK = "        if parents(a.l + 1, a.i >> 1) is None:\n            continue\n"
+
+MUTANTS = [
+    # ---- the named breaks ----
+    Mutant("due_from_first", VIEW, MORE_DUE_LASTS, "last_a = ia << la\n    last_b = ib << lb",
+           law("push_agrees_always"), "more_due measures from the pair's first message"),
+    Mutant("due_from_first_t10", VIEW, MORE_DUE_LASTS, "last_a = ia << la\n    last_b = ib << lb",
+           law("last_merges_8_9"), "the same bug, caught by the gist's T = 10 example"),
+    Mutant("due_without_shift", PUSH, FOLD_FIT, FOLD_FIT.replace("grown, T,", "grown, T - 1,"),
+           law("push_agrees_always"), "the fold measures due from T − 1 (eukhe's t for T + 1)"),
+    Mutant("due_last_plus_one", VIEW, MORE_DUE_LASTS, "last_a = (ia + 2) << la\n    last_b = (ib + 2) << lb",
+           law("push_agrees_always"), "last is one past the pair's last message: the order shifts by one"),
+    Mutant("levels_swapped", VIEW, MORE_DUE_RETURN, "return (T - last_a) << la > (T - last_b) << lb",
+           law("due_cross_is_rational"), "the two levels swapped in the cross comparison"),
+    Mutant("levels_swapped_push", VIEW, MORE_DUE_RETURN, "return (T - last_a) << la > (T - last_b) << lb",
+           law("push_agrees_always"), "the same bug, caught by push_agrees_always's L4"),
+    Mutant("budget_plus_one", PUSH, FOLD_FIT, FOLD_FIT.replace("budget_lines,", "budget_lines + 1,"),
+           law("push_agrees_always"), "the fold's budget is push's length + 1"),
+    Mutant("merge_unbuilt_parent", VIEW, BUILT_CHECK, "",
+           law("fit_merges_built"), "most_due without the built check"),
+    Mutant("batch_to_ceiling", PLANNER, "view, merges = fit(view, state.T, c.view_bytes_floor, parents)",
+           "view, merges = fit(view, state.T, c.view_bytes_ceiling, parents)",
+           law("sawtooth_holds"), "a batch stops at the ceiling instead of the floor"),
+    Mutant("context_from_start", VIEW, "        if last(line.l, line.i) > end:\n            return lines",
+           "        if first(line.l, line.i) > end:\n            return lines",
+           law("context_ends_at_node"), "a context takes the lines that start before the node's end"),
+    Mutant("window_off_by_one", PLANNER, "window = unbuilt[: c.jobs_max]", "window = unbuilt[: c.jobs_max + 1]",
+           law("message_window_holds"), "the level-0 window is one line too wide"),
+    Mutant("no_failure_cap", PLANNER, "if count >= state.config.failures_max:", "if False:",
+           law("fail_cap_builds"), "no failure cap: a node fails forever"),
+    Mutant("six_tries", LINE, "TRIES_MAX = 5", "TRIES_MAX = 6",
+           law("line_calls_at_most_tries"), "6 tries instead of 5"),
+    Mutant("keep_last_try", LINE,
+           "        if best != \"\" and utf8_bytes(text) >= utf8_bytes(best):\n            break",
+           "        if best != \"\" and utf8_bytes(text) >= utf8_bytes(best):\n            best = text\n            break",
+           law("line_keeps_shortest"), "the last try is kept instead of the shortest"),
+    Mutant("placeholder_zero_bytes", VIEW, "return Line(0, i, source, False, utf8_bytes(rendered(line)) + 1)",
+           "return Line(0, i, source, False, 0)",
+           law("view_bytes_rendered"), "an unsummarized line counts 0 bytes"),
+    # ---- one per added law ----
+    Mutant("message_prepends", PLANNER, "view=state.view + (line,),", "view=(line,) + state.view,",
+           law("view_covers"), "a message's line goes at the start of the view"),
+    Mutant("message_prepends_appends", PLANNER, "view=state.view + (line,),", "view=(line,) + state.view,",
+           law("message_appends"), "the same bug, caught by message_appends"),
+    Mutant("cview_skips_message", PLANNER, "cview=state.cview + (line,),", "cview=state.cview,",
+           law("cview_covers"), "the compaction view misses the new message"),
+    Mutant("merge_keeps_right_half", VIEW, "return view[:k] + (parent,) + view[k + 2 :]",
+           "return view[:k] + (parent,) + view[k + 1 :]",
+           law("merge_covers"), "a merge keeps the right half beside its parent"),
+    Mutant("merge_keeps_right_half_pair", VIEW, "return view[:k] + (parent,) + view[k + 2 :]",
+           "return view[:k] + (parent,) + view[k + 1 :]",
+           law("merge_is_one_pair"), "the same bug, caught by CrossHair"),
+    Mutant("merged_line_unbuilt", VIEW, "line = Line(l, i, text, True, 0)\n    return Line(l, i, text, True, utf8_bytes(rendered(line)) + 1)",
+           "line = Line(l, i, text, True, 0)\n    return Line(l, i, text, l == 0, utf8_bytes(rendered(line)) + 1)",
+           law("view_summarized"), "a merged node's line is not marked built"),
+    Mutant("merged_line_unbuilt_cview", VIEW, "line = Line(l, i, text, True, 0)\n    return Line(l, i, text, True, utf8_bytes(rendered(line)) + 1)",
+           "line = Line(l, i, text, True, 0)\n    return Line(l, i, text, l == 0, utf8_bytes(rendered(line)) + 1)",
+           law("cview_summarized"), "the same bug, in the compaction view"),
+    Mutant("batch_below_ceiling", PLANNER, "shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_ceiling",
+           "shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_floor",
+           law("message_merges_nothing"), "a batch starts past the floor, not the ceiling"),
+    Mutant("fit_stops_early", VIEW, "while view_bytes(view) > budget_bytes:", "while view_bytes(view) > budget_bytes + 1:",
+           law("fit_reaches_budget"), "fit stops one byte over its budget"),
+    Mutant("context_skips_unbuilt", VIEW, "        if not line.built:\n            return lines",
+           "        if not line.built:\n            continue",
+           law("context_is_prefix"), "a context skips an unbuilt line instead of stopping"),
+    Mutant("due_ties_to_newer", VIEW, MORE_DUE_RETURN, "return (T - last_a) << lb >= (T - last_b) << la",
+           law("due_is_transitive"), "equal pairs compare as more due: the newer of a tie wins"),
+    Mutant("due_ties_to_newer_orders", VIEW, MORE_DUE_RETURN, "return (T - last_a) << lb >= (T - last_b) << la",
+           law("due_orders_agree"), "the same bug, against the production form"),
+    Mutant("merges_while_waiting", PLANNER, "    if not waiting:\n        candidates = candidates + tuple(",
+           "    if True:\n        candidates = candidates + tuple(",
+           law("need_first"), "ready merges start while a turn waits"),
+    Mutant("others_keep_running", PLANNER, "        running = tuple(node for node in running if node in unbuilt)",
+           "        running = running",
+           law("need_first_running"), "a waiting turn lets other calls run on"),
+    Mutant("no_retry_while_waiting", PLANNER, "(waiting or node not in state.retry_later)",
+           "(node not in state.retry_later)",
+           law("settle_reached"), "a failed line waits for the next message even while a turn waits"),
+    Mutant("line_not_cut", LINE, "    return Outcome(calls, cut(best, LINE_BYTES_MAX))", "    return Outcome(calls, best)",
+           law("line_fits"), "the kept line is not cut to 512 bytes"),
+    Mutant("fit_of_512_goes_on", LINE, "        if utf8_bytes(best) <= LINE_BYTES_MAX:\n            break",
+           "        if utf8_bytes(best) < LINE_BYTES_MAX:\n            break",
+           law("line_takes_first_fit"), "a reply of exactly 512 bytes does not end the tries"),
+    Mutant("equal_follow_up_goes_on", LINE, "utf8_bytes(text) >= utf8_bytes(best)", "utf8_bytes(text) > utf8_bytes(best)",
+           law("line_stops_when_not_shorter"), "a follow-up of the same length does not end the tries"),
+    Mutant("empty_reply_skipped", LINE, "        if text == \"\":\n            break", "        if text == \"\":\n            continue",
+           law("line_empty_is_a_try"), "an empty reply is skipped instead of ending the tries"),
+]
