@@ -32,7 +32,11 @@ def transitions(messages: int, seed: int, config: Config = SMALL, prompt: bool =
     rng = random.Random(seed)
     state = State(config)
     sent = 0
+    events = 0
     while sent < messages:
+        events += 1
+        if events > 40 * messages:
+            raise RuntimeError(f"no progress: {events} events for {sent} messages (a call that never ends?)")
         roll = rng.random()
         event: Event
         if prompt and state.running:
