@@ -13,6 +13,8 @@ arrays, and the result must be the model's own next view, which ties the encodin
 from dataclasses import dataclass
 from typing import Tuple
 
+Lines = Tuple[Tuple[int, int, bool], ...]
+
 import z3
 
 
@@ -51,9 +53,10 @@ def end_of(v: ZView, k):
 
 
 def halves_facts(l, i):
-    """Node (l + 1, i / 2) starts where its left half (l, i) starts and ends where its right half
-    (l, i + 1) ends (i even)."""
-    return [FIRST(l + 1, i / 2) == FIRST(l, i), END(l + 1, i / 2) == END(l, i + 1)]
+    """For even i ≥ 0 and l ≥ 0, node (l + 1, i / 2) starts where its left half (l, i) starts and
+    ends where its right half (l, i + 1) ends: only for even i, as the lemma is proved."""
+    even = z3.And(l >= 0, i >= 0, i % 2 == 0)
+    return [z3.Implies(even, z3.And(FIRST(l + 1, i / 2) == FIRST(l, i), END(l + 1, i / 2) == END(l, i + 1)))]
 
 
 def message_facts(i):
@@ -130,3 +133,68 @@ def equals_concrete(v: ZView, lines: Tuple[Tuple[int, int, bool], ...]) -> bool:
         facts.append(v.I[position] == i)
         facts.append(v.B[position] == built)
     return z3.is_true(z3.simplify(z3.And(facts)))
+
+
+# ---- the bounded twins: the same steps on concrete views, every small view enumerated ----
+
+
+def all_tilings(T: int, level_max: int) -> Tuple[Lines, ...]:
+    """Every view of messages 0..T−1 whose lines are nodes of level ≤ level_max, built or not."""
+    if T == 0:
+        return ((),)
+    found = []
+    for rest in all_tilings_from(0, T, level_max):
+        found.append(rest)
+    return tuple(found)
+
+
+def all_tilings_from(start: int, T: int, level_max: int):
+    if start == T:
+        yield ()
+        return
+    for l in range(level_max + 1):
+        size = 1 << l
+        if start % size or start + size > T:
+            continue
+        for built in (False, True) if l == 0 else (True,):
+            for rest in all_tilings_from(start + size, T, level_max):
+                yield ((l, start >> l, built),) + rest
+
+
+def twin_tiles(lines: Lines, T: int, broken: str = "") -> bool:
+    gap = 1 if broken == "gap" else 0
+    position = 0
+    for l, i, _ in lines:
+        if l < 0 or i < 0 or i << l != position:
+            return False
+        position = ((i + 1) << l) + gap
+    return position - gap == T if lines else T == 0
+
+
+def twin_siblings(lines: Lines, k: int, broken: str = "") -> bool:
+    if not (0 <= k and k + 1 < len(lines)):
+        return False
+    (la, ia, _), (lb, ib, _) = lines[k], lines[k + 1]
+    return la == lb and ib == ia + 1 and (broken == "odd" or ia % 2 == 0)
+
+
+def twin_merge(lines: Lines, k: int, broken: str = "") -> Lines:
+    l, i, _ = lines[k]
+    parent_i = i if broken == "index" else i // 2
+    return lines[:k] + ((l + 1, parent_i, broken != "unbuilt"),) + lines[k + 2 :]
+
+
+def twin_counterexample(T_max: int, level_max: int, broken: str = ""):
+    """The first small view where a merge of siblings breaks the tiling or the summaries, or
+    None: the bounded twin of the Z3 merge proofs."""
+    for T in range(T_max + 1):
+        for lines in all_tilings(T, level_max):
+            for k in range(len(lines) - 1):
+                if not twin_siblings(lines, k, broken):
+                    continue
+                merged = twin_merge(lines, k, broken)
+                if not twin_tiles(merged, T, broken if broken == "gap" else ""):
+                    return lines, k, merged
+                if not all(built or l == 0 for l, _, built in merged):
+                    return lines, k, merged
+    return None
