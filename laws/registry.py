@@ -10,7 +10,8 @@ from this registry (`python -m laws --markdown`) and a test fails when the two d
 from dataclasses import dataclass
 from typing import Callable
 
-ENGINES = ("exhaustive", "example", "z3", "crosshair", "hypothesis")
+# "runs": seeded runs of the model, every state of each checked: a search, not a bound.
+ENGINES = ("exhaustive", "example", "runs", "z3", "crosshair", "hypothesis")
 
 
 @dataclass(frozen=True)

@@ -310,7 +310,7 @@ def message_appends(budget: Budget) -> Verdict:
             return Verdict(False, "none", f"T={before.T}: the new line is ({new.l}, {new.i})")
         if not after.cmerges and after.cview[: len(before.cview)] != before.cview:
             return Verdict(False, "none", f"T={before.T}: the old compaction view is not a prefix")
-    return Verdict(seen > 100, f"Bounded: {seen} messages of model runs", "")
+    return Verdict(seen > 100, f"Searched: {seen} messages of model runs", "")
 
 
 def message_merges_nothing(budget: Budget) -> Verdict:
@@ -331,7 +331,7 @@ def message_merges_nothing(budget: Budget) -> Verdict:
             if cview_grown <= c.cview_bytes_ceiling:
                 return Verdict(False, "none", f"T={before.T}: the compaction view merged below its ceiling")
         del cgrown
-    return Verdict(seen > 100, f"Bounded: {seen} messages of model runs", "")
+    return Verdict(seen > 100, f"Searched: {seen} messages of model runs", "")
 
 
 # ---- the work queue ----
@@ -348,7 +348,7 @@ def need_first(budget: Budget) -> Verdict:
         for node in after.running:
             if node not in unbuilt:
                 return Verdict(False, "none", f"T={after.T}: {node} runs while a turn waits")
-    return Verdict(seen > 50, f"Bounded: {seen} waiting states of model runs", "")
+    return Verdict(seen > 50, f"Searched: {seen} waiting states of model runs", "")
 
 
 def need_first_running(budget: Budget) -> Verdict:
@@ -371,7 +371,7 @@ def need_first_running(budget: Budget) -> Verdict:
             if node[0] > 0 and node not in after.ready:
                 return Verdict(False, "none", f"T={after.T}: stopped merge {node} left its queue")
     return Verdict(seen > 10 and stopped_total > 0,
-                   f"Bounded: {seen} waits of model runs", f"{stopped_total} calls stopped")
+                   f"Searched: {seen} waits of model runs", f"{stopped_total} calls stopped")
 
 
 def message_window_holds(budget: Budget) -> Verdict:
@@ -387,7 +387,7 @@ def message_window_holds(budget: Budget) -> Verdict:
                 seen += 1
                 if node in unbuilt and unbuilt.index(node) >= after.config.jobs_max:
                     return Verdict(False, "none", f"T={after.T}: {node} runs with {unbuilt.index(node)} unbuilt lines before it")
-    return Verdict(seen > 100, f"Bounded: {seen} running messages in model runs", "")
+    return Verdict(seen > 100, f"Searched: {seen} running messages in model runs", "")
 
 
 def third_failure(state: State, l: int, i: int) -> State:
@@ -421,7 +421,7 @@ def fail_cap_builds(budget: Budget) -> Verdict:
     text = tree_get(state.tree, 0, 0)
     if text != cut("tool: " + "x" * 3000, LINE_BYTES_MAX):
         return Verdict(False, "none", f"the directed case built {text!r:.40}")
-    return Verdict(True, f"Bounded: {seen} third failures in model runs, and a directed case", "")
+    return Verdict(True, f"Searched: {seen} third failures in model runs, and a directed case", "")
 
 
 def settle_bound(state: State, outcome_seed: int) -> Tuple[bool, str, int]:
@@ -462,7 +462,7 @@ def settle_reached(budget: Budget) -> Verdict:
                 return Verdict(False, "none", problem)
             seen += 1
             most = max(most, outcomes)
-    return Verdict(True, f"Bounded: {seen} waits from model states", f"at most {most} outcomes")
+    return Verdict(True, f"Searched: {seen} waits from model states", f"at most {most} outcomes")
 
 
 LAWS = [
@@ -475,11 +475,11 @@ LAWS = [
     Law("view_summarized", "§3", "After any history, every merged line of the view is built; only a message's own line can wait for its summary.", "z3", "Proved (Z3): each step, any length; steps = events on 2,344 model events", view_summarized),
     Law("cview_summarized", "§4", "The same for the compaction view.", "z3", "Proved (Z3): each step, any length; steps = events on 2,344 model events", cview_summarized),
     Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", "Proved (Z3): L1–L5; push = increment, glue: by hand, Bounded t ≤ 20,000", push_agrees_always),
-    Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "exhaustive", "Bounded: 401 messages of model runs", message_appends),
-    Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line.", "exhaustive", "Bounded: 188 messages of model runs", message_merges_nothing),
-    Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines run.", "exhaustive", "Bounded: 270 waiting states of model runs", need_first),
-    Law("need_first_running", "§6", "When a turn starts waiting, other running calls stop, without counting as failures.", "exhaustive", "Bounded: 56 waits of model runs", need_first_running),
-    Law("message_window_holds", "§4", "A message's node runs only when fewer than 8 (jobs_max) lines before it are unbuilt; at most 8 calls run.", "exhaustive", "Bounded: 2051 running messages in model runs", message_window_holds),
-    Law("fail_cap_builds", "§4", "A node's third failure builds it from its input cut to 512 bytes.", "exhaustive", "Bounded: 10 third failures in model runs, and a directed case", fail_cap_builds),
-    Law("settle_reached", "§6", "A waiting turn's view is settled after at most 3 compactor outcomes per unbuilt line.", "exhaustive", "Bounded: 554 waits from model states", settle_reached),
+    Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "runs", "Searched: 401 messages of model runs", message_appends),
+    Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line.", "runs", "Searched: 188 messages of model runs", message_merges_nothing),
+    Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines run.", "runs", "Searched: 270 waiting states of model runs", need_first),
+    Law("need_first_running", "§6", "When a turn starts waiting, other running calls stop, without counting as failures.", "runs", "Searched: 56 waits of model runs", need_first_running),
+    Law("message_window_holds", "§4", "A message's node runs only when fewer than 8 (jobs_max) lines before it are unbuilt; at most 8 calls run.", "runs", "Searched: 2051 running messages in model runs", message_window_holds),
+    Law("fail_cap_builds", "§4", "A node's third failure builds it from its input cut to 512 bytes.", "runs", "Searched: 10 third failures in model runs, and a directed case", fail_cap_builds),
+    Law("settle_reached", "§6", "A waiting turn's view is settled after at most 3 compactor outcomes per unbuilt line.", "runs", "Searched: 554 waits from model states", settle_reached),
 ]
