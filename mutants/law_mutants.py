@@ -114,3 +114,30 @@ MUTANTS = [
     Mutant("empty_reply_skipped", LINE, "        if text == \"\":\n            break", "        if text == \"\":\n            continue",
            law("line_empty_is_a_try"), "an empty reply is skipped instead of ending the tries"),
 ]
+
+# ---- the bounded laws and examples of laws/bounded.py, and the lints ----
+MUTANTS += [
+    Mutant("due_from_first_bounded", VIEW, MORE_DUE_LASTS, "last_a = ia << la\n    last_b = ib << lb",
+           law("push_agrees"), "more_due from the first message, caught by the bounded run"),
+    Mutant("levels_swapped_shifted", VIEW, MORE_DUE_RETURN, "return (T - last_a) << la > (T - last_b) << lb",
+           law("shifted_agrees_with_push"), "levels swapped: the shifted order leaves push too"),
+    Mutant("first_from_second_line", VIEW, "    first_a = ia << la\n", "    first_a = (ia + 1) << la\n",
+           law("first_agrees_481"), "the first rule measures pair a from its second line: not the gist's 481"),
+    Mutant("first_is_last", VIEW, "    first_a = ia << la\n    first_b = ib << lb",
+           "    first_a = ((ia + 2) << la) - 1\n    first_b = ((ib + 2) << lb) - 1",
+           law("first_merges_0_7"), "the first rule measures from last after all"),
+    Mutant("first_is_last_differs", VIEW, "    first_a = ia << la\n    first_b = ib << lb",
+           "    first_a = ((ia + 2) << la) - 1\n    first_b = ((ib + 2) << lb) - 1",
+           law("first_is_not_last"), "the same: the two orders no longer differ at T = 10"),
+    Mutant("first_is_last_stays", VIEW, "    first_a = ia << la\n    first_b = ib << lb",
+           "    first_a = ((ia + 2) << la) - 1\n    first_b = ((ib + 2) << lb) - 1",
+           law("first_leaves_push"), "the same: first never leaves push"),
+    Mutant("due_ties_to_newer_at_11", VIEW, MORE_DUE_RETURN, "return (T - last_a) << lb >= (T - last_b) << la",
+           law("tie_at_11"), "the newer of equal pairs merges"),
+    Mutant("model_draws_random", VIEW, "from dataclasses import dataclass\n",
+           "from dataclasses import dataclass\nimport random\n",
+           law("tie_at_11"), "the model imports randomness: the subset lint, run before every law, fails"),
+    Mutant("harness_imports_model", "harness/planner.py", "import heapq\n", "import heapq\nimport model.view\n",
+           ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_subset.py"),
+           "harness/ imports the model: the layering lint fails"),
+]
