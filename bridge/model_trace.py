@@ -3,23 +3,35 @@
 Written from FORMAT.md alone, apart from harness/trace.py: the two printers share no code.
 """
 
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 from model import planner as mp
-from model.view import context, name, render, utf8_bytes, view_bytes
+from model.view import context, name, rendered, utf8_bytes, view_bytes
 
 CONTEXT_PERIOD = 64  # FORMAT.md, `c` records
 
 
+_NAME: Dict[Tuple[int, int, bool], str] = {}
+
+
+def _item(l: int, i: int, built: bool) -> str:
+    key = (l, i, built)
+    text = _NAME.get(key)
+    if text is None:
+        if len(_NAME) > 500_000:
+            _NAME.clear()
+        text = name(l, i) + ("" if built else "*")
+        _NAME[key] = text
+    return text
+
+
 def _names(nodes) -> str:
-    text = " ".join(name(node[0], node[1]) for node in nodes)
+    text = " ".join(_item(node[0], node[1], True) for node in nodes)
     return text if text else "-"
 
 
 def _lines(view) -> str:
-    parts = []
-    for line in view:
-        parts.append(name(line.l, line.i) + ("" if line.built else "*"))
+    parts = [_item(line.l, line.i, line.built) for line in view]
     return " ".join(parts) if parts else "-"
 
 
@@ -81,8 +93,30 @@ def e_record(k: int, event, state: mp.State) -> str:
     )
 
 
+_RENDERED: Dict[Tuple[int, int, bool, str], str] = {}
+
+
+def _rendered_line(line) -> str:
+    # A node's text never changes once built, so its rendered line is cached; the key holds the
+    # text, so runs in one process cannot mix.
+    key = (line.l, line.i, line.built, line.text)
+    text = _RENDERED.get(key)
+    if text is None:
+        if len(_RENDERED) > 200_000:
+            _RENDERED.clear()
+        text = rendered(line)
+        _RENDERED[key] = text
+    return text
+
+
+def _render(view) -> str:
+    """model/view.py `render`, joined once: `render` adds one line at a time, quadratic in the
+    view's length, which made long shrinking runs spend most of their time here."""
+    return "<chat>\n" + "".join(_rendered_line(line) + "\n" for line in view) + "</chat>"
+
+
 def _rendered_block(head: str, view) -> List[str]:
-    text_lines = render(view).split("\n")
+    text_lines = _render(view).split("\n")
     return [head + "\t" + str(len(text_lines))] + text_lines
 
 

@@ -4,7 +4,7 @@ Written from FORMAT.md alone, apart from bridge/model_trace.py, so that a shared
 cannot hide a difference between the planners.
 """
 
-from typing import List, Sequence, Union
+from typing import Dict, List, Sequence, Tuple, Union
 
 from harness.events import Built, Failed, Message, Restart, TurnEnd, Wait
 from harness.planner import Node, Planner, node_name, utf8_bytes
@@ -12,10 +12,23 @@ from harness.planner import Node, Planner, node_name, utf8_bytes
 CONTEXT_EVERY = 64  # FORMAT.md: the first running node's context every 64 events
 
 
+_NAMES: Dict[Node, str] = {}
+
+
+def name(node: Node) -> str:
+    text = _NAMES.get(node)
+    if text is None:
+        if len(_NAMES) > 500_000:
+            _NAMES.clear()
+        text = node_name(node[0], node[1])
+        _NAMES[node] = text
+    return text
+
+
 def items(nodes: Sequence[Node]) -> str:
     if not nodes:
         return "-"
-    return " ".join(node_name(l, i) for l, i in nodes)
+    return " ".join([name(node) for node in nodes])
 
 
 def view_items(planner: Planner, lines: Sequence[Node]) -> str:
@@ -24,12 +37,13 @@ def view_items(planner: Planner, lines: Sequence[Node]) -> str:
     texts = planner.texts
     level0 = texts[0] if texts else []
     parts = []
-    for l, i in lines:
-        name = node_name(l, i)
+    for node in lines:
+        l, i = node
         # only a message's own line can be unbuilt
         if l == 0 and (i >= len(level0) or level0[i] is None):
-            name += "*"
-        parts.append(name)
+            parts.append(name(node) + "*")
+        else:
+            parts.append(name(node))
     return " ".join(parts)
 
 
@@ -83,6 +97,31 @@ def event_record(k: int, event, planner: Planner) -> str:
     return "\t".join(columns)
 
 
+_LINES: Dict[Tuple[int, int, str], str] = {}
+
+
+def render(planner: Planner, lines: Sequence[Node]) -> str:
+    """The planner's render, with each built line's rendering kept: a built node never changes,
+    and shrinking runs render a long view at every message."""
+    out = ["<chat>"]
+    cache = _LINES
+    for l, i in lines:
+        text = planner.text(l, i)
+        if text is None:
+            out.append(planner.rendered(l, i))
+            continue
+        key = (l, i, text)
+        line = cache.get(key)
+        if line is None:
+            if len(cache) > 200_000:
+                cache.clear()
+            line = planner.rendered(l, i)
+            cache[key] = line
+        out.append(line)
+    out.append("</chat>")
+    return "\n".join(out)
+
+
 def block(header: str, rendered: str) -> List[str]:
     body = rendered.split("\n")
     return [f"{header}\t{len(body)}"] + body
@@ -93,14 +132,14 @@ def records(k: int, event, planner: Planner) -> List[str]:
     lines = [event_record(k, event, planner)]
     batch = len(planner.merges) > 0
     if batch:
-        lines.extend(block(f"r\t{k}", planner.render()))
+        lines.extend(block(f"r\t{k}", render(planner, planner.view.lines())))
     shown: List[Node] = []
     if batch:
         shown = list(planner.running)
     elif k % CONTEXT_EVERY == CONTEXT_EVERY - 1 and planner.running:
         shown = [planner.running[0]]
     for l, i in shown:
-        lines.extend(block(f"c\t{k}\t{node_name(l, i)}", planner.render(planner.context(l, i))))
+        lines.extend(block(f"c\t{k}\t{node_name(l, i)}", render(planner, planner.context(l, i))))
     return lines
 
 
