@@ -1,0 +1,68 @@
+"""Bugs planted in the production planner, each of which the tiny bridge must catch.
+
+Strategy: each mutant changes one line of harness/planner.py into a mistake the gist names or a
+plausible misreading of docs/planner.md; the check is the tiny bridge (`python -m bridge --scale
+tiny`), which exits 1 on the first trace difference from the model.
+"""
+
+from mutants.base import Mutant
+
+BRIDGE_TINY = ("python", "-m", "bridge", "--scale", "tiny")
+
+MUTANTS = [
+    Mutant(
+        name="planner_due_from_first",
+        path="harness/planner.py",
+        old="                age = T + 1 - first\n",
+        new="                age = T - first\n",
+        check=BRIDGE_TINY,
+        note="due measured from the pair's first message, (T - first)/2^l [gist §3.2, §7.1]",
+    ),
+    Mutant(
+        name="planner_batch_to_ceiling",
+        path="harness/planner.py",
+        old="            merges = view.fit(T, c.view_bytes_floor, self.texts)\n",
+        new="            merges = view.fit(T, c.view_bytes_ceiling, self.texts)\n",
+        check=BRIDGE_TINY,
+        note="a batch merges down to the ceiling, not the floor [gist §3.2]",
+    ),
+    Mutant(
+        name="planner_ready_by_level",
+        path="harness/planner.py",
+        old="        heapq.heappush(self.ready, (last_message(l + 1, parent), l + 1, parent))\n",
+        new="        heapq.heappush(self.ready, (l + 1, l + 1, parent))\n",
+        check=BRIDGE_TINY,
+        note="ready merges start lowest level first, not by last message [decision P5]",
+    ),
+    Mutant(
+        name="planner_merges_before_messages",
+        path="harness/planner.py",
+        old="        for i in islice(unbuilt, jobs_max):\n            node = (0, i)\n            if node in running:\n",
+        new=(
+            "        ready = self.ready\n"
+            "        while not waiting and slots > 1 and ready:\n"
+            "            _, l, i = heapq.heappop(ready)\n"
+            "            running.append((l, i))\n"
+            "            slots -= 1\n"
+            "        for i in islice(unbuilt, jobs_max):\n            node = (0, i)\n            if node in running:\n"
+        ),
+        check=BRIDGE_TINY,
+        note="ready merges take the free slots before the window's messages [decision P5]",
+    ),
+    Mutant(
+        name="planner_restart_refolds_view",
+        path="harness/planner.py",
+        old='        planner.view = planner._loaded_view(data["view"])\n',
+        new=(
+            "        planner.view = _View()\n"
+            "        for t in range(planner.T):\n"
+            "            text = planner.text(0, t)\n"
+            "            size = waiting_line_bytes(t) if text is None else built_line_bytes(0, t, text)\n"
+            "            planner.view.add(0, t, size, planner.texts)\n"
+            "            if planner.view.bytes > planner.config.view_bytes_ceiling:\n"
+            "                planner.view.fit(t + 1, planner.config.view_bytes_floor, planner.texts)\n"
+        ),
+        check=BRIDGE_TINY,
+        note="a restart folds the view again from the messages instead of loading it [gist §3.2, §7.3]",
+    ),
+]
