@@ -296,14 +296,14 @@ def make_line_scripts(name, seed, scale) -> Run:
 # name -> (maker, default seeds at tiny scale, default seeds at full scale)
 SCENARIOS: Dict[str, Tuple[Callable[[str, int, str], Run], Tuple[int, ...], Tuple[int, ...]]] = {
     "long_100000": (make_long, (1,), (1,)),
-    "gist_3000": (make_gist, (1,), (1, 2)),
+    "gist_3000": (make_gist, (1,), (1, 2, 3)),
     "deep_4000": (make_deep, (1,), (1, 2)),
     "late_1500": (make_late(1500), (1,), (1, 2, 3)),
     "late_2500": (make_late(2500), (1,), (1, 2, 3)),
     "restarts": (make_restarts, (1, 2), (1, 2, 3, 4)),
     "line_built": (make_line_built, (1,), (1, 2)),
     "line_scripts": (make_line_scripts, (1,), (1, 2, 3)),
-    "random": (make_random, tuple(range(1, 9)), tuple(range(1, 91))),
+    "random": (make_random, tuple(range(1, 9)), tuple(range(1, 151))),
 }
 
 
