@@ -177,9 +177,13 @@ def late(
                 sent += 1
                 yield ("message", rng.choice(KINDS), message_text(rng))
                 continue
+            if waiting and rng.random() < 0.08:
+                # the turn gives up before the view is settled [decision P8]
+                yield ("turn_end",)
+                continue
             roll = rng.random()
             if roll < wait_p:
-                yield ("turn_end",) if waiting and rng.random() < 0.5 else ("wait",)
+                yield ("wait",)
             elif roll < wait_p + restart_p:
                 yield ("restart",)
             elif roll < wait_p + restart_p + failed_p:
