@@ -65,3 +65,35 @@ def test_the_summary_line_gives_runs_events_and_largest_T(capsys):
     assert last.startswith("bridge tiny: 1 runs, ")
     assert "largest T 200" in last
     assert last.endswith(": agree")
+
+
+def _example_blocks():
+    text = open("bridge/FORMAT.md", encoding="utf-8").read().split("## Example", 1)[1]
+    blocks = text.split("```")[1::2]
+    return blocks[0].strip("\n").split("\n"), blocks[1].strip("\n").split("\n")
+
+
+def test_the_format_example_is_what_both_printers_print():
+    from bridge import model_trace
+    from bridge.__main__ import Sides
+    from harness import trace as harness_trace
+
+    scenario, expected = _example_blocks()
+    assert scenario[1].startswith("config ")
+    config = tuple(int(n) for n in scenario[1].split()[1:])
+    # FORMAT.md elides the 600-byte message and the 500 x's of node 1+1's text as "x…"
+    lines = [
+        line.replace('"tool: read x…"', '"tool: read ' + "x" * 500 + '"').replace('"x…"', '"' + "x" * 600 + '"')
+        for line in scenario[2:]
+    ]
+    events = [parse_event(line) for line in lines]
+    sides = Sides(config)
+    model_lines, harness_lines = [], []
+    for k, event in enumerate(events):
+        model_lines += sides.model_step(k, event)
+        harness_lines += sides.harness_step(k, event)
+    model_lines += model_trace.end_records(len(events), sides.state)
+    harness_lines += harness_trace.final_records(len(events), sides.planner)
+    wanted = [line.replace("→", "\t").replace("x…", "x" * 500) for line in expected]
+    assert model_lines == wanted
+    assert harness_lines == wanted
