@@ -7,6 +7,7 @@ side as a new process would: save, then load into a fresh Planner [fix F1].
 """
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -64,8 +65,6 @@ def harness_event(event):
 
 def line_records(k: int, event, line_fn, merge_input_cut_fn) -> List[str]:
     """FORMAT.md's `l` and `m` records; both sides print them the same way from plain values."""
-    import json
-
     if event[0] == "line":
         outcome = line_fn(event[1], event[2])
         return [f"l\t{k}\t{outcome.calls}\t{len(outcome.text.encode('utf-8'))}\t{json.dumps(outcome.text)}"]

@@ -14,6 +14,8 @@ import random
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
+from harness.line import line
+
 KINDS = ("user", "ever", "tool", "echo", "work", "note")
 GIST_CONFIG = (128_000, 64_000, 32_000, 16_000, 8, 3)  # [gist §3.2, §4]
 SMALL_CONFIG = (6_000, 3_000, 2_000, 1_000, 8, 3)
@@ -132,8 +134,6 @@ def _built(rng: random.Random, node, use_line: bool) -> Event:
     if use_line:
         # Built texts as the compactor's line algorithm makes them from scripted replies; the
         # fallback stands in for the node's input.
-        from harness.line import line
-
         text = line(reply_script(rng), fallback_text(rng) or "x").text or "x"
     else:
         text = built_text(rng)
