@@ -144,5 +144,6 @@ def records(k: int, event, planner: Planner) -> List[str]:
 
 
 def final_records(events: int, planner: Planner) -> List[str]:
-    """The `z` record after the last event: the whole rendered view."""
+    """The `z` record after the last event: the whole rendered view, by the planner's own
+    `render` (the one a turn uses), where `r` records use the cached one above."""
     return block(f"z\t{events}\t{planner.T}", planner.render())
