@@ -42,7 +42,7 @@ def laws() -> list[Law]:
     from laws import bounded
 
     found = list(bounded.LAWS)
-    for module in ("laws.universal", "laws.confirmed"):
+    for module in ("laws.universal", "laws.confirmed", "laws.searched"):
         try:
             loaded = __import__(module, fromlist=["LAWS"])
         except ModuleNotFoundError as error:

@@ -141,3 +141,19 @@ MUTANTS += [
            ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_subset.py"),
            "harness/ imports the model: the layering lint fails"),
 ]
+
+# ---- the laws searched by Hypothesis (laws/searched.py) ----
+MUTANTS += [
+    Mutant("cview_keeps_placeholder", PLANNER, "        cview = with_line(cview, line)\n",
+           "        cview = cview\n",
+           law("cview_coarsens_view"), "a built message's line is not updated in the compaction view"),
+    Mutant("one_call_too_many", PLANNER, "        running = running + candidates[:slots]",
+           "        running = running + candidates[: slots + 1]",
+           law("queue_is_sound"), "one more call starts than there are slots"),
+    Mutant("built_at_level_0", PLANNER, "        tree=tree_put(state.tree, l, i, text),",
+           "        tree=tree_put(state.tree, 0 if l > 0 and i == 0 else l, i, text),",
+           law("built_once"), "a merge's text is logged under the wrong level, over a message's"),
+    Mutant("free_below_512", PLANNER, "    if utf8_bytes(source) <= LINE_BYTES_MAX:",
+           "    if utf8_bytes(source) < LINE_BYTES_MAX:",
+           law("free_nodes_never_wait"), "a source of exactly 512 bytes waits for a call"),
+]
