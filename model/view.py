@@ -76,10 +76,7 @@ def view_bytes(view: View) -> int:
 
 def render(view: View) -> str:
     """The view as every call gets it [gist §3]."""
-    text = "<chat>\n"
-    for line in view:
-        text = text + rendered(line) + "\n"
-    return text + "</chat>"
+    return "<chat>\n" + "".join(rendered(line) + "\n" for line in view) + "</chat>"
 
 
 def is_pair(a: Line, b: Line) -> bool:
@@ -170,11 +167,11 @@ def context(cview: View, l: int, i: int) -> View:
     """A compaction's view: the compaction view's lines that end at or before the node's end,
     stopping at the first unbuilt line [gist §4] [fix F2]."""
     end = context_end(l, i)
-    lines: View = ()
+    k = 0
     for line in cview:
         if last(line.l, line.i) > end:
-            return lines
+            return cview[:k]
         if not line.built:
-            return lines
-        lines = lines + (line,)
-    return lines
+            return cview[:k]
+        k = k + 1
+    return cview
