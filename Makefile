@@ -53,7 +53,7 @@ lint: $(VENV)/.installed
 	$(PY) -m pytest -q tests/test_subset.py
 
 bench: $(VENV)/.installed
-	$(PY) -m pytest tests/test_bench.py --benchmark-enable --benchmark-only
+	$(PY) -m pytest -s tests/test_bench.py --benchmark-enable --benchmark-only
 
 check: lint laws test bridge mutants
 
