@@ -29,38 +29,18 @@ from model import planner as mp
 CONTEXT_LINES = 3
 
 
-def model_event(event):
-    head = event[0]
-    if head == "message":
-        return mp.Message(event[1], event[2])
-    if head == "built":
-        return mp.Built(event[1], event[2], event[3])
-    if head == "failed":
-        return mp.Failed(event[1], event[2])
-    if head == "wait":
-        return mp.Wait()
-    if head == "turn_end":
-        return mp.TurnEnd()
-    if head == "restart":
-        return mp.Restart()
-    raise ValueError(event)
+# A scenario event's head names the same class in model/planner.py and harness/events.py.
+EVENT_CLASSES = {
+    "message": "Message", "built": "Built", "failed": "Failed",
+    "wait": "Wait", "turn_end": "TurnEnd", "restart": "Restart",
+}
 
 
-def harness_event(event):
-    head = event[0]
-    if head == "message":
-        return he.Message(event[1], event[2])
-    if head == "built":
-        return he.Built(event[1], event[2], event[3])
-    if head == "failed":
-        return he.Failed(event[1], event[2])
-    if head == "wait":
-        return he.Wait()
-    if head == "turn_end":
-        return he.TurnEnd()
-    if head == "restart":
-        return he.Restart()
-    raise ValueError(event)
+def event_for(module, event):
+    """The scenario event as `module`'s event object (module: model.planner or harness.events)."""
+    if event[0] not in EVENT_CLASSES:
+        raise ValueError(event)
+    return getattr(module, EVENT_CLASSES[event[0]])(*event[1:])
 
 
 def line_records(k: int, event, line_fn, merge_input_cut_fn) -> List[str]:
@@ -112,12 +92,12 @@ class Sides:
         return self.state.running, self.state.waiting, self.state.T
 
     def model_step(self, k: int, event) -> List[str]:
-        model_ev = model_event(event)
+        model_ev = event_for(mp, event)
         self.state = mp.step(self.state, model_ev)
         return model_trace.trace_records(k, model_ev, self.state)
 
     def harness_step(self, k: int, event) -> List[str]:
-        harness_ev = harness_event(event)
+        harness_ev = event_for(he, event)
         if isinstance(harness_ev, he.Restart):
             # a new process: what was saved is all it has [fix F1] [decision P10]
             self.planner = Planner.load(self.planner.save())
