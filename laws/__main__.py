@@ -10,7 +10,7 @@ import time
 
 from pathlib import Path
 
-from laws.registry import README_BEGIN, README_END, Budget, laws, markdown_table
+from laws.registry import README_BEGIN, README_END, Budget, label_matches, laws, markdown_table
 from laws.subset import all_violations
 
 
@@ -44,6 +44,7 @@ def main() -> int:
           f"{'pass' if not violations else 'FAIL':<5} {time.monotonic() - started:7.2f}s", flush=True)
     failed = 1 if violations else 0
     seconds_by_law: dict[str, float] = {}
+    differing: list[str] = []
     for law in selected:
         began = time.monotonic()
         try:
@@ -57,11 +58,18 @@ def main() -> int:
         seconds = time.monotonic() - began
         seconds_by_law[law.name] = seconds
         failed += 0 if passed else 1
+        if passed and not label_matches(law.strength, strength) and not (law.name == "push_agrees" and budget.t != 20_000):
+            differing.append(f"{law.name}: earned \"{strength}\", the registry says \"{law.strength}\"")
         print(f"{law.name:<28} {strength:<58} {'pass' if passed else 'FAIL':<5} {seconds:7.2f}s"
               + (f"  {verdict_line}" if verdict_line else ""), flush=True)
     total = time.monotonic() - started
     print(f"laws: {len(selected) + 1 - failed} of {len(selected) + 1} passed in {total:.1f}s"
           + (f"; {failed} FAILED" if failed else ""))
+    for note in differing:
+        print(f"note: {note}")
+    if arguments.write_readme and differing:
+        print("README.md not written: a label earned in this run differs from the registry's")
+        return 1
     if arguments.write_readme and not failed and selected == registered:
         write_readme(markdown_table(registered, seconds_by_law))
     elif arguments.write_readme:

@@ -37,6 +37,16 @@ class Law:
     check: Callable[[Budget], Verdict]
 
 
+def label_matches(registered: str, earned: str) -> bool:
+    """An earned label matches the registry's; in the registry, `N iterations` and `S s` stand
+    for the counts and seconds a search reports, which change from run to run."""
+    import re
+
+    pattern = re.escape(registered)
+    pattern = pattern.replace(r"N\ iterations", r"[\d,]+\ iterations").replace(r"S\ s", r"[\d.]+\ s")
+    return re.fullmatch(pattern, earned) is not None
+
+
 def laws() -> list[Law]:
     """Every law, in the order `make laws` runs them."""
     from laws import bounded

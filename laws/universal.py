@@ -199,11 +199,21 @@ def run_direct(which: str, claim: str) -> Tuple[int, str]:
     return seen, ""
 
 
+# More late runs, each with its own job count (1 to 8) and sizes, so the work-queue laws see
+# narrow and wide windows: (messages, seed, config).
+WIDE_RUNS = tuple(
+    (200, 30 + jobs, Config(600 * jobs + 1_800, 300 * jobs + 900, 900, 450, jobs))
+    for jobs in range(1, 9)
+)
+
+
 @lru_cache(maxsize=None)
 def all_transitions():
     found = []
     for messages, seed in RUNS:
         found.extend(transitions(messages, seed))
+    for messages, seed, config in WIDE_RUNS:
+        found.extend(transitions(messages, seed, config))
     return tuple(found)
 
 
@@ -325,12 +335,10 @@ def message_merges_nothing(budget: Budget) -> Verdict:
         seen += 1
         if after.merges:
             return Verdict(False, "none", f"T={before.T}: merged {after.merges} with no batch due")
-        cgrown = view_bytes(after.cview) if not after.cmerges else None
         if after.cmerges and not before.cshrinking:
             cview_grown = view_bytes(before.cview) + (grown_bytes(before, event) - view_bytes(before.view))
             if cview_grown <= c.cview_bytes_ceiling:
                 return Verdict(False, "none", f"T={before.T}: the compaction view merged below its ceiling")
-        del cgrown
     return Verdict(seen > 100, f"Searched: {seen} messages of model runs", "")
 
 
@@ -469,17 +477,17 @@ LAWS = [
     Law("due_cross_is_rational", "§3.2", "The model's division-free `more_due` is the rational order (T − last)/2^l, for all T, i ≥ 0 and levels.", "z3", "Proved (Z3): all T, i ≥ 0, all levels", due_cross_is_rational),
     Law("due_orders_agree", "§3.2", "The model's order and the production form (T + 1 − first)/2^l are the same order.", "z3", "Proved (Z3): all T, i ≥ 0, all levels", due_orders_agree),
     Law("due_is_transitive", "§3.2", "The due order is transitive and irreflexive, so the most due pair is well defined.", "z3", "Proved (Z3): all T, i ≥ 0, all levels", due_is_transitive),
-    Law("view_covers", "§3", "After any history of events, the view covers messages 0..T−1, each once, contiguous, oldest first, each line a tree node.", "z3", "Proved (Z3): each step, any length; steps = events on 2,344 model events", view_covers),
-    Law("cview_covers", "§4", "The same for the compaction view.", "z3", "Proved (Z3): each step, any length; steps = events on 2,344 model events", cview_covers),
+    Law("view_covers", "§3", "After any history of events, the view covers messages 0..T−1, each once, contiguous, oldest first, each line a tree node.", "z3", "Proved (Z3): each step, any length; steps = events on 5,944 model events", view_covers),
+    Law("cview_covers", "§4", "The same for the compaction view.", "z3", "Proved (Z3): each step, any length; steps = events on 5,944 model events", cview_covers),
     Law("merge_covers", "§3.1", "Merging two sibling lines into their parent keeps the coverage.", "z3", "Proved (Z3): any view, position and level", merge_covers),
-    Law("view_summarized", "§3", "After any history, every merged line of the view is built; only a message's own line can wait for its summary.", "z3", "Proved (Z3): each step, any length; steps = events on 2,344 model events", view_summarized),
-    Law("cview_summarized", "§4", "The same for the compaction view.", "z3", "Proved (Z3): each step, any length; steps = events on 2,344 model events", cview_summarized),
+    Law("view_summarized", "§3", "After any history, every merged line of the view is built; only a message's own line can wait for its summary.", "z3", "Proved (Z3): each step, any length; steps = events on 5,944 model events", view_summarized),
+    Law("cview_summarized", "§4", "The same for the compaction view.", "z3", "Proved (Z3): each step, any length; steps = events on 5,944 model events", cview_summarized),
     Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", "Proved (Z3): L1–L5; push = increment, glue: by hand, Bounded t ≤ 20,000", push_agrees_always),
-    Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "runs", "Searched: 401 messages of model runs", message_appends),
-    Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line.", "runs", "Searched: 188 messages of model runs", message_merges_nothing),
-    Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines run.", "runs", "Searched: 270 waiting states of model runs", need_first),
-    Law("need_first_running", "§6", "When a turn starts waiting, other running calls stop, without counting as failures.", "runs", "Searched: 56 waits of model runs", need_first_running),
-    Law("message_window_holds", "§4", "A message's node runs only when fewer than 8 (jobs_max) lines before it are unbuilt; at most 8 calls run.", "runs", "Searched: 2051 running messages in model runs", message_window_holds),
-    Law("fail_cap_builds", "§4", "A node's third failure builds it from its input cut to 512 bytes.", "runs", "Searched: 10 third failures in model runs, and a directed case", fail_cap_builds),
-    Law("settle_reached", "§6", "A waiting turn's view is settled after at most 3 compactor outcomes per unbuilt line.", "runs", "Searched: 554 waits from model states", settle_reached),
+    Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "runs", "Searched: 1431 messages of model runs", message_appends),
+    Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line.", "runs", "Searched: 575 messages of model runs", message_merges_nothing),
+    Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines run.", "runs", "Searched: 1129 waiting states of model runs", need_first),
+    Law("need_first_running", "§6", "When a turn starts waiting, other running calls stop, without counting as failures.", "runs", "Searched: 218 waits of model runs", need_first_running),
+    Law("message_window_holds", "§4", "A message's node runs only when fewer than 8 (jobs_max) lines before it are unbuilt; at most 8 calls run.", "runs", "Searched: 8032 running messages in model runs", message_window_holds),
+    Law("fail_cap_builds", "§4", "A node's third failure builds it from its input cut to 512 bytes.", "runs", "Searched: 35 third failures in model runs, and a directed case", fail_cap_builds),
+    Law("settle_reached", "§6", "A waiting turn's view is settled after at most 3 compactor outcomes per unbuilt line.", "runs", "Searched: 1994 waits from model states", settle_reached),
 ]
