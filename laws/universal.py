@@ -284,7 +284,7 @@ def push_agrees_always(budget: Budget) -> Verdict:
     if not ok:
         return Verdict(False, "none", detail)
     seconds = sum(answer.seconds for _, _, answer, _ in proved)
-    return Verdict(True, f"Proved (Z3): L1–L5; push = increment, glue: by hand, Bounded t ≤ {budget.t:,}",
+    return Verdict(True, f"Proved (Z3): L0–L5 (push = increment on values); states and glue: by hand, Bounded t ≤ {budget.t:,}",
                    f"{len(proved)} Z3 queries in {seconds * 1000:.0f} ms; digits, push and fold agree for {detail}")
 
 
@@ -482,7 +482,7 @@ LAWS = [
     Law("merge_covers", "§3.1", "Merging two sibling lines into their parent keeps the coverage.", "z3", "Proved (Z3): any view, position and level", merge_covers),
     Law("view_summarized", "§3", "After any history, every merged line of the view is built; only a message's own line can wait for its summary.", "z3", "Proved (Z3): each step, any length; steps = events on 5,944 model events", view_summarized),
     Law("cview_summarized", "§4", "The same for the compaction view.", "z3", "Proved (Z3): each step, any length; steps = events on 5,944 model events", cview_summarized),
-    Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", "Proved (Z3): L1–L5; push = increment, glue: by hand, Bounded t ≤ 20,000", push_agrees_always),
+    Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", "Proved (Z3): L0–L5 (push = increment on values); states and glue: by hand, Bounded t ≤ 20,000", push_agrees_always),
     Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "runs", "Searched: 1431 messages of model runs", message_appends),
     Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line.", "runs", "Searched: 575 messages of model runs", message_merges_nothing),
     Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines run.", "runs", "Searched: 1129 waiting states of model runs", need_first),

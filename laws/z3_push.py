@@ -20,7 +20,7 @@ from model.view import View, more_due
 
 
 def lemmas(more_due_fn=more_due) -> List[Tuple[str, str, Answer, bool]]:
-    """(name, claim, Z3's answer, assumptions satisfiable) for L1–L5."""
+    """(name, claim, Z3's answer, assumptions satisfiable) for L0–L5."""
     a, p, p1, pc, d, r, s = z3.Ints("a p p1 pc d r s")
     digit = z3.Or(d == 0, d == 1)
     doubling = [p >= 1, p1 == 2 * p]
@@ -28,6 +28,20 @@ def lemmas(more_due_fn=more_due) -> List[Tuple[str, str, Answer, bool]]:
 
     def add(name, claim, body, assumptions):
         found.append((name, claim, prove(body, assumptions), satisfiable(assumptions)))
+
+    # L0: push is the counter's increment. The value of a list, newest entry first, is
+    # val(nil) = 0 and val(entry) = (1 + keep) + 2·val(older); each query is one branch of
+    # model/push.py `push` (life stays 0 under push alone), the carry with the induction
+    # hypothesis that pushing into the older entries adds one to their value.
+    v, w, e, x, y = z3.Ints("v w e x y")
+    add("L0 nil", "push onto nothing: val = 0 + 1", (1 + 0) + 2 * 0 == 0 + 1, [])
+    add("L0 absorb", "keep 0 becomes 1: val + 1", (1 + 1) + 2 * v == ((1 + 0) + 2 * v) + 1, [v >= 0])
+    add("L0 carry", "keep 1: a new entry 0, the old state pushed on: val + 1",
+        (1 + 0) + 2 * w == ((1 + 1) + 2 * v) + 1, [v >= 0, w == v + 1])
+    # So push's keep bits after t pushes are a representation of T = t + 1; it is the bijective
+    # digits because the representation is unique (by induction on its length, this step).
+    add("L0 unique", "(1 + d) + 2x = (1 + e) + 2y with d, e ∈ {0, 1} ⇒ d = e and x = y",
+        z3.And(d == e, x == y), [digit, z3.Or(e == 0, e == 1), x >= 0, y >= 0, (1 + d) + 2 * x == (1 + e) + 2 * y])
 
     add("L1 base", "A(0) = 2·2^0 − 2", 0 == 2 * p - 2, [p == 1])
     add("L1 step", "all ones: A(j) = 2^(j+1) − 2 ⇒ A(j+1) = 2^(j+2) − 2",
