@@ -68,6 +68,17 @@ def last_message(l: int, i: int) -> int:
     return ((i + 1) << l) - 1
 
 
+def more_due(l_a: int, first_a: int, l_b: int, first_b: int, T: int) -> bool:
+    """Pair a (two lines of level l_a from message first_a) is more due than pair b.
+
+    due = (T + 1 − first)/2^l, the order of (T − last)/2^l shifted by 2 [gist §3.2], compared
+    cross-multiplied, integers only; the oldest of equal pairs wins.
+    """
+    left = (T + 1 - first_a) << l_b
+    right = (T + 1 - first_b) << l_a
+    return left > right or (left == right and first_a < first_b)
+
+
 class _View:
     """A list of lines tiling messages 0..T−1, keyed by each line's first message.
 
@@ -135,24 +146,14 @@ class _View:
             best_l = -1
             best_i = 0
             best_first = 0
-            best_age = 0
             for l in range(len(pairs)):
                 heap = pairs[l]
                 if not heap:
                     continue
                 i = heap[0]
                 first = i << l
-                # [gist §3.2] due = (T + 1 − first)/2^l, the order of (T − last)/2^l shifted by 2;
-                # compared cross-multiplied, integers only.
-                age = T + 1 - first
-                if best_l < 0:
-                    best_l, best_i, best_first, best_age = l, i, first, age
-                    continue
-                left = age << best_l
-                right = best_age << l
-                # the oldest of equal pairs wins: the one whose first message is earlier
-                if left > right or (left == right and first < best_first):
-                    best_l, best_i, best_first, best_age = l, i, first, age
+                if best_l < 0 or more_due(l, first, best_l, best_first, T):
+                    best_l, best_i, best_first = l, i, first
             if best_l < 0:
                 break
             heapq.heappop(pairs[best_l])

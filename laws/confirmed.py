@@ -36,7 +36,7 @@ from model.view import LINE_BYTES_MAX, utf8_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 ITERATIONS = 300  # --max_uninteresting_iterations for `crosshair check`
-DIFF_ITERATIONS = {"line": 2, "cut": 10}
+DIFF_ITERATIONS = {"line": 2, "cut": 10, "due": 50}
 DOMAIN = f"views of ≤ {VIEW_LINES_MAX} lines, levels ≤ {LEVEL_MAX}"
 CONTEXT_DOMAIN = f"views of ≤ {VIEW_LINES_MAX} lines, levels ≤ {CONTEXT_LEVEL_MAX}, nodes of level ≤ {CONTEXT_LEVEL_MAX + 1}"
 
@@ -51,6 +51,8 @@ JOBS: Dict[str, List[str]] = {
                                 f"--max_uninteresting_iterations={DIFF_ITERATIONS['line']}"],
     "cut_matches_production": ["diffbehavior", "laws.contracts.twins.model_cut", "laws.contracts.twins.harness_cut",
                                f"--max_uninteresting_iterations={DIFF_ITERATIONS['cut']}"],
+    "due_matches_production": ["diffbehavior", "laws.contracts.twins.model_due", "laws.contracts.twins.harness_due",
+                               f"--max_uninteresting_iterations={DIFF_ITERATIONS['due']}"],
 }
 ORDER = list(JOBS)
 for _name, _argv in JOBS.items():
@@ -130,7 +132,8 @@ def diff_law(name: str, iterations_key: str) -> Verdict:
     attempted = re.search(r"attempted (\d+) iterations", text)
     count = attempted.group(1) if attempted else "?"
     return Verdict(True, f"Searched (CrossHair diffbehavior, {count} iterations / {seconds:.0f} s)",
-                   f"model vs harness/line.py, budget {DIFF_ITERATIONS[iterations_key]} uninteresting iterations")
+                   f"model vs {'harness/planner.py' if iterations_key == 'due' else 'harness/line.py'}, "
+                   f"budget {DIFF_ITERATIONS[iterations_key]} uninteresting iterations")
 
 
 # ---- the compactor's line, exhaustively ----
@@ -227,6 +230,7 @@ LAWS = [
     Law("context_is_prefix", "§4", "A compaction's context is the start of the compaction view.", "crosshair", f"Confirmed (CrossHair): {CONTEXT_DOMAIN}", lambda budget: crosshair_law("context_is_prefix", CONTEXT_DOMAIN)),
     Law("line_matches_production", "§4", "harness/line.py's `line` behaves as the model's on three replies and a fallback of ≤ 600 characters.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("line_matches_production", "line")),
     Law("cut_matches_production", "§4", "harness/line.py's `cut` behaves as the model's on texts of ≤ 600 characters.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("cut_matches_production", "cut")),
+    Law("due_matches_production", "§3.2", "harness/planner.py's `more_due` ((T + 1 − first)/2^l, oldest first on ties) orders pairs as the model's scan does, for levels ≤ 12 and T ≤ 65,536.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("due_matches_production", "due")),
     Law("line_calls_at_most_tries", "§4", "A compaction asks for at most 5 replies.", "exhaustive", LABEL, lambda budget: line_law(calls_at_most_tries)),
     Law("line_fits", "§4", "Every kept line is 1 to 512 bytes.", "exhaustive", LABEL, lambda budget: line_law(kept_fits)),
     Law("line_takes_first_fit", "§4", "The first reply that fits in 512 bytes ends the tries and is the line.", "exhaustive", LABEL, lambda budget: line_law(takes_first_fit)),

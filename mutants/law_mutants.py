@@ -161,3 +161,22 @@ MUTANTS += [
            "    if utf8_bytes(source) < LINE_BYTES_MAX:",
            law("free_nodes_never_wait"), "a source of exactly 512 bytes waits for a call"),
 ]
+
+# ---- the production twins, against the model (laws/confirmed.py diffbehavior) ----
+MUTANTS += [
+    Mutant("planner_due_levels_swapped", "harness/planner.py",
+           "    left = (T + 1 - first_a) << l_b\n    right = (T + 1 - first_b) << l_a\n",
+           "    left = (T + 1 - first_a) << l_a\n    right = (T + 1 - first_b) << l_b\n",
+           law("due_matches_production"), "the production order swaps the two levels"),
+    Mutant("planner_due_ties_to_newer", "harness/planner.py",
+           "(left == right and first_a < first_b)", "(left == right and first_a > first_b)",
+           law("due_matches_production"), "the production order lets the newer of equal pairs win"),
+]
+MUTANTS += [
+    Mutant("cut_keeps_a_split_character", "harness/line.py",
+           "    while end > 0 and data[end] & 0xC0 == 0x80:\n        end -= 1\n    return data[:end].decode(\"utf-8\")",
+           "    return data[:end].decode(\"utf-8\", \"replace\")",
+           ("python", "-m", "bridge", "--scale", "tiny"),
+           "the production cut keeps half a character as U+FFFD (CrossHair's diffbehavior misses it at "
+           "its budget; the bridge's line scripts put a multibyte character at the cut)"),
+]

@@ -8,7 +8,9 @@ tuples, so a difference CrossHair reports is a difference of behaviour, not of t
 from typing import Tuple
 
 import harness.line as production
+import harness.planner as production_planner
 import model.line as reference
+import model.view as reference_view
 
 REPLY_CHARS_MAX = 600
 
@@ -41,3 +43,28 @@ def harness_cut(text: str, bytes_max: int) -> str:
     if len(text) > REPLY_CHARS_MAX or not 0 <= bytes_max <= 520:
         return ""
     return production.cut(text, bytes_max)
+
+
+# The due order: the model's `more_due` with its scan's tie-break (the oldest of equal pairs
+# wins), against harness/planner.py's `more_due`, on pairs of lines that end before T.
+LEVEL_MAX = 12
+T_MAX = 1 << 16
+
+
+def due_guard(la: int, ia: int, lb: int, ib: int, T: int) -> bool:
+    return (0 <= la <= LEVEL_MAX and 0 <= lb <= LEVEL_MAX and 0 <= ia and 0 <= ib and ia % 2 == 0
+            and ib % 2 == 0 and ((ia + 2) << la) <= T and ((ib + 2) << lb) <= T <= T_MAX)
+
+
+def model_due(la: int, ia: int, lb: int, ib: int, T: int) -> bool:
+    if not due_guard(la, ia, lb, ib, T):
+        return False
+    if reference_view.more_due(la, ia, lb, ib, T):
+        return True
+    return not reference_view.more_due(lb, ib, la, ia, T) and (ia << la) < (ib << lb)
+
+
+def harness_due(la: int, ia: int, lb: int, ib: int, T: int) -> bool:
+    if not due_guard(la, ia, lb, ib, T):
+        return False
+    return production_planner.more_due(la, ia << la, lb, ib << lb, T)
