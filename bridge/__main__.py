@@ -106,6 +106,14 @@ class Sides:
         return ht.records(k, harness_ev, self.planner)
 
 
+def first_difference(k: int, before: deque, model_lines: List[str], harness_lines: List[str]) -> Mismatch:
+    """Event k's records differ: where, and the lines printed before that place."""
+    index = 0
+    while index < min(len(model_lines), len(harness_lines)) and model_lines[index] == harness_lines[index]:
+        index += 1
+    return Mismatch(k, list(before) + model_lines[:index], model_lines, harness_lines, index)
+
+
 def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO, TextIO, TextIO]] = None) -> Result:
     """Run both sides on the run's events; stop at the first difference, or after `limit`
     events. With sinks (scenario, model trace, harness trace), write everything."""
@@ -135,10 +143,7 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
             sinks[1].write("\n".join(model_lines) + "\n")
             sinks[2].write("\n".join(harness_lines) + "\n")
         if model_lines != harness_lines and mismatch is None:
-            index = 0
-            while index < min(len(model_lines), len(harness_lines)) and model_lines[index] == harness_lines[index]:
-                index += 1
-            mismatch = Mismatch(k, list(before) + model_lines[:index], model_lines, harness_lines, index)
+            mismatch = first_difference(k, before, model_lines, harness_lines)
             if limit is None:
                 break
         before.extend(model_lines)
@@ -150,10 +155,7 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
                 sinks[1].write("\n".join(model_lines) + "\n")
                 sinks[2].write("\n".join(harness_lines) + "\n")
             if model_lines != harness_lines and mismatch is None:
-                index = 0
-                while index < min(len(model_lines), len(harness_lines)) and model_lines[index] == harness_lines[index]:
-                    index += 1
-                mismatch = Mismatch(k + 1, list(before) + model_lines[:index], model_lines, harness_lines, index)
+                mismatch = first_difference(k + 1, before, model_lines, harness_lines)
     return Result(run.name, run.seed, run.scale, k + 1, T_max, time.monotonic() - started, mismatch)
 
 
