@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from laws.registry import Budget, Law, Verdict
-from model.line import TRIES_MAX
 from model.planner import (
     KINDS, Built, Config, Failed, Message, Restart, State, TurnEnd, Wait, step,
 )

@@ -15,7 +15,6 @@ Z3 proved and over how many model events the links were checked.
 The laws of the work queue and of messages are checked on the same runs (Bounded, with the count).
 """
 
-import time
 from functools import lru_cache
 from typing import List, Tuple
 
@@ -27,7 +26,7 @@ from laws.z3_core import POW2, Answer, Sym, prove, satisfiable
 from laws.z3_push import digits_agree, lemmas
 from laws.z3_runs import SMALL, Tally, lines_of, replay, transitions
 from model.line import cut
-from model.planner import (Built, Config, Failed, Message, State, TurnEnd, Wait, input_cut,
+from model.planner import (Built, Config, Failed, Message, State, Wait, input_cut,
                            step, unbuilt_lines)
 from model.tree import tree_get
 from model.view import (LINE_BYTES_MAX, built_line, first, last, more_due, utf8_bytes,

@@ -3,9 +3,9 @@
 
 from model.line import Outcome, line, merge_input_cut
 from model.planner import (
-    Built, Config, Failed, Message, Restart, State, TurnEnd, Wait, run, step, waiting_queue,
+    Built, Config, Failed, Message, Restart, TurnEnd, Wait, run, step, waiting_queue,
 )
-from model.view import Line, built_line, context, render, view_bytes, waiting_line
+from model.view import built_line, context, render, view_bytes, waiting_line
 
 LONG = "x" * 600  # "user: " + 600 bytes: over 512, so it needs a call
 
