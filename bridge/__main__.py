@@ -31,7 +31,7 @@ CONTEXT_LINES = 3
 
 # A scenario event's head names the same class in model/planner.py and harness/events.py.
 EVENT_CLASSES = {
-    "message": "Message", "built": "Built", "failed": "Failed",
+    "message": "Message", "built": "Built", "failed": "Failed", "retry": "Retry",
     "wait": "Wait", "turn_end": "TurnEnd", "restart": "Restart",
 }
 
@@ -43,13 +43,24 @@ def event_for(module, event):
     return getattr(module, EVENT_CLASSES[event[0]])(*event[1:])
 
 
-def line_records(k: int, event, line_fn, merge_input_cut_fn) -> List[str]:
-    """FORMAT.md's `l` and `m` records; both sides print them the same way from plain values."""
+LINE_BYTES_MAX = 512
+
+
+def line_records(k: int, event, side) -> List[str]:
+    """FORMAT.md's `l`, `m` and `p` records; both sides print them the same way from plain
+    values. `side` is model.line or harness.line."""
     if event[0] == "line":
-        outcome = line_fn(event[1], event[2])
-        return [f"l\t{k}\t{outcome.calls}\t{len(outcome.text.encode('utf-8'))}\t{json.dumps(outcome.text)}"]
-    text = merge_input_cut_fn(event[1], event[2])
-    return [f"m\t{k}\t{len(text.encode('utf-8'))}\t{json.dumps(text)}"]
+        outcome = side.line(event[1])
+        records = [
+            f"l\t{k}\t{outcome.calls}\t{len(outcome.text.encode('utf-8'))}\t{json.dumps(outcome.text)}"
+            f"\t{json.dumps(list(outcome.follow_ups))}"
+        ]
+        capped = side.capped_line(event[2])
+    else:
+        text = side.merge_input_cut(event[1], event[2], LINE_BYTES_MAX)
+        records = [f"m\t{k}\t{len(text.encode('utf-8'))}\t{json.dumps(text)}"]
+        capped = side.capped_merge(event[1], event[2])
+    return records + [f"p\t{k}\t{len(capped.encode('utf-8'))}\t{json.dumps(capped)}"]
 
 
 @dataclass
@@ -136,8 +147,8 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
             harness_lines = _guarded(sides.harness_step, k, event)
             T_max = max(T_max, sides.state.T)
         else:
-            model_lines = _guarded(line_records, k, event, ml.line, ml.merge_input_cut)
-            harness_lines = _guarded(line_records, k, event, hl.line, hl.merge_input_cut)
+            model_lines = _guarded(line_records, k, event, ml)
+            harness_lines = _guarded(line_records, k, event, hl)
         if sinks:
             sinks[0].write(format_event(event) + "\n")
             sinks[1].write("\n".join(model_lines) + "\n")

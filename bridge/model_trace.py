@@ -51,6 +51,8 @@ def describe(event) -> str:
         return "built " + name(event.l, event.i) + " " + str(utf8_bytes(event.text))
     if isinstance(event, mp.Failed):
         return "failed " + name(event.l, event.i)
+    if isinstance(event, mp.Retry):
+        return "retry"
     if isinstance(event, mp.Wait):
         return "wait"
     if isinstance(event, mp.TurnEnd):

@@ -6,7 +6,7 @@ through `probe`); both sides still get the identical event list, and the same (n
 always gives the same events. Events are plain tuples, the scenario format of bridge/FORMAT.md:
 
     ("message", kind, text)  ("built", l, i, text)  ("failed", l, i)
-    ("wait",)  ("turn_end",)  ("restart",)
+    ("retry",)  ("wait",)  ("turn_end",)  ("restart",)
 """
 
 import json
@@ -132,9 +132,11 @@ class Run:
 def _built(rng: random.Random, node, use_line: bool) -> Event:
     l, i = node
     if use_line:
-        # Built texts as the compactor's line algorithm makes them from scripted replies; the
-        # fallback stands in for the node's input.
-        text = line(reply_script(rng), fallback_text(rng) or "x").text or "x"
+        # Built texts as the compactor's line algorithm makes them from scripted replies; no
+        # line at all is a failed try [decision P16].
+        text = line(reply_script(rng)).text
+        if not text:
+            return ("failed", l, i)
     else:
         text = built_text(rng)
     return ("built", l, i, text)
@@ -172,6 +174,10 @@ def late(
         sent = 0
         while sent < messages:
             running, waiting, _ = probe()
+            if waiting and (not running or rng.random() < 0.05) and rng.random() < 0.7:
+                # the compactor's backoff passed: failed lines are tried again [decision P8]
+                yield ("retry",)
+                continue
             roll = rng.random()
             if not running or roll < message_p:
                 sent += 1
@@ -333,7 +339,7 @@ def format_event(event: Event) -> str:
         return f"built {event[1]} {event[2]} {json.dumps(event[3])}"
     if head == "failed":
         return f"failed {event[1]} {event[2]}"
-    if head in ("wait", "turn_end", "restart"):
+    if head in ("retry", "wait", "turn_end", "restart"):
         return head
     if head == "line":
         return f"line {json.dumps(list(event[1]))} {json.dumps(event[2])}"
@@ -353,7 +359,7 @@ def parse_event(text: str) -> Event:
     if head == "failed":
         l, i = rest.split(" ")
         return ("failed", int(l), int(i))
-    if head in ("wait", "turn_end", "restart"):
+    if head in ("retry", "wait", "turn_end", "restart"):
         return (head,)
     decoder = json.JSONDecoder()
     first, end = decoder.raw_decode(rest)

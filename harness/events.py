@@ -3,6 +3,26 @@
 Time, completions and failures arrive as events, so the planner reads no clock, file or
 randomness [gist §3, §4, §6]. A restart is not an event of a live planner: the process ends, and
 the next one loads what was saved (`Planner.load`) [fix F1].
+
+Every text an event carries is valid (no lone surrogate: `harness.text.valid_text` made it so
+where it entered) [decision P14]; a `Built` text is a line of 1 to 512 bytes.
+
+**The failure contract** [decision P16]. `Failed` is a content failure only: the model answered
+but gave no usable line (an empty or whitespace reply, a refusal), or the API refused this
+request in a way that retrying cannot fix (a 400 for this request). Transient trouble (429, 500,
+529, a timeout, a connection reset, a broken or malformed stream) is the compactor's to retry
+with backoff while the call stays running: it never reaches the planner.
+
+**A turn's events, in order** [gist §6] [decision P17]:
+
+1. `Wait` — the user's message m arrived; it is not logged yet. Only the view's unbuilt lines
+   start; while they wait for a retry the service sends `Retry` after its backoff.
+2. The wait ends when the view is settled (the planner ends it after any event) or with
+   `TurnEnd` when the settle timeout passes or the turn is cancelled.
+3. The view is rendered, then `Message("user", m)` is logged and the call sent.
+4. Each reply, tool call and tool result is a `Message` as it happens.
+
+So a turn never waits for its own message, and the view it sends is the one rendered before m.
 """
 
 from dataclasses import dataclass
@@ -24,8 +44,16 @@ class Built:
 
 @dataclass(frozen=True)
 class Failed:
+    """A content failure of the running call for node (l, i) (above)."""
+
     l: int
     i: int
+
+
+@dataclass(frozen=True)
+class Retry:
+    """The compactor's backoff after a failure has passed: failed nodes are candidates again
+    [decision P8]."""
 
 
 @dataclass(frozen=True)
@@ -44,4 +72,4 @@ class Restart:
     a new one is built from what it saved (`Planner.load(planner.save())`) [fix F1]."""
 
 
-Event = Union[Message, Built, Failed, Wait, TurnEnd]
+Event = Union[Message, Built, Failed, Retry, Wait, TurnEnd]

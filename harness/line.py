@@ -1,20 +1,28 @@
 """The compactor's line: how the replies of one compaction become the node's text [gist §4].
 
 Written apart from model/line.py (the bridge compares the two on seeded reply scripts); the
-behaviour is the one docs/planner.md gives under "The compactor's line".
+behaviour is the one docs/planner.md gives under "The compactor's line". The compactor drives
+`Tries` one reply at a time: each reply either ends the tries or gives the "Too long" follow-up
+to send in the same conversation.
 """
 
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple
 
 LINE_BYTES_MAX = 512  # [gist §2]
 TRIES_MAX = 5  # [gist §4] "Try at most 5 times"
+CAPPED_MARK = "(not summarized, cut: zoom it) "  # [decision P16]
 
 
 @dataclass(frozen=True)
 class Outcome:
     calls: int  # replies asked for: the first call and its follow-ups
-    text: str  # the node's text, 1 to 512 bytes unless the fallback is empty
+    text: str  # the node's text, 1 to 512 bytes; "" when no reply gave a line: a failed try
+    follow_ups: Tuple[str, ...] = ()  # the "Too long" messages sent, in order
+
+
+def utf8_bytes(text: str) -> int:
+    return len(text.encode("utf-8"))
 
 
 def cut(text: str, bytes_max: int) -> str:
@@ -29,46 +37,74 @@ def cut(text: str, bytes_max: int) -> str:
     return data[:end].decode("utf-8")
 
 
-def too_long(reply: str) -> str:
-    """The follow-up sent in the same conversation when a reply is over 512 bytes [gist §4]."""
-    size = len(reply.encode("utf-8"))
+def too_long(line: str) -> str:
+    """The follow-up for a trimmed line over 512 bytes, sent in the same conversation [gist §4]."""
     return (
-        f"Too long: your line is {size} bytes, over the 512-byte limit. Write\n"
+        f"Too long: your line is {utf8_bytes(line)} bytes, over the 512-byte limit. Write\n"
         "the whole line again for the same <input>, cutting just enough of the\n"
         "least valuable items to fit before this cut:\n"
-        f"{cut(reply, LINE_BYTES_MAX)}| ← LIMIT"
+        f"{cut(line, LINE_BYTES_MAX)}| ← LIMIT"
     )
 
 
-def line(replies: Sequence[str], fallback: str) -> Outcome:
-    """The kept line, given the replies the model gives in order [gist §4] [deliberate D9]."""
-    best = None
-    best_bytes = 0
-    calls = 0
-    for reply in replies:
-        if calls >= TRIES_MAX:
-            break
-        calls += 1
+@dataclass
+class Tries:
+    """One compaction's tries [gist §4] [deliberate D9]: feed each reply to `take`."""
+
+    calls: int = 0
+    best: Optional[str] = None
+    follow_ups: List[str] = field(default_factory=list)
+    done: bool = False
+
+    def take(self, reply: str) -> Optional[str]:
+        """Count one reply; return the follow-up to send next, or None when the tries are over."""
+        assert not self.done
+        self.calls += 1
         text = reply.strip()
-        if not text:
-            # [deliberate D9] an empty reply is the last try
-            break
-        size = len(text.encode("utf-8"))
-        if best is not None and size >= best_bytes:
-            # [deliberate D9] asking again would ask the same
-            break
-        best, best_bytes = text, size
-        if size <= LINE_BYTES_MAX:
-            break
-    kept = fallback if best is None else best
-    return Outcome(calls, cut(kept, LINE_BYTES_MAX))  # [decision P13]
+        size = utf8_bytes(text)
+        if not text or (self.best is not None and size >= utf8_bytes(self.best)):
+            # [deliberate D9] an empty reply ends the tries; a follow-up that is not shorter
+            # would be asked the same again
+            self.done = True
+            return None
+        self.best = text
+        if size <= LINE_BYTES_MAX or self.calls >= TRIES_MAX:
+            self.done = True
+            return None
+        follow_up = too_long(text)
+        self.follow_ups.append(follow_up)
+        return follow_up
+
+    def outcome(self) -> Outcome:
+        # [decision P13] the kept line is cut; with none, "" is a failed try [decision P16]
+        text = "" if self.best is None else cut(self.best, LINE_BYTES_MAX)
+        return Outcome(self.calls, text, tuple(self.follow_ups))
 
 
-def merge_input_cut(a: str, b: str) -> str:
-    """A merge's input within 512 bytes: each line keeps at least half the room [decision P9]."""
-    room_bytes = LINE_BYTES_MAX - 1  # the newline between them
+def line(replies: Sequence[str]) -> Outcome:
+    """The kept line, given the replies the model gives in order."""
+    tries = Tries()
+    for reply in replies:
+        if tries.take(reply) is None:
+            break
+    return tries.outcome()
+
+
+def merge_input_cut(a: str, b: str, bytes_max: int = LINE_BYTES_MAX) -> str:
+    """A merge's input within `bytes_max`: each line keeps at least half the room [decision P9]."""
+    room_bytes = bytes_max - 1  # the newline between them
     half_bytes = room_bytes // 2
-    b_bytes = len(b.encode("utf-8"))
-    a_cut = cut(a, max(half_bytes, room_bytes - b_bytes))
-    b_cut = cut(b, room_bytes - len(a_cut.encode("utf-8")))
+    a_cut = cut(a, max(half_bytes, room_bytes - utf8_bytes(b)))
+    b_cut = cut(b, room_bytes - utf8_bytes(a_cut))
     return a_cut + "\n" + b_cut
+
+
+def capped_line(source: str) -> str:
+    """A message's text after its last allowed failure: the mark, then its source cut, within
+    512 bytes [deliberate D5] [decision P16]."""
+    return CAPPED_MARK + cut(source, LINE_BYTES_MAX - utf8_bytes(CAPPED_MARK))
+
+
+def capped_merge(a: str, b: str) -> str:
+    """A merge's text after its last allowed failure: the mark, then both halves cut (P9)."""
+    return CAPPED_MARK + merge_input_cut(a, b, LINE_BYTES_MAX - utf8_bytes(CAPPED_MARK))

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Dict, List, Optional, Tuple
 
-from harness.events import Built, Event, Failed, Message, TurnEnd, Wait
-from harness.line import LINE_BYTES_MAX, cut, merge_input_cut
+from harness.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
+from harness.line import LINE_BYTES_MAX, capped_line, capped_merge
+from harness.text import is_valid_text
 
 Node = Tuple[int, int]
 PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
@@ -33,7 +34,7 @@ class Config:
     cview_bytes_ceiling: int = 32_000  # [gist §4]
     cview_bytes_floor: int = 16_000
     jobs_max: int = 8  # [gist §4] calls at once, and the level-0 window [decision P6]
-    failures_max: int = 3  # [deliberate D5] the last failure builds from the input
+    failures_max: int = 3  # [deliberate D5] the last failed try builds a marked line [P16]
 
 
 def utf8_bytes(text: str) -> int:
@@ -47,21 +48,29 @@ def node_name(l: int, i: int) -> str:
     return f"{i << l}+{1 << l}"
 
 
+# Every line break and control character: C0, DEL, C1 (U+0085 among them), U+2028, U+2029.
+_BREAKS = {code: " " for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}
+
+
 def flatten(text: str) -> str:
-    """Newlines as spaces, one space per line break [gist §3]."""
-    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    """Each line break and control character as one space, "\r\n" one break [gist §3] [P15]."""
+    return text.replace("\r\n", " ").translate(_BREAKS)
 
 
 def built_line_bytes(l: int, i: int, text: str) -> int:
     """A built line's cost: `id+n|text` flattened, and its newline [decision P1]."""
-    # flatten turns "\r\n" (2 bytes) into one space and any other break into one: only "\r\n"
-    # changes the size.
-    return len(node_name(l, i)) + 1 + utf8_bytes(text) - text.count("\r\n") + 1
+    if text.isascii():
+        # an ASCII break is one byte, as is its space: only "\r\n" changes the size
+        body_bytes = len(text) - text.count("\r\n")
+    else:
+        body_bytes = utf8_bytes(flatten(text))
+    return len(node_name(l, i)) + 1 + body_bytes + 1
 
 
 def waiting_line_bytes(i: int) -> int:
-    """An unsummarized line costs its rendered placeholder [decision P1]."""
-    return len(str(i)) + 3 + len(PLACEHOLDER) + 1
+    """An unsummarized line shows its placeholder but costs the most its built line can weigh:
+    `i+1|`, 512 bytes and the newline; so the view never outweighs its count [decision P1]."""
+    return len(str(i)) + 3 + LINE_BYTES_MAX + 1
 
 
 def last_message(l: int, i: int) -> int:
@@ -256,15 +265,16 @@ class Planner:
             return
         heapq.heappush(self.ready, (last_message(l + 1, parent), l + 1, parent))
 
-    def input_cut(self, l: int, i: int) -> str:
-        """The node's input within 512 bytes: its text after the last failure [deliberate D5]."""
+    def capped_text(self, l: int, i: int) -> str:
+        """The node's text after its last allowed failure: a mark and its input cut
+        [deliberate D5] [decision P16]."""
         if l == 0:
-            return cut(self.sources[i], LINE_BYTES_MAX)
+            return capped_line(self.sources[i])
         a = self.text(l - 1, i << 1)
         b = self.text(l - 1, (i << 1) | 1)
         assert a is not None
         assert b is not None
-        return merge_input_cut(a, b)
+        return capped_merge(a, b)
 
     # ---- the events ----
 
@@ -274,14 +284,24 @@ class Planner:
         self.cmerges = []
         kind = type(event)
         if kind is Message:
+            if event.kind not in KINDS:
+                raise ValueError(f"not a message kind: {event.kind!r} (one of {', '.join(KINDS)})")
+            if not is_valid_text(event.text):
+                raise ValueError("a message's text has a lone surrogate: pass it through harness.text.valid_text first")
             self._message(event.kind, event.text)
         elif kind is Built:
+            if not is_valid_text(event.text):
+                raise ValueError("a built line has a lone surrogate: pass it through harness.text.valid_text first")
+            if not 0 < utf8_bytes(event.text) <= LINE_BYTES_MAX:
+                raise ValueError(f"a built line is 1 to {LINE_BYTES_MAX} bytes, not {utf8_bytes(event.text)}")
             # [decision P7] an outcome of a call that is not running is ignored
             if (event.l, event.i) in self.running:
                 self._build(event.l, event.i, event.text)
         elif kind is Failed:
             if (event.l, event.i) in self.running:
                 self._failed(event.l, event.i)
+        elif kind is Retry:
+            self._retry()
         elif kind is Wait:
             self.waiting = True
         elif kind is TurnEnd:
@@ -307,6 +327,10 @@ class Planner:
             self.unbuilt_set.add(i)
         self._batch()
         # [gist §4] a failed call is tried again at the next message
+        self._retry()
+
+    def _retry(self) -> None:
+        """Failed nodes are candidates again: at a message, or at a `Retry` [decision P8]."""
         self.retry_later.clear()
         for node in self.deferred:
             heapq.heappush(self.ready, (last_message(node[0], node[1]), node[0], node[1]))
@@ -344,8 +368,8 @@ class Planner:
         node = (l, i)
         count = self.failures.get(node, 0) + 1
         if count >= self.config.failures_max:
-            # [deliberate D5] the last failure builds the node from its input
-            self._build(l, i, self.input_cut(l, i))
+            # [deliberate D5] the last allowed failure builds a marked line [decision P16]
+            self._build(l, i, self.capped_text(l, i))
             return
         self.running.remove(node)
         self.failures[node] = count
@@ -355,36 +379,48 @@ class Planner:
 
     # ---- the work queue ----
 
+    def _window_candidates(self, running: List[Node]) -> List[Node]:
+        """The window's lines that may start: not running, not waiting for a retry."""
+        retry_later = self.retry_later
+        return [
+            (0, i)
+            for i in islice(self.unbuilt, self.config.jobs_max)
+            if (0, i) not in running and (0, i) not in retry_later
+        ]
+
+    def _free_slots_for(self, running: List[Node], candidates: List[Node]) -> List[Node]:
+        """While a turn waits, stop as few merges as the window's lines need slots for, the
+        youngest first [decision P8]; returns the stopped ones."""
+        short = len(candidates) - (self.config.jobs_max - len(running))
+        stopped = []
+        k = len(running) - 1
+        while short > 0 and k >= 0:
+            if running[k][0] > 0:
+                stopped.append(running.pop(k))
+                short -= 1
+            k -= 1
+        return stopped
+
     def _schedule(self) -> None:
         """Start calls up to jobs_max: the window's messages, oldest first, then ready merges by
         last message [gist §4] [decision P5, P6]; while a turn waits only the view's unbuilt
-        lines run [decision P8]."""
+        lines start, and merges stop only for their slots [decision P8]."""
         jobs_max = self.config.jobs_max
         unbuilt = self.unbuilt
         waiting = self.waiting and len(unbuilt) > 0
         self.waiting = waiting
         running = self.running
+        if len(running) >= jobs_max and not waiting:
+            return
+        candidates = self._window_candidates(running)
         if waiting:
-            kept = []
-            for node in running:
-                if node[0] == 0 and node[1] in self.unbuilt_set:
-                    kept.append(node)
-                else:
-                    # a stopped call is no failure: back to its queue
-                    heapq.heappush(self.ready, (last_message(node[0], node[1]), node[0], node[1]))
-            if len(kept) != len(running):
-                running = kept
-                self.running = kept
+            for node in self._free_slots_for(running, candidates):
+                # a stopped call is no failure: back to its queue
+                heapq.heappush(self.ready, (last_message(node[0], node[1]), node[0], node[1]))
         slots = jobs_max - len(running)
         if slots <= 0:
             return
-        retry_later = self.retry_later
-        for i in islice(unbuilt, jobs_max):
-            node = (0, i)
-            if node in running:
-                continue
-            if not waiting and node in retry_later:
-                continue
+        for node in candidates:
             running.append(node)
             slots -= 1
             if slots == 0:
@@ -399,19 +435,13 @@ class Planner:
 
     def waiting_queue(self) -> List[Node]:
         """The calls that would run if a turn started waiting now."""
+        kept = list(self.running)
         if not self.unbuilt:
-            return list(self.running)
-        kept = [node for node in self.running if node[0] == 0 and node[1] in self.unbuilt_set]
+            return kept
+        candidates = self._window_candidates(kept)
+        self._free_slots_for(kept, candidates)
         slots = self.config.jobs_max - len(kept)
-        for i in islice(self.unbuilt, self.config.jobs_max):
-            if slots <= 0:
-                break
-            node = (0, i)
-            if node in kept:
-                continue
-            kept.append(node)
-            slots -= 1
-        return kept
+        return kept + candidates[: max(slots, 0)]
 
     def ready_merges(self) -> List[Node]:
         """Every merge whose halves are built, by last message [decision P5]: idle, deferred
@@ -479,15 +509,17 @@ class Planner:
                 "cshrinking": self.cshrinking,
                 "tree": tree,
                 "sources": [[i, self.sources[i]] for i in sorted(self.sources)],
+                # [decision P16] the failure cap bounds tries across restarts too
+                "failures": [[l, i, count] for (l, i), count in sorted(self.failures.items())],
             },
             ensure_ascii=False,
         )
 
     @classmethod
     def load(cls, saved: str) -> "Planner":
-        """A new process: the saved views are loaded, never rebuilt [gist §3.2, §7.3]; running
-        calls, failure counts and a waiting turn died with the old one; the ready queue is
-        rebuilt from the tree [decision P11]; then calls start."""
+        """A new process: the saved views and failure counts are loaded, never rebuilt
+        [gist §3.2, §7.3] [decision P16]; running calls, retries due and a waiting turn died with
+        the old one; the ready queue is rebuilt from the tree [decision P11]; then calls start."""
         data = json.loads(saved)
         planner = cls(Config(*data["config"]))
         planner.T = data["T"]
@@ -498,6 +530,7 @@ class Planner:
         planner.cview = planner._loaded_view(data["cview"])
         planner.shrinking = data["shrinking"]
         planner.cshrinking = data["cshrinking"]
+        planner.failures = {(l, i): count for l, i, count in data["failures"]}
         for l, i in data["view"]:
             if l == 0 and not planner.built(0, i):
                 planner.unbuilt.append(i)

@@ -6,7 +6,7 @@ cannot hide a difference between the planners.
 
 from typing import Dict, List, Sequence, Tuple, Union
 
-from harness.events import Built, Failed, Message, Restart, TurnEnd, Wait
+from harness.events import Built, Failed, Message, Restart, Retry, TurnEnd, Wait
 from harness.planner import Node, Planner, node_name, utf8_bytes
 
 CONTEXT_EVERY = 64  # FORMAT.md: the first running node's context every 64 events
@@ -47,13 +47,15 @@ def view_items(planner: Planner, lines: Sequence[Node]) -> str:
     return " ".join(parts)
 
 
-def event_text(event: Union[Message, Built, Failed, Wait, TurnEnd, Restart]) -> str:
+def event_text(event: Union[Message, Built, Failed, Retry, Wait, TurnEnd, Restart]) -> str:
     if isinstance(event, Message):
         return f"message {event.kind} {utf8_bytes(event.text)}"
     if isinstance(event, Built):
         return f"built {node_name(event.l, event.i)} {utf8_bytes(event.text)}"
     if isinstance(event, Failed):
         return f"failed {node_name(event.l, event.i)}"
+    if isinstance(event, Retry):
+        return "retry"
     if isinstance(event, Wait):
         return "wait"
     if isinstance(event, TurnEnd):

@@ -7,11 +7,12 @@ the model's `fit` with every parent built and each line one unit of budget, run 
 """
 
 import random
+from functools import lru_cache
 
 from laws.registry import Budget, Law, Verdict
 from model.planner import KINDS, Built, Config, Failed, Message, State, TurnEnd, Wait, parent_line, step
 from model.push import every_parent, fold_step, format_items, push, push_states, push_view, view_items
-from model.view import Line, View, fit, most_due, render, utf8_bytes, view_bytes
+from model.view import Line, View, fit, most_due, render, rendered, utf8_bytes, view_bytes
 
 
 def push_and_fold(t_max: int, due_from_first: bool):
@@ -172,16 +173,123 @@ def sawtooth_holds(budget: Budget) -> Verdict:
     return Verdict(batches > 100 and near, "Searched: a seeded run of 10,000 messages at a tenth of the gist's sizes", detail)
 
 
+TAGS_BYTES = len("<chat>\n") + len("</chat>")
+PLACEHOLDER_LINE = "+1|(not summarized yet: zoom it)"  # [gist §5], after the message's id
+# [decision P1] an unbuilt line is counted at its head, 512 bytes and its newline, and shows its
+# 29-byte placeholder: 483 bytes more counted than shown, whatever its id
+RESERVE_BYTES = 512 - len("(not summarized yet: zoom it)")
+
+
+def terse_late(config: Config, messages: int, seed: int):
+    """`late` with a terse compactor: every line it builds is much smaller than its message's
+    reserve, so lines shrink the view between messages, while it is shrinking too."""
+    rng = random.Random(seed)
+    state = State(config)
+    sent = 0
+    while sent < messages:
+        roll = rng.random()
+        if roll < 0.5 or not state.running:
+            state = step(state, Message(rng.choice(KINDS), "m" * rng.choice((8, 700, 3000))))
+            sent += 1
+        elif roll < 0.9:
+            l, i = rng.choice(state.running)
+            state = step(state, Built(l, i, "t" * rng.randint(1, 40)))
+        else:
+            l, i = rng.choice(state.running)
+            state = step(state, Failed(l, i))
+        yield state
+
+
+@lru_cache(maxsize=1)
+def ceiling_states() -> tuple:
+    return tuple(ceiling_runs())
+
+
+def ceiling_runs():
+    """A late compactor, a terse one, and one with a single job slot that falls behind for good
+    (its view outgrows the ceiling with nothing to merge), at small sizes so batches come often."""
+    yield from late(Config(6_000, 3_000, 2_000, 1_000, 4), 1_500, seed=2)
+    yield from terse_late(Config(6_000, 3_000, 2_000, 1_000, 2), 1_000, seed=3)
+    yield from late(Config(3_000, 1_500, 1_000, 500, 1), 200, seed=4)
+
+
+def can_merge(view: View, tree_state: State) -> bool:
+    """Some two sibling lines of the view have a built parent."""
+    for k in range(len(view) - 1):
+        a, b = view[k], view[k + 1]
+        if a.l == b.l and a.i % 2 == 0 and b.i == a.i + 1 and parent_line(tree_state.tree, a.l + 1, a.i // 2) is not None:
+            return True
+    return False
+
+
+@lru_cache(maxsize=200_000)
+def line_shown(line: Line) -> str:
+    return rendered(line)
+
+
+def shown_bytes(view: View) -> int:
+    """The bytes of `render(view)`, which is the tags around each line's `rendered` and its
+    newline; a line never changes, so its rendered text is cached across the runs' states."""
+    return TAGS_BYTES + sum(utf8_bytes(line_shown(line)) + 1 for line in view)
+
+
 def view_bytes_rendered(budget: Budget) -> Verdict:
-    """[decision P1] The counted size is the rendered view's, tags aside, placeholders included."""
-    tags = utf8_bytes("<chat>\n") + utf8_bytes("</chat>")
+    """[decision P1] The counted size is the rendered view's bytes less the `<chat>` tags, plus
+    483 bytes for each line not summarized yet (its reserve over its placeholder)."""
     placeholders = 0
-    for state in late(Config(6_000, 3_000, 2_000, 1_000, 4), 3_000, seed=2):
-        placeholders += sum(1 for line in state.view if not line.built)
+    for state in ceiling_states():
         for view in (state.view, state.cview):
-            if view_bytes(view) != utf8_bytes(render(view)) - tags:
-                return Verdict(False, "none", f"T={state.T}: counted {view_bytes(view)}")
-    return Verdict(placeholders > 0, "Searched: a seeded late run of 3,000 messages", f"{placeholders} placeholder lines seen")
+            unbuilt = sum(1 for line in view if not line.built)
+            placeholders += unbuilt
+            shown = shown_bytes(view) - TAGS_BYTES
+            if view_bytes(view) != shown + RESERVE_BYTES * unbuilt:
+                return Verdict(False, "none", f"T={state.T}: counted {view_bytes(view)}, shown {shown}, {unbuilt} unbuilt")
+    return Verdict(placeholders > 1000, "Searched: three seeded late runs of 2,700 messages", f"{placeholders} placeholder lines seen")
+
+
+def view_within_ceiling(budget: Budget) -> Verdict:
+    """[gist §3.2] "64-128 KB in all": after any event, the view a turn would render is at most
+    the ceiling plus the tags, unless the view is shrinking because at the last message no pair
+    could merge; the same for the compaction view; and a view never renders more than it
+    counts, whenever its lines get built [decision P1]."""
+    checked = 0
+    stuck_states = 0
+    stuck = {"view": False, "cview": False}
+    last_T = -1
+    for state in ceiling_states():
+        c = state.config
+        if state.T != last_T:  # a message's batch ran: is a shrinking view stuck?
+            stuck["view"] = state.shrinking and not can_merge(state.view, state)
+            stuck["cview"] = state.cshrinking and not can_merge(state.cview, state)
+            last_T = state.T
+        for which, view, ceiling in (("view", state.view, c.view_bytes_ceiling),
+                                     ("cview", state.cview, c.cview_bytes_ceiling)):
+            checked += 1
+            shown = shown_bytes(view)
+            if shown - TAGS_BYTES > view_bytes(view):
+                return Verdict(False, "none", f"T={state.T}: the {which} renders {shown} bytes, counted {view_bytes(view)}")
+            if shown > ceiling + TAGS_BYTES:
+                if not stuck[which]:
+                    return Verdict(False, "none", f"T={state.T}: the {which} renders {shown} bytes, over its ceiling")
+                stuck_states += 1
+    return Verdict(checked > 10_000 and stuck_states > 0, "Searched: three seeded late runs of 2,700 messages",
+                   f"{checked:,} views checked, {stuck_states} over the ceiling while no pair could merge")
+
+
+def unsettled_view_shows_placeholders(budget: Budget) -> Verdict:
+    """[gist §5, §7.5] A line not summarized yet shows as the placeholder, never the start of
+    its message, so a turn that starts before the view is settled never acts on half a message."""
+    seen = 0
+    for state in ceiling_states():
+        if all(line.built for line in state.view):
+            continue
+        for line in state.view:
+            if not line.built:
+                seen += 1
+                text = line_shown(line)
+                if text != str(line.i) + PLACEHOLDER_LINE:
+                    return Verdict(False, "none", f"T={state.T}: line {line.i} shows {text[:60]!r}")
+    return Verdict(seen > 1000, "Searched: three seeded late runs of 2,700 messages", f"{seen:,} unbuilt lines shown")
 
 
 LAWS = [
@@ -194,5 +302,7 @@ LAWS = [
     Law("first_leaves_push", "§3.2, §7.1", "Due from first leaves push within 11 steps.", "exhaustive", "Bounded: t = 0..10", first_leaves_push),
     Law("tie_at_11", "§3.2", "At T = 11 pairs 4–7 and 8–9 are both due 2 and the older merges; from T + 1, 8–9 would.", "example", "Example: hand computation at T = 11", tie_at_11),
     Law("sawtooth_holds", "§3.2", "After each batch the view is at most the floor unless no pair can merge; after each message it is at most the ceiling unless shrinking; it averages half-way.", "runs", "Searched: a seeded run of 10,000 messages at a tenth of the gist's sizes", sawtooth_holds),
-    Law("view_bytes_rendered", "§3", "The view's counted size is its rendered size, placeholders included (P1).", "runs", "Searched: a seeded late run of 3,000 messages", view_bytes_rendered),
+    Law("view_bytes_rendered", "§3", "A view's counted size is its rendered bytes less the `<chat>` tags, plus 483 for each placeholder: an unbuilt line counts as its longest built line (P1).", "runs", "Searched: three seeded late runs of 2,700 messages", view_bytes_rendered),
+    Law("view_within_ceiling", "§3.2", "After any event the view a turn renders is at most the ceiling plus the tags, unless shrinking with no pair able to merge; never more than counted; the same for the compaction view.", "runs", "Searched: three seeded late runs of 2,700 messages", view_within_ceiling),
+    Law("unsettled_view_shows_placeholders", "§5, §7.5", "A line not summarized yet shows as the placeholder, never the start of its message.", "runs", "Searched: three seeded late runs of 2,700 messages", unsettled_view_shows_placeholders),
 ]

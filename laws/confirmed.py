@@ -15,8 +15,8 @@ no difference is **Searched**, with the iterations CrossHair reports.
 
 The line laws enumerate every sequence of up to 6 replies drawn from 9 reply shapes (empty after
 trimming, short, exactly 512 bytes, 514 bytes of two-byte characters, and over-long replies of
-600..1000 bytes), with a 600-byte fallback of two-byte characters: the loop reads at most 6
-replies, so longer sequences add nothing.
+600..1000 bytes): the loop reads at most 6 replies, so longer sequences add nothing. The
+"Too long" follow-up is checked against the gist's text, transcribed in `gist_too_long`.
 """
 
 import atexit
@@ -139,18 +139,17 @@ def diff_law(name: str, iterations_key: str) -> Verdict:
 # ---- the compactor's line, exhaustively ----
 
 SHAPES = ("", "  s  ", "a" * 512, "é" * 257, "b" * 600, "c" * 700, "d" * 800, "e" * 900, "f" * 1000)
-FALLBACK = "ü" * 300  # 600 bytes: the fallback is cut on a character boundary
 REPLIES_MAX = 6
 LABEL = f"Bounded: all {sum(len(SHAPES) ** n for n in range(REPLIES_MAX + 1)):,} reply sequences of ≤ 6 from 9 shapes"
 
 
 @lru_cache(maxsize=None)
 def sequences() -> tuple:
-    """Every sequence and its outcome, computed once per process for the six line laws."""
+    """Every sequence and its outcome, computed once per process for the line laws."""
     found = []
     for count in range(REPLIES_MAX + 1):
         for replies in itertools.product(SHAPES, repeat=count):
-            found.append((replies, FALLBACK, line(replies, FALLBACK)))
+            found.append((replies, line(replies)))
     return tuple(found)
 
 
@@ -159,28 +158,32 @@ def fits(text: str) -> bool:
 
 
 def line_law(claim) -> Verdict:
-    for replies, fallback, outcome in sequences():  # noqa: B007
-        problem = claim(replies, fallback, outcome)
+    for replies, outcome in sequences():
+        problem = claim(replies, outcome)
         if problem:
             shapes = [utf8_bytes(r.strip()) for r in replies]
             return Verdict(False, "none", f"replies of {shapes} bytes: {problem}")
     return Verdict(True, LABEL)
 
 
-def calls_at_most_tries(replies, fallback, outcome) -> Optional[str]:
+def calls_at_most_tries(replies, outcome) -> Optional[str]:
     """[gist §4] "Try at most 5 times": 5 is the gist's number, not the model's constant."""
     if outcome.calls > 5 or outcome.calls > len(replies):
         return f"{outcome.calls} calls"
     return None
 
 
-def kept_fits(replies, fallback, outcome) -> Optional[str]:
+def kept_fits(replies, outcome) -> Optional[str]:
+    """A kept line is 1 to 512 bytes; "" (a failed try) only when no try gave a line."""
+    tried = [replies[k].strip() for k in range(outcome.calls) if replies[k].strip() != ""]
+    if outcome.text == "" and not tried:
+        return None
     if not fits(outcome.text):
         return f"the kept line is {utf8_bytes(outcome.text)} bytes"
     return None
 
 
-def takes_first_fit(replies, fallback, outcome) -> Optional[str]:
+def takes_first_fit(replies, outcome) -> Optional[str]:
     """The first reply that fits ends the tries and is the line (if the tries reach it)."""
     for k in range(outcome.calls):
         text = replies[k].strip()
@@ -191,7 +194,7 @@ def takes_first_fit(replies, fallback, outcome) -> Optional[str]:
     return None
 
 
-def stops_when_not_shorter(replies, fallback, outcome) -> Optional[str]:
+def stops_when_not_shorter(replies, outcome) -> Optional[str]:
     """Every try but the last was over-long and strictly shorter than the ones before it; a
     follow-up that is not shorter is the last try."""
     best = None
@@ -203,7 +206,7 @@ def stops_when_not_shorter(replies, fallback, outcome) -> Optional[str]:
     return None
 
 
-def empty_is_a_try(replies, fallback, outcome) -> Optional[str]:
+def empty_is_a_try(replies, outcome) -> Optional[str]:
     """An empty reply counts as a call and is the last one."""
     for k in range(len(replies)):
         if k >= outcome.calls:
@@ -213,12 +216,39 @@ def empty_is_a_try(replies, fallback, outcome) -> Optional[str]:
     return None
 
 
-def keeps_shortest(replies, fallback, outcome) -> Optional[str]:
-    """The kept line is the shortest non-empty try, cut; with none, the fallback, cut."""
+def keeps_shortest(replies, outcome) -> Optional[str]:
+    """The kept line is the shortest non-empty try, cut; with none, "": a failed try, never the
+    node's input [gist §7.5] [decision P16]."""
     tried = [replies[k].strip() for k in range(outcome.calls) if replies[k].strip() != ""]
-    expected = cut(min(tried, key=utf8_bytes), LINE_BYTES_MAX) if tried else cut(fallback, LINE_BYTES_MAX)
+    expected = cut(min(tried, key=utf8_bytes), LINE_BYTES_MAX) if tried else ""
     if outcome.text != expected:
         return f"kept {utf8_bytes(outcome.text)} bytes, the shortest try cut is {utf8_bytes(expected)}"
+    return None
+
+
+def gist_too_long(line_text: str) -> str:
+    """[gist §4]'s follow-up, transcribed from the gist: N is the line's bytes, then its first
+    512 bytes, cut on a character boundary, and the limit mark."""
+    data = line_text.encode("utf-8")
+    head = data[:512].decode("utf-8", "ignore")
+    return ("Too long: your line is %d bytes, over the 512-byte limit. Write\n"
+            "the whole line again for the same <input>, cutting just enough of the\n"
+            "least valuable items to fit before this cut:\n"
+            "%s| ← LIMIT") % (len(data), head)
+
+
+def follows_up_too_long(replies, outcome) -> Optional[str]:
+    """Each try but the last got the gist's "Too long" follow-up for its trimmed line; the last
+    got one only if it was over-long, not the fifth, and the replies ran out after it."""
+    expected = [gist_too_long(replies[k].strip()) for k in range(outcome.calls - 1)]
+    if outcome.calls > 0:
+        last = replies[outcome.calls - 1].strip()
+        still_best = all(utf8_bytes(last) < utf8_bytes(replies[k].strip()) for k in range(outcome.calls - 1))
+        if (utf8_bytes(last) > LINE_BYTES_MAX and still_best and outcome.calls < 5
+                and outcome.calls == len(replies)):
+            expected.append(gist_too_long(last))
+    if list(outcome.follow_ups) != expected:
+        return f"{len(outcome.follow_ups)} follow-ups, expected {len(expected)}"
     return None
 
 
@@ -228,13 +258,14 @@ LAWS = [
     Law("fit_reaches_budget", "§3.2", "A batch ends at or under its budget unless no pair can merge, and merges no more than it must.", "crosshair", f"Confirmed (CrossHair): {DOMAIN}", lambda budget: crosshair_law("fit_reaches_budget")),
     Law("context_ends_at_node", "§4", "A compaction's context ends at its node and holds only built lines.", "crosshair", f"Confirmed (CrossHair): {CONTEXT_DOMAIN}", lambda budget: crosshair_law("context_ends_at_node", CONTEXT_DOMAIN)),
     Law("context_is_prefix", "§4", "A compaction's context is the start of the compaction view.", "crosshair", f"Confirmed (CrossHair): {CONTEXT_DOMAIN}", lambda budget: crosshair_law("context_is_prefix", CONTEXT_DOMAIN)),
-    Law("line_matches_production", "§4", "harness/line.py's `line` behaves as the model's on three replies and a fallback of ≤ 600 characters.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("line_matches_production", "line")),
+    Law("line_matches_production", "§4", "harness/line.py's `line` behaves as the model's on three replies of ≤ 600 characters: calls, line and follow-ups.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("line_matches_production", "line")),
     Law("cut_matches_production", "§4", "harness/line.py's `cut` behaves as the model's on texts of ≤ 600 characters.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("cut_matches_production", "cut")),
     Law("due_matches_production", "§3.2", "harness/planner.py's `more_due` ((T + 1 − first)/2^l, oldest first on ties) orders pairs as the model's scan does, for levels ≤ 12 and T ≤ 65,536.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("due_matches_production", "due")),
     Law("line_calls_at_most_tries", "§4", "A compaction asks for at most 5 replies.", "exhaustive", LABEL, lambda budget: line_law(calls_at_most_tries)),
-    Law("line_fits", "§4", "Every kept line is 1 to 512 bytes.", "exhaustive", LABEL, lambda budget: line_law(kept_fits)),
+    Law("line_fits", "§4", "Every kept line is 1 to 512 bytes; with no line at all the try failed.", "exhaustive", LABEL, lambda budget: line_law(kept_fits)),
     Law("line_takes_first_fit", "§4", "The first reply that fits in 512 bytes ends the tries and is the line.", "exhaustive", LABEL, lambda budget: line_law(takes_first_fit)),
     Law("line_stops_when_not_shorter", "§4", "A follow-up not shorter than the best line so far is the last try.", "exhaustive", LABEL, lambda budget: line_law(stops_when_not_shorter)),
     Law("line_empty_is_a_try", "§4", "An empty reply counts as a try and is the last one.", "exhaustive", LABEL, lambda budget: line_law(empty_is_a_try)),
-    Law("line_keeps_shortest", "§4", "The kept line is the shortest try, cut to 512 bytes; with none, the node's input, cut.", "exhaustive", LABEL, lambda budget: line_law(keeps_shortest)),
+    Law("line_keeps_shortest", "§4", "The kept line is the shortest try, cut to 512 bytes; with none, no line (a failed try), never the node's input.", "exhaustive", LABEL, lambda budget: line_law(keeps_shortest)),
+    Law("line_follows_up", "§4", "Each over-long try but the fifth gets the gist's \"Too long\" follow-up, with its trimmed size and its first 512 bytes.", "exhaustive", LABEL, lambda budget: line_law(follows_up_too_long)),
 ]

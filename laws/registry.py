@@ -52,7 +52,7 @@ def laws() -> list[Law]:
     from laws import bounded
 
     found = list(bounded.LAWS)
-    for module in ("laws.universal", "laws.confirmed", "laws.searched"):
+    for module in ("laws.universal", "laws.protocol", "laws.confirmed", "laws.searched"):
         try:
             loaded = __import__(module, fromlist=["LAWS"])
         except ModuleNotFoundError as error:

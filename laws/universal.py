@@ -16,7 +16,7 @@ The laws of the work queue and of messages are checked on the same runs (Bounded
 """
 
 from functools import lru_cache
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import z3
 
@@ -25,8 +25,7 @@ from laws.registry import Budget, Law, Verdict
 from laws.z3_core import POW2, Answer, Sym, prove, satisfiable
 from laws.z3_push import digits_agree, lemmas
 from laws.z3_runs import SMALL, Tally, lines_of, replay, transitions
-from model.line import cut
-from model.planner import (Built, Config, Failed, Message, State, Wait, input_cut,
+from model.planner import (Built, Config, Failed, Message, Restart, Retry, State, Wait,
                            step, unbuilt_lines)
 from model.tree import tree_get
 from model.view import (LINE_BYTES_MAX, built_line, first, last, more_due, utf8_bytes,
@@ -345,7 +344,8 @@ def message_merges_nothing(budget: Budget) -> Verdict:
 
 
 def need_first(budget: Budget) -> Verdict:
-    """While a turn waits, only the view's unbuilt lines run, in the window [gist §6] [P8]."""
+    """While a turn waits, no call starts but the view's unbuilt lines, and every line of the
+    window that is not waiting for a retry runs [gist §6] [decision P8]."""
     seen = 0
     for before, event, after in all_transitions():
         if not after.waiting:
@@ -353,32 +353,69 @@ def need_first(budget: Budget) -> Verdict:
         seen += 1
         unbuilt = unbuilt_lines(after.view)
         for node in after.running:
-            if node not in unbuilt:
-                return Verdict(False, "none", f"T={after.T}: {node} runs while a turn waits")
+            if node not in before.running and node not in unbuilt:
+                return Verdict(False, "none", f"T={after.T}: {node} starts while a turn waits")
+        for node in unbuilt[: after.config.jobs_max]:
+            if node not in after.running and node not in after.retry_later:
+                return Verdict(False, "none", f"T={after.T}: {node} waits for a slot while a turn waits")
     return Verdict(seen > 50, f"Searched: {seen} waiting states of model runs", "")
 
 
+def outcome_node(event):
+    if isinstance(event, (Built, Failed)):
+        return (event.l, event.i)
+    return None
+
+
 def need_first_running(budget: Budget) -> Verdict:
-    """When a turn starts waiting, the other running calls stop, without counting as failures,
-    and a stopped merge goes back to its queue [P8]."""
+    """While a turn waits, running merges stop only when the window's lines need their slots:
+    as few as that takes, the youngest first, without counting as failures, back to their queue
+    [decision P8]. Without a wait, nothing stops."""
     seen = 0
     stopped_total = 0
+    kept_total = 0
     for before, event, after in all_transitions():
-        if not isinstance(event, Wait) or not after.waiting:
+        if isinstance(event, Restart):
+            continue
+        jobs_max = after.config.jobs_max
+        still = tuple(node for node in before.running if node != outcome_node(event))
+        stopped = [node for node in still if node not in after.running]
+        if not after.waiting:
+            if stopped:
+                return Verdict(False, "none", f"T={after.T}: {stopped} stopped with no turn waiting")
             continue
         seen += 1
-        unbuilt = unbuilt_lines(after.view)
-        stopped = [node for node in before.running if node not in unbuilt]
+        window = unbuilt_lines(after.view)[:jobs_max]
+        wanted = [node for node in window if node not in still and node not in after.retry_later]
+        short = max(0, len(wanted) - (jobs_max - len(still)))
+        merges = [node for node in still if node[0] > 0]
+        expected = merges[::-1][:short]
+        if sorted(stopped) != sorted(expected):
+            return Verdict(False, "none", f"T={after.T}: stopped {stopped}, the youngest {short} merges are {expected}")
         stopped_total += len(stopped)
+        kept_total += len(merges) - len(stopped)
         for node in stopped:
-            if node in after.running:
-                return Verdict(False, "none", f"T={after.T}: {node} still runs")
             if node in after.retry_later or dict(after.failures).get(node, 0) != dict(before.failures).get(node, 0):
                 return Verdict(False, "none", f"T={after.T}: stopping {node} counted as a failure")
-            if node[0] > 0 and node not in after.ready:
+            if node not in after.ready:
                 return Verdict(False, "none", f"T={after.T}: stopped merge {node} left its queue")
-    return Verdict(seen > 10 and stopped_total > 0,
-                   f"Searched: {seen} waits of model runs", f"{stopped_total} calls stopped")
+    return Verdict(seen > 10 and stopped_total > 0 and kept_total > 0,
+                   f"Searched: {seen} waiting states of model runs",
+                   f"{stopped_total} merges stopped, {kept_total} kept running")
+
+
+def failed_waits_for_retry(budget: Budget) -> Verdict:
+    """A failed node is not tried again before the next message, a Retry (the compactor's
+    backoff passed) or a restart, even while a turn waits [gist §4] [decision P8]."""
+    seen = 0
+    for before, event, after in all_transitions():
+        if isinstance(event, (Message, Retry, Restart)):
+            continue
+        for node in before.retry_later:
+            seen += 1
+            if node in after.running:
+                return Verdict(False, "none", f"T={after.T}: failed {node} runs again on {event}")
+    return Verdict(seen > 100, f"Searched: {seen} failed nodes in model runs", "")
 
 
 def message_window_holds(budget: Budget) -> Verdict:
@@ -397,38 +434,75 @@ def message_window_holds(budget: Budget) -> Verdict:
     return Verdict(seen > 100, f"Searched: {seen} running messages in model runs", "")
 
 
+CAPPED_MARK = "(not summarized, cut: zoom it) "  # docs/planner.md, P16
+
+
 def third_failure(state: State, l: int, i: int) -> State:
     for _ in range(3):
         assert (l, i) in state.running
         state = step(state, Failed(l, i))
         if (l, i) not in state.running and tree_get(state.tree, l, i) is None:
-            state = step(state, Wait())  # a failed line is tried again at once while a turn waits
+            state = step(state, Retry())  # the backoff passed
     return state
 
 
+def capped_problem(text: Optional[str], halves: Tuple[str, ...]) -> Optional[str]:
+    """The capped line is the mark, then the node's input cut: a message's source, or both
+    halves, each cut, joined by a newline; 512 bytes at most."""
+    if text is None:
+        return "not built"
+    if utf8_bytes(text) > LINE_BYTES_MAX:
+        return f"{utf8_bytes(text)} bytes"
+    if not text.startswith(CAPPED_MARK):
+        return f"no mark: {text[:40]!r}"
+    rest = text[len(CAPPED_MARK):]
+    if len(halves) == 1:
+        source = halves[0]
+        ok = source.startswith(rest) and utf8_bytes(rest) > LINE_BYTES_MAX - utf8_bytes(CAPPED_MARK) - 4
+        return None if ok else "not the source, cut"
+    a, b = halves
+    for k in range(len(rest)):
+        if rest[k] == "\n" and a.startswith(rest[:k]) and b.startswith(rest[k + 1:]) and k > 0 and k + 1 < len(rest):
+            return None
+    return "not both halves, cut"
+
+
 def fail_cap_builds(budget: Budget) -> Verdict:
-    """A node's third failed call builds it from its input cut to 512 bytes [deliberate D5];
-    no node ever counts three failures."""
+    """A node's third failed try builds its line from the mark and its input cut, within 512
+    bytes [deliberate D5] [decision P16]; no node ever counts three failures; the counts survive
+    a restart."""
     seen = 0
+    restarts = 0
     for before, event, after in all_transitions():
         for node, count in after.failures:
             if count >= 3:
                 return Verdict(False, "none", f"T={after.T}: {node} counts {count} failures")
+        if isinstance(event, Restart):
+            restarts += 1
+            if after.failures != before.failures:
+                return Verdict(False, "none", f"T={after.T}: a restart changed the failure counts")
         if isinstance(event, Failed) and (event.l, event.i) in before.running:
             count = dict(before.failures).get((event.l, event.i), 0) + 1
             if count == 3:
                 seen += 1
-                text = tree_get(after.tree, event.l, event.i)
-                if text is None or text != input_cut(before, event.l, event.i) or utf8_bytes(text) > LINE_BYTES_MAX:
-                    return Verdict(False, "none", f"T={after.T}: third failure of {(event.l, event.i)} did not build it")
+                l, i = event.l, event.i
+                if l == 0:
+                    halves = tuple(line.text for line in before.view if (line.l, line.i) == (0, i))
+                else:
+                    halves = (tree_get(before.tree, l - 1, 2 * i), tree_get(before.tree, l - 1, 2 * i + 1))
+                problem = capped_problem(tree_get(after.tree, l, i), halves)
+                if problem:
+                    return Verdict(False, "none", f"T={after.T}: third failure of {(l, i)}: {problem}")
     # A directed case: one over-long message fails three times while its turn waits.
     state = step(State(SMALL), Message("tool", "x" * 3000))
     state = step(state, Wait())
     state = third_failure(state, 0, 0)
-    text = tree_get(state.tree, 0, 0)
-    if text != cut("tool: " + "x" * 3000, LINE_BYTES_MAX):
-        return Verdict(False, "none", f"the directed case built {text!r:.40}")
-    return Verdict(True, f"Searched: {seen} third failures in model runs, and a directed case", "")
+    problem = capped_problem(tree_get(state.tree, 0, 0), ("tool: " + "x" * 3000,))
+    if problem:
+        return Verdict(False, "none", f"the directed case: {problem}")
+    return Verdict(seen > 10 and restarts > 0,
+                   f"Searched: {seen} third failures in model runs, and a directed case",
+                   f"{restarts} restarts kept their counts")
 
 
 def settle_bound(state: State, outcome_seed: int) -> Tuple[bool, str, int]:
@@ -441,6 +515,9 @@ def settle_bound(state: State, outcome_seed: int) -> Tuple[bool, str, int]:
     outcomes = 0
     roll = outcome_seed
     while state.waiting:
+        if not state.running and state.retry_later:
+            state = step(state, Retry())  # the backoff passed: no outcome, no message
+            continue
         if not state.running:
             return False, f"T={state.T}: a waiting turn with nothing running", outcomes
         if outcomes >= bound:
@@ -451,7 +528,8 @@ def settle_bound(state: State, outcome_seed: int) -> Tuple[bool, str, int]:
             state = step(state, Built(l, i, "summary"))
         else:
             state = step(state, Failed(l, i))
-        outcomes += 1
+        # a merge that kept its slot may end meanwhile; only the view's lines count
+        outcomes += 1 if l == 0 else 0
     return True, "", outcomes
 
 
@@ -484,9 +562,10 @@ LAWS = [
     Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", "Proved (Z3): L0–L5 (push = increment on values); states and glue: by hand, Bounded t ≤ 20,000", push_agrees_always),
     Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "runs", "Searched: 1431 messages of model runs", message_appends),
     Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line.", "runs", "Searched: 575 messages of model runs", message_merges_nothing),
-    Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines run.", "runs", "Searched: 1129 waiting states of model runs", need_first),
-    Law("need_first_running", "§6", "When a turn starts waiting, other running calls stop, without counting as failures.", "runs", "Searched: 218 waits of model runs", need_first_running),
+    Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines start, and every window line not waiting for a retry runs.", "runs", "Searched: 1129 waiting states of model runs", need_first),
+    Law("need_first_running", "§6", "While a turn waits, running merges stop only as the window's lines need their slots, the youngest first, without counting as failures.", "runs", "Searched: 218 waiting states of model runs", need_first_running),
+    Law("failed_waits_for_retry", "§4", "A failed node is tried again only after the next message, a Retry or a restart, even while a turn waits.", "runs", "Searched: 1 failed nodes in model runs", failed_waits_for_retry),
     Law("message_window_holds", "§4", "A message's node runs only when fewer than 8 (jobs_max) lines before it are unbuilt; at most 8 calls run.", "runs", "Searched: 8032 running messages in model runs", message_window_holds),
-    Law("fail_cap_builds", "§4", "A node's third failure builds it from its input cut to 512 bytes.", "runs", "Searched: 35 third failures in model runs, and a directed case", fail_cap_builds),
+    Law("fail_cap_builds", "§4", "A node's third failed try builds a marked line, the mark then its input cut, within 512 bytes; the counts survive restarts.", "runs", "Searched: 35 third failures in model runs, and a directed case", fail_cap_builds),
     Law("settle_reached", "§6", "A waiting turn's view is settled after at most 3 compactor outcomes per unbuilt line.", "runs", "Searched: 1994 waits from model states", settle_reached),
 ]

@@ -19,7 +19,7 @@ from typing import Iterator, List, Tuple
 import z3
 
 from laws import z3_view as zv
-from model.planner import KINDS, Built, Config, Event, Failed, Message, Restart, State, TurnEnd, Wait, step
+from model.planner import KINDS, Built, Config, Event, Failed, Message, Restart, Retry, State, TurnEnd, Wait, step
 
 Lines = Tuple[Tuple[int, int, bool], ...]
 
@@ -52,6 +52,8 @@ def transitions(messages: int, seed: int, config: Config = SMALL, prompt: bool =
         elif roll < 0.9:
             l, i = rng.choice(state.running)
             event = Failed(l, i)
+        elif roll < 0.92:
+            event = Retry()
         elif roll < 0.95:
             event = Wait()
         elif roll < 0.98:

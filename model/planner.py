@@ -6,9 +6,9 @@ the planner reads no clock, no file and no randomness. Decisions the gist leaves
 """
 
 from dataclasses import dataclass, replace
-from typing import Optional, Tuple, Union
+from typing import Callable, Optional, Tuple, Union
 
-from model.line import cut, merge_input_cut
+from model.line import capped_line, capped_merge
 from model.tree import Tree, tree_get, tree_put
 from model.view import (
     LINE_BYTES_MAX,
@@ -16,6 +16,7 @@ from model.view import (
     View,
     built_line,
     fit,
+    is_valid_text,
     utf8_bytes,
     view_bytes,
     waiting_line,
@@ -32,7 +33,7 @@ class Config:
     cview_bytes_ceiling: int = 32_000  # [gist §4]
     cview_bytes_floor: int = 16_000
     jobs_max: int = 8  # [gist §4] calls at once, and the level-0 window [decision P6]
-    failures_max: int = 3  # [deliberate D5] the third failure builds from the input
+    failures_max: int = 3  # [deliberate D5] the third failed try builds a marked line [decision P16]
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,20 @@ class Built:
 
 @dataclass(frozen=True)
 class Failed:
+    """A content failure: the model answered but gave no usable line (an empty reply, a
+    refusal), or the API refused this request in a way retrying cannot fix [decision P16].
+    Transient trouble (429, 5xx, 529, a timeout, a broken stream) never comes here: the compactor
+    retries it with backoff while the call stays running."""
+
     l: int
     i: int
+
+
+@dataclass(frozen=True)
+class Retry:
+    """The compactor's backoff after a failure has passed: failed nodes are candidates again
+    [decision P8]. The service sends it only while a turn waits; otherwise the next message does
+    the same [gist §4]."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +82,7 @@ class Restart:
     """The process restarts from what was saved: the log, the tree and view.json [fix F1]."""
 
 
-Event = Union[Message, Built, Failed, Wait, TurnEnd, Restart]
+Event = Union[Message, Built, Failed, Retry, Wait, TurnEnd, Restart]
 
 
 @dataclass(frozen=True)
@@ -83,8 +96,8 @@ class State:
     tree: Tree = Tree()  # every built node's text
     ready: Tuple[Node, ...] = ()  # merges whose halves are built, by last message
     running: Tuple[Node, ...] = ()  # calls running, in the order they started
-    failures: Tuple[Tuple[Node, int], ...] = ()  # failed calls per unbuilt node
-    retry_later: Tuple[Node, ...] = ()  # failed since the last message [gist §4]
+    failures: Tuple[Tuple[Node, int], ...] = ()  # failed tries per unbuilt node, saved [P16]
+    retry_later: Tuple[Node, ...] = ()  # failed since the last message or Retry [gist §4]
     waiting: bool = False  # a turn waits for the view [gist §6]
     merges: Tuple[Node, ...] = ()  # this event's batch: the parents merged into the view
     cmerges: Tuple[Node, ...] = ()  # the parents merged into the compaction view
@@ -155,19 +168,20 @@ def ready_parent(state: State, l: int, i: int) -> State:
     return replace(state, ready=queue_by_last(state.ready, (l + 1, i >> 1)))
 
 
-def input_cut(state: State, l: int, i: int) -> str:
-    """The node's input cut to 512 bytes, its text after the last failure [deliberate D5]."""
+def capped_text(state: State, l: int, i: int) -> str:
+    """The node's text after its last allowed failure: the mark, then its input cut, within 512
+    bytes [deliberate D5] [decision P16]."""
     if l == 0:
         source = ""
         for line in state.view:
             if (line.l, line.i) == (0, i):
                 source = line.text
-        return cut(source, LINE_BYTES_MAX)
+        return capped_line(source)
     a = tree_get(state.tree, l - 1, i << 1)
     b = tree_get(state.tree, l - 1, (i << 1) + 1)
     assert a is not None
     assert b is not None
-    return merge_input_cut(a, b)
+    return capped_merge(a, b)
 
 
 # ---- the sawtooth ----
@@ -231,22 +245,27 @@ def schedule(state: State) -> State:
 
     Candidates, in order: the messages whose line has fewer than jobs_max unbuilt lines before
     it, oldest first; then the ready merges, oldest last message first. A node that failed waits
-    for the next message. While a turn waits, only the view's unbuilt lines run: other calls stop,
-    without counting as failures, and a failed line is tried again at once [deliberate D5].
+    for the next message or a Retry. While a turn waits, only the view's unbuilt lines start, and
+    other calls stop only when those lines need their slots: as few as that takes, the youngest
+    first, without counting as failures [deliberate D5] [decision P8].
     """
     c = state.config
     waiting = state.waiting and not settled(state.view)
     unbuilt = unbuilt_lines(state.view)
     running = state.running
-    if waiting:
-        running = tuple(node for node in running if node in unbuilt)
     window = unbuilt[: c.jobs_max]
     candidates = tuple(
-        node
-        for node in window
-        if node not in running and (waiting or node not in state.retry_later)
+        node for node in window if node not in running and node not in state.retry_later
     )
-    if not waiting:
+    if waiting:
+        short = len(candidates) - (c.jobs_max - len(running))
+        k = len(running) - 1
+        while short > 0 and k >= 0:
+            if running[k] not in unbuilt:
+                running = running[:k] + running[k + 1 :]
+                short = short - 1
+            k = k - 1
+    else:
         candidates = candidates + tuple(
             node
             for node in state.ready
@@ -269,6 +288,8 @@ def waiting_queue(state: State) -> Tuple[Node, ...]:
 def message(state: State, kind: str, text: str) -> State:
     """Each new message appends its line; nothing else changes, unless a batch runs
     [gist §3.2]. A source that fits in 512 bytes is its own node [gist §2]."""
+    assert kind in KINDS
+    assert is_valid_text(text)
     i = state.T
     source = kind + ": " + text
     line = waiting_line(i, source)
@@ -292,7 +313,7 @@ def failed(state: State, l: int, i: int) -> State:
         if entry[0] == node:
             count = entry[1] + 1
     if count >= state.config.failures_max:
-        return build(state, l, i, input_cut(state, l, i))
+        return build(state, l, i, capped_text(state, l, i))
     return replace(
         state,
         running=without(state.running, node),
@@ -310,20 +331,48 @@ def step(state: State, event: Event) -> State:
     elif isinstance(event, Built):
         # [decision P7] an outcome for a call that is not running (stopped, or never started)
         # is ignored: each node is built once, by a call the planner started
+        # a line is 1 to 512 bytes of valid text [gist §2] [decision P1, P14]
+        assert is_valid_text(event.text)
+        assert 0 < utf8_bytes(event.text) <= LINE_BYTES_MAX
         if (event.l, event.i) in state.running:
             state = build(state, event.l, event.i, event.text)
     elif isinstance(event, Failed):
         if (event.l, event.i) in state.running:
             state = failed(state, event.l, event.i)
+    elif isinstance(event, Retry):
+        state = replace(state, retry_later=())
     elif isinstance(event, Wait):
         state = replace(state, waiting=True)
     elif isinstance(event, TurnEnd):
         state = replace(state, waiting=False)
     elif isinstance(event, Restart):
-        # [fix F1] the views and both shrinking states were saved; running calls, failure
-        # counts and a waiting turn die with the process
-        state = replace(state, running=(), failures=(), retry_later=(), waiting=False)
+        # [fix F1] the views, both shrinking states and the failure counts were saved
+        # [decision P10, P16]; running calls and a waiting turn die with the process, and a
+        # failed node is tried again by the new one
+        state = replace(state, running=(), retry_later=(), waiting=False)
     return schedule(state)
+
+
+def turn(
+    state: State, text: str, compactor: Callable[[State], Event], outcomes_max: int
+) -> Tuple[State, View]:
+    """One user turn, its events in the protocol's order [gist §6] [decision P17].
+
+    The turn waits (`Wait`) while the compactor answers: `compactor` gives each next event
+    (`Built`, `Failed` or `Retry`), at most `outcomes_max` of them (the settle timeout), then
+    `TurnEnd` if the view is still not settled. The view is rendered; only then is the user's
+    message logged. Returns the state after the message and the view the turn sent.
+    """
+    state = step(state, Wait())
+    answered = 0
+    while state.waiting and answered < outcomes_max:
+        state = step(state, compactor(state))
+        answered = answered + 1
+    if state.waiting:
+        state = step(state, TurnEnd())
+    sent = state.view
+    state = step(state, Message("user", text))
+    return state, sent
 
 
 def run(events: Tuple[Event, ...], config: Config = Config()) -> State:

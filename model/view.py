@@ -41,9 +41,36 @@ def name(l: int, i: int) -> str:
     return str(i << l) + "+" + str(1 << l)
 
 
+def is_break(ch: str) -> bool:
+    """A line break or a control character: C0, DEL, C1 (U+0085 among them), U+2028, U+2029
+    [decision P15]. `str.splitlines()` and a model reading the view break lines on several of
+    them, and the others are invisible bytes in a one-line summary."""
+    code = ord(ch)
+    return code < 0x20 or 0x7F <= code <= 0x9F or code == 0x2028 or code == 0x2029
+
+
+BREAKS = tuple(chr(code) for code in range(0x2030) if is_break(chr(code)))
+
+
 def flatten(text: str) -> str:
-    """Newlines turned into spaces, one space for each line break [gist §3]."""
-    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    """Each line break and each control character turned into one space, `\r\n` being one
+    break [gist §3] [decision P15]."""
+    if text.isprintable():
+        return text  # no break and no control character is printable: nothing to turn
+    text = text.replace("\r\n", " ")
+    for ch in BREAKS:
+        if ch in text:
+            text = text.replace(ch, " ")
+    return text
+
+
+def is_valid_text(text: str) -> bool:
+    """The planners' precondition on every text: no lone surrogate, so it encodes as UTF-8. Text
+    is made valid once, where it enters Ever [decision P14]."""
+    for ch in text:
+        if 0xD800 <= ord(ch) <= 0xDFFF:
+            return False
+    return True
 
 
 def utf8_bytes(text: str) -> int:
@@ -62,9 +89,11 @@ def built_line(l: int, i: int, text: str) -> Line:
 
 
 def waiting_line(i: int, source: str) -> Line:
-    """A message's own line before its summary: it costs its placeholder [decision P1]."""
-    line = Line(0, i, source, False, 0)
-    return Line(0, i, source, False, utf8_bytes(rendered(line)) + 1)
+    """A message's own line before its summary: it shows its placeholder [gist §5] but costs the
+    most its built line can weigh, its head, 512 bytes and the newline [decision P1]. A built
+    line is cut to 512 bytes, so the view a turn renders never outweighs the view that was
+    counted, whenever its lines get built."""
+    return Line(0, i, source, False, utf8_bytes(name(0, i)) + 1 + LINE_BYTES_MAX + 1)
 
 
 def view_bytes(view: View) -> int:

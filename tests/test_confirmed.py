@@ -37,11 +37,19 @@ def test_no_verdict_fails():
 
 
 def test_the_line_claims_fail_on_broken_outcomes():
-    too_many = Outcome(6, "x")
-    assert confirmed.calls_at_most_tries(("a" * 600,) * 6, "f", too_many)
-    assert confirmed.kept_fits((), "", Outcome(0, ""))
-    last_kept = Outcome(2, "b" * 700)
-    assert confirmed.keeps_shortest(("c" * 600, "b" * 700), "f", last_kept)
-    assert confirmed.takes_first_fit(("short", "x"), "f", Outcome(2, "x"))
-    assert confirmed.empty_is_a_try(("", "x"), "f", Outcome(2, "x"))
-    assert confirmed.stops_when_not_shorter(("a" * 600, "b" * 600, "c"), "f", Outcome(3, "c"))
+    too_many = Outcome(6, "x", ())
+    assert confirmed.calls_at_most_tries(("a" * 600,) * 6, too_many)
+    assert confirmed.kept_fits(("a" * 600,), Outcome(1, "", ()))  # a try gave a line: "" is wrong
+    assert not confirmed.kept_fits(("",), Outcome(1, "", ()))  # no line at all: a failed try
+    last_kept = Outcome(2, "b" * 700, ())
+    assert confirmed.keeps_shortest(("c" * 600, "b" * 700), last_kept)
+    # the old rule: no line at all kept the node's input as its line
+    assert confirmed.keeps_shortest(("  ",), Outcome(1, "the input", ()))
+    assert confirmed.takes_first_fit(("short", "x"), Outcome(2, "x", ()))
+    assert confirmed.empty_is_a_try(("", "x"), Outcome(2, "x", ()))
+    assert confirmed.stops_when_not_shorter(("a" * 600, "b" * 600, "c"), Outcome(3, "c", ()))
+    # the follow-up must carry the trimmed size: 600, not the raw reply's 602
+    raw = "a" * 600
+    wrong = Outcome(2, "b", ("Too long: your line is 602 bytes" + confirmed.gist_too_long(raw)[31:],))
+    assert confirmed.follows_up_too_long((" " + raw + " ", "b"), wrong)
+    assert not confirmed.follows_up_too_long((" " + raw + " ", "b"), Outcome(2, "b", (confirmed.gist_too_long(raw),)))

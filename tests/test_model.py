@@ -3,9 +3,9 @@
 
 from model.line import Outcome, line, merge_input_cut
 from model.planner import (
-    Built, Config, Failed, Message, Restart, TurnEnd, Wait, run, step, waiting_queue,
+    Built, Config, Failed, Message, Restart, Retry, TurnEnd, Wait, run, step, turn, waiting_queue,
 )
-from model.view import built_line, context, render, view_bytes, waiting_line
+from model.view import built_line, context, flatten, render, view_bytes, waiting_line
 
 LONG = "x" * 600  # "user: " + 600 bytes: over 512, so it needs a call
 
@@ -16,7 +16,9 @@ def names(view):
 
 def test_a_line_costs_its_rendered_head_text_and_newline():
     assert built_line(0, 5, "user: hi").bytes == len("5+1|user: hi\n")  # 13
-    assert waiting_line(12, "user: " + LONG).bytes == 35  # "12+1|(not summarized yet: zoom it)\n"
+    # shown as "12+1|(not summarized yet: zoom it)", counted as its longest built line:
+    # "12+1|" (5), 512 bytes and the newline
+    assert waiting_line(12, "user: " + LONG).bytes == 5 + 512 + 1
     assert built_line(1, 2, "a\nb").bytes == len("4+2|a b\n")
 
 
@@ -54,7 +56,7 @@ def test_messages_start_only_inside_the_window_of_jobs_max_unbuilt_lines():
     assert state.running == ((0, 0), (0, 2))
 
 
-def test_a_failed_call_waits_for_the_next_message_and_the_third_failure_builds_from_the_input():
+def test_a_failed_call_waits_for_the_next_message_and_the_third_failure_builds_a_marked_line():
     state = run((Message("user", LONG),))
     state = step(state, Failed(0, 0))
     assert state.running == ()
@@ -63,7 +65,23 @@ def test_a_failed_call_waits_for_the_next_message_and_the_third_failure_builds_f
     state = step(state, Failed(0, 0))
     state = step(state, Message("user", "hi"))
     state = step(state, Failed(0, 0))
-    assert state.view[0] == built_line(0, 0, ("user: " + LONG)[:512])
+    # the mark (31 bytes, docs/planner.md P16), then the source cut to the 481 bytes left
+    mark = "(not summarized, cut: zoom it) "
+    assert state.view[0] == built_line(0, 0, mark + ("user: " + LONG)[: 512 - 31])
+
+
+def test_failure_counts_survive_a_restart():
+    state = run((Message("user", LONG), Failed(0, 0), Message("user", "hi"), Failed(0, 0)))
+    assert state.failures == (((0, 0), 2),)
+    state = step(state, Restart())
+    assert state.failures == (((0, 0), 2),) and state.running == ((0, 0),)
+    state = step(state, Failed(0, 0))  # the third try in all, across the restart
+    assert state.view[0].built and state.view[0].text.startswith("(not summarized, cut: zoom it) ")
+
+
+def test_an_empty_reply_is_a_failed_try_never_a_line_of_the_input():
+    assert line(("",)) == Outcome(1, "", ())
+    assert line((" \n\t ",)) == Outcome(1, "", ())
 
 
 def test_a_merge_is_queued_once_both_halves_are_built_and_runs_after_the_messages():
@@ -76,30 +94,68 @@ def test_a_merge_is_queued_once_both_halves_are_built_and_runs_after_the_message
     assert state.running == ((1, 0), (0, 2))
 
 
-def test_a_waiting_turn_stops_other_calls_without_counting_a_failure_and_retries_at_once():
+def test_a_waiting_turn_with_free_slots_stops_nothing():
     state = run((Message("user", LONG), Message("user", LONG)))
     state = step(state, Built(0, 0, "a" * 300))
     state = step(state, Built(0, 1, "b" * 300))
     state = step(state, Message("user", LONG))
-    assert state.running == ((1, 0), (0, 2))
-    assert waiting_queue(state) == ((0, 2),)
+    assert state.running == ((1, 0), (0, 2))  # 2 of 8 slots
+    assert waiting_queue(state) == ((1, 0), (0, 2))
     state = step(state, Wait())
-    assert state.waiting and state.running == ((0, 2),)
-    assert state.failures == ()
-    state = step(state, Failed(0, 2))
-    assert state.running == ((0, 2),)  # no message comes while the user waits
-    state = step(state, Built(0, 2, "c"))
+    assert state.waiting and state.running == ((1, 0), (0, 2))  # the merge keeps its paid call
+
+
+def test_a_waiting_turn_stops_only_the_merges_whose_slots_it_needs_the_youngest_first():
+    # 2 jobs: merges (1, 0) then (1, 1) run; then two long messages wait for slots
+    config = Config(jobs_max=2)
+    events = tuple(Message("user", LONG) for _ in range(4))
+    events += (Built(0, 0, "a" * 300), Built(0, 1, "b" * 300))
+    state = run(events, config)
+    assert state.running == ((0, 2), (0, 3))
+    state = step(state, Built(0, 2, "c" * 300))
+    state = step(state, Built(0, 3, "d" * 300))
+    assert state.running == ((1, 0), (1, 1))
+    state = step(state, Message("user", LONG))  # message 4: no slot free
+    assert state.running == ((1, 0), (1, 1))
+    state = step(state, Wait())
+    # one line needs one slot: only the youngest merge, (1, 1), stops, and goes back to its queue
+    assert state.running == ((1, 0), (0, 4))
+    assert state.failures == () and (1, 1) in state.ready
+
+
+def test_a_failed_line_waits_for_the_backoff_even_while_a_turn_waits():
+    state = run((Message("user", LONG), Wait()))
+    state = step(state, Failed(0, 0))
+    assert state.waiting and state.running == ()  # not retried at once
+    state = step(state, Retry())  # the compactor's backoff passed
+    assert state.running == ((0, 0),)
+    state = step(state, Built(0, 0, "c"))
     assert not state.waiting  # the view is settled: the wait ends
-    assert state.running == ((1, 0),)  # and the merge starts again
 
 
-def test_turn_end_ends_the_wait_and_a_restart_forgets_running_calls_and_failures():
+def test_turn_end_ends_the_wait_and_a_restart_forgets_running_calls_but_not_failures():
     state = run((Message("user", LONG), Wait(), TurnEnd()))
     assert not state.waiting
     state = step(state, Failed(0, 0))
     state = step(state, Restart())
-    assert state.failures == () and state.retry_later == ()
+    assert state.failures == (((0, 0), 1),) and state.retry_later == ()
     assert state.running == ((0, 0),)  # started again by the new process
+
+
+def test_a_turn_waits_then_renders_then_logs_its_message():
+    state = run((Message("tool", LONG),))
+    answers = iter((Built(0, 0, "tool: read it"),))
+    state, sent = turn(state, "what now?", lambda s: next(answers), 5)
+    # the turn waited for message 0 only, sent the settled view, then logged its own as message 1
+    assert render(sent) == "<chat>\n0+1|tool: read it\n</chat>"
+    assert state.T == 2 and state.view[-1].text == "user: what now?"
+
+
+def test_a_turn_that_times_out_sends_placeholders_never_the_message():
+    state = run((Message("tool", LONG),))
+    state, sent = turn(state, "go", lambda s: Failed(0, 0), 1)
+    assert render(sent) == "<chat>\n0+1|(not summarized yet: zoom it)\n</chat>"
+    assert not state.waiting and state.T == 2
 
 
 def test_a_batch_merges_the_most_due_pairs_to_the_floor_and_goes_on_at_the_next_message():
@@ -126,28 +182,43 @@ def test_a_compactions_context_ends_at_the_node_and_stops_at_the_first_unbuilt_l
     assert names(context(cview, 0, 0)) == []
 
 
+def too_long_600(letter):
+    """[gist §4]'s follow-up for a 600-byte line of one letter, written out by hand."""
+    return ("Too long: your line is 600 bytes, over the 512-byte limit. Write\n"
+            "the whole line again for the same <input>, cutting just enough of the\n"
+            "least valuable items to fit before this cut:\n" + letter * 512 + "| ← LIMIT")
+
+
 def test_the_compactor_keeps_the_first_line_that_fits():
-    assert line(("short",), "input") == Outcome(1, "short")
-    assert line(("x" * 600, "x" * 520, "x" * 500, "y"), "input") == Outcome(3, "x" * 500)
+    assert line(("short",)) == Outcome(1, "short", ())
+    outcome = line(("x" * 600, "x" * 520, "x" * 500, "y"))
+    assert (outcome.calls, outcome.text, len(outcome.follow_ups)) == (3, "x" * 500, 2)
+    assert outcome.follow_ups[0] == too_long_600("x")
 
 
 def test_the_compactor_stops_when_a_follow_up_is_not_shorter_and_keeps_the_shortest():
-    assert line(("x" * 600, "x" * 600, "x" * 10), "input") == Outcome(2, "x" * 512)
-    assert line(("x" * 600, "y" * 700, "x" * 10), "input") == Outcome(2, "x" * 512)
+    assert line(("x" * 600, "x" * 600, "x" * 10)) == Outcome(2, "x" * 512, (too_long_600("x"),))
+    assert line(("x" * 600, "y" * 700, "x" * 10)) == Outcome(2, "x" * 512, (too_long_600("x"),))
 
 
 def test_the_compactor_tries_at_most_five_times_and_an_empty_reply_is_the_last_try():
     replies = tuple("x" * (600 - k) for k in range(7))
-    assert line(replies, "input").calls == 5
-    assert line(("  ", "ok"), "input" * 200) == Outcome(1, ("input" * 200)[:512])
-    assert line(("x" * 600, ""), "input") == Outcome(2, "x" * 512)
+    assert line(replies).calls == 5 and len(line(replies).follow_ups) == 4
+    assert line(("  ", "ok")) == Outcome(1, "", ())
+    assert line(("x" * 600, "")) == Outcome(2, "x" * 512, (too_long_600("x"),))
 
 
 def test_cuts_never_split_a_character():
-    assert line(("é" * 300, "é" * 300), "in").text == "é" * 256  # 512 bytes exactly
-    assert line(("a" + "é" * 300, "a" + "é" * 300), "in").text == "a" + "é" * 255  # 511 bytes
+    assert line(("é" * 300, "é" * 300)).text == "é" * 256  # 512 bytes exactly
+    assert line(("a" + "é" * 300, "a" + "é" * 300)).text == "a" + "é" * 255  # 511 bytes
 
 
 def test_a_merges_input_cut_keeps_both_lines():
-    assert merge_input_cut("a" * 400, "b" * 400) == "a" * 255 + "\n" + "b" * 256
-    assert merge_input_cut("a" * 100, "b" * 600) == "a" * 100 + "\n" + "b" * 411
+    assert merge_input_cut("a" * 400, "b" * 400, 512) == "a" * 255 + "\n" + "b" * 256
+    assert merge_input_cut("a" * 100, "b" * 600, 512) == "a" * 100 + "\n" + "b" * 411
+
+
+def test_every_line_break_and_control_character_is_one_space():
+    text = "a\r\nb\rc\nd\u2028e\u2029f\x85g\vh\fi\x00j\x7fk\x9fl\tm\x1bn"
+    assert flatten(text) == "a b c d e f g h i j k l m n"
+    assert built_line(0, 0, text).bytes == len("0+1|a b c d e f g h i j k l m n\n")

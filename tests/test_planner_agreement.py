@@ -13,6 +13,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from bridge import model_trace
 from bridge.__main__ import Sides
 from harness import trace as harness_trace
+from harness.line import cut
 
 KINDS = ("user", "ever", "tool", "echo", "work", "note")
 PIECES = ("a", "b c", "\n", "\r\n", "é", "日本", "😀", " ", "x" * 40)
@@ -23,7 +24,7 @@ long_texts = st.tuples(st.integers(200, 700), piece_texts).map(lambda pair: "z" 
 message_texts = st.one_of(piece_texts, long_texts)
 built_texts = st.one_of(
     piece_texts.filter(lambda text: text != ""),
-    st.tuples(st.integers(150, 500), piece_texts).map(lambda pair: "w" * pair[0] + pair[1]),
+    st.tuples(st.integers(150, 500), piece_texts).map(lambda pair: cut("w" * pair[0] + pair[1], 512)),
 )
 
 

@@ -15,22 +15,22 @@ import model.view as reference_view
 REPLY_CHARS_MAX = 600
 
 
-def guard(a: str, b: str, c: str, fallback: str) -> bool:
-    return all(len(text) <= REPLY_CHARS_MAX for text in (a, b, c, fallback))
+def guard(a: str, b: str, c: str) -> bool:
+    return all(len(text) <= REPLY_CHARS_MAX for text in (a, b, c))
 
 
-def model_line(a: str, b: str, c: str, fallback: str) -> Tuple[int, str]:
-    if not guard(a, b, c, fallback):
-        return (-1, "")
-    outcome = reference.line((a, b, c), fallback)
-    return (outcome.calls, outcome.text)
+def model_line(a: str, b: str, c: str) -> Tuple[int, str, Tuple[str, ...]]:
+    if not guard(a, b, c):
+        return (-1, "", ())
+    outcome = reference.line((a, b, c))
+    return (outcome.calls, outcome.text, outcome.follow_ups)
 
 
-def harness_line(a: str, b: str, c: str, fallback: str) -> Tuple[int, str]:
-    if not guard(a, b, c, fallback):
-        return (-1, "")
-    outcome = production.line((a, b, c), fallback)
-    return (outcome.calls, outcome.text)
+def harness_line(a: str, b: str, c: str) -> Tuple[int, str, Tuple[str, ...]]:
+    if not guard(a, b, c):
+        return (-1, "", ())
+    outcome = production.line((a, b, c))
+    return (outcome.calls, outcome.text, outcome.follow_ups)
 
 
 def model_cut(text: str, bytes_max: int) -> str:

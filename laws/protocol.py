@@ -1,0 +1,104 @@
+"""Laws of a turn's protocol and of the view's text.
+
+Strategy: `turn_never_waits_for_its_message` runs the model's own `turn` (the protocol's order:
+Wait, the compactor's outcomes, the view, then the user's message) from the states of seeded
+late runs, with compactors that answer, fail and back off in a seeded order and settle timeouts
+from 0 to 40 outcomes; it checks the claim directly: the turn's message id is T at the start, the
+wait never holds a line at or past it, and the view sent covers exactly the messages before it.
+`flatten_breaks_every_line` renders, for every Unicode scalar value, a built line holding it
+between two letters, and checks the rendered line has no line break and no control character
+left (by Python's `str.splitlines` and `unicodedata`, not the model's list), and that the
+counted bytes are the rendered bytes.
+"""
+
+import random
+import sys
+import unicodedata
+
+from laws.registry import Budget, Law, Verdict
+from model.planner import KINDS, Built, Config, Failed, Message, Retry, State, step, turn
+from model.view import built_line, rendered, utf8_bytes
+
+CONFIG = Config(6_000, 3_000, 2_000, 1_000, 4)
+
+
+def seeded_compactor(rng: random.Random):
+    def compactor(state: State):
+        if not state.running:
+            return Retry()
+        l, i = rng.choice(state.running)
+        if rng.random() < 0.6:
+            return Built(l, i, "s" * rng.randint(1, 300))
+        return Failed(l, i)
+
+    return compactor
+
+
+def turn_never_waits_for_its_message(budget: Budget) -> Verdict:
+    rng = random.Random(7)
+    state = State(CONFIG)
+    turns = 0
+    waited = 0
+    for _ in range(2_000):
+        if rng.random() < 0.6:
+            state = step(state, Message(rng.choice(KINDS), "m" * rng.choice((8, 700, 3000))))
+            continue
+        T0 = state.T
+        watched = seeded_compactor(rng)
+
+        def compactor(s: State, inner=watched):
+            nonlocal waited
+            if s.T != T0:
+                raise AssertionError(f"a message was logged during the wait at T={s.T}")
+            for line in s.view:
+                if not line.built and line.i >= T0:
+                    raise AssertionError(f"the wait holds line {line.i}, the turn's own message is {T0}")
+            waited += 1
+            return inner(s)
+
+        try:
+            after, sent = turn(state, "m" * rng.choice((8, 700)), compactor, rng.randint(0, 40))
+        except AssertionError as problem:
+            return Verdict(False, "none", f"T={T0}: {problem}")
+        turns += 1
+        end = (sent[-1].i + 1) << sent[-1].l if sent else 0
+        if end != T0 or after.T != T0 + 1:
+            return Verdict(False, "none", f"T={T0}: the view sent ends at {end}, the message is {after.T - 1}")
+        state = after
+    return Verdict(turns > 500 and waited > 500, f"Searched: {turns} turns of a seeded chat",
+                   f"{waited} outcomes while turns waited")
+
+
+def flatten_breaks_every_line(budget: Budget) -> Verdict:
+    # Every scalar value once, in one built line; "a" keeps "\r" and "\n" (U+000D, U+000A)
+    # from forming a CR LF pair, so each character is at its own position in the rendered line.
+    codes = [code for code in range(sys.maxunicode + 1) if not 0xD800 <= code <= 0xDFFF]
+    text = "a".join(chr(code) for code in codes)
+    line = built_line(1, 3, text)
+    shown = rendered(line)
+    head = "6+2|"
+    if not shown.startswith(head) or len(shown) != len(head) + len(text):
+        return Verdict(False, "none", f"the rendered line has {len(shown)} characters, not {len(head) + len(text)}")
+    body = shown[len(head):]
+    for k in range(0, len(text), 2):
+        ch = text[k]
+        breaks = len(("a" + ch + "b").splitlines()) != 1 or unicodedata.category(ch) == "Cc"
+        expected = " " if breaks else ch
+        if body[k] != expected:
+            return Verdict(False, "none", f"U+{ord(ch):04X} renders as {body[k]!r}")
+    if len(shown.splitlines()) != 1:
+        return Verdict(False, "none", "the rendered line breaks")
+    if line.bytes != utf8_bytes(shown) + 1:
+        return Verdict(False, "none", f"counted {line.bytes}, rendered {utf8_bytes(shown) + 1}")
+    for text in ("a\r\nb", "a\n\rb", "a\r\n\r\nb"):
+        shown = rendered(built_line(0, 0, text))
+        spaces = {"a\r\nb": 1, "a\n\rb": 2, "a\r\n\r\nb": 2}[text]
+        if shown != "0+1|a" + " " * spaces + "b":
+            return Verdict(False, "none", f"{text!r} renders {shown!r}")
+    return Verdict(True, f"Bounded: all {len(codes):,} Unicode scalar values, and CR LF pairs")
+
+
+LAWS = [
+    Law("turn_never_waits_for_its_message", "§6", "A turn in the protocol's order (wait, view, then the message) never waits for its own message, and sends the view of every message before it.", "runs", "Searched: 1 turns of a seeded chat", turn_never_waits_for_its_message),
+    Law("flatten_breaks_every_line", "§3", "A rendered line holds no line break and no control character, whatever the text; `\\r\\n` is one space; counted bytes are rendered bytes.", "exhaustive", "Bounded: all 1,112,064 Unicode scalar values, and CR LF pairs", flatten_breaks_every_line),
+]
