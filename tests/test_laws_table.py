@@ -36,7 +36,7 @@ def test_every_law_the_readme_and_docs_name_exists():
     registered = {law.name for law in laws()}
     for path in (README, ROOT / "docs" / "planner.md"):
         cited = named_laws(path.read_text())
-        assert len(cited) > 10, f"{path.name} names {len(cited)} laws: the pattern broke"
+        assert len(cited) >= 5, f"{path.name} names {len(cited)} laws: the pattern broke"
         unknown = cited - registered
         assert not unknown, f"{path.name} names laws that do not exist: {sorted(unknown)}"
 
