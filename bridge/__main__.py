@@ -111,7 +111,9 @@ class Sides:
         harness_ev = event_for(he, event)
         if isinstance(harness_ev, he.Restart):
             # a new process: what was saved is all it has [fix F1] [decision P10]
-            self.planner = Planner.load(self.planner.save())
+            # view.json's text round trip; the texts outlive the process, as the files do
+            saved = json.loads(json.dumps(self.planner.save()))
+            self.planner = Planner.load(saved, self.planner.texts)
         else:
             self.planner.apply(harness_ev)
         return ht.records(k, harness_ev, self.planner)

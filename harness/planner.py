@@ -1,22 +1,26 @@
 """The production planner: which lines merge and when, the compaction view, and the work queue.
 
-The same semantics as the reference model (docs/planner.md), written for speed: built nodes in
-per-level lists, each view a dict from first message to level with incremental byte counts, one
-heap of mergeable pairs per level, a heap of ready merges keyed by last message, and a deque of
-unbuilt level-0 lines. Per event the work is O(levels + jobs_max) plus a batch's merges; only a
-batch that merges the chat's view copies it into the compaction view (the model re-derives it
-there too) [decision P4].
+The same semantics as the reference model (docs/planner.md), written for speed: each view a dict
+from first message to level with incremental byte counts, one heap of mergeable pairs per level, a
+heap of ready merges keyed by last message, and a deque of unbuilt level-0 lines. Per event the
+work is O(levels + jobs_max) plus a batch's merges; only a batch that merges the chat's view
+copies it into the compaction view (the model re-derives it there too) [decision P4].
 
-It reads no clock, no file and no randomness. It never imports model/: the bridge compares the
-two on the same events.
+Its memory is O(view + work in flight), whatever the chat's length: node texts live in a `Texts`
+store (the tree files in the product, `MemoryTexts` in the bridge), which the planner asks for the
+few it needs (a merge's halves, a line's size, the view's lines to render, a compaction's
+context); it keeps which nodes are built as a watermark per level and the few built beyond it.
+The nodes an event builds are handed to the store once, at the end of the event.
+
+It reads no clock, no file and no randomness (a `Texts` store is the caller's). It never imports
+model/: the bridge compares the two on the same events.
 """
 
 import heapq
-import json
 from collections import deque
 from dataclasses import dataclass
 from itertools import islice
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Protocol, Set, Tuple
 
 from harness.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.line import LINE_BYTES_MAX, capped_line, capped_merge
@@ -88,6 +92,95 @@ def more_due(l_a: int, first_a: int, l_b: int, first_b: int, T: int) -> bool:
     return left > right or (left == right and first_a < first_b)
 
 
+class Texts(Protocol):
+    """Where node texts and message sources live; the planner keeps none of them for long."""
+
+    def node(self, l: int, i: int) -> Optional[str]:
+        """Node (l, i)'s text, or None while it is not built."""
+
+    def source(self, i: int) -> str:
+        """Message i's source, `kind: text` [gist §2]."""
+
+    def record_message(self, i: int, source: str) -> None:
+        """Message i was applied (a store that logged it before does nothing)."""
+
+    def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
+        """The nodes one event built, in build order, T being the message count then."""
+
+    def built_levels(self) -> List[List]:
+        """Which nodes are built: for each level, [watermark, the indexes built beyond it]."""
+
+
+class MemoryTexts:
+    """Every text in memory: for the bridge, tests and benchmarks. It outlives a `Planner`, as
+    the files do, so a restart is `Planner.load(planner.save(), planner.texts)`."""
+
+    def __init__(self) -> None:
+        self.nodes: Dict[Node, str] = {}
+        self.sources: List[str] = []
+
+    def node(self, l: int, i: int) -> Optional[str]:
+        return self.nodes.get((l, i))
+
+    def source(self, i: int) -> str:
+        return self.sources[i]
+
+    def record_message(self, i: int, source: str) -> None:
+        assert i == len(self.sources)
+        self.sources.append(source)
+
+    def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
+        for l, i, text in nodes:
+            assert (l, i) not in self.nodes, "a node is built once [gist §2]"
+            self.nodes[(l, i)] = text
+
+    def built_levels(self) -> List[List]:
+        built = _Built()
+        for l, i in self.nodes:
+            built.add(l, i)
+        return built.saved()
+
+
+class _Built:
+    """Which nodes of each level are built: every i below the level's watermark, and the few
+    built beyond it (nodes are built nearly in order, so the set stays small)."""
+
+    __slots__ = ("watermarks", "beyond")
+
+    def __init__(self) -> None:
+        self.watermarks: List[int] = []
+        self.beyond: List[Set[int]] = []
+
+    def has(self, l: int, i: int) -> bool:
+        if l >= len(self.watermarks):
+            return False
+        return i < self.watermarks[l] or i in self.beyond[l]
+
+    def add(self, l: int, i: int) -> None:
+        while len(self.watermarks) <= l:
+            self.watermarks.append(0)
+            self.beyond.append(set())
+        if i < self.watermarks[l]:
+            return
+        beyond = self.beyond[l]
+        beyond.add(i)
+        mark = self.watermarks[l]
+        while mark in beyond:
+            beyond.remove(mark)
+            mark += 1
+        self.watermarks[l] = mark
+
+    def saved(self) -> List[List]:
+        return [[mark, sorted(beyond)] for mark, beyond in zip(self.watermarks, self.beyond)]
+
+    @classmethod
+    def loaded(cls, saved: List[List]) -> "_Built":
+        built = cls()
+        built.watermarks = [mark for mark, _ in saved]
+        built.beyond = [set(beyond) for _, beyond in saved]
+        return built
+
+
 class _View:
     """A list of lines tiling messages 0..T−1, keyed by each line's first message.
 
@@ -120,19 +213,14 @@ class _View:
             pairs.append([])
         heapq.heappush(pairs[l], i)
 
-    def add(self, l: int, i: int, line_bytes: int, texts: List[List[Optional[str]]]) -> None:
+    def add(self, l: int, i: int, line_bytes: int, built: _Built) -> None:
         first = i << l
         self.level[first] = l
         self.line_bytes[first] = line_bytes
         self.bytes += line_bytes
         sibling = i ^ 1
-        if self.level.get(sibling << l) == l:
-            parent_level = l + 1
-            if parent_level < len(texts):
-                parents = texts[parent_level]
-                parent = i >> 1
-                if parent < len(parents) and parents[parent] is not None:
-                    self._push_pair(l, i & ~1)
+        if self.level.get(sibling << l) == l and built.has(l + 1, i >> 1):
+            self._push_pair(l, i & ~1)
 
     def resize(self, first: int, line_bytes: int) -> None:
         self.bytes += line_bytes - self.line_bytes[first]
@@ -145,7 +233,7 @@ class _View:
         if level.get(i << l) == child_level and level.get(((i << 1) | 1) << child_level) == child_level:
             self._push_pair(child_level, i << 1)
 
-    def fit(self, T: int, budget_bytes: int, texts: List[List[Optional[str]]]) -> List[Node]:
+    def fit(self, T: int, budget_bytes: int, planner: "Planner") -> List[Node]:
         """Merge the most due pair whose parent is built until within budget [gist §3.2]."""
         merges: List[Node] = []
         pairs = self.pairs
@@ -171,8 +259,7 @@ class _View:
             del level[second]
             parent_level = best_l + 1
             parent = best_i >> 1
-            parent_text = texts[parent_level][parent]
-            self.add(parent_level, parent, built_line_bytes(parent_level, parent, parent_text), texts)
+            self.add(parent_level, parent, planner.line_bytes(parent_level, parent), planner.built_nodes)
             merges.append((parent_level, parent))
         return merges
 
@@ -185,11 +272,13 @@ class _View:
 class Planner:
     """The planner's state and its transition `apply(event)`; see docs/planner.md."""
 
-    def __init__(self, config: Config = Config()) -> None:
+    def __init__(self, config: Config = Config(), texts: Optional[Texts] = None) -> None:
         self.config = config
         self.T = 0
-        self.texts: List[List[Optional[str]]] = []  # texts[l][i]: node (l, i), None until built
-        self.sources: Dict[int, str] = {}  # unbuilt messages' sources: their fallback input
+        self.texts: Texts = MemoryTexts() if texts is None else texts
+        self.built_nodes = _Built()
+        self.built_now: List[Tuple[int, int, str]] = []  # this event's nodes, until recorded
+        self._recent: Dict[Node, str] = {}  # texts read or built lately: a bounded cache
         self.view = _View()
         self.cview = _View()
         self.shrinking = False
@@ -207,23 +296,39 @@ class Planner:
 
     # ---- the tree ----
 
+    RECENT_MAX = 20_000  # texts kept in memory: about two views' worth of lines
+
     def text(self, l: int, i: int) -> Optional[str]:
-        texts = self.texts
-        if l >= len(texts):
+        if not self.built_nodes.has(l, i):
             return None
-        level = texts[l]
-        if i >= len(level):
-            return None
-        return level[i]
+        recent = self._recent
+        text = recent.get((l, i))
+        if text is None:
+            text = self.texts.node(l, i)
+            if text is None:
+                raise LookupError(f"node {node_name(l, i)} is built but its store has no text")
+            if len(recent) >= self.RECENT_MAX:
+                self._forget_recent()
+            recent[(l, i)] = text
+        return text
+
+    def _forget_recent(self) -> None:
+        # the texts of this event's nodes are not in the store yet: keep them
+        pending = {(l, i): text for l, i, text in self.built_now}
+        self._recent = pending
+
+    def line_bytes(self, l: int, i: int) -> int:
+        """A built node's line size in a view [decision P1]."""
+        text = self.text(l, i)
+        assert text is not None
+        return built_line_bytes(l, i, text)
 
     def _put(self, l: int, i: int, text: str) -> None:
-        texts = self.texts
-        while len(texts) <= l:
-            texts.append([])
-        level = texts[l]
-        if i >= len(level):
-            level.extend([None] * (i + 1 - len(level)))
-        level[i] = text
+        self.built_nodes.add(l, i)
+        self.built_now.append((l, i, text))
+        if len(self._recent) >= self.RECENT_MAX:
+            self._forget_recent()
+        self._recent[(l, i)] = text
 
     def _build(self, l: int, i: int, text: str) -> None:
         """Node (l, i) is built once: show it, leave the queues, ready or build its parent."""
@@ -237,7 +342,6 @@ class Planner:
             if i in self.unbuilt_set:
                 self.unbuilt_set.remove(i)
                 self.unbuilt.remove(i)  # a built message is within the window: near the left
-            self.sources.pop(i, None)
         else:
             self.view.parent_built(l, i)
             self.cview.parent_built(l, i)
@@ -248,13 +352,8 @@ class Planner:
         self._ready_parent(l, i)
 
     def _ready_parent(self, l: int, i: int) -> None:
-        level = self.texts[l]
-        left_i = i & ~1
-        right_i = i | 1
-        if right_i >= len(level):
-            return
-        left = level[left_i]
-        right = level[right_i]
+        left = self.text(l, i & ~1)
+        right = self.text(l, i | 1)
         if left is None or right is None:
             return
         joined = left + "\n" + right
@@ -269,7 +368,7 @@ class Planner:
         """The node's text after its last allowed failure: a mark and its input cut
         [deliberate D5] [decision P16]."""
         if l == 0:
-            return capped_line(self.sources[i])
+            return capped_line(self.texts.source(i))
         a = self.text(l - 1, i << 1)
         b = self.text(l - 1, (i << 1) | 1)
         assert a is not None
@@ -309,20 +408,23 @@ class Planner:
         else:
             raise TypeError(f"not a planner event: {event!r} (a restart is save, then load)")
         self._schedule()
+        if self.built_now:
+            self.texts.record_nodes(self.built_now, self.T)
+            self.built_now = []
 
     def _message(self, kind: str, text: str) -> None:
         """Append its line; build it if free; batch [gist §2, §3.2]."""
         i = self.T
         source = kind + ": " + text
         self.T = i + 1
+        self.texts.record_message(i, source)
         line_bytes = waiting_line_bytes(i)
-        self.view.add(0, i, line_bytes, self.texts)
-        self.cview.add(0, i, line_bytes, self.texts)
+        self.view.add(0, i, line_bytes, self.built_nodes)
+        self.cview.add(0, i, line_bytes, self.built_nodes)
         # [decision P3] a free node exists with its message, before the ceiling test
         if utf8_bytes(source) <= LINE_BYTES_MAX:
             self._build(0, i, source)
         else:
-            self.sources[i] = source
             self.unbuilt.append(i)
             self.unbuilt_set.add(i)
         self._batch()
@@ -346,21 +448,21 @@ class Planner:
         shrinking = self.shrinking or view.bytes > c.view_bytes_ceiling
         merges: List[Node] = []
         if shrinking:
-            merges = view.fit(T, c.view_bytes_floor, self.texts)
+            merges = view.fit(T, c.view_bytes_floor, self)
             shrinking = view.bytes > c.view_bytes_floor
         self.shrinking = shrinking
         self.merges = merges
         if merges:
             # [decision P4] merged again, from the chat's view, when the chat's view merges
             cview = view.copy()
-            self.cmerges = cview.fit(T, c.cview_bytes_floor, self.texts)
+            self.cmerges = cview.fit(T, c.cview_bytes_floor, self)
             self.cview = cview
             self.cshrinking = cview.bytes > c.cview_bytes_floor
             return
         cview = self.cview
         cshrinking = self.cshrinking or cview.bytes > c.cview_bytes_ceiling
         if cshrinking:
-            self.cmerges = cview.fit(T, c.cview_bytes_floor, self.texts)
+            self.cmerges = cview.fit(T, c.cview_bytes_floor, self)
             cshrinking = cview.bytes > c.cview_bytes_floor
         self.cshrinking = cshrinking
 
@@ -455,7 +557,7 @@ class Planner:
     # ---- what calls see ----
 
     def built(self, l: int, i: int) -> bool:
-        return self.text(l, i) is not None
+        return self.built_nodes.has(l, i)
 
     def rendered(self, l: int, i: int) -> str:
         text = self.text(l, i)
@@ -481,74 +583,76 @@ class Planner:
             lines.append((line_l, line_i))
         return lines
 
-    # ---- what a restart keeps [fix F1] [decision P10, P11] ----
+    # ---- what a restart keeps [fix F1] [decision P10, P11, P16] ----
 
-    def save(self) -> str:
-        """The durable state as JSON text: view.json's fields (T, both views as [l, i] pairs,
-        both shrinking flags), with the tree's texts and the unbuilt messages' sources, which
-        the product reads from the tree log and the message log."""
-        tree = []
-        for l, level in enumerate(self.texts):
-            for i, text in enumerate(level):
-                if text is not None:
-                    tree.append([l, i, text])
-        return json.dumps(
-            {
-                "config": [
-                    self.config.view_bytes_ceiling,
-                    self.config.view_bytes_floor,
-                    self.config.cview_bytes_ceiling,
-                    self.config.cview_bytes_floor,
-                    self.config.jobs_max,
-                    self.config.failures_max,
-                ],
-                "T": self.T,
-                "view": [[l, i] for l, i in self.view.lines()],
-                "cview": [[l, i] for l, i in self.cview.lines()],
-                "shrinking": self.shrinking,
-                "cshrinking": self.cshrinking,
-                "tree": tree,
-                "sources": [[i, self.sources[i]] for i in sorted(self.sources)],
-                # [decision P16] the failure cap bounds tries across restarts too
-                "failures": [[l, i, count] for (l, i), count in sorted(self.failures.items())],
-            },
-            ensure_ascii=False,
-        )
+    def save(self) -> dict:
+        """The durable state, view.json's fields: T, both views as [l, i] pairs, both shrinking
+        flags and the failure counts. Texts, and which nodes are built, are the store's."""
+        return {
+            "config": [
+                self.config.view_bytes_ceiling,
+                self.config.view_bytes_floor,
+                self.config.cview_bytes_ceiling,
+                self.config.cview_bytes_floor,
+                self.config.jobs_max,
+                self.config.failures_max,
+            ],
+            "T": self.T,
+            "view": [[l, i] for l, i in self.view.lines()],
+            "cview": [[l, i] for l, i in self.cview.lines()],
+            "shrinking": self.shrinking,
+            "cshrinking": self.cshrinking,
+            # [decision P16] the failure cap bounds tries across restarts too
+            "failures": [[l, i, count] for (l, i), count in sorted(self.failures.items())],
+        }
 
     @classmethod
-    def load(cls, saved: str) -> "Planner":
+    def load(cls, saved: dict, texts: Texts) -> "Planner":
         """A new process: the saved views and failure counts are loaded, never rebuilt
-        [gist §3.2, §7.3] [decision P16]; running calls, retries due and a waiting turn died with
-        the old one; the ready queue is rebuilt from the tree [decision P11]; then calls start."""
-        data = json.loads(saved)
-        planner = cls(Config(*data["config"]))
-        planner.T = data["T"]
-        for l, i, text in data["tree"]:
-            planner._put(l, i, text)
-        planner.sources = {i: source for i, source in data["sources"]}
-        planner.view = planner._loaded_view(data["view"])
-        planner.cview = planner._loaded_view(data["cview"])
-        planner.shrinking = data["shrinking"]
-        planner.cshrinking = data["cshrinking"]
-        planner.failures = {(l, i): count for l, i, count in data["failures"]}
-        for l, i in data["view"]:
+        [gist §3.2, §7.3] [decision P16]; which nodes are built is the store's account (it may
+        hold a node logged after the state was saved); running calls, retries due and a waiting
+        turn died with the old one; the ready queue is rebuilt from the built nodes' frontier
+        [decision P11]; then calls start."""
+        planner = cls(Config(*saved["config"]), texts)
+        planner.T = saved["T"]
+        planner.built_nodes = _Built.loaded(texts.built_levels())
+        planner.view = planner._loaded_view(saved["view"])
+        planner.cview = planner._loaded_view(saved["cview"])
+        planner.shrinking = saved["shrinking"]
+        planner.cshrinking = saved["cshrinking"]
+        planner.failures = {(l, i): count for l, i, count in saved["failures"]}
+        for l, i in saved["view"]:
             if l == 0 and not planner.built(0, i):
                 planner.unbuilt.append(i)
                 planner.unbuilt_set.add(i)
-        texts = planner.texts
-        for l in range(len(texts)):
-            level = texts[l]
-            for i in range(0, len(level) - 1, 2):
-                if level[i] is not None and level[i + 1] is not None and not planner.built(l + 1, i >> 1):
-                    planner.ready.append((last_message(l + 1, i >> 1), l + 1, i >> 1))
+        planner.ready = planner._frontier_merges()
         heapq.heapify(planner.ready)
         planner._schedule()
         return planner
 
+    def _frontier_merges(self) -> List[Tuple[int, int, int]]:
+        """Every unbuilt parent whose two halves are built. Below a level's watermark every node
+        is built, so such a parent lies between its own level's watermark and half its halves'
+        watermark, or is the parent of a half built beyond it: only that frontier is looked at,
+        O(levels + the merges waiting + the nodes built out of order)."""
+        built = self.built_nodes
+        ready = []
+        for l in range(len(built.watermarks)):
+            mark = built.watermarks[l]
+            parent_level = l + 1
+            parent_mark = built.watermarks[parent_level] if parent_level < len(built.watermarks) else 0
+            # parents whose halves are both below the watermark, and parents of nodes beyond it
+            candidates = set(range(parent_mark, mark >> 1))
+            candidates.update(i >> 1 for i in built.beyond[l])
+            for parent in candidates:
+                if (built.has(l, parent << 1) and built.has(l, (parent << 1) | 1)
+                        and not built.has(parent_level, parent)):
+                    ready.append((last_message(parent_level, parent), parent_level, parent))
+        return ready
+
     def _loaded_view(self, pairs: List[List[int]]) -> _View:
         view = _View()
         for l, i in pairs:
-            text = self.text(l, i)
-            line_bytes = waiting_line_bytes(i) if text is None else built_line_bytes(l, i, text)
-            view.add(l, i, line_bytes, self.texts)
+            line_bytes = self.line_bytes(l, i) if self.built(l, i) else waiting_line_bytes(i)
+            view.add(l, i, line_bytes, self.built_nodes)
         return view

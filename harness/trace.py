@@ -34,13 +34,11 @@ def items(nodes: Sequence[Node]) -> str:
 def view_items(planner: Planner, lines: Sequence[Node]) -> str:
     if not lines:
         return "-"
-    texts = planner.texts
-    level0 = texts[0] if texts else []
     parts = []
     for node in lines:
         l, i = node
         # only a message's own line can be unbuilt
-        if l == 0 and (i >= len(level0) or level0[i] is None):
+        if l == 0 and not planner.built(0, i):
             parts.append(name(node) + "*")
         else:
             parts.append(name(node))
