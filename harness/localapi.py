@@ -868,6 +868,20 @@ class LocalAPI:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
+    def reset(self) -> None:
+        """Forget what earlier requests left: the queue, the records, the failures, the cache, the
+        responder and the id counter; a manual clock starts again at 0. One server can then serve a
+        whole test run, each test starting as if on a new server."""
+        with self._lock:
+            self._queue.clear()
+            self._requests.clear()
+            self._failures.clear()
+            self.cache.clear()
+            self.responder = None
+            self._count = 0
+            if isinstance(self.clock, ManualClock):
+                self.clock = ManualClock()
+
     @property
     def base_url(self) -> str:
         assert self._server is not None, "start the LocalAPI first"
