@@ -76,6 +76,7 @@ import argparse
 import hashlib
 import json
 import math
+import signal
 import socket
 import struct
 import sys
@@ -839,6 +840,7 @@ class LocalAPI:
     # -- life
 
     def start(self) -> LocalAPI:
+        self._stopping.clear()
         self._server = _Server((self._host, self._port), _Handler)
         self._server.api = self
         self._thread = threading.Thread(target=self._server.serve_forever,
@@ -1118,11 +1120,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8787)
     arguments = parser.parse_args(argv)
     api = LocalAPI(host=arguments.host, port=arguments.port, clock=WallClock(), responder=echo)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda number, frame: stop.set())
     with api:
         print(f"Local Messages API at {api.base_url} (ANTHROPIC_BASE_URL={api.base_url}); Ctrl-C stops.",
               flush=True)
         try:
-            threading.Event().wait()
+            while not stop.wait(0.5):
+                pass
         except KeyboardInterrupt:
             pass
 
