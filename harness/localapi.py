@@ -20,7 +20,15 @@ Scripting. Each `POST /v1/messages` takes the first queued item whose `when` pre
 body (no predicate accepts all); with none, it asks `responder(body)`; with no responder it answers
 500 saying so. An item is a `str` (one text block), a list of content blocks (`text`, `thinking`,
 `tool_use`), a `Reply` (blocks, stop reason, a gate that holds the response back) or a `Fault`.
-`count_tokens` takes nothing from the queue.
+`count_tokens` takes nothing from the queue. Requests are recorded on arrival (`requests`,
+`wait_for_requests(n)`), so a test can hold replies at a gate until n requests are in; `reset()`
+makes a running server as new, so one server can serve a whole test run.
+
+Validation covers what clients most often get wrong: missing or mistyped `model`, `max_tokens`,
+`messages`; unknown top-level fields (the fields of SDK 2.14's request types, plus the sampling
+ones); roles; empty text blocks; tool_use/tool_result pairing; thinking budgets; cache marks
+(count, shape, lifetimes in order, none on thinking blocks); a missing key (401) or
+`anthropic-version` header.
 
 Token rule. A prompt is the sequence of its blocks in the cache's order: each tool definition, each
 system block, then each content block of each message (a `str` system or message content is one
