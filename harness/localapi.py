@@ -1,0 +1,1144 @@
+"""A local Messages API that answers as Anthropic's does, for tests, the no-key demo and the cost simulator.
+
+It is a real HTTP server (the standard library's `ThreadingHTTPServer`, HTTP/1.1, chunked SSE) that
+the official SDK talks to through `base_url=`; nothing in the SDK is mocked, and this module never
+imports the SDK. It serves `POST /v1/messages` (JSON, or SSE with `"stream": true`) and
+`POST /v1/messages/count_tokens`, validates requests like the API (400 `invalid_request_error`),
+answers each request with a scripted reply or a fault, keeps Anthropic's prompt cache [gist §3.3],
+and records every request so a test can assert exactly what was sent.
+
+    with LocalAPI() as api:
+        api.enqueue("Hello.")                                  # a text reply
+        api.enqueue([thinking("Hm.", "sig"), tool_use("read", {"path": "a"})])
+        api.enqueue(rate_limited(retry_after_seconds=2))       # a fault, in the same queue
+        client = anthropic.Anthropic(base_url=api.base_url, api_key="test-key", max_retries=0)
+        ...
+        api.requests[0].body["messages"]; api.requests[0].cache.cache_read_input_tokens
+        api.clock.advance(301)                                 # the cache's 5 minutes pass
+
+Scripting. Each `POST /v1/messages` takes the first queued item whose `when` predicate accepts its
+body (no predicate accepts all); with none, it asks `responder(body)`; with no responder it answers
+500 saying so. An item is a `str` (one text block), a list of content blocks (`text`, `thinking`,
+`tool_use`), a `Reply` (blocks, stop reason, a gate that holds the response back) or a `Fault`.
+`count_tokens` takes nothing from the queue. Requests are recorded on arrival (`requests`,
+`wait_for_requests(n)`), so a test can hold replies at a gate until n requests are in; `reset()`
+makes a running server as new, so one server can serve a whole test run.
+
+Validation covers what clients most often get wrong: missing or mistyped `model`, `max_tokens`,
+`messages`; unknown top-level fields (the fields of SDK 2.14's request types, plus the sampling
+ones); roles; empty text blocks; tool_use/tool_result pairing; thinking budgets; cache marks
+(count, shape, lifetimes in order, none on thinking blocks); a missing key (401) or
+`anthropic-version` header.
+
+Token rule. A prompt is the sequence of its blocks in the cache's order: each tool definition, each
+system block, then each content block of each message (a `str` system or message content is one
+`{"type": "text", "text": …}` block). A block's tokens are ceil(b / 4), where b is the number of
+UTF-8 bytes of its canonical JSON: the block without its `cache_control`, serialized with
+`json.dumps(block, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`. So a text block of n
+ASCII bytes without escapes is `{"text":"…","type":"text"}`, n + 25 bytes, ceil((n + 25) / 4)
+tokens. The prompt's size is the sum over its blocks; `count_tokens` answers it. Output tokens are
+the same sum over the reply's content blocks as the response shows them, and at least 1. Roles
+and the request's `thinking` and `tool_choice` settings count no tokens but are part of the cached
+prefix's identity (a message block under other settings is another prefix, as on the API).
+
+Prompt cache (Anthropic's published rules, one workspace):
+- Entries are made only at marks: blocks with `cache_control: {"type": "ephemeral"}` (optionally
+  `"ttl": "1h"`), and the request's top-level `cache_control`, which marks the last cacheable block
+  (thinking blocks and empty text blocks cannot be marked). A top-level mark on a block that has its
+  own mark is the same breakpoint. More than 4 marked blocks is a 400.
+- An entry is the prefix up to and including its marked block, tools → system → messages; any
+  changed byte before the mark is another prefix.
+- At each mark on block p (blocks counted from 1 across tools, system and messages) the cache looks
+  for a live entry ending at block p, p − 1, …, p − 20: the mark and the 20 block boundaries before
+  it, so an entry 20 blocks back is found and one 21 back is not. The longest prefix found over all
+  marks is read.
+- Every mark whose prefix has no live entry and is at least the model's minimum length gets an entry
+  (prefixes below the minimum are not cached at all). Tokens between the prefix read and the last
+  such mark are written; a mark inside the prefix read gets its entry free.
+- Entries live `ttl` (5 minutes, or 1 hour) from their write or their last read: a read refreshes
+  the entry it reads. Time is the server's `clock`, which a test advances by hand. An entry is live
+  while now < its last write or read + ttl.
+- Caches are kept per model.
+- A request's entries become readable by other requests only when its response starts (the JSON
+  body, or the SSE `message_start`): requests sent together on one new prefix each pay to write it;
+  a request arriving after the writer's response started reads it. Faults that answer before a
+  response starts (status errors, timeouts, resets) neither read nor write the cache.
+- Usage: `cache_read_input_tokens` (the prefix read), `cache_creation_input_tokens` (written, also
+  split by lifetime in `cache_creation`), `input_tokens` (the rest); the three sum to the prompt size.
+
+Faults (enqueued like replies): `rate_limited` (429 with `retry-after` and `retry-after-ms`),
+`server_error` (500), `overloaded` (529 `overloaded_error`), `status_error` (any), `timeout` (no
+answer for longer than the client waits), `connection_reset` (a partial status line, then a TCP
+reset), and for streams `stream_error` (an `error` event mid-stream), `stream_cut` (the socket
+closes before `message_stop`, without the chunked terminator) and `malformed_event` (an event whose
+data is not JSON). A stream fault sent to a non-streaming request becomes its nearest equivalent:
+the error's HTTP status, a body cut short, or a body that is not JSON.
+
+The API key is never stored or printed: recorded headers keep `authorization` and `x-api-key` only as
+"<redacted>", and the server logs nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Union
+
+JSON = dict[str, Any]
+
+cache_marks_max = 4
+cache_lookback_blocks = 20
+cache_ttl_seconds = {"5m": 300, "1h": 3600}
+# Anthropic's published minimum cacheable prefix per model family; the longest matching name
+# prefix wins, so "claude-sonnet-4-6-…" takes 2,048 and "claude-sonnet-4-20250514" 1,024.
+minimum_cacheable_tokens_published = {
+    "claude-sonnet-4": 1024,
+    "claude-sonnet-4-5": 1024,
+    "claude-opus-4": 1024,
+    "claude-opus-4-1": 1024,
+    "claude-sonnet-4-6": 2048,
+    "claude-3-haiku": 2048,
+    "claude-3-5-haiku": 2048,
+    "claude-opus-4-5": 4096,
+    "claude-opus-4-6": 4096,
+    "claude-haiku-4-5": 4096,
+}
+minimum_cacheable_tokens_default = 1024
+text_delta_chars = 24
+tool_input_pieces = 3
+thinking_budget_tokens_min = 1024
+gate_wait_seconds_max = 30.0
+redacted_headers = frozenset({"authorization", "x-api-key"})
+request_fields = frozenset({
+    "model", "messages", "max_tokens", "system", "tools", "tool_choice", "thinking", "stream",
+    "cache_control", "metadata", "stop_sequences", "temperature", "top_k", "top_p", "service_tier",
+    "output_config", "container", "diagnostics", "inference_geo", "speed", "user_profile_id",
+    "workspace_id", "mcp_servers", "context_management",
+})
+count_tokens_fields = frozenset({
+    "model", "messages", "system", "tools", "tool_choice", "thinking", "cache_control",
+    "output_config", "speed", "mcp_servers", "context_management",
+})
+# Blocks the API refuses a cache_control on.
+unmarkable_block_types = frozenset({"thinking", "redacted_thinking"})
+
+
+# ---------------------------------------------------------------- clocks
+
+
+class ManualClock:
+    """Seconds that pass only when a test says so (`advance`)."""
+
+    def __init__(self, start_seconds: float = 0.0) -> None:
+        self._now_seconds = start_seconds
+        self._lock = threading.Lock()
+
+    def now(self) -> float:
+        with self._lock:
+            return self._now_seconds
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError(f"a clock does not go back ({seconds} s)")
+        with self._lock:
+            self._now_seconds += seconds
+
+
+class WallClock:
+    """Real seconds, for the demo."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def advance(self, seconds: float) -> None:
+        raise TypeError("a wall clock cannot be advanced; give LocalAPI a ManualClock")
+
+
+# ---------------------------------------------------------------- replies and faults
+
+
+def text(text: str) -> JSON:
+    """A text content block."""
+    return {"type": "text", "text": text}
+
+
+def thinking(thinking: str, signature: str = "local-signature") -> JSON:
+    """A thinking content block, streamed as thinking_delta events then one signature_delta."""
+    return {"type": "thinking", "thinking": thinking, "signature": signature}
+
+
+def tool_use(name: str, input: JSON, id: str | None = None) -> JSON:
+    """A tool_use content block; without an id the server gives one (toolu_local_…)."""
+    block: JSON = {"type": "tool_use", "name": name, "input": input}
+    if id is not None:
+        block["id"] = id
+    return block
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A scripted reply: its content blocks (or one text), its stop reason (default "tool_use" when
+    it uses a tool, else "end_turn"), and an optional gate: the response starts only once the gate
+    is set, which is how a test holds a writer back while other requests arrive."""
+
+    content: str | list[JSON]
+    stop_reason: str | None = None
+    gate: threading.Event | None = None
+
+    def blocks(self) -> list[JSON]:
+        if isinstance(self.content, str):
+            return [text(self.content)]
+        return [dict(block) for block in self.content]
+
+    def final_stop_reason(self) -> str:
+        if self.stop_reason is not None:
+            return self.stop_reason
+        uses_tool = any(block.get("type") == "tool_use" for block in self.blocks())
+        return "tool_use" if uses_tool else "end_turn"
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A failure the server produces on demand; build one with the functions below."""
+
+    kind: str  # status | timeout | reset | stream_error | stream_cut | malformed_event
+    status: int = 0
+    error_type: str = ""
+    message: str = ""
+    headers: tuple[tuple[str, str], ...] = ()
+    delay_seconds: float = 0.0
+    after_events: int = 0
+    reply: Reply | None = None
+
+
+def status_error(status: int, error_type: str, message: str,
+                 headers: tuple[tuple[str, str], ...] = ()) -> Fault:
+    """Any error status with the API's error body."""
+    return Fault("status", status=status, error_type=error_type, message=message, headers=headers)
+
+
+def rate_limited(retry_after_seconds: float = 1.0) -> Fault:
+    """429 rate_limit_error; `retry-after` in whole seconds (rounded up) and `retry-after-ms`."""
+    headers = (("retry-after", str(math.ceil(retry_after_seconds))),
+               ("retry-after-ms", str(round(retry_after_seconds * 1000))))
+    return status_error(429, "rate_limit_error", "Number of requests has exceeded your rate limit.",
+                        headers)
+
+
+def server_error() -> Fault:
+    """500 api_error."""
+    return status_error(500, "api_error", "Internal server error")
+
+
+def overloaded() -> Fault:
+    """529 overloaded_error."""
+    return status_error(529, "overloaded_error", "Overloaded")
+
+
+def timeout(delay_seconds: float = 30.0) -> Fault:
+    """Say nothing for `delay_seconds` (cut short when the server stops), then close."""
+    return Fault("timeout", delay_seconds=delay_seconds)
+
+
+def connection_reset() -> Fault:
+    """Send part of a status line, then reset the TCP connection."""
+    return Fault("reset")
+
+
+default_fault_reply = Reply("This reply is cut off before its end, mid-sentence and mid-stream.")
+
+
+def stream_error(after_events: int = 4, error_type: str = "overloaded_error",
+                 message: str = "Overloaded", reply: Reply | None = None) -> Fault:
+    """Stream `after_events` events of `reply`, then an `error` event, then end the stream."""
+    return Fault("stream_error", error_type=error_type, message=message, after_events=after_events,
+                 reply=reply or default_fault_reply)
+
+
+def stream_cut(after_events: int = 4, reply: Reply | None = None) -> Fault:
+    """Stream `after_events` events of `reply`, then close the socket without message_stop."""
+    return Fault("stream_cut", after_events=after_events, reply=reply or default_fault_reply)
+
+
+def malformed_event(after_events: int = 4, reply: Reply | None = None) -> Fault:
+    """Stream `after_events` events of `reply`, then an event whose data is not JSON."""
+    return Fault("malformed_event", after_events=after_events, reply=reply or default_fault_reply)
+
+
+Item = Union[str, list, Reply, Fault]
+Predicate = Callable[[JSON], bool]
+Responder = Callable[[JSON], Item]
+
+
+def as_reply_or_fault(item: Item) -> Reply | Fault:
+    if isinstance(item, (Reply, Fault)):
+        return item
+    if isinstance(item, (str, list)):
+        return Reply(item)
+    raise TypeError(f"a scripted item is a str, a list of blocks, a Reply or a Fault, not {item!r}")
+
+
+# ---------------------------------------------------------------- requests
+
+
+class ApiError(Exception):
+    """An error the API answers with its JSON error body."""
+
+    def __init__(self, status: int, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error_type = error_type
+        self.message = message
+
+
+def invalid(message: str) -> ApiError:
+    return ApiError(400, "invalid_request_error", message)
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def block_tokens(block: JSON) -> int:
+    """The token rule: ceil(UTF-8 bytes of the canonical JSON, without cache_control, / 4)."""
+    bare = {name: value for name, value in block.items() if name != "cache_control"}
+    return math.ceil(len(canonical_json(bare)) / 4)
+
+
+@dataclass(frozen=True)
+class PromptBlock:
+    """One block of a prompt in the cache's order, with what the cache needs of it."""
+
+    where: str            # "tools.0", "system.1", "messages.2.content.0": for error messages
+    block: JSON           # as sent, with its cache_control if any
+    identity: bytes       # what makes two blocks the same prefix element
+    tokens: int
+
+
+def is_json_object(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def content_blocks(content: Any, where: str) -> list[JSON]:
+    if isinstance(content, str):
+        return [text(content)]
+    if not isinstance(content, list):
+        raise invalid(f"{where}: Input should be a valid string or a list of content blocks")
+    for index, block in enumerate(content):
+        if not is_json_object(block) or not isinstance(block.get("type"), str):
+            raise invalid(f"{where}.{index}: Input should be a content block with a `type`")
+    return content
+
+
+def check_block(block: JSON, where: str) -> None:
+    kind = block["type"]
+    if kind == "text":
+        if not isinstance(block.get("text"), str):
+            raise invalid(f"{where}.text: Field required")
+        if block["text"] == "":
+            if "cache_control" in block:
+                raise invalid(f"{where}.text: cache_control cannot be set for empty text blocks")
+            raise invalid(f"{where}: text content blocks must be non-empty")
+    if kind == "tool_use":
+        for name in ("id", "name"):
+            if not isinstance(block.get(name), str):
+                raise invalid(f"{where}.{name}: Field required")
+        if not is_json_object(block.get("input")):
+            raise invalid(f"{where}.input: Input should be a valid dictionary")
+    if kind == "tool_result" and not isinstance(block.get("tool_use_id"), str):
+        raise invalid(f"{where}.tool_use_id: Field required")
+    if kind in unmarkable_block_types and "cache_control" in block:
+        raise invalid(f"{where}: cache_control cannot be set on {kind} blocks")
+
+
+def check_cache_control(mark: Any, where: str) -> str:
+    """The mark's lifetime ("5m" or "1h")."""
+    if not is_json_object(mark) or mark.get("type") != "ephemeral":
+        raise invalid(f"{where}.type: Input should be 'ephemeral'")
+    ttl = mark.get("ttl", "5m")
+    if ttl not in cache_ttl_seconds:
+        raise invalid(f"{where}.ttl: Input should be '5m' or '1h'")
+    return ttl
+
+
+def check_tool_pairs(messages: list[JSON]) -> None:
+    """Each tool_result answers a tool_use of the message just before; each tool_use is answered in
+    the message just after (unless it ends the conversation)."""
+    for index, message in enumerate(messages):
+        blocks = content_blocks(message["content"], f"messages.{index}.content")
+        results = [block["tool_use_id"] for block in blocks if block["type"] == "tool_result"]
+        previous = messages[index - 1] if index > 0 else None
+        uses = []
+        if previous is not None and previous["role"] == "assistant":
+            previous_blocks = content_blocks(previous["content"], f"messages.{index - 1}.content")
+            uses = [block["id"] for block in previous_blocks if block["type"] == "tool_use"]
+        unexpected = [tool_use_id for tool_use_id in results if tool_use_id not in uses]
+        if unexpected:
+            raise invalid(
+                f"messages.{index}.content: unexpected `tool_use_id` found in `tool_result` blocks: "
+                f"{', '.join(unexpected)}. Each `tool_result` block must have a corresponding "
+                "`tool_use` block in the previous message.")
+        if previous is not None and previous["role"] == "assistant" and message["role"] == "user":
+            unanswered = [tool_use_id for tool_use_id in uses if tool_use_id not in results]
+            if unanswered:
+                raise invalid(
+                    f"messages.{index - 1}: `tool_use` ids were found without `tool_result` blocks "
+                    f"immediately after: {', '.join(unanswered)}. Each `tool_use` block must have a "
+                    "corresponding `tool_result` block in the next message.")
+
+
+def check_request(body: Any, counting: bool) -> None:
+    """Raise the API's 400 for a request it would refuse (the checks a client most often trips)."""
+    if not is_json_object(body):
+        raise invalid("The request body must be a JSON object")
+    allowed = count_tokens_fields if counting else request_fields
+    for name in body:
+        if name not in allowed:
+            raise invalid(f"{name}: Extra inputs are not permitted")
+    if not isinstance(body.get("model"), str) or body["model"] == "":
+        raise invalid("model: Field required")
+    if not counting:
+        if "max_tokens" not in body:
+            raise invalid("max_tokens: Field required")
+        if not is_int(body["max_tokens"]):
+            raise invalid("max_tokens: Input should be a valid integer")
+        if body["max_tokens"] < 1:
+            raise invalid("max_tokens: Input should be greater than or equal to 1")
+        if "stream" in body and not isinstance(body["stream"], bool):
+            raise invalid("stream: Input should be a valid boolean")
+    if "messages" not in body:
+        raise invalid("messages: Field required")
+    messages = body["messages"]
+    if not isinstance(messages, list):
+        raise invalid("messages: Input should be a valid list")
+    if not messages:
+        raise invalid("messages: at least one message is required")
+    for index, message in enumerate(messages):
+        if not is_json_object(message):
+            raise invalid(f"messages.{index}: Input should be a valid dictionary")
+        if message.get("role") not in ("user", "assistant"):
+            raise invalid(f"messages.{index}.role: Input should be 'user' or 'assistant'")
+        if "content" not in message:
+            raise invalid(f"messages.{index}.content: Field required")
+        where = f"messages.{index}.content"
+        for block_index, block in enumerate(content_blocks(message["content"], where)):
+            check_block(block, f"{where}.{block_index}")
+    check_tool_pairs(messages)
+    system = body.get("system")
+    if system is not None:
+        if not isinstance(system, (str, list)):
+            raise invalid("system: Input should be a valid string or a list of text blocks")
+        for index, block in enumerate(content_blocks(system, "system") if system != "" else []):
+            if block["type"] != "text":
+                raise invalid(f"system.{index}.type: Input should be 'text'")
+            check_block(block, f"system.{index}")
+    tools = body.get("tools", [])
+    if not isinstance(tools, list):
+        raise invalid("tools: Input should be a valid list")
+    for index, tool in enumerate(tools):
+        if not is_json_object(tool) or not isinstance(tool.get("name"), str):
+            raise invalid(f"tools.{index}.name: Field required")
+    thinking_setting = body.get("thinking")
+    if thinking_setting is not None:
+        if not is_json_object(thinking_setting) or thinking_setting.get("type") not in (
+                "enabled", "disabled", "adaptive", "between_tools"):
+            raise invalid("thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'")
+        if thinking_setting["type"] == "enabled":
+            budget = thinking_setting.get("budget_tokens")
+            if not is_int(budget):
+                raise invalid("thinking.enabled.budget_tokens: Field required")
+            if budget < thinking_budget_tokens_min:
+                raise invalid("thinking.enabled.budget_tokens: Input should be greater than or "
+                              f"equal to {thinking_budget_tokens_min}")
+            if not counting and body["max_tokens"] <= budget:
+                raise invalid("`max_tokens` must be greater than `thinking.budget_tokens`")
+
+
+def prompt_blocks(body: JSON) -> list[PromptBlock]:
+    """The request's blocks in the cache's order, tools → system → messages [gist §3.3]."""
+    blocks: list[PromptBlock] = []
+
+    def add(where: str, block: JSON, identity_prefix: bytes) -> None:
+        bare = {name: value for name, value in block.items() if name != "cache_control"}
+        blocks.append(PromptBlock(where, block, identity_prefix + canonical_json(bare),
+                                  block_tokens(block)))
+
+    for index, tool in enumerate(body.get("tools", [])):
+        add(f"tools.{index}", tool, b"tool\0")
+    system = body.get("system")
+    if system:
+        for index, block in enumerate(content_blocks(system, "system")):
+            add(f"system.{index}", block, b"system\0")
+    # The API drops the message part of the cache when these settings change.
+    settings = canonical_json({"thinking": body.get("thinking"), "tool_choice": body.get("tool_choice")})
+    for index, message in enumerate(body["messages"]):
+        where = f"messages.{index}.content"
+        role = message["role"].encode("ascii")
+        for block_index, block in enumerate(content_blocks(message["content"], where)):
+            add(f"{where}.{block_index}", block, role + b"\0" + settings + b"\0")
+    return blocks
+
+
+def cache_marks(body: JSON, blocks: list[PromptBlock]) -> list[tuple[int, str]]:
+    """The marks as (block number counted from 1, ttl), in prompt order; checks their count and order."""
+    marks: dict[int, str] = {}
+    for number, prompt_block in enumerate(blocks, start=1):
+        if "cache_control" in prompt_block.block:
+            marks[number] = check_cache_control(prompt_block.block["cache_control"],
+                                                 f"{prompt_block.where}.cache_control")
+    top = body.get("cache_control")
+    if top is not None:
+        ttl = check_cache_control(top, "cache_control")
+        markable = [number for number, prompt_block in enumerate(blocks, start=1)
+                    if prompt_block.block.get("type") not in unmarkable_block_types
+                    and not (prompt_block.block.get("type") == "text" and prompt_block.block.get("text") == "")]
+        if markable and markable[-1] not in marks:
+            marks[markable[-1]] = ttl
+    if len(marks) > cache_marks_max:
+        raise invalid(f"A maximum of {cache_marks_max} blocks with cache_control may be provided. "
+                      f"Found {len(marks)}.")
+    ordered = sorted(marks.items())
+    for (_, earlier), (_, later) in zip(ordered, ordered[1:]):
+        if earlier == "5m" and later == "1h":
+            raise invalid("a ttl='1h' cache_control block must not come after a ttl='5m' cache_control "
+                          "block. Note that blocks are processed in the following order: `tools`, "
+                          "`system`, `messages`.")
+    return ordered
+
+
+# ---------------------------------------------------------------- the prompt cache
+
+
+@dataclass
+class CacheEntry:
+    tokens: int
+    ttl_seconds: int
+    expires_at_seconds: float
+
+
+@dataclass(frozen=True)
+class CacheOutcome:
+    """What the cache did for one request (block numbers count from 1 across the whole prompt)."""
+
+    prompt_tokens: int
+    input_tokens: int
+    cache_creation_input_tokens: int
+    cache_read_input_tokens: int
+    ephemeral_5m_input_tokens: int
+    ephemeral_1h_input_tokens: int
+    read_blocks: int                      # the prefix read ends after this block (0: none read)
+    written_blocks: tuple[int, ...]       # marks that get a new entry when the response starts
+
+
+@dataclass(frozen=True)
+class PendingWrite:
+    model: str
+    digest: bytes
+    tokens: int
+    ttl_seconds: int
+
+
+class PromptCache:
+    """Anthropic's prompt cache as its documentation states it; see the module docstring.
+
+    Not locked itself: LocalAPI calls it under its lock."""
+
+    def __init__(self, minimum_tokens: dict[str, int], minimum_tokens_default: int) -> None:
+        self.minimum_tokens = dict(minimum_tokens)
+        self.minimum_tokens_default = minimum_tokens_default
+        self._entries: dict[str, dict[bytes, CacheEntry]] = {}
+
+    def minimum_for(self, model: str) -> int:
+        matches = [name for name in self.minimum_tokens if model.startswith(name)]
+        if not matches:
+            return self.minimum_tokens_default
+        return self.minimum_tokens[max(matches, key=len)]
+
+    def _live(self, model: str, digest: bytes, now: float) -> CacheEntry | None:
+        entries = self._entries.get(model, {})
+        entry = entries.get(digest)
+        if entry is None:
+            return None
+        if now >= entry.expires_at_seconds:
+            del entries[digest]
+            return None
+        return entry
+
+    def look(self, model: str, blocks: list[PromptBlock], marks: list[tuple[int, str]],
+             now: float) -> tuple[CacheOutcome, tuple[PendingWrite, ...]]:
+        """Read what the cache holds for this prompt now; say what it will write."""
+        digests = [hashlib.sha256(b"").digest()]
+        prefix_tokens = [0]
+        for prompt_block in blocks:
+            identity = len(prompt_block.identity).to_bytes(8, "big") + prompt_block.identity
+            digests.append(hashlib.sha256(digests[-1] + identity).digest())
+            prefix_tokens.append(prefix_tokens[-1] + prompt_block.tokens)
+
+        read_blocks = 0
+        for mark, _ in marks:
+            for boundary in range(mark, max(mark - cache_lookback_blocks, 1) - 1, -1):
+                if self._live(model, digests[boundary], now) is not None:
+                    read_blocks = max(read_blocks, boundary)
+                    break
+        if read_blocks:
+            entry = self._live(model, digests[read_blocks], now)
+            entry.expires_at_seconds = now + entry.ttl_seconds
+
+        minimum = self.minimum_for(model)
+        writes: list[PendingWrite] = []
+        written_blocks: list[int] = []
+        written_by_ttl = {"5m": 0, "1h": 0}
+        charged_to = read_blocks
+        for mark, ttl in marks:
+            if prefix_tokens[mark] < minimum or self._live(model, digests[mark], now) is not None:
+                continue
+            writes.append(PendingWrite(model, digests[mark], prefix_tokens[mark], cache_ttl_seconds[ttl]))
+            written_blocks.append(mark)
+            if mark > charged_to:
+                written_by_ttl[ttl] += prefix_tokens[mark] - prefix_tokens[charged_to]
+                charged_to = mark
+
+        read_tokens = prefix_tokens[read_blocks]
+        creation_tokens = written_by_ttl["5m"] + written_by_ttl["1h"]
+        outcome = CacheOutcome(
+            prompt_tokens=prefix_tokens[-1],
+            input_tokens=prefix_tokens[-1] - read_tokens - creation_tokens,
+            cache_creation_input_tokens=creation_tokens,
+            cache_read_input_tokens=read_tokens,
+            ephemeral_5m_input_tokens=written_by_ttl["5m"],
+            ephemeral_1h_input_tokens=written_by_ttl["1h"],
+            read_blocks=read_blocks,
+            written_blocks=tuple(written_blocks),
+        )
+        return outcome, tuple(writes)
+
+    def commit(self, writes: tuple[PendingWrite, ...], now: float) -> None:
+        """Make a request's entries readable: its response has started."""
+        for write in writes:
+            entries = self._entries.setdefault(write.model, {})
+            entries[write.digest] = CacheEntry(write.tokens, write.ttl_seconds, now + write.ttl_seconds)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+# ---------------------------------------------------------------- responses
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server saw it. `headers` have lower-case names, with the values of
+    authorization and x-api-key replaced by "<redacted>"; `cache` is None when the request did
+    not reach the cache (invalid, a status fault, a timeout, a reset, count_tokens)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    time_seconds: float
+    status: int | None          # None when no status line was sent whole (timeout, reset)
+    answer: str                 # "reply", "count_tokens", "invalid", or the fault's kind
+    cache: CacheOutcome | None
+
+
+def usage_json(outcome: CacheOutcome, output_tokens: int) -> JSON:
+    return {
+        "input_tokens": outcome.input_tokens,
+        "cache_creation_input_tokens": outcome.cache_creation_input_tokens,
+        "cache_read_input_tokens": outcome.cache_read_input_tokens,
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": outcome.ephemeral_5m_input_tokens,
+            "ephemeral_1h_input_tokens": outcome.ephemeral_1h_input_tokens,
+        },
+        "output_tokens": output_tokens,
+        "service_tier": "standard",
+    }
+
+
+def error_json(error_type: str, message: str, request_id: str) -> JSON:
+    return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+
+
+def pieces(value: str, size: int) -> list[str]:
+    return [value[start:start + size] for start in range(0, len(value), size)]
+
+
+def stream_events(message: JSON, blocks: list[JSON], usage: JSON) -> list[tuple[str, JSON]]:
+    """The SSE events of one message, as the API sends them."""
+    start_usage = dict(usage, output_tokens=1)
+    events: list[tuple[str, JSON]] = [
+        ("message_start", {"type": "message_start",
+                           "message": dict(message, content=[], stop_reason=None, stop_sequence=None,
+                                           usage=start_usage)}),
+    ]
+    for index, block in enumerate(blocks):
+        kind = block["type"]
+        if kind == "text":
+            opening: JSON = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": piece} for piece in pieces(block["text"], text_delta_chars)]
+        elif kind == "thinking":
+            opening = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [{"type": "thinking_delta", "thinking": piece}
+                      for piece in pieces(block["thinking"], text_delta_chars)]
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        elif kind == "tool_use":
+            opening = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            partial = json.dumps(block["input"], ensure_ascii=False)
+            size = max(1, math.ceil(len(partial) / tool_input_pieces))
+            # The API opens with an empty piece; clients must accept it.
+            deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in [""] + pieces(partial, size)]
+        else:
+            opening, deltas = block, []
+        events.append(("content_block_start", {"type": "content_block_start", "index": index,
+                                               "content_block": opening}))
+        if index == 0:
+            events.append(("ping", {"type": "ping"}))
+        events += [("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+                   for delta in deltas]
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    if not blocks:
+        events.append(("ping", {"type": "ping"}))
+    delta_usage = {name: usage[name] for name in
+                   ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")}
+    events.append(("message_delta", {"type": "message_delta",
+                                     "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                                     "usage": delta_usage}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def sse(event: str, data: str) -> bytes:
+    return f"event: {event}\ndata: {data}\n\n".encode("utf-8")
+
+
+# ---------------------------------------------------------------- HTTP
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # stop() shuts the open connections down itself
+    api: LocalAPI
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Mostly a client that left mid-answer; kept for a test to read, never printed.
+        self.api._failed(repr(sys.exc_info()[1]))
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.api._connection_opened(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        except OSError:
+            pass
+        self.server.api._connection_closed(self.connection)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # The server prints nothing: no request line, and never a header.
+
+    def do_POST(self) -> None:
+        self.server.api._handle(self)
+
+    def do_GET(self) -> None:
+        self.server.api._handle(self)
+
+    # -- writing
+
+    def send_json(self, status: int, payload: JSON, request_id: str,
+                  headers: tuple[tuple[str, str], ...] = ()) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("request-id", request_id)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def send_raw_body(self, status: int, data: bytes, declared_length: int, request_id: str) -> None:
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(declared_length))
+        self.send_header("request-id", request_id)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def start_stream(self, request_id: str) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream; charset=utf-8")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("request-id", request_id)
+        self.end_headers()
+
+    def send_chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode("ascii") + data + b"\r\n")
+
+    def end_stream(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+
+    def reset(self) -> None:
+        """Close with a TCP reset (SO_LINGER 0), not an orderly close."""
+        self.close_connection = True
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+
+    def hang_up(self) -> None:
+        """Close orderly but mid-message (a stream without its terminating chunk)."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+class LocalAPI:
+    """A local Messages API on 127.0.0.1; see the module docstring.
+
+    `LocalAPI()` is a context manager that starts on a free port in a background thread and stops
+    on exit; `base_url` is what the SDK's `base_url=` takes. Every public method is thread-safe.
+    """
+
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0,
+                 clock: ManualClock | WallClock | None = None,
+                 responder: Responder | None = None,
+                 minimum_cacheable_tokens: dict[str, int] | None = None,
+                 minimum_cacheable_tokens_default: int = minimum_cacheable_tokens_default) -> None:
+        self.clock = clock if clock is not None else ManualClock()
+        self.responder = responder
+        self.cache = PromptCache(
+            minimum_cacheable_tokens if minimum_cacheable_tokens is not None
+            else minimum_cacheable_tokens_published,
+            minimum_cacheable_tokens_default)
+        self._host = host
+        self._port = port
+        self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
+        self._queue: list[tuple[Reply | Fault, Predicate | None]] = []
+        self._requests: list[RecordedRequest] = []
+        self._connections: set[socket.socket] = set()
+        self._failures: list[str] = []
+        self._stopping = threading.Event()
+        self._count = 0
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- life
+
+    def start(self) -> LocalAPI:
+        self._stopping.clear()
+        self._server = _Server((self._host, self._port), _Handler)
+        self._server.api = self
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, name="localapi", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+        with self._lock:
+            connections = list(self._connections)
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._thread.join()
+        self._server = None
+
+    def __enter__(self) -> LocalAPI:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def reset(self) -> None:
+        """Forget what earlier requests left: the queue, the records, the failures, the cache, the
+        responder and the id counter; a manual clock starts again at 0. One server can then serve a
+        whole test run, each test starting as if on a new server."""
+        with self._lock:
+            self._queue.clear()
+            self._requests.clear()
+            self._failures.clear()
+            self.cache.clear()
+            self.responder = None
+            self._count = 0
+            if isinstance(self.clock, ManualClock):
+                self.clock = ManualClock()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "start the LocalAPI first"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # -- scripting
+
+    def enqueue(self, item: Item, *, when: Predicate | None = None) -> None:
+        """Queue a reply or fault for the next `POST /v1/messages` whose body `when` accepts."""
+        entry = (as_reply_or_fault(item), when)
+        with self._lock:
+            self._queue.append(entry)
+
+    @property
+    def pending(self) -> int:
+        """Scripted items not taken yet."""
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    def wait_for_requests(self, count: int, timeout_seconds: float = 5.0) -> list[RecordedRequest]:
+        """Block until `count` requests have been recorded (they are recorded on arrival, before any
+        gate), and return them."""
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: len(self._requests) >= count, timeout_seconds):
+                raise TimeoutError(f"{len(self._requests)} requests arrived, not {count}")
+            return list(self._requests)
+
+    # -- serving
+
+    def _connection_opened(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._connections.add(connection)
+
+    def _connection_closed(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._connections.discard(connection)
+
+    @property
+    def failures(self) -> list[str]:
+        """Exceptions raised while answering (a client hanging up mid-answer, or a bug here)."""
+        with self._lock:
+            return list(self._failures)
+
+    def _failed(self, description: str) -> None:
+        with self._lock:
+            self._failures.append(description)
+
+    def _next_id(self) -> int:
+        with self._lock:
+            self._count += 1
+            return self._count
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._arrived:
+            self._requests.append(request)
+            self._arrived.notify_all()
+
+    def _take(self, body: JSON) -> Reply | Fault:
+        with self._lock:
+            for position, (item, when) in enumerate(self._queue):
+                if when is None or when(body):
+                    del self._queue[position]
+                    return item
+            responder = self.responder
+        if responder is None:
+            raise ApiError(500, "api_error",
+                           "The local API has no scripted reply for this request: enqueue one or set a responder.")
+        return as_reply_or_fault(responder(body))
+
+    def _handle(self, handler: _Handler) -> None:
+        number = self._next_id()
+        request_id = f"req_local_{number:06d}"
+        now = self.clock.now()
+        path = handler.path.split("?", 1)[0]
+        headers = {name.lower(): ("<redacted>" if name.lower() in redacted_headers else value)
+                   for name, value in handler.headers.items()}
+        length = int(handler.headers.get("content-length") or 0)
+        raw = handler.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+
+        def record(status: int | None, answer: str, outcome: CacheOutcome | None = None) -> None:
+            self._record(RecordedRequest(handler.command, path, headers, body, now, status, answer, outcome))
+
+        try:
+            if handler.command != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
+                raise ApiError(404, "not_found_error", f"Not found: {handler.command} {path}")
+            if "x-api-key" not in headers and "authorization" not in headers:
+                raise ApiError(401, "authentication_error", "x-api-key header is required")
+            if "anthropic-version" not in headers:
+                raise invalid("anthropic-version: header is required")
+            if not isinstance(body, dict):
+                raise invalid("There was an issue with your request body: it is not a JSON object")
+            counting = path == "/v1/messages/count_tokens"
+            check_request(body, counting)
+            blocks = prompt_blocks(body)
+            marks = cache_marks(body, blocks)
+            if counting:
+                record(200, "count_tokens")
+                handler.send_json(200, {"input_tokens": sum(block.tokens for block in blocks)}, request_id)
+                return
+            item = self._take(body)
+        except ApiError as error:
+            record(error.status, "invalid" if error.status == 400 else "error")
+            handler.send_json(error.status, error_json(error.error_type, error.message, request_id), request_id)
+            return
+        except Exception as error:  # a predicate or responder failed: say so, loudly
+            record(500, "error")
+            handler.send_json(500, error_json("api_error", f"The local API failed: {error!r}", request_id),
+                              request_id)
+            return
+
+        streaming = bool(body.get("stream"))
+        if isinstance(item, Fault) and item.kind == "stream_error" and not streaming:
+            # Without a stream the API says the same error with its status, before any response.
+            item = status_error(error_status(item.error_type), item.error_type, item.message)
+        if isinstance(item, Fault) and item.reply is None:
+            self._answer_fault(handler, item, request_id, record)
+            return
+
+        reply = item.reply if isinstance(item, Fault) else item
+        fault = item if isinstance(item, Fault) else None
+        with self._lock:
+            outcome, writes = self.cache.look(body["model"], blocks, marks, now)
+        record(200, "reply" if fault is None else fault.kind, outcome)
+        self._answer(handler, body, reply, fault, outcome, writes, number, request_id)
+
+    def _answer_fault(self, handler: _Handler, fault: Fault, request_id: str,
+                      record: Callable[..., None]) -> None:
+        if fault.kind == "status":
+            record(fault.status, "status")
+            handler.send_json(fault.status, error_json(fault.error_type, fault.message, request_id),
+                              request_id, fault.headers)
+        elif fault.kind == "timeout":
+            record(None, "timeout")
+            self._stopping.wait(fault.delay_seconds)
+            handler.close_connection = True
+        elif fault.kind == "reset":
+            record(None, "reset")
+            handler.wfile.write(b"HTTP/1.1 200")
+            handler.reset()
+        else:
+            raise ValueError(f"unknown fault kind {fault.kind!r}")
+
+    def _answer(self, handler: _Handler, body: JSON, reply: Reply, fault: Fault | None,
+                outcome: CacheOutcome, writes: tuple[PendingWrite, ...], number: int,
+                request_id: str) -> None:
+        blocks = reply.blocks()
+        for index, block in enumerate(blocks):
+            if block["type"] == "tool_use" and "id" not in block:
+                block["id"] = f"toolu_local_{number:06d}_{index}"
+        output_tokens = max(1, sum(block_tokens(block) for block in blocks))
+        usage = usage_json(outcome, output_tokens)
+        message = {"id": f"msg_local_{number:06d}", "type": "message", "role": "assistant",
+                   "model": body["model"], "content": blocks, "stop_reason": reply.final_stop_reason(),
+                   "stop_sequence": None, "usage": usage}
+
+        if reply.gate is not None:
+            deadline = time.monotonic() + gate_wait_seconds_max
+            while not reply.gate.wait(0.02):
+                if self._stopping.is_set() or time.monotonic() > deadline:
+                    handler.close_connection = True
+                    return
+        # The response starts now: from here on other requests read what this one writes.
+        with self._lock:
+            self.cache.commit(writes, self.clock.now())
+
+        if not body.get("stream"):
+            self._answer_whole(handler, message, fault, request_id)
+            return
+        handler.start_stream(request_id)
+        events = stream_events(message, blocks, usage)
+        stop_after = len(events) if fault is None else min(fault.after_events, len(events))
+        for name, data in events[:stop_after]:
+            handler.send_chunk(sse(name, json.dumps(data, ensure_ascii=False)))
+        if fault is None:
+            handler.end_stream()
+        elif fault.kind == "stream_error":
+            handler.send_chunk(sse("error", json.dumps(error_json(fault.error_type, fault.message, request_id))))
+            handler.end_stream()
+        elif fault.kind == "malformed_event":
+            handler.send_chunk(sse("content_block_delta", '{"type": "content_block_delta", "index": 0, "delta": {'))
+            handler.end_stream()
+        elif fault.kind == "stream_cut":
+            handler.hang_up()
+
+    def _answer_whole(self, handler: _Handler, message: JSON, fault: Fault | None, request_id: str) -> None:
+        if fault is None:
+            handler.send_json(200, message, request_id)
+        elif fault.kind == "malformed_event":
+            data = b'{"id": "' + message["id"].encode("ascii") + b'", "content": ['
+            handler.send_raw_body(200, data, len(data), request_id)
+        elif fault.kind == "stream_cut":
+            data = json.dumps(message).encode("utf-8")
+            handler.send_raw_body(200, data[:len(data) // 2], len(data), request_id)
+            handler.hang_up()
+
+
+error_statuses = {"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
+                  "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429,
+                  "api_error": 500, "overloaded_error": 529}
+
+
+def error_status(error_type: str) -> int:
+    return error_statuses.get(error_type, 500)
+
+
+# ---------------------------------------------------------------- demo
+
+
+def echo(body: JSON) -> Reply:
+    """The demo's reply: the last user text, quoted back."""
+    said = ""
+    for message in reversed(body["messages"]):
+        if message["role"] == "user":
+            blocks = content_blocks(message["content"], "messages")
+            said = " ".join(block["text"] for block in blocks if block["type"] == "text")
+            break
+    return Reply(f"(local API, no model) You said: {said}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m harness.localapi",
+                                     description="A local Messages API that echoes; no key needed.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8787)
+    arguments = parser.parse_args(argv)
+    api = LocalAPI(host=arguments.host, port=arguments.port, clock=WallClock(), responder=echo)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda number, frame: stop.set())
+    with api:
+        print(f"Local Messages API at {api.base_url} (ANTHROPIC_BASE_URL={api.base_url}); Ctrl-C stops.",
+              flush=True)
+        try:
+            while not stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
