@@ -191,13 +191,14 @@ class _View:
     [gist §3.2], so each heap's top is its level's best pair.
     """
 
-    __slots__ = ("level", "line_bytes", "bytes", "pairs")
+    __slots__ = ("level", "line_bytes", "bytes", "pairs", "paired")
 
     def __init__(self) -> None:
         self.level: Dict[int, int] = {}
         self.line_bytes: Dict[int, int] = {}
         self.bytes = 0
         self.pairs: List[List[int]] = []
+        self.paired: Set[Node] = set()  # the heaps' entries: a pair enters once
 
     def copy(self) -> "_View":
         other = _View()
@@ -205,9 +206,14 @@ class _View:
         other.line_bytes = self.line_bytes.copy()
         other.bytes = self.bytes
         other.pairs = [heap[:] for heap in self.pairs]
+        other.paired = self.paired.copy()
         return other
 
     def _push_pair(self, l: int, i: int) -> None:
+        # a node replayed at start may be built a second time in memory: its pair enters once
+        if (l, i) in self.paired:
+            return
+        self.paired.add((l, i))
         pairs = self.pairs
         while len(pairs) <= l:
             pairs.append([])
@@ -254,6 +260,7 @@ class _View:
             if best_l < 0:
                 break
             heapq.heappop(pairs[best_l])
+            self.paired.discard((best_l, best_i))
             second = (best_i + 1) << best_l
             self.bytes -= line_bytes.pop(best_first) + line_bytes.pop(second)
             del level[second]
@@ -286,6 +293,7 @@ class Planner:
         self.unbuilt: deque = deque()  # unbuilt level-0 lines, oldest first
         self.unbuilt_set: set = set()
         self.ready: List[Tuple[int, int, int]] = []  # (last message, l, i): idle ready merges
+        self.ready_set: Set[Node] = set()  # the same nodes, to keep each in the heap once
         self.deferred: List[Node] = []  # ready merges that failed since the last message
         self.running: List[Node] = []  # in the order they started
         self.failures: Dict[Node, int] = {}
@@ -324,6 +332,8 @@ class Planner:
         return built_line_bytes(l, i, text)
 
     def _put(self, l: int, i: int, text: str) -> None:
+        if self.built_nodes.has(l, i):
+            return  # replayed at start: the store logged it before the crash
         self.built_nodes.add(l, i)
         self.built_now.append((l, i, text))
         if len(self._recent) >= self.RECENT_MAX:
@@ -362,7 +372,14 @@ class Planner:
             # [gist §2] two short lines joined by a newline: a free node, no call
             self._build(l + 1, parent, joined)
             return
-        heapq.heappush(self.ready, (last_message(l + 1, parent), l + 1, parent))
+        self._push_ready(l + 1, parent)
+
+    def _push_ready(self, l: int, i: int) -> None:
+        node = (l, i)
+        if node in self.ready_set or node in self.running or self.built_nodes.has(l, i):
+            return
+        self.ready_set.add(node)
+        heapq.heappush(self.ready, (last_message(l, i), l, i))
 
     def capped_text(self, l: int, i: int) -> str:
         """The node's text after its last allowed failure: a mark and its input cut
@@ -408,6 +425,10 @@ class Planner:
         else:
             raise TypeError(f"not a planner event: {event!r} (a restart is save, then load)")
         self._schedule()
+        self._record_built()
+
+    def _record_built(self) -> None:
+        """Hand this event's new nodes to the store, once, in build order."""
         if self.built_now:
             self.texts.record_nodes(self.built_now, self.T)
             self.built_now = []
@@ -435,7 +456,7 @@ class Planner:
         """Failed nodes are candidates again: at a message, or at a `Retry` [decision P8]."""
         self.retry_later.clear()
         for node in self.deferred:
-            heapq.heappush(self.ready, (last_message(node[0], node[1]), node[0], node[1]))
+            self._push_ready(node[0], node[1])
         self.deferred = []
 
     def _batch(self) -> None:
@@ -518,7 +539,7 @@ class Planner:
         if waiting:
             for node in self._free_slots_for(running, candidates):
                 # a stopped call is no failure: back to its queue
-                heapq.heappush(self.ready, (last_message(node[0], node[1]), node[0], node[1]))
+                self._push_ready(node[0], node[1])
         slots = jobs_max - len(running)
         if slots <= 0:
             return
@@ -532,6 +553,7 @@ class Planner:
         ready = self.ready
         while slots > 0 and ready:
             _, l, i = heapq.heappop(ready)
+            self.ready_set.discard((l, i))
             running.append((l, i))
             slots -= 1
 
@@ -625,12 +647,12 @@ class Planner:
             if l == 0 and not planner.built(0, i):
                 planner.unbuilt.append(i)
                 planner.unbuilt_set.add(i)
-        planner.ready = planner._frontier_merges()
-        heapq.heapify(planner.ready)
+        planner._ready_frontier()
         planner._schedule()
+        planner._record_built()
         return planner
 
-    def _frontier_merges(self) -> List[Tuple[int, int, int]]:
+    def _ready_frontier(self) -> None:
         """Every unbuilt parent whose two halves are built. Below a level's watermark every node
         is built, so such a parent lies between its own level's watermark and half its halves'
         watermark, or is the parent of a half built beyond it: only that frontier is looked at,
@@ -647,8 +669,11 @@ class Planner:
             for parent in candidates:
                 if (built.has(l, parent << 1) and built.has(l, (parent << 1) | 1)
                         and not built.has(parent_level, parent)):
-                    ready.append((last_message(parent_level, parent), parent_level, parent))
-        return ready
+                    ready.append((l, parent << 1))
+        # a free parent is built at once; a crash between a node's log and its free parent's
+        # leaves one to build here, as the live process would have [gist §2]
+        for l, i in sorted(ready):
+            self._ready_parent(l, i)
 
     def _loaded_view(self, pairs: List[List[int]]) -> _View:
         view = _View()
