@@ -671,11 +671,10 @@ class Store:
 
     def _spot_check(self) -> str:
         """A few lookups that a stale or foreign index gets wrong."""
-        for i in sorted({0, len(self._messages) - 1}):
-            if i >= 0:
-                record = self._read_record(self.main, self._messages[i], None)
-                if record is None or record.get("i") != i:
-                    return f"message {i} was not where it pointed"
+        for i in sorted({0, len(self._messages) - 1} if self._messages else ()):
+            record = self._read_record(self.main, self._messages[i], None)
+            if record is None or record.get("i") != i:
+                return f"message {i} was not where it pointed"
         if self._last_node is not None:
             l, i = self._last_node
             entry = self._node_entry(l, i)
