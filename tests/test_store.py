@@ -1,0 +1,521 @@
+"""Strategy: drive harness/store.py through its public calls in a temporary home, and read what it
+wrote with plain file reads. Expected lines are written out by hand from the format in the gist
+[gist §1] and the store's docstring, never produced by the store's own encoder. Clocks are injected
+(`now=`), so day splits are exact. Crashes are simulated at the one step that matters (between the
+temporary view.json and its rename; an fsync that fails) or made real with a subprocess and SIGKILL
+(the owner lock). The kill-at-any-instant run is tests/test_store_crash.py.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from harness import store as store_module
+from harness.store import ChatBusy, LogCorrupt, Store, StoreError
+
+PLUS_TWO = timezone(timedelta(hours=2))
+
+
+def clock(day: int, hour: int, minute: int = 0, second: int = 0, zone=PLUS_TWO) -> datetime:
+    return datetime(2026, 10, day, hour, minute, second, tzinfo=zone)
+
+
+def message_line(i: int, kind: str, text_json: str, size: int, date: str) -> bytes:
+    """A message line as the format says, written out field by field (text already JSON-escaped)."""
+    return f'{{"i":{i},"kind":"{kind}","text":"{text_json}","size":{size},"date":"{date}"}}\n'.encode()
+
+
+def node_line(l: int, i: int, text_json: str, size: int, T: int) -> bytes:
+    return f'{{"l":{l},"i":{i},"text":"{text_json}","size":{size},"T":{T}}}\n'.encode()
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    return tmp_path / "ever"
+
+
+def main_file(home: Path, day: str) -> Path:
+    return home / "chat" / "main" / f"{day}.jsonl"
+
+
+def tree_file(home: Path, day: str) -> Path:
+    return home / "chat" / "tree" / f"{day}.jsonl"
+
+
+def fill(home: Path, messages: int, day: int = 8) -> None:
+    """`messages` messages "m0", "m1", ... on one day, each with its level-0 node, and the level-1
+    node of each pair."""
+    with Store.open(home) as store:
+        for i in range(messages):
+            store.append_message("user", f"m{i}", now=clock(day, 10))
+            store.append_node(0, i, f"n0.{i}", i + 1, now=clock(day, 10))
+            if i % 2:
+                store.append_node(1, i // 2, f"n1.{i // 2}", i + 1, now=clock(day, 10))
+
+
+# ---- formats ----
+
+
+def test_a_message_line_is_the_gists_fields_byte_for_byte(home):
+    with Store.open(home) as store:
+        record = store.append_message("user", "Hi, Ever — ça va?\nline two", now=clock(8, 9, 30))
+        store.append_message("ever", 'He said "yes" \\ ok', now=clock(8, 9, 30, 59).replace(microsecond=999_999))
+    # "Hi, Ever " 9 bytes, "—" 3, " " 1, "ç" 2, "a va?" 5, newline 1, "line two" 8: 29 bytes;
+    # He said "yes" \ ok: 2 + 1 + 4 + 1 + 5 + 1 + 1 + 1 + 2 = 18 bytes
+    assert record == {
+        "i": 0,
+        "kind": "user",
+        "text": "Hi, Ever — ça va?\nline two",
+        "size": 29,
+        "date": "2026-10-08T09:30:00+02:00",
+    }
+    expected = (
+        '{"i":0,"kind":"user","text":"Hi, Ever — ça va?\\nline two","size":29,"date":"2026-10-08T09:30:00+02:00"}\n'
+        '{"i":1,"kind":"ever","text":"He said \\"yes\\" \\\\ ok","size":18,"date":"2026-10-08T09:30:59+02:00"}\n'
+    ).encode("utf-8")
+    assert main_file(home, "2026-10-08").read_bytes() == expected
+
+
+def test_a_node_line_is_the_gists_fields_and_T_byte_for_byte(home):
+    with Store.open(home) as store:
+        store.append_message("user", "a", now=clock(8, 9))
+        store.append_message("user", "b", now=clock(8, 9))
+        store.append_node(0, 1, "user: b", 2, now=clock(8, 9))
+        record = store.append_node(1, 0, "user: a\nuser: b", 2, now=clock(8, 9))
+    assert record == {"l": 1, "i": 0, "text": "user: a\nuser: b", "size": 15, "T": 2}
+    assert tree_file(home, "2026-10-08").read_bytes() == (
+        b'{"l":0,"i":1,"text":"user: b","size":7,"T":2}\n'
+        b'{"l":1,"i":0,"text":"user: a\\nuser: b","size":15,"T":2}\n'
+    )
+
+
+def test_lone_surrogates_are_replaced_once_at_append(home):
+    with Store.open(home) as store:
+        record = store.append_message("echo", "a\ud800b\udc00", now=clock(8, 9))
+        store.append_node(0, 0, "x\udfffy", 1, now=clock(8, 9))
+        assert record["text"] == "a\ufffdb\ufffd"
+        assert record["size"] == 8  # a, b and two 3-byte U+FFFD
+        assert store.node(0, 0) == "x\ufffdy"
+    raw = main_file(home, "2026-10-08").read_bytes()
+    assert raw == message_line(0, "echo", "a\ufffdb\ufffd", 8, "2026-10-08T09:00:00+02:00")
+    with Store.open(home) as store:
+        assert store.message(0)["text"] == "a\ufffdb\ufffd"
+
+
+def test_bad_input_gets_a_clear_error_and_writes_nothing(home):
+    with Store.open(home) as store:
+        with pytest.raises(ValueError, match="kind must be one of user, ever, tool, echo, work, note; got 'unii'"):
+            store.append_message("unii", "hi", now=clock(8, 9))
+        with pytest.raises(ValueError, match="timezone-aware"):
+            store.append_message("user", "hi", now=datetime(2026, 10, 8, 9))
+        with pytest.raises(TypeError, match="text must be a str"):
+            store.append_message("user", b"hi", now=clock(8, 9))
+        store.append_message("user", "hi", now=clock(8, 9))
+        with pytest.raises(ValueError, match=r"node \(1, 0\) covers messages 0 to 1"):
+            store.append_node(1, 0, "too soon", 1, now=clock(8, 9))
+        store.append_node(0, 0, "hi", 1, now=clock(8, 9))
+        with pytest.raises(ValueError, match=r"node \(0, 0\) is already built"):
+            store.append_node(0, 0, "again", 1, now=clock(8, 9))
+        assert store.count == 1
+    assert len(main_file(home, "2026-10-08").read_bytes().splitlines()) == 1
+    assert len(tree_file(home, "2026-10-08").read_bytes().splitlines()) == 1
+
+
+# ---- days ----
+
+
+def test_each_line_goes_to_the_file_of_its_local_day(home):
+    with Store.open(home) as store:
+        store.append_message("user", "late", now=clock(8, 23, 59, 59))
+        store.append_message("user", "midnight", now=clock(9, 0, 0, 0))
+        store.append_message("user", "next week", now=clock(15, 12))
+        store.append_node(0, 0, "late", 1, now=clock(8, 23, 59, 59))
+        store.append_node(0, 1, "midnight", 2, now=clock(9, 0))
+    assert main_file(home, "2026-10-08").read_bytes() == message_line(0, "user", "late", 4, "2026-10-08T23:59:59+02:00")
+    assert main_file(home, "2026-10-09").read_bytes() == message_line(
+        1, "user", "midnight", 8, "2026-10-09T00:00:00+02:00"
+    )
+    assert main_file(home, "2026-10-15").read_bytes() == message_line(
+        2, "user", "next week", 9, "2026-10-15T12:00:00+02:00"
+    )
+    assert sorted(p.name for p in (home / "chat" / "tree").iterdir()) == ["2026-10-08.jsonl", "2026-10-09.jsonl"]
+
+
+def test_a_clock_gone_back_keeps_writing_the_newest_file(home):
+    # 23:30 on the 9th at +02:00, then the same day's 21:00 in UTC is the 9th; then a clock that
+    # says the 8th: the line goes to the 9th's file, so the ids still ascend in file order.
+    with Store.open(home) as store:
+        store.append_message("user", "a", now=clock(9, 23, 30))
+        store.append_message("user", "b", now=datetime(2026, 10, 8, 22, 0, 0, tzinfo=timezone.utc))
+    assert not main_file(home, "2026-10-08").exists()
+    assert main_file(home, "2026-10-09").read_bytes() == message_line(
+        0, "user", "a", 1, "2026-10-09T23:30:00+02:00"
+    ) + message_line(1, "user", "b", 1, "2026-10-08T22:00:00+00:00")
+    with Store.open(home) as store:
+        assert [store.message(i)["text"] for i in range(2)] == ["a", "b"]
+
+
+# ---- the home and its permissions ----
+
+
+def test_the_chat_is_the_users_alone_whatever_the_umask(home):
+    old = os.umask(0)
+    try:
+        with Store.open(home) as store:
+            store.append_message("user", "secret", now=clock(8, 9))
+            store.append_node(0, 0, "secret", 1, now=clock(8, 9))
+            store.save_view({"T": 1})
+            lock = home / "chat" / "lock"
+            assert lock.stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(old)
+    directories = [home, home / "chat", home / "chat" / "main", home / "chat" / "tree", home / "chat" / "index"]
+    for directory in directories:
+        assert directory.stat().st_mode & 0o777 == 0o700, directory
+    files = [p for p in (home / "chat").rglob("*") if p.is_file()]
+    assert {p.relative_to(home / "chat").parts[0] for p in files} == {"main", "tree", "index", "lock", "view.json"}
+    for path in files:
+        assert path.stat().st_mode & 0o777 == 0o600, path
+
+
+def test_a_file_opened_to_others_is_closed_again_and_reported(home):
+    fill(home, 2)
+    path = main_file(home, "2026-10-08")
+    path.chmod(0o644)
+    with Store.open(home) as store:
+        assert any(str(path) in warning and "it is now 600" in warning for warning in store.warnings)
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_the_home_comes_from_EVER_HOME(home, monkeypatch):
+    monkeypatch.setenv("EVER_HOME", str(home))
+    with Store.open() as store:
+        store.append_message("user", "hi", now=clock(8, 9))
+        assert store.socket_path == home / "chat" / "socket"
+    assert main_file(home, "2026-10-08").exists()
+
+
+# ---- torn lines, gaps, repeats ----
+
+
+def test_a_torn_last_line_is_reported_skipped_and_the_next_append_starts_a_new_line(home):
+    fill(home, 2)
+    path = main_file(home, "2026-10-08")
+    whole = path.read_bytes()
+    torn = b'{"i":2,"kind":"user","text":"half a mess'
+    append_bytes(path, torn)
+    with Store.open(home) as store:
+        assert f"{path} line 3: not JSON (a torn write); skipped" in store.warnings
+        assert store.count == 2
+        record = store.append_message("user", "m2", now=clock(8, 11))
+        assert record["i"] == 2
+    assert path.read_bytes() == whole + torn + b"\n" + message_line(2, "user", "m2", 2, "2026-10-08T11:00:00+02:00")
+    with Store.open(home) as store:
+        assert f"{path} line 3: not JSON (a torn write); skipped" in store.warnings
+        assert [store.message(i)["text"] for i in range(3)] == ["m0", "m1", "m2"]
+
+
+def test_a_torn_node_line_is_reported_and_its_node_can_be_built(home):
+    fill(home, 3)
+    path = tree_file(home, "2026-10-08")
+    lines = path.read_bytes().count(b"\n")
+    append_bytes(path, b'{"l":1,"i":1,"te')
+    with Store.open(home) as store:
+        assert f"{path} line {lines + 1}: not JSON (a torn write); skipped" in store.warnings
+        assert store.node(1, 1) is None
+        store.append_message("user", "m3", now=clock(8, 11))
+        store.append_node(1, 1, "rebuilt", 4, now=clock(8, 11))
+    with Store.open(home) as store:
+        assert store.node(1, 1) == "rebuilt"
+
+
+def append_bytes(path: Path, data: bytes) -> None:
+    """What another writer would add: bytes at a file's end, in a file of the store's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def write_lines(path: Path, ids) -> None:
+    append_bytes(path, b"".join(message_line(i, "user", f"m{i}", len(f"m{i}"), "2026-10-08T10:00:00+02:00") for i in ids))
+
+
+def test_a_gap_in_message_ids_is_refused_naming_file_and_line(home):
+    path = main_file(home, "2026-10-08")
+    write_lines(path, [0, 1, 3])
+    with pytest.raises(LogCorrupt) as refused:
+        Store.open(home)
+    assert str(refused.value) == (
+        f"{path} line 3 has message id 3 where 2 comes next: a gap; "
+        "the chat is not opened, so that no message is lost or renumbered"
+    )
+    # refused without taking the chat: the next open is refused for the same reason, not as busy
+    with pytest.raises(LogCorrupt):
+        Store.open(home)
+
+
+def test_a_repeated_message_id_is_refused_naming_file_and_line(home):
+    write_lines(main_file(home, "2026-10-08"), [0, 1])
+    path = main_file(home, "2026-10-09")
+    write_lines(path, [2, 3, 2])
+    with pytest.raises(LogCorrupt, match=rf"^{path} line 3 has message id 2 again, where 4 comes next: a repeat;"):
+        Store.open(home)
+
+
+def test_a_repeat_past_the_index_is_refused_too(home):
+    fill(home, 3)
+    path = main_file(home, "2026-10-08")
+    lines = path.read_bytes().count(b"\n")
+    write_lines(path, [1])
+    with pytest.raises(LogCorrupt, match=rf"^{path} line {lines + 1} has message id 1 again"):
+        Store.open(home)
+
+
+def test_a_node_logged_twice_keeps_the_first_and_reports_the_second(home):
+    fill(home, 2)
+    path = tree_file(home, "2026-10-08")
+    # fill wrote (0,0), (0,1), (1,0): lines 1-3
+    append_bytes(path, node_line(0, 1, "second", 6, 2))
+    with Store.open(home) as store:
+        assert store.node(0, 1) == "n0.1"
+        assert f"{path} line 4: node (0, 1) again, first logged at tree/2026-10-08.jsonl line 2; the first is kept; skipped" in store.warnings
+    with Store.open(home) as store:
+        assert store.node(0, 1) == "n0.1"
+        assert any("node (0, 1) again" in warning for warning in store.warnings)
+
+
+def test_a_failed_append_stops_appends_until_the_chat_is_opened_again(home, monkeypatch):
+    fill(home, 1)
+    store = Store.open(home)
+
+    def failing_fsync(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(store_module.os, "fsync", failing_fsync)
+    with pytest.raises(OSError):
+        store.append_message("user", "written, not acknowledged", now=clock(8, 11))
+    monkeypatch.undo()
+    with pytest.raises(StoreError, match="open the chat again"):
+        store.append_message("user", "next", now=clock(8, 11))
+    store.close()
+    # The line did reach the file; the reopened store counts it and gives the next id after it.
+    with Store.open(home) as store:
+        assert store.count == 2
+        assert store.append_message("user", "next", now=clock(8, 11))["i"] == 2
+
+
+# ---- view.json ----
+
+
+def test_the_view_is_saved_whole_and_loaded_back(home):
+    with Store.open(home) as store:
+        assert store.load_view() is None
+        store.save_view({"T": 10, "view": [[2, 0], [1, 2], [0, 8], [0, 9]], "shrinking": False})
+    with Store.open(home) as store:
+        assert store.load_view() == {"T": 10, "view": [[2, 0], [1, 2], [0, 8], [0, 9]], "shrinking": False}
+    assert (home / "chat" / "view.json").read_bytes() == b'{"T":10,"view":[[2,0],[1,2],[0,8],[0,9]],"shrinking":false}'
+
+
+def test_a_crash_between_the_temporary_view_and_its_rename_leaves_the_old_view(home, monkeypatch):
+    class Crash(BaseException):
+        pass
+
+    def crash(*args):
+        raise Crash()
+
+    store = Store.open(home)
+    store.save_view({"T": 1, "view": [[0, 0]]})
+    monkeypatch.setattr(store_module.os, "replace", crash)
+    with pytest.raises(Crash):
+        store.save_view({"T": 2, "view": [[1, 0]]})
+    monkeypatch.undo()
+    temporary = home / "chat" / "view.json.tmp"
+    assert json.loads(temporary.read_bytes()) == {"T": 2, "view": [[1, 0]]}  # the crash came after it
+    assert store.load_view() == {"T": 1, "view": [[0, 0]]}
+    store.close()
+    with Store.open(home) as store:
+        assert store.load_view() == {"T": 1, "view": [[0, 0]]}
+        assert not temporary.exists()
+
+
+def test_a_view_json_damaged_outside_the_store_is_a_clear_error(home):
+    with Store.open(home) as store:
+        (home / "chat" / "view.json").write_bytes(b'{"T": 1, "vie')
+        with pytest.raises(StoreError, match="view.json is not valid JSON"):
+            store.load_view()
+        with pytest.raises(TypeError, match="the view must be a dict"):
+            store.save_view([[0, 0]])
+
+
+# ---- one owner ----
+
+OWNER = textwrap.dedent(
+    """
+    import sys, time
+    from harness.store import Store
+    store = Store.open(sys.argv[1])
+    print("owned", flush=True)
+    time.sleep(60)
+    """
+)
+
+
+def start_owner(home: Path) -> subprocess.Popen:
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(home)], stdout=subprocess.PIPE, text=True)
+    assert owner.stdout.readline() == "owned\n"
+    return owner
+
+
+def test_a_second_owner_is_refused_in_one_sentence_naming_the_owners_pid(home):
+    owner = start_owner(home)
+    try:
+        with pytest.raises(ChatBusy) as refused:
+            Store.open(home)
+        message = str(refused.value)
+        assert message == (
+            f"The chat in {home / 'chat'} is in use by process {owner.pid}, and one chat has one owner."
+        )
+    finally:
+        owner.kill()
+        owner.wait()
+
+
+def test_a_lock_left_by_a_killed_owner_is_taken_over(home):
+    owner = start_owner(home)
+    owner.send_signal(signal.SIGKILL)
+    owner.wait()
+    with Store.open(home) as store:
+        assert f"process {owner.pid} ended without closing the chat; process {os.getpid()} took it over" in store.warnings
+        assert (home / "chat" / "lock").read_text() == f"{os.getpid()}\n"
+    # a clean close leaves no pid behind, so the next open reports nothing
+    with Store.open(home) as store:
+        assert not any("ended without closing" in warning for warning in store.warnings)
+
+
+def test_the_same_process_cannot_own_the_chat_twice(home):
+    with Store.open(home):
+        with pytest.raises(ChatBusy, match=f"in use by process {os.getpid()}"):
+            Store.open(home)
+
+
+# ---- the index ----
+
+
+def expected_nodes(messages: int):
+    nodes = {(0, i): f"n0.{i}" for i in range(messages)}
+    nodes.update({(1, i): f"n1.{i}" for i in range(messages // 2)})
+    return nodes
+
+
+def assert_lookups(store: Store, messages: int) -> None:
+    assert store.count == messages
+    assert [store.message(i)["text"] for i in range(messages)] == [f"m{i}" for i in range(messages)]
+    for (l, i), text in expected_nodes(messages).items():
+        assert store.node(l, i) == text
+    assert store.node(1, messages // 2) is None
+    assert store.node(5, 0) is None
+
+
+def index_file(home: Path) -> Path:
+    (path,) = (home / "chat" / "index").glob("index-*.bin")
+    return path
+
+
+def test_lookups_after_reopen_across_days(home):
+    with Store.open(home) as store:
+        for i in range(12):
+            store.append_message(("user", "ever", "tool")[i % 3], f"m{i}", now=clock(8 + i // 4, 10, i))
+            store.append_node(0, i, f"n0.{i}", i + 1, now=clock(8 + i // 4, 10, i))
+            if i % 2:
+                store.append_node(1, i // 2, f"n1.{i // 2}", i + 1, now=clock(8 + i // 4, 10, i))
+    with Store.open(home) as store:
+        assert store.warnings == []
+        assert_lookups(store, 12)
+        assert store.message(5) == {"i": 5, "kind": "tool", "text": "m5", "size": 2, "date": "2026-10-09T10:05:00+02:00"}
+        assert [r["i"] for r in store.messages(3, 9)] == [3, 4, 5, 6, 7, 8]
+        assert [r["i"] for r in store.messages(10, 99)] == [10, 11]
+        with pytest.raises(IndexError, match="no message 12: the chat has 12"):
+            store.message(12)
+
+
+def test_a_deleted_index_is_rebuilt_with_a_warning(home):
+    fill(home, 9)
+    for path in (home / "chat" / "index").iterdir():
+        path.unlink()
+    with Store.open(home) as store:
+        assert store.warnings == ["the index was rebuilt from the logs: it was missing"]
+        assert_lookups(store, 9)
+    with Store.open(home) as store:
+        assert store.warnings == []
+
+
+def test_a_truncated_index_is_rebuilt_with_a_warning(home):
+    fill(home, 9)
+    path = index_file(home)
+    os.truncate(path, path.stat().st_size // 2)
+    with Store.open(home) as store:
+        assert store.warnings == [f"the index was rebuilt from the logs: its {path.name} was cut short"]
+        assert_lookups(store, 9)
+
+
+def test_a_log_that_grew_behind_the_index_is_read_past_it(home):
+    fill(home, 4)
+    write_lines(main_file(home, "2026-10-08"), [4])
+    write_lines(main_file(home, "2026-10-09"), [5])
+    append_bytes(
+        tree_file(home, "2026-10-09"),
+        node_line(0, 4, "n0.4", 4, 5) + node_line(0, 5, "n0.5", 4, 6) + node_line(1, 2, "n1.2", 4, 6),
+    )
+    with Store.open(home) as store:
+        assert store.warnings == []
+        assert_lookups(store, 6)
+        assert store.message(5)["date"] == "2026-10-08T10:00:00+02:00"
+
+
+def test_a_log_shorter_than_the_index_rebuilds_it(home):
+    fill(home, 4)
+    path = tree_file(home, "2026-10-08")
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert lines[-1] == node_line(1, 1, "n1.1", 4, 4)
+    path.write_bytes(b"".join(lines[:-1]))
+    with Store.open(home) as store:
+        assert store.warnings == ["the index was rebuilt from the logs: tree/2026-10-08.jsonl is shorter than when it was indexed"]
+        assert store.node(1, 1) is None
+        assert store.node(1, 0) == "n1.0"
+
+
+def test_an_index_entry_pointing_at_the_wrong_line_is_caught_at_lookup_and_rebuilt(home):
+    fill(home, 5)
+    path = index_file(home)
+    data = bytearray(path.read_bytes())
+    data[8:16], data[16:24] = data[16:24], data[8:16]  # messages 1 and 2 swap places
+    path.write_bytes(bytes(data))
+    with Store.open(home) as store:
+        assert store.warnings == []  # the first and last message read back right
+        assert store.message(2)["text"] == "m2"
+        assert store.warnings == ["the index was rebuilt from the logs: the index pointed message 2 at another line"]
+        assert_lookups(store, 5)
+
+
+def test_an_index_from_another_chat_is_rebuilt(home, tmp_path):
+    fill(home, 5)
+    other = tmp_path / "other"
+    fill(other, 6)
+    for name in ("meta.json", index_file(other).name):
+        (home / "chat" / "index" / name).write_bytes((other / "chat" / "index" / name).read_bytes())
+    for old in (home / "chat" / "index").glob("index-*.bin"):
+        if old.name != index_file(other).name:
+            old.unlink()
+    with Store.open(home) as store:
+        assert len(store.warnings) == 1 and store.warnings[0].startswith("the index was rebuilt from the logs:")
+        assert_lookups(store, 5)
