@@ -478,6 +478,21 @@ class Store:
                 record = self._read_record(self.tree, entry, None)
             return record["text"]
 
+    def built_levels(self) -> List[List]:
+        """Which nodes are built, for the planner: each level's watermark (every node below it is
+        built) and the indexes built beyond it. The scan runs at C speed to the first unbuilt
+        entry; past it, only the frontier is read."""
+        with self._mutex:
+            found = []
+            for level in self._levels:
+                try:
+                    mark = level.index(UNBUILT)
+                except ValueError:
+                    mark = len(level)
+                beyond = [k for k in range(mark, len(level)) if level[k] != UNBUILT]
+                found.append([mark, beyond])
+            return found
+
     def _read_message(self, i: int, retry: bool) -> Record:
         entry = self._messages[i]
         end = None

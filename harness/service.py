@@ -1,0 +1,305 @@
+"""The memory service: the log, the tree and the view on disk, kept by the planner, built by the
+compactor [gist §1, §2, §3.2, §4].
+
+`harness/planner.py` is the brain; this module feeds it events and carries out what it decides.
+Every change goes through `_apply`, in one order, one event at a time:
+
+1. what the event brings is on disk first: a message is logged (fsync) before the planner sees it;
+   a compactor's line is handed to the planner, which gives it to the store as it builds it;
+2. the planner applies the event; the nodes it built are logged, once, in build order, each with
+   the message count T of its building;
+3. view.json is replaced (write, fsync, rename, directory fsync) [decision P10];
+4. compactions start for the calls the planner started, and stop for those it stopped.
+
+**A restart** [fix F1] [decision P10]. The saved view is loaded, never rebuilt [gist §3.2, §7.3];
+which nodes are built is the store's account. A crash can lose only the last event's step 3:
+- a message logged but not applied is applied again at start, as the live chat would have
+  (its free nodes, if already logged, are not logged twice);
+- a node logged but not applied shows in the view as built, and a free parent the crash left
+  unbuilt is built at start: both as the live chat would have had them.
+So the view after a restart is the live view, byte for byte; tests/test_service_crash.py kills
+the process at random points to check it.
+
+The service reads the clock (for the store's dates and the compactor's backoff); the planner
+does not: time reaches it as events.
+"""
+
+import asyncio
+import logging
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Awaitable, Callable, Dict, List, Optional, Tuple
+
+from harness.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
+from harness.planner import Config, Node, Planner, node_name
+from harness.store import Store
+
+log = logging.getLogger("ever.memory")
+
+PAGE_CHARS = 30_000  # zoom(id, 1) gives a long message in pages of this many characters
+RETRY_BACKOFF_SECONDS = (2.0, 4.0, 8.0)  # after a content failure, while a turn waits [P8]
+
+
+class StoreTexts:
+    """The planner's `Texts` over the store: texts are read back from the logs by id."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    def node(self, l: int, i: int) -> Optional[str]:
+        return self.store.node(l, i)
+
+    def source(self, i: int) -> str:
+        record = self.store.message(i)
+        return f"{record['kind']}: {record['text']}"
+
+    def record_message(self, i: int, source: str) -> None:
+        # the service logs a message before the planner applies it
+        if i >= self.store.count:
+            raise RuntimeError(f"message {i} reached the planner before the log")
+
+    def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
+        for l, i, text in nodes:
+            logged = self.store.node(l, i)
+            if logged is None:
+                self.store.append_node(l, i, text, T)
+            elif logged != text:
+                # a node is built once [gist §2]; a replay must give the text logged before
+                raise RuntimeError(f"node {node_name(l, i)} was logged with another text")
+
+    def built_levels(self) -> List[List]:
+        return self.store.built_levels()
+
+
+@dataclass(frozen=True)
+class Job:
+    """One compaction, as the compactor needs it: the node, its context and its input."""
+
+    l: int
+    i: int
+    context: Tuple[str, ...]  # the rendered lines of the compaction's view, oldest first
+    kind: str  # a message's kind, or "" for a merge
+    text: str  # a message's whole text, or ""
+    halves: Tuple[str, ...]  # a merge's two line texts, or ()
+
+    @property
+    def name(self) -> str:
+        return node_name(self.l, self.i)
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """A compactor's answer: a line (1 to 512 bytes), or a content failure [decision P16]."""
+
+    text: str = ""
+    reason: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.text == ""
+
+
+Build = Callable[[Job], Awaitable[JobResult]]
+
+
+class Memory:
+    """One chat's memory, owned by this process [gist §1]."""
+
+    def __init__(self, store: Store, planner: Planner, build: Optional[Build] = None,
+                 on_change: Optional[Callable[[str], None]] = None):
+        self.store = store
+        self.planner = planner
+        self.build = build
+        self.on_change = on_change  # a `memory:` row for each compactor change
+        self.tasks: Dict[Node, asyncio.Task] = {}
+        self.failures_in_wait = 0
+        self._settled = asyncio.Event()
+        self._retry_handle: Optional[asyncio.TimerHandle] = None
+
+    # ---- opening ----
+
+    @classmethod
+    def open(cls, home=None, config: Config = Config(), build: Optional[Build] = None,
+             on_change: Optional[Callable[[str], None]] = None) -> "Memory":
+        """Own the chat under `home` and load its view [decision P10]: see the module's text."""
+        store = Store.open(home)
+        try:
+            texts = StoreTexts(store)
+            saved = store.load_view()
+            planner = Planner(config, texts) if saved is None else Planner.load(saved, texts)
+            # messages logged after the saved view: the last event's, if a crash cut it short
+            for i in range(planner.T, store.count):
+                record = store.message(i)
+                planner.apply(Message(record["kind"], record["text"]))
+            store.save_view(planner.save())
+        except BaseException:
+            store.close()
+            raise
+        return cls(store, planner, build, on_change)
+
+    def close(self) -> None:
+        for task in self.tasks.values():
+            task.cancel()
+        self.tasks.clear()
+        if self._retry_handle is not None:
+            self._retry_handle.cancel()
+        self.store.close()
+
+    # ---- what changes the memory ----
+
+    def append(self, kind: str, text: str, now: Optional[datetime] = None) -> dict:
+        """Log one message, then let the planner see it [gist §1, §3.2]; the record is returned
+        once it is on disk."""
+        record = self.store.append_message(kind, text, now)
+        self._apply(Message(kind, record["text"]))
+        return record
+
+    def _apply(self, event: Event) -> None:
+        self.planner.apply(event)
+        self.store.save_view(self.planner.save())
+        if self.planner.merges and self.on_change:
+            self.on_change(f"memory: batch merged {len(self.planner.merges)} pairs; "
+                           f"view {self.planner.view.bytes:,} bytes")
+        self._follow_running()
+        if not self.planner.waiting:
+            self._settled.set()
+
+    # ---- the compactor ----
+
+    def _follow_running(self) -> None:
+        """Start a compaction for each call the planner started; stop those it stopped."""
+        if self.build is None:
+            return
+        running = set(self.planner.running)
+        for node in list(self.tasks):
+            if node not in running:
+                self.tasks.pop(node).cancel()
+        for node in self.planner.running:
+            if node not in self.tasks:
+                job = self.job(*node)
+                self.tasks[node] = asyncio.get_running_loop().create_task(self._run(job))
+
+    def job(self, l: int, i: int) -> Job:
+        planner = self.planner
+        context = tuple(planner.rendered(cl, ci) for cl, ci in planner.context(l, i))
+        if l == 0:
+            record = self.store.message(i)
+            return Job(l, i, context, record["kind"], record["text"], ())
+        halves = (planner.text(l - 1, 2 * i) or "", planner.text(l - 1, 2 * i + 1) or "")
+        return Job(l, i, context, "", "", halves)
+
+    async def _run(self, job: Job) -> None:
+        node = (job.l, job.i)
+        try:
+            result = await self.build(job)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a bug or an unexpected answer: a failed try, logged
+            log.exception("compaction of %s raised", job.name)
+            result = JobResult(reason=f"{type(error).__name__}: {error}")
+        if self.tasks.get(node) is not asyncio.current_task():
+            return  # stopped meanwhile: its outcome is not the planner's [decision P7]
+        del self.tasks[node]
+        if result.failed:
+            if self.on_change:
+                self.on_change(f"memory: {job.name} failed ({result.reason or 'no line'})")
+            self._apply(Failed(job.l, job.i))
+            if self.planner.waiting:
+                self._retry_later()
+        else:
+            self._apply(Built(job.l, job.i, result.text))
+
+    def _retry_later(self) -> None:
+        """While a turn waits, send Retry once the compactor's backoff has passed [P8]."""
+        if self._retry_handle is not None:
+            return
+        delay = RETRY_BACKOFF_SECONDS[min(self.failures_in_wait, len(RETRY_BACKOFF_SECONDS) - 1)]
+        self.failures_in_wait += 1
+
+        def fire() -> None:
+            self._retry_handle = None
+            if self.planner.waiting:
+                self._apply(Retry())
+
+        self._retry_handle = asyncio.get_running_loop().call_later(delay, fire)
+
+    async def idle(self) -> None:
+        """Wait until no compaction runs (for tests and a clean exit)."""
+        while self.tasks:
+            await asyncio.gather(*list(self.tasks.values()), return_exceptions=True)
+
+    # ---- a turn [gist §6] [decision P17] ----
+
+    async def settle(self, timeout_seconds: float) -> str:
+        """Steps 1 to 3 of a turn: wait until every line of the view is summarized, at most
+        `timeout_seconds`; then the view is rendered. The turn logs its message after this."""
+        self._settled = asyncio.Event()
+        self.failures_in_wait = 0
+        self._apply(Wait())
+        if self.planner.waiting:
+            try:
+                await asyncio.wait_for(self._settled.wait(), timeout_seconds)
+            except asyncio.TimeoutError:
+                pass
+        if self.planner.waiting:
+            self._apply(TurnEnd())
+        return self.planner.render()
+
+    def render(self) -> str:
+        return self.planner.render()
+
+    # ---- the tools' side [gist §6] ----
+
+    def zoom(self, first: int, n: int, page: int = 1) -> str:
+        """`zoom(id, n)`: line id+n opened into its two lines of n/2; n = 1 gives the message
+        whole, in pages of PAGE_CHARS characters. Bad arguments give a sentence, never a raise."""
+        T = self.planner.T
+        if n < 1 or n & (n - 1):
+            return f"zoom: n must be a power of 2 (1, 2, 4, …), not {n}"
+        if first < 0 or first % n:
+            return f"zoom: id must be a multiple of n = {n}, not {first}"
+        if first >= T:
+            return f"zoom: the chat has messages 0 to {T - 1}; there is no message {first}"
+        if n == 1:
+            record = self.store.message(first)
+            text = f"{record['kind']}: {record['text']}"
+            pages = max(1, math.ceil(len(text) / PAGE_CHARS))
+            if not 1 <= page <= pages:
+                return f"zoom: message {first} has {pages} pages, not page {page}"
+            body = text[(page - 1) * PAGE_CHARS: page * PAGE_CHARS]
+            if pages == 1:
+                return body
+            return f"[message {first}, page {page} of {pages}]\n{body}"
+        l = n.bit_length() - 1
+        i = first >> l
+        lines = []
+        for half in (2 * i, 2 * i + 1):
+            if (half << (l - 1)) >= T:
+                break
+            if self.planner.built(l - 1, half):
+                lines.append(self.planner.rendered(l - 1, half))
+            else:
+                lines.append(f"{node_name(l - 1, half)}|(not summarized yet: zoom it)")
+        return "\n".join(lines)
+
+    def date(self, i: int) -> str:
+        T = self.planner.T
+        if not 0 <= i < T:
+            return f"date: the chat has messages 0 to {T - 1}; there is no message {i}"
+        return str(self.store.message(i)["date"])
+
+    def status(self) -> dict:
+        planner = self.planner
+        unbuilt = sum(1 for l, i in planner.view.lines() if not planner.built(l, i))
+        return {
+            "messages": planner.T,
+            "view_bytes": planner.view.bytes,
+            "view_lines": len(planner.view.lines()),
+            "cview_bytes": planner.cview.bytes,
+            "shrinking": planner.shrinking,
+            "unsummarized": unbuilt,
+            "running": [node_name(l, i) for l, i in planner.running],
+            "failures": {node_name(l, i): count for (l, i), count in planner.failures.items()},
+        }
+

@@ -1,0 +1,182 @@
+"""Strategy: the memory service on a real store in a temporary EVER_HOME, with a compactor that
+answers at once from the job (no API): every expected view is either computed by hand from the
+sizes, or is the view of a live service that never restarted (a restart must give exactly it).
+"""
+
+import asyncio
+import json
+import os
+
+import pytest
+
+from harness.planner import Config
+from harness.service import Job, JobResult, Memory
+
+LONG = "x" * 600  # "user: " + 600 bytes: over 512, so it needs a compaction
+
+
+def summary(job: Job) -> str:
+    """A compactor stand-in: the line names what it summarizes."""
+    if job.l == 0:
+        return f"{job.kind}: {len(job.text)} chars"
+    return f"merged {job.name}"
+
+
+async def answer(job: Job) -> JobResult:
+    return JobResult(summary(job))
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+def test_a_long_message_is_summarized_and_the_view_is_saved(tmp_path):
+    async def chat():
+        memory = Memory.open(tmp_path, build=answer)
+        try:
+            memory.append("user", "hi")
+            memory.append("tool", LONG)
+            assert memory.render() == "<chat>\n0+1|user: hi\n1+1|(not summarized yet: zoom it)\n</chat>"
+            await memory.idle()
+            assert memory.render() == "<chat>\n0+1|user: hi\n1+1|tool: 600 chars\n</chat>"
+            saved = json.loads((tmp_path / "chat" / "view.json").read_text())
+            assert saved["T"] == 2 and saved["view"] == [[0, 0], [0, 1]]
+        finally:
+            memory.close()
+    run(chat())
+
+
+def test_a_restart_gives_the_live_view_byte_for_byte(tmp_path):
+    config = Config(3_000, 1_500, 1_000, 500, 4)
+
+    async def live():
+        memory = Memory.open(tmp_path, config, build=answer)
+        for k in range(120):
+            memory.append("user" if k % 3 else "echo", ("m" * (k % 7) * 150) or "ok")
+            if k % 5 == 0:
+                await memory.idle()
+        await memory.idle()
+        views = (memory.render(), memory.planner.render(memory.planner.cview.lines()))
+        memory.close()
+        return views
+
+    views = run(live())
+    memory = Memory.open(tmp_path, config)
+    try:
+        assert (memory.render(), memory.planner.render(memory.planner.cview.lines())) == views
+        assert memory.planner.shrinking in (True, False) and memory.planner.T == 120
+    finally:
+        memory.close()
+
+
+def test_a_message_logged_before_a_crash_is_applied_at_start(tmp_path):
+    config = Config(2_000, 1_000, 800, 400, 2)
+
+    async def live(home, crash):
+        memory = Memory.open(home, config, build=answer)
+        for k in range(40):
+            memory.append("user", "m" * (200 + 37 * k % 700))
+            await memory.idle()
+        if crash:
+            # the message reaches the log, then the process dies before the planner sees it
+            memory.store.append_message("user", "the last words")
+            memory.tasks.clear()
+            memory.store.close()
+            return None
+        memory.append("user", "the last words")
+        view = memory.render()
+        memory.close()
+        return view
+
+    expected = run(live(tmp_path / "live", crash=False))
+    run(live(tmp_path / "crashed", crash=True))
+    memory = Memory.open(tmp_path / "crashed", config)
+    try:
+        assert memory.render() == expected
+    finally:
+        memory.close()
+
+
+def test_a_turn_waits_for_the_view_then_a_timeout_shows_placeholders(tmp_path):
+    gate = asyncio.Event()
+
+    async def slow(job: Job) -> JobResult:
+        await gate.wait()
+        return JobResult(summary(job))
+
+    async def chat():
+        memory = Memory.open(tmp_path, build=slow)
+        try:
+            memory.append("tool", LONG)
+            view = await memory.settle(0.05)  # nothing answers: the turn gives up
+            assert view == "<chat>\n0+1|(not summarized yet: zoom it)\n</chat>"
+            assert not memory.planner.waiting
+            waiting = asyncio.create_task(memory.settle(5))
+            await asyncio.sleep(0.01)
+            gate.set()
+            assert await waiting == "<chat>\n0+1|tool: 600 chars\n</chat>"
+        finally:
+            memory.close()
+    run(chat())
+
+
+def test_a_content_failure_while_a_turn_waits_is_retried_after_the_backoff(tmp_path, monkeypatch):
+    monkeypatch.setattr("harness.service.RETRY_BACKOFF_SECONDS", (0.02,))
+    replies = ["", "tool: read it"]  # an empty reply is a failed try [decision P16]
+
+    async def flaky(job: Job) -> JobResult:
+        text = replies.pop(0)
+        return JobResult(text, "" if text else "an empty reply")
+
+    async def chat():
+        memory = Memory.open(tmp_path, build=flaky)
+        try:
+            memory.append("tool", LONG)
+            view = await memory.settle(5)
+            assert view == "<chat>\n0+1|tool: read it\n</chat>"
+            assert memory.planner.failures == {}
+        finally:
+            memory.close()
+    run(chat())
+
+
+def test_zoom_and_date_answer_and_refuse_clearly(tmp_path):
+    async def chat():
+        memory = Memory.open(tmp_path, build=answer)
+        try:
+            for k in range(4):
+                memory.append("user", f"message {k}")
+            await memory.idle()
+            assert memory.zoom(0, 1) == "user: message 0"
+            # 0+4 opens into 0+2 and 2+2, each two short lines joined by a newline, flattened
+            assert memory.zoom(0, 4) == "0+2|user: message 0 user: message 1\n2+2|user: message 2 user: message 3"
+            assert memory.zoom(0, 3) == "zoom: n must be a power of 2 (1, 2, 4, …), not 3"
+            assert memory.zoom(2, 4) == "zoom: id must be a multiple of n = 4, not 2"
+            assert memory.zoom(8, 1) == "zoom: the chat has messages 0 to 3; there is no message 8"
+            assert memory.date(9).startswith("date: the chat has messages 0 to 3")
+            assert memory.date(1)[:2] == "20"
+        finally:
+            memory.close()
+    run(chat())
+
+
+def test_a_long_message_comes_in_pages(tmp_path, monkeypatch):
+    monkeypatch.setattr("harness.service.PAGE_CHARS", 10)
+    memory = Memory.open(tmp_path)
+    try:
+        memory.append("echo", "abcdefghijklmnopqrstu")  # "echo: " and 21 characters: 27
+        assert memory.zoom(0, 1) == "[message 0, page 1 of 3]\necho: abcd"
+        assert memory.zoom(0, 1, page=3) == "[message 0, page 3 of 3]\nopqrstu"  # characters 20 to 26
+        assert memory.zoom(0, 1, page=4) == "zoom: message 0 has 3 pages, not page 4"
+    finally:
+        memory.close()
+
+
+def test_a_second_owner_is_refused(tmp_path):
+    memory = Memory.open(tmp_path)
+    try:
+        with pytest.raises(Exception) as refused:
+            Memory.open(tmp_path)
+        assert str(os.getpid()) in str(refused.value)
+    finally:
+        memory.close()
