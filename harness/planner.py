@@ -98,10 +98,14 @@ class Texts(Protocol):
     def node(self, l: int, i: int) -> Optional[str]:
         """Node (l, i)'s text, or None while it is not built."""
 
-    def source(self, i: int) -> str:
-        """Message i's source, `kind: text` [gist §2]."""
+    def message(self, i: int) -> Tuple[str, str]:
+        """Message i's kind and text."""
 
-    def record_message(self, i: int, source: str) -> None:
+    def message_count(self) -> int:
+        """How many messages are logged: more than the planner's T after a crash cut the last
+        event short, and the planner applies the rest at load."""
+
+    def record_message(self, i: int, kind: str, text: str) -> None:
         """Message i was applied (a store that logged it before does nothing)."""
 
     def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
@@ -117,17 +121,20 @@ class MemoryTexts:
 
     def __init__(self) -> None:
         self.nodes: Dict[Node, str] = {}
-        self.sources: List[str] = []
+        self.messages: List[Tuple[str, str]] = []
 
     def node(self, l: int, i: int) -> Optional[str]:
         return self.nodes.get((l, i))
 
-    def source(self, i: int) -> str:
-        return self.sources[i]
+    def message(self, i: int) -> Tuple[str, str]:
+        return self.messages[i]
 
-    def record_message(self, i: int, source: str) -> None:
-        assert i == len(self.sources)
-        self.sources.append(source)
+    def message_count(self) -> int:
+        return len(self.messages)
+
+    def record_message(self, i: int, kind: str, text: str) -> None:
+        assert i == len(self.messages)
+        self.messages.append((kind, text))
 
     def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
         for l, i, text in nodes:
@@ -385,7 +392,8 @@ class Planner:
         """The node's text after its last allowed failure: a mark and its input cut
         [deliberate D5] [decision P16]."""
         if l == 0:
-            return capped_line(self.texts.source(i))
+            kind, text = self.texts.message(i)
+            return capped_line(kind + ": " + text)
         a = self.text(l - 1, i << 1)
         b = self.text(l - 1, (i << 1) | 1)
         assert a is not None
@@ -438,7 +446,7 @@ class Planner:
         i = self.T
         source = kind + ": " + text
         self.T = i + 1
-        self.texts.record_message(i, source)
+        self.texts.record_message(i, kind, text)
         line_bytes = waiting_line_bytes(i)
         self.view.add(0, i, line_bytes, self.built_nodes)
         self.cview.add(0, i, line_bytes, self.built_nodes)
@@ -647,6 +655,11 @@ class Planner:
             if l == 0 and not planner.built(0, i):
                 planner.unbuilt.append(i)
                 planner.unbuilt_set.add(i)
+        # a message logged after the state was saved: the last event, cut short by a crash; it
+        # is applied as the live process did, its free nodes built at the T they had then
+        for i in range(planner.T, texts.message_count()):
+            kind, text = texts.message(i)
+            planner.apply(Message(kind, text))
         planner._ready_frontier()
         planner._schedule()
         planner._record_built()

@@ -50,11 +50,14 @@ class StoreTexts:
     def node(self, l: int, i: int) -> Optional[str]:
         return self.store.node(l, i)
 
-    def source(self, i: int) -> str:
+    def message(self, i: int) -> Tuple[str, str]:
         record = self.store.message(i)
-        return f"{record['kind']}: {record['text']}"
+        return record["kind"], record["text"]
 
-    def record_message(self, i: int, source: str) -> None:
+    def message_count(self) -> int:
+        return self.store.count
+
+    def record_message(self, i: int, kind: str, text: str) -> None:
         # the service logs a message before the planner applies it
         if i >= self.store.count:
             raise RuntimeError(f"message {i} reached the planner before the log")
@@ -127,11 +130,13 @@ class Memory:
         try:
             texts = StoreTexts(store)
             saved = store.load_view()
-            planner = Planner(config, texts) if saved is None else Planner.load(saved, texts)
-            # messages logged after the saved view: the last event's, if a crash cut it short
-            for i in range(planner.T, store.count):
-                record = store.message(i)
-                planner.apply(Message(record["kind"], record["text"]))
+            if saved is None:
+                # a new chat, or one whose first event was cut short before its first save
+                planner = Planner(config, texts)
+                for i in range(store.count):
+                    planner.apply(Message(*texts.message(i)))
+            else:
+                planner = Planner.load(saved, texts)
             store.save_view(planner.save())
         except BaseException:
             store.close()
@@ -248,6 +253,10 @@ class Memory:
 
     def render(self) -> str:
         return self.planner.render()
+
+    def render_cview(self) -> str:
+        """The compaction view, rendered: what a compaction that needed all of it would see."""
+        return self.planner.render(self.planner.cview.lines())
 
     # ---- the tools' side [gist §6] ----
 
