@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from harness.config import ASKING_TOOLS
 from harness.text import valid_text
 
 OUTPUT_CHARS_MAX = 30_000  # [gist §1] a tool's output, head and tail, in all
@@ -53,7 +54,7 @@ SHELL_LINGER_SECONDS = 1.0
 CAPTURE_BYTES = 4 * OUTPUT_CHARS_MAX
 
 READ_LINES_DEFAULT = 2000
-# The API's limit is 5 MB of base64 per image; base64 is 4/3 of the bytes.
+# [decision C8] The API's limit is 5 MB of base64 per image; base64 is 4/3 of the bytes.
 IMAGE_BYTES_MAX = 3_750_000
 IMAGE_TYPES = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -65,8 +66,7 @@ IMAGE_TYPES = (
 HIDDEN = "<API key hidden>"
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
-WORK_TOOLS = ("shell", "read", "write", "edit")
-ASKING_TOOLS = ("shell", "write", "edit")
+WORK_TOOLS = ("shell", "read", "write", "edit")  # ASKING_TOOLS, those that ask first, are config's
 
 # The input each work tool takes, as JSON Schema: the tool definitions (harness/prompt.py) can use
 # these so that what the model is told and what the code checks cannot drift.
@@ -413,7 +413,9 @@ def kill_group(process: subprocess.Popen) -> None:
 
 def shell_result(code: Optional[int], out: Capture, err: Capture, timed_out: bool,
                  timeout_seconds: float) -> ToolResult:
-    """Exit code, then stdout and stderr, each clipped to its head and tail, 30,000 in all."""
+    """Exit code, then stdout and stderr, each clipped to its head and tail, 30,000 in all
+    [decision C6]. A command that ran is no error whatever its exit code (the code is the first
+    line); one stopped at its timeout is."""
     if timed_out:
         header = (f"timed out after {timeout_seconds:g} s: the command and its processes were "
                   f"stopped (exit code {code})")
@@ -456,17 +458,18 @@ def image_type(head: bytes) -> Optional[str]:
 
 
 def numbered_lines(text: str, first: int, limit: int) -> Tuple[str, int, int]:
-    """Lines first.. (1-based) as `cat -n` shows them, whole lines only, within the output size;
-    (the text, the last line shown, the number of lines)."""
+    """Lines first.. (1-based) as `cat -n` shows them, whole lines only, within the output size
+    [decision C7]; (the text, the last line shown, the number of lines)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the file's final newline ends a line; it does not start one
     budget = OUTPUT_CHARS_MAX - 200  # room for the note on where to read on
+    carriage_return = "\r"
     rows: List[str] = []
     used = 0
     last = first - 1
     for number in range(first, min(first + limit, len(lines) + 1)):
-        row = f"{number:>6}\t{lines[number - 1].removesuffix(chr(13))}\n"
+        row = f"{number:>6}\t{lines[number - 1].removesuffix(carriage_return)}\n"
         if used + len(row) > budget:
             if not rows:
                 rows.append(clip_output(row, budget))
@@ -571,7 +574,7 @@ class WorkTools:
         path = self.path(tool_input["path"])
         existed = path.exists()
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = tool_input["content"].encode("utf-8", "surrogatepass")
+        data = valid_text(tool_input["content"]).encode("utf-8")
         with open(path, "wb") as file:
             file.write(data)
         verb = "replaced" if existed else "created"

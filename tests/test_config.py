@@ -15,7 +15,6 @@ import pytest
 
 from harness.config import (
     ConfigError,
-    Secret,
     load_key,
     load_settings,
     read_config,

@@ -19,6 +19,7 @@ from harness.tools import (
     Approval,
     ToolResult,
     WorkTools,
+    approval_summary,
     child_environment,
     clip_output,
     date_error,
@@ -358,6 +359,14 @@ def test_the_user_is_asked_and_always_holds_for_that_tool_only(tmp_path):
                      ("write", {"path": "a", "content": "3"}),
                      ("edit", {"path": "a", "old_text": "4", "new_text": "5"})]
     assert (tmp_path / "a").read_text() == "4"
+
+
+def test_the_question_says_what_the_call_would_do():
+    assert approval_summary("shell", {"command": "make test"}) == "shell: make test"
+    assert approval_summary("write", {"path": "a.txt", "content": "é" * 600}) == (
+        "write: a.txt (1,200 bytes)")
+    assert approval_summary("edit", {"path": "b.py", "old_text": "x", "new_text": "y"}) == (
+        "edit: b.py")
 
 
 def test_tools_allowed_in_the_config_do_not_ask(tmp_path):
