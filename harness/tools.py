@@ -371,24 +371,34 @@ def run_command(command: str, workdir: Path, environment: Mapping[str, str],
     deadline = time.monotonic() + timeout_seconds
     exited_at: Optional[float] = None
     timed_out = False
+
+    def read_ready(timeout: float) -> bool:
+        ready = selector.select(timeout=timeout)
+        for key, _ in ready:
+            data = os.read(key.fd, 65536)
+            if data:
+                captures[key.fd].add(data)
+            else:
+                selector.unregister(key.fd)
+        return bool(ready)
+
     try:
         while selector.get_map():
             now = time.monotonic()
             if exited_at is None and process.poll() is not None:
                 exited_at = now
-            if exited_at is not None and now - exited_at > linger_seconds:
-                break  # a background child holds the output open: stop reading it
             if exited_at is None and now >= deadline:
                 timed_out = True
                 kill_group(process)
-                deadline = now + linger_seconds
                 exited_at = now
-            for key, _ in selector.select(timeout=0.05):
-                data = os.read(key.fd, 65536)
-                if data:
-                    captures[key.fd].add(data)
-                else:
-                    selector.unregister(key.fd)
+            if exited_at is not None and now - exited_at > linger_seconds:
+                # A background child holds the output open: take what is already in the pipes
+                # (a bounded number of reads, as the child may keep writing) and stop reading.
+                for _ in range(64):
+                    if not selector.get_map() or not read_ready(0):
+                        break
+                break
+            read_ready(0.05)
     finally:
         selector.close()
         process.stdout.close()

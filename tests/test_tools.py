@@ -168,10 +168,10 @@ def test_a_printed_key_is_hidden_in_the_result(tmp_path):
 
 
 def test_a_command_past_its_timeout_is_stopped_with_its_children(tmp_path):
-    work = tools(tmp_path, shell_timeout_seconds=0.3)
+    work = tools(tmp_path, shell_timeout_seconds=1)
     result = work.run("shell", {"command": "sleep 30 & echo $! > child; echo started; wait"})
     assert result.is_error
-    assert only_text(result) == ("timed out after 0.3 s: the command and its processes were "
+    assert only_text(result) == ("timed out after 1 s: the command and its processes were "
                                  "stopped (exit code -9)\n--- stdout ---\nstarted\n")
     child = int((tmp_path / "child").read_text())
     for _ in range(100):  # the kill is sent; the child's end is reaped a moment later
