@@ -399,6 +399,11 @@ def run_command(command: str, workdir: Path, environment: Mapping[str, str],
                         break
                 break
             read_ready(0.05)
+    except BaseException:
+        # Ctrl-C reaches Ever, not the command (it has its own session): stop it here
+        kill_group(process)
+        process.wait()
+        raise
     finally:
         selector.close()
         process.stdout.close()

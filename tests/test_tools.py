@@ -8,6 +8,7 @@ refusal must come back as a result with is_error set, never as an exception.
 
 import base64
 import os
+import signal
 import struct
 import time
 import zlib
@@ -173,17 +174,34 @@ def test_a_command_past_its_timeout_is_stopped_with_its_children(tmp_path):
     assert result.is_error
     assert only_text(result) == ("timed out after 1 s: the command and its processes were "
                                  "stopped (exit code -9)\n--- stdout ---\nstarted\n")
-    child = int((tmp_path / "child").read_text())
-    for _ in range(100):  # the kill is sent; the child's end is reaped a moment later
+    wait_until_gone(int((tmp_path / "child").read_text()))
+
+
+def wait_until_gone(pid):
+    for _ in range(100):  # the kill is sent; the process's end is reaped a moment later
         try:
-            with open(f"/proc/{child}/stat") as stat:
+            with open(f"/proc/{pid}/stat") as stat:
                 if stat.read().split(") ")[1].startswith("Z"):
-                    break
+                    return
         except FileNotFoundError:
-            break
+            return
         time.sleep(0.01)
-    else:
-        pytest.fail("the command's child outlived its timeout")
+    pytest.fail(f"process {pid} outlived its command")
+
+
+def test_ctrl_c_stops_the_running_command_and_its_children(tmp_path):
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tools(tmp_path).run("shell", {"command": "sleep 30 & echo $! > child; wait"})
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    wait_until_gone(int((tmp_path / "child").read_text()))
 
 
 def test_a_background_child_holding_the_output_does_not_hold_the_turn(tmp_path):
