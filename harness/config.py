@@ -270,8 +270,9 @@ def checked(key: str, value: Any, where: str) -> Any:
 def flatten(table: Mapping[str, Any], where: str) -> Dict[str, Any]:
     """TOML tables one level deep as dotted keys, each checked."""
     values: Dict[str, Any] = {}
+    tables = {key.partition(".")[0] for key in KEYS if "." in key}
     for name, value in table.items():
-        if isinstance(value, dict):
+        if isinstance(value, dict) and name in tables:
             for inner, inner_value in value.items():
                 key = f"{name}.{inner}"
                 values[key] = checked(key, inner_value, where)

@@ -131,6 +131,7 @@ def test_the_home_is_created_for_the_user_alone(tmp_path):
 
 
 @pytest.mark.parametrize("text, message", [
+    ("[memroy]\n", "config.toml: there is no setting 'memroy'; the settings are model, "),
     ('modle = "x"\n', "config.toml: there is no setting 'modle'; the settings are model, "
                       "base_url, approve, memory.model, memory.thinking, "
                       "memory.settle_timeout_seconds, cache.marks."),
