@@ -1,0 +1,384 @@
+"""Settings: where the chat lives, which models it calls, what the tools may do without asking.
+
+Where each setting comes from, highest first [decision C1]:
+
+1. the command's own flags (`ever send --yes`), applied by the CLI on top of these settings;
+2. the environment: `EVER_HOME`, `EVER_MODEL`, `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`
+   (an empty variable counts as unset);
+3. `$EVER_HOME/config.toml`, and for the key `$EVER_HOME/key`;
+4. the defaults below.
+
+`EVER_HOME` itself comes only from the environment (default `~/.ever`): the file that could name it
+lives inside it.
+
+The config file holds only these keys (anything else is a clear error, so a typo is never silently
+ignored):
+
+    model = "claude-sonnet-4-6"            # the turns' model; EVER_MODEL overrides it
+    base_url = "http://localhost:8080"     # any Messages API; ANTHROPIC_BASE_URL overrides it
+    approve = ["shell", "write", "edit"]   # tools that run without asking
+    [memory]
+    model = "claude-haiku-4-5"             # the compactor's model [gist §4] "a cheap one"
+    thinking = "xhigh"                     # its effort: off, low, medium, high, xhigh
+    settle_timeout_seconds = 20            # how long a turn waits for its view [deliberate D10]
+    [cache]
+    marks = true                           # false: send no cache marks (servers that reject them)
+
+Ever writes the file back itself (`/memory-model` saves `memory.model` and `memory.thinking`) with
+a tiny writer, `render_config`: the standard library reads TOML (tomllib) but cannot write it, and
+these few keys of strings, numbers, booleans and one list of strings do not justify a dependency.
+The writer puts every key in a fixed order and does not keep comments; the file is replaced
+atomically, mode 0600.
+
+The API key is a `Secret`: its repr and str are `<API key hidden>`, so no repr, log line or error
+message can show it; the one way to read it is `Secret.reveal()`, for the client. A key kept in
+`$EVER_HOME/key` must be the user's alone: a file that group or others may read or write is refused
+with a sentence saying how to fix it (the shell tool runs as the same user and can still read it;
+what the key file guards against is other users).
+"""
+
+import math
+import os
+import stat
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+HOME_DEFAULT = "~/.ever"
+CONFIG_NAME = "config.toml"
+KEY_NAME = "key"
+
+# The tools that change things and so ask first; `approve` may name only these.
+ASKING_TOOLS = ("shell", "write", "edit")
+THINKING_EFFORTS = ("off", "low", "medium", "high", "xhigh")
+
+# [decision C1] the defaults. The compactor's model and effort are the gist's ("UniiChat uses
+# Claude Haiku at xhigh effort" [gist §4]); the settle timeout is eukhe's (D10).
+DEFAULTS: Dict[str, Any] = {
+    "model": "claude-sonnet-4-6",
+    "base_url": None,
+    "approve": [],
+    "memory.model": "claude-haiku-4-5",
+    "memory.thinking": "xhigh",
+    "memory.settle_timeout_seconds": 20,
+    "cache.marks": True,
+}
+KEYS = tuple(DEFAULTS)
+
+# Environment variables that override a config key.
+ENVIRONMENT_KEYS = {"EVER_MODEL": "model", "ANTHROPIC_BASE_URL": "base_url"}
+
+
+class ConfigError(Exception):
+    """A setting Ever cannot use; the message is one sentence for the user, and never the key."""
+
+
+class Secret:
+    """The API key. Shown nowhere: repr, str and format all give `<API key hidden>`."""
+
+    __slots__ = ("_value",)
+    shown = "<API key hidden>"
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def reveal(self) -> str:
+        """The key itself: only for the HTTP client."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return self.shown
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return self.shown
+
+    # Copies share the one object; pickling (to a file, another process) is refused.
+    def __copy__(self) -> "Secret":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "Secret":
+        return self
+
+    def __reduce__(self):
+        raise TypeError("an API key is not pickled")
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    model: str
+    base_url: Optional[str]
+    approve: Tuple[str, ...]
+    memory_model: str
+    memory_thinking: str
+    settle_timeout_seconds: float
+    cache_marks: bool
+    # where each key's value came from: "environment EVER_MODEL", "config.toml" or "default"
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    @property
+    def chat_dir(self) -> Path:
+        return self.home / "chat"
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / CONFIG_NAME
+
+    @property
+    def key_path(self) -> Path:
+        return self.home / KEY_NAME
+
+
+def home_from(environ: Mapping[str, str]) -> Path:
+    """$EVER_HOME, made absolute; `~/.ever` when unset or empty."""
+    raw = environ.get("EVER_HOME", "").strip() or HOME_DEFAULT
+    return Path(os.path.abspath(os.path.expanduser(raw)))
+
+
+def load_settings(environ: Optional[Mapping[str, str]] = None) -> Settings:
+    """The settings, environment over config file over defaults [decision C1]. Reads no key."""
+    environ = os.environ if environ is None else environ
+    home = home_from(environ)
+    path = home / CONFIG_NAME
+    values = dict(DEFAULTS)
+    sources = {key: "default" for key in KEYS}
+    for key, value in read_config(path).items():
+        values[key] = value
+        sources[key] = CONFIG_NAME
+    for variable, key in ENVIRONMENT_KEYS.items():
+        raw = environ.get(variable, "").strip()
+        if raw:
+            values[key] = checked(key, raw, f"environment variable {variable}")
+            sources[key] = f"environment {variable}"
+    return Settings(
+        home=home,
+        model=values["model"],
+        base_url=values["base_url"],
+        approve=tuple(values["approve"]),
+        memory_model=values["memory.model"],
+        memory_thinking=values["memory.thinking"],
+        settle_timeout_seconds=values["memory.settle_timeout_seconds"],
+        cache_marks=values["cache.marks"],
+        sources=sources,
+    )
+
+
+def missing_key_sentence(home: Path) -> str:
+    return (f"No API key: set ANTHROPIC_API_KEY, or put the key in {home / KEY_NAME} "
+            f"(readable only by you: chmod 600 {home / KEY_NAME}).")
+
+
+def load_key(home: Path, environ: Optional[Mapping[str, str]] = None) -> Secret:
+    """ANTHROPIC_API_KEY, else the key file in `home`; a ConfigError saying what to set if neither."""
+    environ = os.environ if environ is None else environ
+    from_environment = environ.get("ANTHROPIC_API_KEY", "").strip()
+    if from_environment:
+        return Secret(from_environment)
+    path = home / KEY_NAME
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        raise ConfigError(missing_key_sentence(home)) from None
+    except OSError as error:
+        raise ConfigError(f"{path} cannot be read ({error.strerror}).") from None
+    try:
+        # fstat on the open file: the mode checked is the mode of what is read
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise ConfigError(f"{path} is not a regular file; put the API key in it.")
+        if status.st_uid != os.getuid():
+            raise ConfigError(f"{path} belongs to another user; the key file must be yours.")
+        if status.st_mode & 0o077:
+            mode = stat.S_IMODE(status.st_mode)
+            raise ConfigError(f"{path} is open to other users (mode {mode:04o}), so Ever will not "
+                              f"use it: run chmod 600 {path}.")
+        data = b""
+        while chunk := os.read(descriptor, 65536):
+            data += chunk
+    finally:
+        os.close(descriptor)
+    try:
+        key = data.decode("ascii").strip()
+    except UnicodeDecodeError:
+        # the sentence names no byte of the file: it may be the key
+        raise ConfigError(f"{path} holds characters an API key never has; "
+                          "put only the key in it.") from None
+    if not key:
+        raise ConfigError(f"{path} is empty; put the API key in it, or set ANTHROPIC_API_KEY.")
+    if any(character.isspace() for character in key):
+        raise ConfigError(f"{path} holds more than one word; put only the key in it.")
+    return Secret(key)
+
+
+def write_key(home: Path, key: str) -> Path:
+    """Save `key` as `home/key`, mode 0600, replacing any earlier one."""
+    ensure_home(home)
+    path = home / KEY_NAME
+    replace_file(path, key.strip() + "\n")
+    return path
+
+
+def ensure_home(home: Path) -> None:
+    """Create EVER_HOME, mode 0700: the chat's files are the user's alone."""
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
+# --- the config file -------------------------------------------------------------------------
+
+
+def checked(key: str, value: Any, where: str) -> Any:
+    """`value` as the setting `key` takes it; a ConfigError naming `where` otherwise."""
+
+    def wrong(expected: str) -> ConfigError:
+        return ConfigError(f"{where}: {key} must be {expected}; it is {value!r}.")
+
+    if key not in DEFAULTS:
+        raise ConfigError(f"{where}: there is no setting {key!r}; the settings are "
+                          f"{', '.join(KEYS)}.")
+    if key in ("model", "memory.model"):
+        if not isinstance(value, str) or not value.strip():
+            raise wrong("a model name (a non-empty string)")
+        return value.strip()
+    if key == "base_url":
+        if not isinstance(value, str) or not value.startswith(("http://", "https://")):
+            raise wrong("a URL starting with http:// or https://")
+        return value
+    if key == "approve":
+        if not isinstance(value, list) or any(name not in ASKING_TOOLS for name in value):
+            raise wrong(f"a list of tool names from {', '.join(ASKING_TOOLS)}")
+        return [name for name in ASKING_TOOLS if name in value]
+    if key == "memory.thinking":
+        if value not in THINKING_EFFORTS:
+            raise wrong(f"one of {', '.join(THINKING_EFFORTS)}")
+        return value
+    if key == "memory.settle_timeout_seconds":
+        # bool is an int in Python, and `true` is no number of seconds
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not math.isfinite(value) or value <= 0):
+            raise wrong("a number of seconds above 0")
+        return value
+    if key == "cache.marks":
+        if not isinstance(value, bool):
+            raise wrong("true or false")
+        return value
+    raise AssertionError(key)
+
+
+def flatten(table: Mapping[str, Any], where: str) -> Dict[str, Any]:
+    """TOML tables one level deep as dotted keys, each checked."""
+    values: Dict[str, Any] = {}
+    tables = {key.partition(".")[0] for key in KEYS if "." in key}
+    for name, value in table.items():
+        if isinstance(value, dict) and name in tables:
+            for inner, inner_value in value.items():
+                key = f"{name}.{inner}"
+                values[key] = checked(key, inner_value, where)
+        else:
+            values[name] = checked(name, value, where)
+    return values
+
+
+def read_config(path: Path) -> Dict[str, Any]:
+    """The settings in the config file as dotted keys, checked; {} when there is no file."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        raise ConfigError(f"{path} cannot be read ({error.strerror}).") from None
+    try:
+        table = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path} is not valid TOML ({error}).") from None
+    return flatten(table, str(path))
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string: quote and backslash escaped, control characters as \\uXXXX."""
+    out = ['"']
+    for character in text:
+        code = ord(character)
+        if character in ('"', "\\"):
+            out.append("\\" + character)
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(character)
+    out.append('"')
+    return "".join(out)
+
+
+def toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)  # finite (checked), and repr always has a "." or an "e"
+    if isinstance(value, str):
+        return toml_string(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_string(item) for item in value) + "]"
+    raise AssertionError(type(value))
+
+
+def render_config(values: Mapping[str, Any]) -> str:
+    """The config file for `values` (dotted keys, checked): top-level keys, then one table each."""
+    values = {key: checked(key, value, "render_config")
+              for key, value in values.items() if value is not None}
+    lines = ["# Ever's settings; see harness/config.py. The environment overrides them",
+             "# (EVER_MODEL, ANTHROPIC_BASE_URL). Ever rewrites this file: comments are not kept."]
+    tables: Dict[str, list] = {}
+    for key in KEYS:
+        if key not in values:
+            continue
+        table, _, name = key.rpartition(".")
+        tables.setdefault(table, []).append(f"{name} = {toml_value(values[key])}")
+    for table, rows in tables.items():
+        if table:
+            lines.append("")
+            lines.append(f"[{table}]")
+        lines.extend(rows)
+    return "\n".join(lines) + "\n"
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically, mode 0600: a crash leaves the old file or the new one."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(descriptor, 0o600)
+        os.write(descriptor, text.encode("utf-8"))
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    os.replace(temporary, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def write_config(home: Path, values: Mapping[str, Any]) -> Path:
+    """Replace the config file with `values` (dotted keys)."""
+    ensure_home(home)
+    path = home / CONFIG_NAME
+    replace_file(path, render_config(values))
+    return path
+
+
+def update_config(home: Path, changes: Mapping[str, Any]) -> Path:
+    """Set each dotted key of `changes` in the config file (None removes the key), keeping the rest."""
+    values = read_config(home / CONFIG_NAME)
+    for key, value in changes.items():
+        if value is None:
+            if key not in DEFAULTS:
+                checked(key, value, "update_config")  # raises: no such setting
+            values.pop(key, None)
+        else:
+            values[key] = checked(key, value, "update_config")
+    return write_config(home, values)

@@ -1,0 +1,449 @@
+"""Each API call's usage, recorded beside the log, and the report `ever cost` prints.
+
+The records: `$EVER_HOME/chat/usage/YYYY-MM-DD.jsonl`, one line per API call, appended, fsync'd,
+mode 0600, split by the local day of the call as the store splits the log [gist §1]:
+
+    {"time": "2026-10-08T14:03:05+02:00", "kind": "turn", "turn": 41, "model": "claude-sonnet-4-6",
+     "input_tokens": 210, "cache_creation_input_tokens": 1800, "cache_read_input_tokens": 31000,
+     "output_tokens": 420}
+
+`kind` is "turn" (every call of a turn's tool loop) or "compaction"; `turn` is the id of the user
+message that started the turn (for a compaction, the last user message's id when it ran, or null).
+The token counts are the API's own usage fields; a call's prompt is the sum of the three input
+fields (input_tokens is what came after the last cache mark) [gist §3.3].
+
+The report, by pure functions over the records (`report`, `report_json`, `format_report`):
+per day and per turn, the calls, tokens, cache writes and reads, the cache-read share (cache reads
+over the whole prompt), and the cost; for all turns, for the first call of each turn, and for all
+compactions, the share beside the gist's measurement (turns 98.6 %, compactions 96.2 % [gist
+§3.3]); the compactor's cost apart from the turns'.
+
+Prices [decision C5]: Anthropic's list prices in US dollars per million tokens, from the "Model
+pricing" table of https://platform.claude.com/docs/en/about-claude/pricing and the models'
+overview pages (platform.claude.com/docs/en/models/…), read in October 2026. A cache write is
+priced as a 5-minute entry (1.25 × input): Ever never buys 1-hour entries [gist §3.3].
+
+    model                                input   5m cache write   cache read   output
+    claude-opus-5, -4-8, -4-7, -4-6, -4-5   5.00             6.25         0.50    25.00
+    claude-opus-4-1, claude-opus-4          15.00            18.75         1.50    75.00
+    claude-sonnet-5                          2.00             2.50         0.20    10.00
+    claude-sonnet-4-6, -4-5, claude-sonnet-4 3.00             3.75         0.30    15.00
+    claude-haiku-4-5                         1.00             1.25         0.10     5.00
+    claude-3-5-haiku                         0.80             1.00         0.08     4.00
+    claude-3-haiku                           0.25             0.30         0.03     1.25
+
+A model's name matches a row exactly, or with a date (`-20250514`) or `-latest` after it. Any other
+model (a compatible server's, or one whose price has changed tiers, such as the Haiku 5.5 price by
+prompt length) has no price: its calls count as `unpriced_calls` and never as $0. Costs are summed
+as whole numbers of 10^-8 dollars (every price is a whole number of cents per million tokens, so
+tokens × cents is exact), and shown in dollars.
+"""
+
+import json
+import math
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+
+KINDS = ("turn", "compaction")
+TOKEN_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                "output_tokens")
+
+# [gist §3.3] "turns read 98.6% of their prefix from the cache, compactions 96.2%"
+GIST_CACHE_READ_SHARE = {"turns": Fraction(986, 1000), "compactions": Fraction(962, 1000)}
+
+
+@dataclass(frozen=True)
+class Price:
+    """US cents per million tokens."""
+
+    input: int
+    cache_write: int  # a 5-minute entry
+    cache_read: int
+    output: int
+
+
+OPUS_4_5 = Price(input=500, cache_write=625, cache_read=50, output=2500)
+OPUS_4 = Price(input=1500, cache_write=1875, cache_read=150, output=7500)
+SONNET_5 = Price(input=200, cache_write=250, cache_read=20, output=1000)
+SONNET_4 = Price(input=300, cache_write=375, cache_read=30, output=1500)
+HAIKU_4_5 = Price(input=100, cache_write=125, cache_read=10, output=500)
+HAIKU_3_5 = Price(input=80, cache_write=100, cache_read=8, output=400)
+HAIKU_3 = Price(input=25, cache_write=30, cache_read=3, output=125)
+
+# [decision C5] the table in the docstring, with its source
+PRICES: Dict[str, Price] = {
+    "claude-opus-5": OPUS_4_5,
+    "claude-opus-4-8": OPUS_4_5,
+    "claude-opus-4-7": OPUS_4_5,
+    "claude-opus-4-6": OPUS_4_5,
+    "claude-opus-4-5": OPUS_4_5,
+    "claude-opus-4-1": OPUS_4,
+    "claude-opus-4-0": OPUS_4,
+    "claude-opus-4": OPUS_4,
+    "claude-sonnet-5": SONNET_5,
+    "claude-sonnet-4-6": SONNET_4,
+    "claude-sonnet-4-5": SONNET_4,
+    "claude-sonnet-4-0": SONNET_4,
+    "claude-sonnet-4": SONNET_4,
+    "claude-haiku-4-5": HAIKU_4_5,
+    "claude-3-5-haiku": HAIKU_3_5,
+    "claude-3-haiku": HAIKU_3,
+}
+VERSION_SUFFIX = re.compile(r"-(\d{8}|latest)")
+
+
+def price_of(model: str) -> Optional[Price]:
+    """The model's price: its row, exactly or followed by a date or `-latest`; else None."""
+    if model in PRICES:
+        return PRICES[model]
+    for name, price in PRICES.items():
+        if model.startswith(name) and VERSION_SUFFIX.fullmatch(model[len(name):]):
+            return price
+    return None
+
+
+# --- records ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UsageRecord:
+    time: str  # ISO 8601, local time with its UTC offset
+    kind: str
+    turn: Optional[int]
+    model: str
+    input_tokens: int
+    cache_creation_input_tokens: int
+    cache_read_input_tokens: int
+    output_tokens: int
+
+    @property
+    def day(self) -> str:
+        return datetime.fromisoformat(self.time).date().isoformat()
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"time": self.time, "kind": self.kind, "turn": self.turn, "model": self.model,
+                **{name: getattr(self, name) for name in TOKEN_FIELDS}}
+
+    @classmethod
+    def from_json(cls, value: Any) -> "UsageRecord":
+        """The record a line holds; ValueError saying what is wrong otherwise."""
+        if not isinstance(value, dict):
+            raise ValueError("not a JSON object")
+        for name in ("time", "kind", "turn", "model") + TOKEN_FIELDS:
+            if name not in value:
+                raise ValueError(f"no {name}")
+        if not isinstance(value["time"], str):
+            raise ValueError("time is not a string")
+        datetime.fromisoformat(value["time"])  # raises ValueError naming the text
+        if value["kind"] not in KINDS:
+            raise ValueError(f"kind {value['kind']!r} is neither turn nor compaction")
+        turn = value["turn"]
+        if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or turn < 0):
+            raise ValueError(f"turn {turn!r} is not a message id")
+        if value["kind"] == "turn" and turn is None:
+            raise ValueError("a turn's record has no turn id")
+        if not isinstance(value["model"], str):
+            raise ValueError("model is not a string")
+        for name in TOKEN_FIELDS:
+            count = value[name]
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise ValueError(f"{name} {count!r} is not a token count")
+        return cls(value["time"], value["kind"], turn, value["model"],
+                   *(value[name] for name in TOKEN_FIELDS))
+
+
+def usage_record(kind: str, turn: Optional[int], model: str, usage: Any,
+                 when: Optional[datetime] = None) -> UsageRecord:
+    """A record from the API's usage (the SDK's `Usage` or a mapping; a missing or null field is
+    0), at `when` (default: now, local time)."""
+    when = datetime.now().astimezone() if when is None else when
+
+    def count(name: str) -> int:
+        value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name, None)
+        return int(value or 0)
+
+    record = UsageRecord(when.isoformat(timespec="seconds"), kind, turn, model,
+                         *(count(name) for name in TOKEN_FIELDS))
+    return UsageRecord.from_json(record.to_json())  # the same checks as a line read back
+
+
+def usage_dir(home: Path) -> Path:
+    return home / "chat" / "usage"
+
+
+append_lock = threading.Lock()  # the turn loop and the compactor append from one process
+
+
+def record_usage(home: Path, record: UsageRecord) -> Path:
+    """Append `record` to its day's file: one write, fsync'd, mode 0600."""
+    directory = usage_dir(home)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = directory / f"{record.day}.jsonl"
+    line = json.dumps(record.to_json(), ensure_ascii=False) + "\n"
+    with append_lock:
+        created = not path.exists()
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            size = os.fstat(descriptor).st_size
+            os.write(descriptor, (torn_prefix(path, size) + line).encode("utf-8"))
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        if created:
+            directory_descriptor = os.open(directory, os.O_RDONLY)
+            try:
+                os.fsync(directory_descriptor)
+            finally:
+                os.close(directory_descriptor)
+    return path
+
+
+def torn_prefix(path: Path, size: int) -> str:
+    """A newline if the file's last line was cut off by a crash, so the new line stands alone."""
+    if not size:
+        return ""
+    with open(path, "rb") as file:
+        file.seek(size - 1)
+        return "" if file.read(1) == b"\n" else "\n"
+
+
+@dataclass(frozen=True)
+class UsageLog:
+    records: Tuple[UsageRecord, ...]
+    skipped: Tuple[str, ...]  # "2026-10-08.jsonl line 3: no model", one per line not read
+
+
+def read_usage(home: Path) -> UsageLog:
+    """Every record, oldest day first and in file order; lines that are not records are skipped
+    and named (a line cut off by a crash is one)."""
+    records: List[UsageRecord] = []
+    skipped: List[str] = []
+    directory = usage_dir(home)
+    paths = sorted(directory.glob("*.jsonl")) if directory.is_dir() else []
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            for number, line in enumerate(file, 1):
+                if not line.strip():
+                    continue
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError:
+                    skipped.append(f"{path.name} line {number}: not JSON (a line a crash cut "
+                                   "off reads so)")
+                    continue
+                try:
+                    records.append(UsageRecord.from_json(value))
+                except ValueError as error:
+                    skipped.append(f"{path.name} line {number}: {error}")
+    return UsageLog(tuple(records), tuple(skipped))
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+def cost_e8(record: UsageRecord) -> Optional[int]:
+    """The call's cost in 10^-8 dollars (tokens × cents per million tokens); None if unpriced."""
+    price = price_of(record.model)
+    if price is None:
+        return None
+    return (record.input_tokens * price.input
+            + record.cache_creation_input_tokens * price.cache_write
+            + record.cache_read_input_tokens * price.cache_read
+            + record.output_tokens * price.output)
+
+
+@dataclass(frozen=True)
+class Totals:
+    calls: int = 0
+    input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    output_tokens: int = 0
+    cost_e8: int = 0  # the priced calls' cost
+    unpriced_calls: int = 0
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    @property
+    def cache_read_share(self) -> Optional[Fraction]:
+        """Cache reads over the whole prompt; None with no prompt at all."""
+        if not self.prompt_tokens:
+            return None
+        return Fraction(self.cache_read_input_tokens, self.prompt_tokens)
+
+
+def totals(records: Iterable[UsageRecord]) -> Totals:
+    counts = dict.fromkeys(("calls", "cost_e8", "unpriced_calls") + TOKEN_FIELDS, 0)
+    for record in records:
+        counts["calls"] += 1
+        for name in TOKEN_FIELDS:
+            counts[name] += getattr(record, name)
+        cost = cost_e8(record)
+        if cost is None:
+            counts["unpriced_calls"] += 1
+        else:
+            counts["cost_e8"] += cost
+    return Totals(**counts)
+
+
+@dataclass(frozen=True)
+class DayRow:
+    day: str
+    turns: Totals
+    compactions: Totals
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    turn: int
+    day: str  # the day of the turn's first call
+    totals: Totals
+
+
+@dataclass(frozen=True)
+class Report:
+    days: Tuple[DayRow, ...]
+    turns: Tuple[TurnRow, ...]
+    all_turns: Totals
+    first_calls: Totals  # the first call of each turn: the one that reads the view
+    all_compactions: Totals
+    unpriced_models: Tuple[str, ...]
+    skipped: Tuple[str, ...] = field(default=())
+
+
+def report(records: Iterable[UsageRecord], skipped: Iterable[str] = ()) -> Report:
+    """The report over `records`, taken in the order they were recorded."""
+    records = list(records)
+    turn_records = [record for record in records if record.kind == "turn"]
+    compaction_records = [record for record in records if record.kind == "compaction"]
+    days = []
+    for day in sorted({record.day for record in records}):
+        days.append(DayRow(day, totals(r for r in turn_records if r.day == day),
+                           totals(r for r in compaction_records if r.day == day)))
+    by_turn: Dict[int, List[UsageRecord]] = {}
+    for record in turn_records:
+        by_turn.setdefault(record.turn, []).append(record)
+    turns = tuple(TurnRow(turn, calls[0].day, totals(calls))
+                  for turn, calls in sorted(by_turn.items()))
+    unpriced = sorted({record.model for record in records if price_of(record.model) is None})
+    return Report(
+        days=tuple(days),
+        turns=turns,
+        all_turns=totals(turn_records),
+        first_calls=totals(calls[0] for calls in by_turn.values()),
+        all_compactions=totals(compaction_records),
+        unpriced_models=tuple(unpriced),
+        skipped=tuple(skipped),
+    )
+
+
+def dollars(cost: int) -> float:
+    return round(cost / 10**8, 8)
+
+
+def totals_json(value: Totals) -> Dict[str, Any]:
+    share = value.cache_read_share
+    return {
+        "calls": value.calls,
+        **{name: getattr(value, name) for name in TOKEN_FIELDS},
+        "cache_read_share": None if share is None else round(float(share), 6),
+        "cost_usd": dollars(value.cost_e8),
+        "unpriced_calls": value.unpriced_calls,
+    }
+
+
+def report_json(value: Report) -> Dict[str, Any]:
+    """The report for `ever cost --json`."""
+    return {
+        "turns": totals_json(value.all_turns),
+        "first_calls": totals_json(value.first_calls),
+        "compactions": totals_json(value.all_compactions),
+        "gist_cache_read_share": {name: float(share)
+                                  for name, share in GIST_CACHE_READ_SHARE.items()},
+        "days": [{"day": row.day, "turns": totals_json(row.turns),
+                  "compactions": totals_json(row.compactions)} for row in value.days],
+        "per_turn": [{"turn": row.turn, "day": row.day, **totals_json(row.totals)}
+                     for row in value.turns],
+        "unpriced_models": list(value.unpriced_models),
+        "skipped": list(value.skipped),
+    }
+
+
+def share_text(share: Optional[Fraction]) -> str:
+    """`share` in percent to one place, half up, exactly."""
+    if share is None:
+        return "-"
+    tenths = math.floor(share * 1000 + Fraction(1, 2))
+    return f"{tenths // 10}.{tenths % 10} %"
+
+
+def dollars_text(cost: int) -> str:
+    """`cost` (10^-8 dollars) in dollars to 4 places, half up, from the integer: no float."""
+    units = (cost + 5000) // 10000  # 10^-4 dollars
+    return f"${units // 10000}.{units % 10000:04d}"
+
+
+def cost_text(value: Totals) -> str:
+    if value.unpriced_calls and value.unpriced_calls == value.calls:
+        return "?"
+    shown = dollars_text(value.cost_e8)
+    return shown + "+?" if value.unpriced_calls else shown
+
+
+COLUMNS = ("calls", "input", "cache write", "cache read", "output", "read share", "cost")
+WIDTHS = (6, 12, 13, 13, 10, 11, 11)
+
+
+def row_text(label: str, value: Totals, note: str = "") -> str:
+    cells = (f"{value.calls:,}", f"{value.input_tokens:,}",
+             f"{value.cache_creation_input_tokens:,}", f"{value.cache_read_input_tokens:,}",
+             f"{value.output_tokens:,}", share_text(value.cache_read_share), cost_text(value))
+    text = f"{label:<24}" + "".join(f"{cell:>{width}}" for cell, width in zip(cells, WIDTHS))
+    return text + note
+
+
+def heading(label: str) -> str:
+    return f"{label:<24}" + "".join(f"{name:>{width}}" for name, width in zip(COLUMNS, WIDTHS))
+
+
+def format_report(value: Report, turns_shown: Optional[int] = None) -> str:
+    """The report as `ever cost` prints it: days, totals beside the gist, then turns (the last
+    `turns_shown` of them, or all)."""
+    if not value.days:
+        return "No API calls recorded yet.\n"
+    lines = ["Tokens per API call's usage; cost at Anthropic's list prices (harness/usage.py).",
+             "", heading("day")]
+    for row in value.days:
+        if row.turns.calls:
+            lines.append(row_text(f"{row.day} turns", row.turns))
+        if row.compactions.calls:
+            lines.append(row_text(f"{row.day} compactions", row.compactions))
+    gist = GIST_CACHE_READ_SHARE
+    lines += ["", heading("all days"),
+              row_text("turns", value.all_turns, f"   gist: {share_text(gist['turns'])}"),
+              row_text("  first call of each", value.first_calls),
+              row_text("compactions", value.all_compactions,
+                       f"   gist: {share_text(gist['compactions'])}")]
+    turns = value.turns if turns_shown is None else value.turns[-turns_shown:] if turns_shown else ()
+    if turns:
+        lines += ["", heading("turn")]
+        lines += [row_text(f"{row.turn} ({row.day})", row.totals) for row in turns]
+    if value.unpriced_models:
+        lines += ["", "No price for " + ", ".join(value.unpriced_models)
+                  + ": their calls show as ? and count in no cost."]
+    if value.skipped:
+        lines += ["", f"Skipped {len(value.skipped)} line(s) that are not usage records:"]
+        lines += [f"  {problem}" for problem in value.skipped]
+    return "\n".join(lines) + "\n"
