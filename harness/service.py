@@ -234,6 +234,16 @@ class Memory:
         while self.tasks:
             await asyncio.gather(*list(self.tasks.values()), return_exceptions=True)
 
+    async def idle_or_stop(self, timeout_seconds: float) -> None:
+        """At exit: let running compactions end for a while, then stop them; a stopped call is
+        started again by the next process [decision P11]."""
+        try:
+            await asyncio.wait_for(self.idle(), timeout_seconds)
+        except asyncio.TimeoutError:
+            for task in self.tasks.values():
+                task.cancel()
+            self.tasks.clear()
+
     # ---- a turn [gist §6] [decision P17] ----
 
     async def settle(self, timeout_seconds: float) -> str:

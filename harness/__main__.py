@@ -1,0 +1,5 @@
+"""`python -m harness` is `ever`."""
+
+from harness.cli import main
+
+main()

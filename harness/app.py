@@ -1,0 +1,282 @@
+"""The chat's process: the memory, the compactor, the turns, the terminal and the socket.
+
+`run_chat` is `ever chat`: a plain terminal (lines are printed, never redrawn, so scrollback works)
+with a line editor that lets the user type while a reply streams; `send_once` is `ever send`; both
+own the chat while they run [gist §1], and a second `ever` talks to the owner over the chat's
+Unix socket (harness/owner.py).
+"""
+
+import asyncio
+import os
+import sys
+from contextlib import AsyncExitStack
+from typing import Any, Dict, Optional
+
+from harness import owner
+from harness.client import Client, ClientSettings
+from harness.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
+from harness.config import ConfigError, Settings, load_key
+from harness.planner import Config
+from harness.prompt import Prompt
+from harness.service import Job, JobResult, Memory
+from harness.store import ChatBusy
+from harness.tools import Answer, Approval, WorkTools, approval_summary
+from harness.turn import Output, Quiet, Turn, TurnResult, TurnSettings
+from harness.usage import record_usage, usage_record
+
+DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
+ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
+
+
+class Chat:
+    """Everything one owning process holds."""
+
+    def __init__(self, settings: Settings, memory: Memory, client: Client, prompt: Prompt,
+                 approval: Approval, output: Output):
+        self.settings = settings
+        self.memory = memory
+        self.client = client
+        self.prompt = prompt
+        self.approval = approval
+        self.output = output
+        self.turn: Optional[Turn] = None
+        self.turn_lock = asyncio.Lock()
+        self.last: Optional[TurnResult] = None
+
+    def new_turn(self, output: Optional[Output] = None) -> Turn:
+        tools = WorkTools(os.getcwd(), self.approval, secrets=(self.client.settings.api_key,))
+        turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
+                                     home=str(self.settings.home))
+        return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output)
+
+    async def say(self, text: str, output: Optional[Output] = None) -> TurnResult:
+        """A user message: it joins the running call, or starts a turn [gist §6]."""
+        if self.turn is not None:
+            self.turn.add_message(text)
+            return TurnResult("", "", 0)
+        async with self.turn_lock:
+            self.turn = self.new_turn(output)
+            try:
+                self.last = await self.turn.run(text)
+            finally:
+                self.turn = None
+        return self.last
+
+    def status_line(self) -> str:
+        view_bytes = self.memory.planner.view.bytes
+        ceiling = self.memory.planner.config.view_bytes_ceiling
+        share = f"{self.last.cache_read_share:.0%}" if self.last and self.last.calls else "-"
+        return f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share}"
+
+
+async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = False,
+                    on_change=None, stack: Optional[AsyncExitStack] = None) -> Chat:
+    """Own the chat and start its compactor; ChatBusy when another process owns it."""
+    key = load_key(settings.home)
+    client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
+    client = Client(client_settings)
+    prompt = Prompt.load(str(settings.home))
+    memory_settings = MemorySettings.from_config(
+        {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
+    compactor = Compactor(client, prompt, memory_settings)
+    memory_ref: Dict[str, Memory] = {}
+
+    async def build(job: Job) -> JobResult:
+        task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
+        result = await compactor.build(CompactorJob(job.l, job.i, job.context, task))
+        record_usage(str(settings.home), usage_record("compaction", memory_ref["m"].planner.T - 1,
+                                                      memory_settings.model, result.usage))
+        return JobResult(result.text, result.failure or "")
+
+    memory = Memory.open(settings.home, Config(), build=build, on_change=on_change)
+    memory_ref["m"] = memory
+    approval = Approval(allowed=tuple(settings.approve), yes=yes, ask=ask)
+    return Chat(settings, memory, client, prompt, approval, output)
+
+
+class Terminal:
+    """A turn's output in a plain terminal: the reply streamed, thoughts dimmed, tools in a
+    line each."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stdout
+        self.thinking_open = False
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+
+    def text(self, delta: str) -> None:
+        if self.thinking_open:
+            self._write(RESET + "\n")
+            self.thinking_open = False
+        self._write(delta)
+
+    def thinking(self, delta: str) -> None:
+        if not self.thinking_open:
+            self._write(DIM)
+            self.thinking_open = True
+        self._write(delta)
+
+    def tool(self, name: str, tool_input: Dict[str, Any]) -> None:
+        self.text("")
+        self._write(f"\n{DIM}· {approval_summary(name, tool_input)}{RESET}\n")
+
+    def result(self, text: str, is_error: bool) -> None:
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        mark = "✗" if is_error else "→"
+        self._write(f"{DIM}  {mark} {first[:160]}{RESET}\n")
+
+    def notice(self, sentence: str) -> None:
+        self._write(f"\n{sentence}\n")
+
+
+async def run_chat(settings: Settings, yes: bool = False) -> None:
+    """`ever chat`."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory
+    from prompt_toolkit.patch_stdout import patch_stdout
+
+    from harness.cli import HELP, set_memory_model
+
+    terminal = Terminal()
+    session: PromptSession = PromptSession(history=_history(settings))
+    loop = asyncio.get_running_loop()
+    questions: "asyncio.Queue[asyncio.Future]" = asyncio.Queue()
+
+    def ask_now(name: str, tool_input: Dict[str, Any]) -> Answer:
+        """The tool thread's question: the next line the user types answers it."""
+        async def question() -> str:
+            answer = loop.create_future()
+            terminal._write(f"\n{BOLD}Allow {approval_summary(name, tool_input)}?{RESET} "
+                            "[y]es / [n]o / [a]lways for this tool: ")
+            await questions.put(answer)
+            return await answer
+
+        reply = asyncio.run_coroutine_threadsafe(question(), loop).result().strip().lower()
+        return ANSWERS.get(reply, Answer.NO)
+
+    def changed(row: str) -> None:
+        terminal._write(f"{DIM}{row}{RESET}\n")
+
+    try:
+        chat = await open_chat(settings, terminal, ask=ask_now, yes=yes, on_change=changed)
+    except ChatBusy as busy:
+        raise ConfigError(str(busy)) from None
+    server = await owner.serve(chat, settings.chat_dir / "socket")
+    status = chat.memory.status()
+    lines = chat.memory.render().split("\n")[1:-1]
+    terminal._write(f"Ever · {status['messages']} messages · view {status['view_bytes']:,} bytes, "
+                    f"{len(lines)} lines · /help\n")
+    for line in lines[-5:]:
+        terminal._write(f"{DIM}{line[:160]}{RESET}\n")
+    running: Optional[asyncio.Task] = None
+    try:
+        with patch_stdout(raw=True):
+            while True:
+                try:
+                    text = await session.prompt_async("› ")
+                except KeyboardInterrupt:
+                    if running is not None and not running.done():
+                        running.cancel()
+                        terminal.notice("(stopped)")
+                    continue
+                except EOFError:
+                    break
+                if not questions.empty():
+                    questions.get_nowait().set_result(text)  # the answer to a tool's question
+                    continue
+                text = text.strip()
+                if not text:
+                    continue
+                if text.startswith("/"):
+                    reply = await slash(chat, text, HELP, set_memory_model)
+                    if reply is not None:
+                        terminal._write(reply + "\n")
+                        continue
+                if running is not None and not running.done():
+                    await chat.say(text)  # joins the running call between tool calls
+                    continue
+                running = asyncio.create_task(_turn_then_status(chat, text, terminal))
+    finally:
+        if running is not None and not running.done():
+            running.cancel()
+        server.close()
+        await chat.memory.idle_or_stop(2.0)
+        chat.memory.close()
+        await chat.client.aclose()
+
+
+async def _turn_then_status(chat: Chat, text: str, terminal: Terminal) -> None:
+    try:
+        result = await chat.say(text, terminal)
+    except asyncio.CancelledError:
+        terminal.notice("(the call was stopped; your message is in the log)")
+        raise
+    terminal._write(f"\n{DIM}{chat.status_line()}{RESET}\n")
+    return None if result else None
+
+
+async def slash(chat: Chat, text: str, help_text: str, set_model) -> Optional[str]:
+    words = text.split()
+    if words[0] == "/help":
+        return help_text
+    if words[0] == "/memory" and len(words) == 1:
+        status = chat.memory.status()
+        rows = [f"{key}: {value}" for key, value in status.items()]
+        return "\n".join(rows) + "\n" + chat.memory.render()
+    if words[0] == "/memory" and len(words) == 4 and words[1] == "zoom":
+        try:
+            return chat.memory.zoom(int(words[2]), int(words[3]))
+        except ValueError:
+            return "usage: /memory zoom ID N"
+    if words[0] == "/memory-model":
+        return set_model(words[1] if len(words) > 1 else None, words[2] if len(words) > 2 else None)
+    if words[0] == "/edit":
+        import click
+
+        written = click.edit("")
+        if written and written.strip():
+            return None if await _say_edited(chat, written) else ""
+        return "(nothing written)"
+    return None if not words[0].startswith("/") else f"unknown command {words[0]}: /help lists them"
+
+
+async def _say_edited(chat: Chat, text: str) -> bool:
+    await chat.say(text.strip(), Terminal())
+    return True
+
+
+def _history(settings: Settings):
+    from prompt_toolkit.history import FileHistory
+
+    path = settings.home / "history"
+    settings.home.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+    return FileHistory(str(path))
+
+
+async def send_once(settings: Settings, text: str, yes: bool = False) -> Dict[str, Any]:
+    """`ever send`: one turn here, or handed to the chat's owner [gist §1]."""
+    try:
+        chat = await open_chat(settings, Quiet(), ask=None, yes=yes)
+    except ChatBusy:
+        return await owner.ask(settings.chat_dir / "socket", {"op": "send", "text": text, "yes": yes})
+    try:
+        result = await chat.say(text)
+        await chat.memory.idle_or_stop(5.0)
+        return {"reply": result.reply, "error": result.error}
+    finally:
+        chat.memory.close()
+        await chat.client.aclose()
+
+
+async def local_answer(settings: Settings, request: Dict[str, Any]) -> Dict[str, Any]:
+    """`ever memory …` when no chat runs: open the chat here (no key needed) and answer."""
+    memory = Memory.open(settings.home)
+    try:
+        return owner.answer_memory(memory, request)
+    finally:
+        memory.close()

@@ -1,0 +1,163 @@
+"""`ever`: the chat a person lives in, and the commands around it [gist §6].
+
+    ever / ever chat          the chat, in a plain terminal (no screen redraws: scrollback works)
+    ever send TEXT | -        one turn, for scripts; handed to a running `ever chat` if one owns it
+    ever memory status|view|zoom ID N
+    ever log                  where the files are
+    ever cost [--json]        tokens, cache reads and writes, and what they cost
+
+Settings: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME, EVER_MODEL and `$EVER_HOME/config.toml`
+(harness/config.py). The API key is never printed.
+"""
+
+import asyncio
+import json
+import os
+import sys
+from typing import Any, Dict, Optional
+
+import click
+
+from harness import owner
+from harness.config import ConfigError, load_key, load_settings, update_config
+from harness.store import ChatBusy, StoreError
+from harness.usage import format_report, read_usage, report, report_json
+
+HELP = """\
+/memory               the memory's status and every line of the view
+/memory zoom ID N     open line ID+N
+/memory-model [MODEL] [EFFORT]   the compaction model and its thinking effort (saved to config)
+/edit                 write the message in $EDITOR
+/help                 this list
+Ctrl-C stops the running call; Ctrl-D leaves."""
+
+
+def fail(sentence: str) -> None:
+    click.echo(f"ever: {sentence}", err=True)
+    sys.exit(1)
+
+
+@click.group(invoke_without_command=True)
+@click.pass_context
+def main(context: click.Context) -> None:
+    """Ever: an AI agent in one chat that never ends."""
+    if context.invoked_subcommand is None:
+        context.invoke(chat)
+
+
+@main.command()
+@click.option("--yes", is_flag=True, help="Let shell, write and edit run without asking.")
+def chat(yes: bool) -> None:
+    """The chat, in this terminal."""
+    from harness.app import run_chat
+
+    try:
+        asyncio.run(run_chat(load_settings(), yes=yes))
+    except (ConfigError, StoreError) as error:
+        fail(str(error))
+
+
+@main.command()
+@click.argument("text")
+@click.option("--yes", is_flag=True, help="Let shell, write and edit run without asking.")
+def send(text: str, yes: bool) -> None:
+    """One turn: TEXT (or - for standard input); prints the reply."""
+    from harness.app import send_once
+
+    if text == "-":
+        text = sys.stdin.read()
+    if not text.strip():
+        fail("the message is empty")
+    settings = load_settings()
+    try:
+        answer = asyncio.run(send_once(settings, text, yes=yes))
+    except (ConfigError, StoreError) as error:
+        fail(str(error))
+    if answer.get("error"):
+        click.echo(answer.get("reply", ""), nl=bool(answer.get("reply")))
+        fail(answer["error"])
+    click.echo(answer["reply"])
+
+
+@main.group()
+def memory() -> None:
+    """The memory: its status, its view, a line opened."""
+
+
+def ask_owner_or_open(request: Dict[str, Any]) -> Dict[str, Any]:
+    """Answer from the running chat over its socket, or open the chat here when none runs."""
+    from harness.app import local_answer
+
+    settings = load_settings()
+    try:
+        return asyncio.run(local_answer(settings, request))
+    except ChatBusy:
+        return asyncio.run(owner.ask(settings.chat_dir / "socket", request))
+
+
+@memory.command("status")
+def memory_status() -> None:
+    """Messages, the view's size, what the compactor is doing."""
+    answer = ask_owner_or_open({"op": "status"})
+    for key, value in answer["status"].items():
+        click.echo(f"{key}: {value}")
+
+
+@memory.command("view")
+def memory_view() -> None:
+    """Exactly the view the next turn will send, byte for byte."""
+    answer = ask_owner_or_open({"op": "view"})
+    click.echo(answer["view"])
+
+
+@memory.command("zoom")
+@click.argument("first", type=int)
+@click.argument("n", type=int)
+def memory_zoom(first: int, n: int) -> None:
+    """Open line FIRST+N into the two lines under it; N = 1 gives the message whole."""
+    answer = ask_owner_or_open({"op": "zoom", "id": first, "n": n})
+    click.echo(answer["text"])
+
+
+@main.command("log")
+def log_command() -> None:
+    """Where the chat's files are."""
+    settings = load_settings()
+    chat_dir = settings.chat_dir
+    click.echo(f"chat:      {chat_dir}")
+    click.echo(f"messages:  {chat_dir / 'main'}/YYYY-MM-DD.jsonl")
+    click.echo(f"tree:      {chat_dir / 'tree'}/YYYY-MM-DD.jsonl")
+    click.echo(f"view:      {chat_dir / 'view.json'}")
+    click.echo(f"usage:     {chat_dir / 'usage'}/YYYY-MM-DD.jsonl")
+    click.echo(f"config:    {settings.config_path}")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="The report as JSON, for scripts.")
+@click.option("--turns", type=int, default=20, help="How many of the last turns to list.")
+def cost(as_json: bool, turns: int) -> None:
+    """Tokens, cache reads and writes per day and per turn, and what they cost."""
+    settings = load_settings()
+    usage = read_usage(settings.home)
+    result = report(usage.records, usage.skipped)
+    if as_json:
+        click.echo(json.dumps(report_json(result), indent=2))
+    else:
+        click.echo(format_report(result, turns_shown=turns))
+
+
+def set_memory_model(model: Optional[str], effort: Optional[str]) -> str:
+    settings = load_settings()
+    changes: Dict[str, Any] = {}
+    if model:
+        changes["memory.model"] = model
+    if effort:
+        changes["memory.thinking"] = effort
+    if changes:
+        update_config(settings.home, changes)
+        settings = load_settings()
+    return f"memory model: {settings.memory_model}, thinking: {settings.memory_thinking}"
+
+
+if __name__ == "__main__":
+    main()

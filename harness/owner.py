@@ -1,0 +1,87 @@
+"""The chat's Unix socket: one process owns a chat [gist §1], and another `ever` talks to it.
+
+The owner serves `$EVER_HOME/chat/socket` (0600, in the 0700 chat directory). A request is one
+JSON line; the answer is one JSON line:
+
+    {"op": "send", "text": "...", "yes": false} -> {"reply": "...", "error": ""}
+    {"op": "view"}                               -> {"view": "<chat>\\n...</chat>"}
+    {"op": "status"}                             -> {"status": {...}}
+    {"op": "zoom", "id": 0, "n": 4}              -> {"text": "..."}
+
+A message sent while a call runs joins it between tool calls [gist §6]; the tools that ask first
+are declined for a sender without `yes` (nobody at the socket can be asked).
+"""
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict
+
+LINE_BYTES_MAX = 64 << 20
+
+
+def answer_memory(memory, request: Dict[str, Any]) -> Dict[str, Any]:
+    """The memory's answers, the same from the owner and from a chat opened here."""
+    op = request.get("op")
+    if op == "view":
+        return {"view": memory.render()}
+    if op == "status":
+        return {"status": memory.status()}
+    if op == "zoom":
+        first, n = request.get("id"), request.get("n")
+        if not isinstance(first, int) or not isinstance(n, int):
+            return {"text": "zoom: id and n are whole numbers"}
+        return {"text": memory.zoom(first, n)}
+    return {"error": f"no such request: {op!r}"}
+
+
+async def serve(chat, path: Path) -> asyncio.AbstractServer:
+    """Serve the chat on its socket; a stale socket file (from a killed owner) is replaced."""
+    path.unlink(missing_ok=True)
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            raw = await reader.readline()
+            try:
+                request = json.loads(raw)
+            except ValueError:
+                request = {}
+            if request.get("op") == "send" and isinstance(request.get("text"), str):
+                from harness.turn import Quiet
+
+                approval = chat.approval
+                if not request.get("yes"):
+                    chat.approval = type(approval)(approval.allowed, False, None)
+                try:
+                    result = await chat.say(request["text"], Quiet())
+                finally:
+                    chat.approval = approval
+                answer = {"reply": result.reply, "error": result.error}
+            else:
+                answer = answer_memory(chat.memory, request)
+            writer.write(json.dumps(answer, ensure_ascii=False).encode() + b"\n")
+            await writer.drain()
+        finally:
+            writer.close()
+
+    old_umask = os.umask(0o177)
+    try:
+        server = await asyncio.start_unix_server(handle, path=str(path), limit=LINE_BYTES_MAX)
+    finally:
+        os.umask(old_umask)
+    os.chmod(path, 0o600)
+    return server
+
+
+async def ask(path: Path, request: Dict[str, Any]) -> Dict[str, Any]:
+    """One request to the chat's owner."""
+    try:
+        reader, writer = await asyncio.open_unix_connection(str(path), limit=LINE_BYTES_MAX)
+    except OSError as error:
+        raise ConnectionError(f"another process owns the chat, but its socket {path} does not answer ({error.strerror})") from None
+    writer.write(json.dumps(request, ensure_ascii=False).encode() + b"\n")
+    await writer.drain()
+    raw = await reader.readline()
+    writer.close()
+    return json.loads(raw)

@@ -1,0 +1,227 @@
+"""A turn: one user message, a fresh call that sees the view, the tools it calls [gist §6].
+
+    view  = await memory.settle(timeout)      # [decision P17] wait, then render, then log
+    record = memory.append("user", m)
+    call [tools] [system] [view] [state] [m]  # nothing carried over from earlier turns
+    log each reply, tool call and tool result as it happens
+
+The request's prefix is the compactions' own: the same tools and system prompt (`harness/prompt.py`),
+then the view in blocks of 4 lines with a cache mark on the last whole block [gist §3.3]. The
+per-turn state (the local date and time, the working directory) goes after the view, before the
+user's words, never in the system prompt [gist §6, §7.10]. A second mark sits on the request's
+end; inside the tool loop it moves with the conversation, so a turn never carries more than the
+system's, the view's and the end's: 3 of the 4 the API allows.
+
+Thoughts are shown, never logged [gist §1]; they go back to the API inside the tool loop only, as
+the API requires. A tool's output is clipped by the tools; any other long text (a long reply, a
+long user message) is logged as several messages in a row, never cut [gist §1] [decision C2].
+"""
+
+import asyncio
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Dict, List, Optional, Protocol
+
+from harness.client import Client, Refused, RetriesExhausted, Unusable
+from harness.prompt import EPHEMERAL, Prompt, chat_blocks
+from harness.service import Memory
+from harness.tools import ToolResult, WorkTools, date_error, error_result, split_long, zoom_error
+from harness.usage import record_usage, usage_record
+
+JSON = Dict[str, Any]
+MAX_TOKENS = 16_000
+
+
+class Output(Protocol):
+    """Where a turn shows itself: the terminal, or a client of the chat's socket."""
+
+    def text(self, delta: str) -> None: ...
+    def thinking(self, delta: str) -> None: ...
+    def tool(self, name: str, tool_input: JSON) -> None: ...
+    def result(self, text: str, is_error: bool) -> None: ...
+    def notice(self, sentence: str) -> None: ...
+
+
+class Quiet:
+    """An output that shows nothing (tests, and `ever send` keeps only the final reply)."""
+
+    def text(self, delta: str) -> None:
+        pass
+
+    def thinking(self, delta: str) -> None:
+        pass
+
+    def tool(self, name: str, tool_input: JSON) -> None:
+        pass
+
+    def result(self, text: str, is_error: bool) -> None:
+        pass
+
+    def notice(self, sentence: str) -> None:
+        pass
+
+
+@dataclass
+class TurnSettings:
+    model: str
+    settle_timeout_seconds: float = 20.0
+    max_tokens: int = MAX_TOKENS
+    workdir: str = field(default_factory=os.getcwd)
+    home: Optional[str] = None  # EVER_HOME, for the usage records
+    clock: Callable[[], datetime] = lambda: datetime.now().astimezone()
+
+
+@dataclass
+class TurnResult:
+    reply: str  # the turn's last text, "" when it failed
+    error: str = ""  # one sentence, when the call could not be made
+    calls: int = 0
+    cache_read_share: float = 0.0  # of the turn's last call
+
+
+def end_marked(messages: List[JSON]) -> List[JSON]:
+    """The conversation with one cache mark, on its last block [gist §3.3]; earlier end marks
+    removed (the view's mark stays: it is inside the first message's content)."""
+    marked = []
+    last = len(messages) - 1
+    for k, message in enumerate(messages):
+        content = []
+        for block in message["content"]:
+            block = dict(block)
+            if block.get("cache_control") and block.get("end_mark"):
+                block.pop("cache_control")
+            content.append(block)
+        if k == last:
+            content[-1] = dict(content[-1], cache_control=dict(EPHEMERAL), end_mark=True)
+        marked.append({"role": message["role"], "content": content})
+    return marked
+
+
+def wire(messages: List[JSON]) -> List[JSON]:
+    """The messages as sent: the `end_mark` bookkeeping key removed."""
+    return [{"role": m["role"], "content": [{k: v for k, v in b.items() if k != "end_mark"}
+                                            for b in m["content"]]} for m in messages]
+
+
+class Turn:
+    """One user message's call and its tool loop; see the module's text."""
+
+    def __init__(self, memory: Memory, client: Client, prompt: Prompt, tools: WorkTools,
+                 settings: TurnSettings, output: Optional[Output] = None):
+        self.memory = memory
+        self.client = client
+        self.prompt = prompt
+        self.tools = tools
+        self.settings = settings
+        self.output = output or Quiet()
+        self.inbox: List[str] = []  # messages the user typed while the call runs [gist §6]
+        self.requests: List[JSON] = []  # each request sent, for status and tests
+
+    def add_message(self, text: str) -> None:
+        """A message typed while the call runs joins it between tool calls [gist §6]."""
+        self.inbox.append(text)
+
+    def log(self, kind: str, text: str) -> None:
+        for piece in split_long(text):
+            self.memory.append(kind, piece)
+
+    async def run(self, text: str) -> TurnResult:
+        memory = self.memory
+        view_text = await memory.settle(self.settings.settle_timeout_seconds)
+        lines = view_text.split("\n")[1:-1]  # between "<chat>" and "</chat>"
+        self.log("user", text)  # [decision P17] after the view is rendered
+        now = self.settings.clock()
+        state = f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: {self.settings.workdir}]"
+        first = chat_blocks(lines) + [
+            {"type": "text", "text": state},
+            {"type": "text", "text": text},
+        ]
+        messages: List[JSON] = [{"role": "user", "content": first}]
+        result = TurnResult("")
+        while True:
+            messages = end_marked(messages)
+            request = {
+                "model": self.settings.model,
+                "max_tokens": self.settings.max_tokens,
+                "tools": list(self.prompt.tools),
+                "system": list(self.prompt.system),
+                "messages": wire(messages),
+            }
+            self.requests.append(request)
+            try:
+                reply = await self.client.stream(request, on_event=self._show)
+            except (Refused, Unusable, RetriesExhausted) as error:
+                result.error = f"The call failed: {error}. Your message is in the log; the next turn will see it."
+                self.output.notice(result.error)
+                return result
+            result.calls += 1
+            usage = reply.usage
+            prompt_tokens = usage.prompt_tokens or 1
+            result.cache_read_share = usage.cache_read_input_tokens / prompt_tokens
+            if self.settings.home:
+                record_usage(self.settings.home, usage_record("turn", self._turn_id(), self.settings.model, usage))
+            tool_results = []
+            for block in reply.content:
+                if block["type"] == "text" and block["text"].strip():
+                    self.log("ever", block["text"])
+                    result.reply = block["text"]
+                elif block["type"] == "tool_use":
+                    tool_result = await self._call(block["name"], block.get("input", {}))
+                    tool_results.append(tool_result.block(block["id"]))
+            if reply.stop_reason != "tool_use" or not tool_results:
+                return result
+            messages.append({"role": "assistant", "content": [self._sent_back(b) for b in reply.content]})
+            joined = list(tool_results)
+            while self.inbox:
+                typed = self.inbox.pop(0)
+                self.log("user", typed)
+                joined.append({"type": "text", "text": typed})
+            messages.append({"role": "user", "content": joined})
+
+    def _turn_id(self) -> int:
+        return self.memory.planner.T - 1
+
+    @staticmethod
+    def _sent_back(block: JSON) -> JSON:
+        """A reply block as it goes back in the tool loop (thinking with its signature)."""
+        return {k: v for k, v in block.items() if k not in ("citations",)}
+
+    def _show(self, event: Any) -> None:
+        if getattr(event, "type", "") != "content_block_delta":
+            return
+        delta = event.delta
+        if delta.type == "text_delta":
+            self.output.text(delta.text)
+        elif delta.type == "thinking_delta":
+            self.output.thinking(delta.thinking)
+
+    async def _call(self, name: str, tool_input: Any) -> ToolResult:
+        """Run one tool call; log it and its result as they happen [gist §1, §6]."""
+        self.log("tool", f"{name} {json.dumps(tool_input, ensure_ascii=False, sort_keys=True)}")
+        self.output.tool(name, tool_input if isinstance(tool_input, dict) else {})
+        if name in ("zoom", "date"):
+            result = self._memory_tool(name, tool_input)
+        else:
+            result = await asyncio.to_thread(self.tools.run, name, tool_input)
+        text = result.text()
+        self.log("echo", text)
+        self.output.result(text, result.is_error)
+        return result
+
+    def _memory_tool(self, name: str, tool_input: Any) -> ToolResult:
+        T = self.memory.planner.T
+        if not isinstance(tool_input, dict):
+            return error_result(f"{name}: the input must be a JSON object.")
+        if name == "zoom":
+            first, n = tool_input.get("id"), tool_input.get("n")
+            problem = zoom_error(first, n, T)
+            if problem:
+                return error_result(problem)
+            return ToolResult(({"type": "text", "text": self.memory.zoom(first, n)},), False)
+        first = tool_input.get("id")
+        problem = date_error(first, T)
+        if problem:
+            return error_result(problem)
+        return ToolResult(({"type": "text", "text": self.memory.date(first)},), False)
