@@ -745,6 +745,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Each response goes out in several writes (headers, body, SSE chunks); without this,
+        # Nagle's algorithm holds the later ones for the client's delayed ACK, about 40 ms a call.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.api._connection_opened(self.connection)
 
     def finish(self) -> None:

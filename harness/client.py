@@ -1,0 +1,452 @@
+"""The one module that speaks to the Messages API: the official `anthropic` SDK, streamed, with
+Ever's own retry policy and the prefix gate [gist §3.3] [decision C5, C6, C7].
+
+    client = Client(ClientSettings.from_env())
+    reply = await client.stream(request)      # a Messages API body; retried while the trouble passes
+    reply.text, reply.stop_reason, reply.usage, reply.spent, reply.attempts
+
+Any Anthropic-compatible endpoint works: `ANTHROPIC_BASE_URL` (or `base_url`) points the SDK
+there. The API key is never logged, printed or put in an exception: `ClientSettings` hides it from
+`repr`, and no message here quotes a header.
+
+**What a failure is** [decision C5]. Each error of an attempt is one of three:
+
+- *transient*: it may pass by itself. 408, 409, 429, 500 and every other 5xx (529 overloaded
+  among them), a timeout (the SDK's, or this attempt's deadline), a connection error, an `error`
+  event in the middle of a stream (the SDK raises `APIStatusError` with status 200 and does not
+  retry it), a stream cut before its end (httpx2's own errors, which the SDK does not wrap) and an
+  event that is not JSON (`json.JSONDecodeError`). `stream` retries these with backoff, honouring
+  `retry-after-ms` / `retry-after`, for as long as the caller lets it run (`attempts_max` None)
+  or up to `attempts_max` attempts (then `RetriesExhausted`).
+- *refused*: the API refused this very request, and sending it again gives the same answer: 400,
+  413, 422 and any other 4xx not named here, or an `invalid_request_error` event mid-stream.
+  `Refused` is raised at once. A reply that ends with stop reason `refusal` is an answer, not an
+  error: it comes back as a `Reply` and is never retried.
+- *unusable*: no request of this client can succeed until its settings change: 401 (the key),
+  402 (billing), 403 (permission), 404 (the model or the endpoint). `Unusable` is raised at once;
+  it is nobody's content failure.
+
+The SDK's own retries are off (`max_retries=0`): the policy is this module's and the tests drive it
+with an injected `sleep` and `random`, so no test sleeps for real.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import json
+import os
+import random as random_module
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import anthropic
+import httpx2
+
+JSON = dict[str, Any]
+
+TRANSIENT, REFUSED, UNUSABLE = "transient", "refused", "unusable"
+UNUSABLE_STATUSES = frozenset({401, 402, 403, 404})
+TRANSIENT_STATUSES = frozenset({408, 409, 429})
+REFUSED_EVENT_TYPES = frozenset({"invalid_request_error", "request_too_large"})
+CACHE_LOOKBACK_BLOCKS = 20  # Anthropic looks back this many block boundaries from a mark
+CACHE_TTL_SECONDS = 300.0  # a 5-minute entry [gist §3.3]
+
+
+class SettingsError(Exception):
+    """The client's settings are missing or wrong (one sentence, never the key itself)."""
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """How to reach the API and how long to try. Times in seconds."""
+
+    api_key: str = field(repr=False)
+    base_url: Optional[str] = None  # None: the SDK's default (api.anthropic.com)
+    attempt_seconds: float = 600.0  # the deadline of one attempt, from send to the last event
+    connect_seconds: float = 10.0
+    read_seconds: float = 120.0  # silence allowed between two pieces of a response
+    backoff_first_seconds: float = 1.0
+    backoff_max_seconds: float = 60.0
+    retry_after_max_seconds: float = 600.0  # a server asking for longer gets this much
+    attempts_max: Optional[int] = None  # None: retry transient trouble until the caller stops
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> "ClientSettings":
+        """`ANTHROPIC_API_KEY` and, if set, `ANTHROPIC_BASE_URL`."""
+        api_key = environ.get("ANTHROPIC_API_KEY", "").strip()
+        if not api_key:
+            raise SettingsError("ANTHROPIC_API_KEY is not set: Ever needs an API key to call the model.")
+        base_url = environ.get("ANTHROPIC_BASE_URL", "").strip() or None
+        return cls(api_key=api_key, base_url=base_url, **overrides)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens as the API reports them: the prompt is input + written + read."""
+
+    input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(self.input_tokens + other.input_tokens,
+                     self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+                     self.cache_read_input_tokens + other.cache_read_input_tokens,
+                     self.output_tokens + other.output_tokens)
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    @classmethod
+    def of(cls, usage: Any) -> "Usage":
+        if usage is None:
+            return cls()
+        return cls(usage.input_tokens or 0, usage.cache_creation_input_tokens or 0,
+                   usage.cache_read_input_tokens or 0, usage.output_tokens or 0)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One answer: its content blocks (text, thinking, tool_use, as dicts), its stop reason, the
+    usage of the attempt that answered, the usage of every attempt (`spent`: an attempt cut after
+    its response started was billed for its prompt too) and how many attempts it took."""
+
+    content: tuple[JSON, ...]
+    stop_reason: Optional[str]
+    usage: Usage
+    spent: Usage
+    attempts: int
+
+    @property
+    def text(self) -> str:
+        return "".join(block["text"] for block in self.content if block["type"] == "text")
+
+
+class Refused(Exception):
+    """The API refused this request; sending it again gives the same answer [decision C5]."""
+
+    def __init__(self, description: str, spent: Usage, attempts: int) -> None:
+        super().__init__(description)
+        self.description = description
+        self.spent = spent
+        self.attempts = attempts
+
+
+class Unusable(Exception):
+    """No request of this client can succeed until its settings change [decision C5]."""
+
+
+class RetriesExhausted(Exception):
+    """Transient trouble outlasted `attempts_max` attempts."""
+
+    def __init__(self, description: str, spent: Usage, attempts: int) -> None:
+        super().__init__(description)
+        self.spent = spent
+        self.attempts = attempts
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """Told to `on_retry` before each wait: for a status line, never for control."""
+
+    attempt: int  # the attempt that failed, from 1
+    description: str
+    delay_seconds: float
+
+
+def describe(error: BaseException) -> str:
+    """One line on what went wrong; API errors carry no header, so no key."""
+    if isinstance(error, anthropic.APIStatusError):
+        where = "mid-stream" if error.status_code == 200 else str(error.status_code)
+        return f"{where} {error.type or 'error'}: {error.api_message or ''}".strip()
+    if isinstance(error, anthropic.APITimeoutError):
+        return "the request timed out"
+    if isinstance(error, anthropic.APIConnectionError):
+        return "the connection failed"
+    if isinstance(error, TimeoutError):
+        return "the attempt passed its deadline"
+    if isinstance(error, json.JSONDecodeError):
+        return "a stream event was not JSON"
+    return f"the stream broke ({type(error).__name__})"
+
+
+def classify(error: BaseException) -> Optional[str]:
+    """TRANSIENT, REFUSED or UNUSABLE [decision C5]; None for an error that is not the API's (a bug
+    here, which must not be retried or hidden)."""
+    if isinstance(error, anthropic.APIStatusError):
+        status = error.status_code
+        if status == 200:
+            # an `error` event after the stream began: the SDK does not retry it
+            return REFUSED if error.type in REFUSED_EVENT_TYPES else TRANSIENT
+        if status in UNUSABLE_STATUSES:
+            return UNUSABLE
+        if status in TRANSIENT_STATUSES or status >= 500:
+            return TRANSIENT
+        return REFUSED
+    if isinstance(error, (anthropic.APIConnectionError, TimeoutError, json.JSONDecodeError)):
+        return TRANSIENT
+    # a stream cut or garbled while it is read: the SDK lets httpx2's own error through
+    if isinstance(error, (httpx2.TransportError, httpx2.DecodingError)):
+        return TRANSIENT
+    return None
+
+
+def retry_after_seconds(error: BaseException, now_wall: float) -> Optional[float]:
+    """The wait the server asked for: `retry-after-ms`, else `retry-after` (seconds or a date)."""
+    response = getattr(error, "response", None)
+    if not isinstance(error, anthropic.APIStatusError) or error.status_code == 200 or response is None:
+        return None
+    headers = response.headers
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds is not None:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - now_wall)
+
+
+# ---------------------------------------------------------------- the prefix gate
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _content(content: Any) -> list:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def prefix_keys(request: JSON) -> tuple[list[bytes], list[int]]:
+    """The request's cache prefixes as the API orders them (tools → system → messages): one key per
+    block boundary (keys[p] is the prefix of the first p blocks), and the marked blocks' numbers.
+
+    A key hashes what makes a prefix the same on the API: the model, each block without its mark,
+    and for message blocks the role and the thinking and tool_choice settings (changing those
+    breaks the message part of the prefix)."""
+    blocks: list[tuple[bytes, bool]] = []
+    for tool in request.get("tools", ()):
+        blocks.append((b"tool\0" + _canonical(_bare(tool)), "cache_control" in tool))
+    system = request.get("system")
+    if system:
+        for block in _content(system):
+            blocks.append((b"system\0" + _canonical(_bare(block)), "cache_control" in block))
+    settings = _canonical({"thinking": request.get("thinking"), "tool_choice": request.get("tool_choice")})
+    for message in request["messages"]:
+        role = message["role"].encode("ascii")
+        for block in _content(message["content"]):
+            blocks.append((role + b"\0" + settings + b"\0" + _canonical(_bare(block)), "cache_control" in block))
+    digest = hashlib.sha256(b"model\0" + request["model"].encode("utf-8")).digest()
+    keys = [digest]
+    marks = []
+    for number, (identity, marked) in enumerate(blocks, start=1):
+        digest = hashlib.sha256(digest + len(identity).to_bytes(8, "big") + identity).digest()
+        keys.append(digest)
+        if marked:
+            marks.append(number)
+    if request.get("cache_control") is not None and blocks and (not marks or marks[-1] != len(blocks)):
+        marks.append(len(blocks))
+    return keys, marks
+
+
+def _bare(block: Any) -> Any:
+    if isinstance(block, dict):
+        return {name: value for name, value in block.items() if name != "cache_control"}
+    return block
+
+
+class _Writer:
+    __slots__ = ("keys", "started")
+
+    def __init__(self, keys: frozenset) -> None:
+        self.keys = keys
+        self.started = asyncio.Event()
+
+
+class PrefixGate:
+    """A call whose marked prefix another call is writing waits until that call's response starts
+    [gist §3.3] [decision C7]: then it reads the entry instead of paying to write it again.
+
+    A mark finds an entry at its own block or up to 20 block boundaries before it, so a call waits
+    for any call in flight whose marked prefix lies within that reach of one of its marks and is
+    longer than the longest prefix there known to be written. A prefix is known written once the
+    response of a call that marked it has started, for 5 minutes from then (each such start renews
+    it). A call in flight never waits, so the gate cannot deadlock. Single event loop; no locks.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 ttl_seconds: float = CACHE_TTL_SECONDS) -> None:
+        self.clock = clock
+        self.ttl_seconds = ttl_seconds
+        self.writers: list[_Writer] = []
+        self.written: dict[bytes, float] = {}  # key -> when its writer's response started
+
+    def _known(self, key: bytes, now: float) -> bool:
+        started = self.written.get(key)
+        return started is not None and now - started < self.ttl_seconds
+
+    def _blocking(self, keys: list[bytes], marks: list[int]) -> Optional[_Writer]:
+        """A writer in flight that this request should wait for, if any."""
+        now = self.clock()
+        for mark in marks:
+            reach = range(mark, max(mark - CACHE_LOOKBACK_BLOCKS, 1) - 1, -1)
+            for boundary in reach:  # longest first
+                key = keys[boundary]
+                if self._known(key, now):
+                    break
+                for writer in self.writers:
+                    if key in writer.keys:
+                        return writer
+        return None
+
+    async def enter(self, request: JSON) -> "_Writer":
+        """Wait for the writers this request should wait for, then become a writer of its marks."""
+        keys, marks = prefix_keys(request)
+        while True:
+            writer = self._blocking(keys, marks)
+            if writer is None:
+                break
+            await writer.started.wait()
+        now = self.clock()
+        own = _Writer(frozenset(keys[mark] for mark in marks if not self._known(keys[mark], now)))
+        self.writers.append(own)
+        return own
+
+    def started(self, writer: "_Writer") -> None:
+        """The writer's response began: its entries are readable now."""
+        if writer.started.is_set():
+            return
+        now = self.clock()
+        for key in writer.keys:
+            self.written[key] = now
+        self.leave(writer)
+
+    def leave(self, writer: "_Writer") -> None:
+        """The writer's attempt ended, however: whoever waited for it goes on."""
+        if writer in self.writers:
+            self.writers.remove(writer)
+        writer.started.set()
+
+    def idle(self) -> bool:
+        return not self.writers
+
+
+# ---------------------------------------------------------------- the client
+
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class Client:
+    """Streams Messages API requests through `AsyncAnthropic`; see the module docstring."""
+
+    def __init__(self, settings: ClientSettings, *, sleep: Sleep = asyncio.sleep,
+                 random: Callable[[], float] = random_module.random,
+                 wall_clock: Callable[[], float] = time.time,
+                 gate: Optional[PrefixGate] = None, use_gate: bool = True,
+                 on_retry: Optional[Callable[[Retrying], None]] = None) -> None:
+        self.settings = settings
+        self.sleep = sleep
+        self.random = random
+        self.wall_clock = wall_clock
+        self.gate = (gate if gate is not None else PrefixGate()) if use_gate else None
+        self.on_retry = on_retry
+        timeout = httpx2.Timeout(settings.attempt_seconds, connect=settings.connect_seconds,
+                                 read=settings.read_seconds)
+        self.sdk = anthropic.AsyncAnthropic(api_key=settings.api_key, base_url=settings.base_url,
+                                            max_retries=0, timeout=timeout)
+
+    async def aclose(self) -> None:
+        await self.sdk.close()
+
+    async def __aenter__(self) -> "Client":
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def backoff_seconds(self, failures: int) -> float:
+        """Wait after the n-th transient failure in a row: first·2^(n−1), capped, then between half
+        and all of it (the jitter spreads calls that failed together)."""
+        s = self.settings
+        full = min(s.backoff_max_seconds, s.backoff_first_seconds * (2 ** (failures - 1)))
+        return full * (0.5 + 0.5 * self.random())
+
+    async def stream(self, request: JSON) -> Reply:
+        """Send `request` (a Messages API body, without `stream`) until an answer comes back;
+        retry transient trouble; raise `Refused`, `Unusable` or `RetriesExhausted`.
+
+        Cancelling the task that awaits it stops it cleanly: the HTTP response is closed, the gate
+        lets the waiters go, and `asyncio.CancelledError` propagates."""
+        spent = Usage()
+        attempt = 0
+        while True:
+            attempt += 1
+            billed = _Billed()
+            try:
+                message = await self._attempt(request, billed)
+            except Exception as error:
+                kind = classify(error)
+                if kind is None:
+                    raise
+                spent = spent + billed.usage
+                description = describe(error)
+                if kind == UNUSABLE:
+                    raise Unusable(f"the API refuses this client: {description}") from None
+                if kind == REFUSED:
+                    raise Refused(description, spent, attempt) from None
+                if self.settings.attempts_max is not None and attempt >= self.settings.attempts_max:
+                    raise RetriesExhausted(description, spent, attempt) from None
+                asked = retry_after_seconds(error, self.wall_clock())
+                if asked is not None:
+                    delay = min(asked, self.settings.retry_after_max_seconds)
+                else:
+                    delay = self.backoff_seconds(attempt)
+                if self.on_retry is not None:
+                    self.on_retry(Retrying(attempt, description, delay))
+                await self.sleep(delay)
+                continue
+            usage = Usage.of(message.usage)
+            content = tuple(block.model_dump(mode="json", exclude_none=True) for block in message.content)
+            return Reply(content, message.stop_reason, usage, spent + usage, attempt)
+
+    async def _attempt(self, request: JSON, billed: "_Billed") -> Any:
+        """One attempt within its deadline; the final message. `billed` learns the prompt's usage
+        when the response starts, so an attempt cut later still counts what it cost."""
+        writer = await self.gate.enter(request) if self.gate is not None else None
+        try:
+            async with asyncio.timeout(self.settings.attempt_seconds):
+                async with self.sdk.messages.stream(**request) as stream:
+                    async for event in stream:
+                        if event.type == "message_start":
+                            billed.usage = Usage.of(event.message.usage)
+                            if writer is not None:
+                                self.gate.started(writer)
+                    return await stream.get_final_message()
+        finally:
+            if writer is not None:
+                self.gate.leave(writer)
+
+
+class _Billed:
+    __slots__ = ("usage",)
+
+    def __init__(self) -> None:
+        self.usage = Usage()
