@@ -46,7 +46,7 @@ class Chat:
     def new_turn(self, output: Optional[Output] = None) -> Turn:
         tools = WorkTools(os.getcwd(), self.approval, secrets=(self.client.settings.api_key,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
-                                     home=str(self.settings.home))
+                                     home=self.settings.home)
         return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output)
 
     async def say(self, text: str, output: Optional[Output] = None) -> TurnResult:
@@ -84,7 +84,7 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
     async def build(job: Job) -> JobResult:
         task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
         result = await compactor.build(CompactorJob(job.l, job.i, job.context, task))
-        record_usage(str(settings.home), usage_record("compaction", memory_ref["m"].planner.T - 1,
+        record_usage(settings.home, usage_record("compaction", memory_ref["m"].planner.T - 1,
                                                       memory_settings.model, result.usage))
         return JobResult(result.text, result.failure or "")
 

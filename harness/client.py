@@ -389,7 +389,7 @@ class Client:
         full = min(s.backoff_max_seconds, s.backoff_first_seconds * (2 ** (failures - 1)))
         return full * (0.5 + 0.5 * self.random())
 
-    async def stream(self, request: JSON) -> Reply:
+    async def stream(self, request: JSON, on_event: Optional[Callable[[Any], None]] = None) -> Reply:
         """Send `request` (a Messages API body, without `stream`) until an answer comes back;
         retry transient trouble; raise `Refused`, `Unusable` or `RetriesExhausted`.
 
@@ -401,7 +401,7 @@ class Client:
             attempt += 1
             billed = _Billed()
             try:
-                message = await self._attempt(request, billed)
+                message = await self._attempt(request, billed, on_event)
             except Exception as error:
                 kind = classify(error)
                 if kind is None:
@@ -427,7 +427,8 @@ class Client:
             content = tuple(block.model_dump(mode="json", exclude_none=True) for block in message.content)
             return Reply(content, message.stop_reason, usage, spent + usage, attempt)
 
-    async def _attempt(self, request: JSON, billed: "_Billed") -> Any:
+    async def _attempt(self, request: JSON, billed: "_Billed",
+                       on_event: Optional[Callable[[Any], None]] = None) -> Any:
         """One attempt within its deadline; the final message. `billed` learns the prompt's usage
         when the response starts, so an attempt cut later still counts what it cost."""
         writer = await self.gate.enter(request) if self.gate is not None else None
@@ -435,6 +436,8 @@ class Client:
             async with asyncio.timeout(self.settings.attempt_seconds):
                 async with self.sdk.messages.stream(**request) as stream:
                     async for event in stream:
+                        if on_event is not None:
+                            on_event(event)  # a turn shows the reply as it streams
                         if event.type == "message_start":
                             billed.usage = Usage.of(event.message.usage)
                             if writer is not None:

@@ -143,7 +143,7 @@ def job_for(planner: Any, l: int, i: int) -> Job:
     planner's texts."""
     context = tuple(planner.rendered(line_l, line_i) for line_l, line_i in planner.context(l, i))
     if l == 0:
-        kind, text = planner.texts.source(i).split(": ", 1)  # a source is `kind: text` [gist §2]
+        kind, text = planner.texts.message(i)
         return Job(l, i, context, Compress(kind, text))
     a, b = planner.text(l - 1, 2 * i), planner.text(l - 1, 2 * i + 1)
     if a is None or b is None:

@@ -1,6 +1,6 @@
 """Settings: where the chat lives, which models it calls, what the tools may do without asking.
 
-Where each setting comes from, highest first [decision C1]:
+Where each setting comes from, highest first [decision H1]:
 
 1. the command's own flags (`ever send --yes`), applied by the CLI on top of these settings;
 2. the environment: `EVER_HOME`, `EVER_MODEL`, `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`
@@ -53,7 +53,7 @@ KEY_NAME = "key"
 ASKING_TOOLS = ("shell", "write", "edit")
 THINKING_EFFORTS = ("off", "low", "medium", "high", "xhigh")
 
-# [decision C1] the defaults. The compactor's model and effort are the gist's ("UniiChat uses
+# [decision H1] the defaults. The compactor's model and effort are the gist's ("UniiChat uses
 # Claude Haiku at xhigh effort" [gist §4]); the settle timeout is eukhe's (D10).
 DEFAULTS: Dict[str, Any] = {
     "model": "claude-sonnet-4-6",
@@ -139,7 +139,7 @@ def home_from(environ: Mapping[str, str]) -> Path:
 
 
 def load_settings(environ: Optional[Mapping[str, str]] = None) -> Settings:
-    """The settings, environment over config file over defaults [decision C1]. Reads no key."""
+    """The settings, environment over config file over defaults [decision H1]. Reads no key."""
     environ = os.environ if environ is None else environ
     home = home_from(environ)
     path = home / CONFIG_NAME

@@ -160,12 +160,12 @@ TOOLS: Tuple[JSON, ...] = (
     },
     {
         "name": "read",
-        "description": "Read a text file, whole or from first_line to last_line (numbered from 1). An image "
-                       "file comes back as an image.",
+        "description": "Read a text file, whole or `limit` lines from line `offset` (numbered from 1), "
+                       "with line numbers. An image file comes back as an image.",
         "input_schema": _object({
             "path": _PATH,
-            "first_line": {"type": "integer", "minimum": 1, "description": "The first line to read."},
-            "last_line": {"type": "integer", "minimum": 1, "description": "The last line to read."},
+            "offset": {"type": "integer", "minimum": 1, "description": "The first line to read."},
+            "limit": {"type": "integer", "minimum": 1, "description": "How many lines to read."},
         }, ("path",)),
     },
     {
@@ -178,12 +178,13 @@ TOOLS: Tuple[JSON, ...] = (
     },
     {
         "name": "edit",
-        "description": "Replace the exact text old, which must occur exactly once in the file, with new.",
+        "description": "Replace the exact text old_text, which must occur exactly once in the file, "
+                       "with new_text.",
         "input_schema": _object({
             "path": _PATH,
-            "old": {"type": "string", "description": "The text to replace, exactly as the file holds it."},
-            "new": {"type": "string", "description": "The text to put in its place."},
-        }, ("path", "old", "new")),
+            "old_text": {"type": "string", "description": "The text to replace, exactly as the file holds it."},
+            "new_text": {"type": "string", "description": "The text to put in its place."},
+        }, ("path", "old_text", "new_text")),
     },
 )
 

@@ -11,15 +11,15 @@ Sizes [gist §1]:
   was cut included (`clip_output`). The shell tool clips stdout and stderr each to its own head and
   tail, the whole result within the same 30,000.
 - Any other long text is split into several messages in a row, never cut (`split_long`): pieces of
-  at most 30,000 characters [decision C2], the same number as the clip, so no message Ever logs is
+  at most 30,000 characters [decision H2], the same number as the clip, so no message Ever logs is
   longer than 30,000 characters. A piece ends after the last line break in its second half when
   there is one, else at exactly 30,000 characters; the pieces joined are the text.
 
 The shell tool's environment is the user's without `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN` and
-any variable whose value holds the key [decision C3]; the key is also replaced by `<API key hidden>`
+any variable whose value holds the key [decision H3]; the key is also replaced by `<API key hidden>`
 in every tool result, so a command that prints it does not put it in the log.
 
-Approval [decision C4]: shell, write and edit ask first (yes / no / always for this tool while this
+Approval [decision H4]: shell, write and edit ask first (yes / no / always for this tool while this
 chat runs), unless `--yes` or the config's `approve` allows them. The asking is a callback the CLI
 gives; a caller that cannot ask (`ever send` without `--yes`) declines with a result saying so.
 """
@@ -41,7 +41,7 @@ from harness.config import ASKING_TOOLS
 from harness.text import valid_text
 
 OUTPUT_CHARS_MAX = 30_000  # [gist §1] a tool's output, head and tail, in all
-MESSAGE_CHARS_MAX = 30_000  # [decision C2] the longest piece split_long makes
+MESSAGE_CHARS_MAX = 30_000  # [decision H2] the longest piece split_long makes
 
 SHELL_TIMEOUT_SECONDS = 120  # default; a call may ask for up to SHELL_TIMEOUT_SECONDS_MAX
 SHELL_TIMEOUT_SECONDS_MAX = 600
@@ -54,7 +54,7 @@ SHELL_LINGER_SECONDS = 1.0
 CAPTURE_BYTES = 4 * OUTPUT_CHARS_MAX
 
 READ_LINES_DEFAULT = 2000
-# [decision C8] The API's limit is 5 MB of base64 per image; base64 is 4/3 of the bytes.
+# [decision H8] The API's limit is 5 MB of base64 per image; base64 is 4/3 of the bytes.
 IMAGE_BYTES_MAX = 3_750_000
 IMAGE_TYPES = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -176,7 +176,7 @@ def clip_output(text: str, chars_max: int = OUTPUT_CHARS_MAX, bytes_unread: int 
 
 def split_long(text: str, chars_max: int = MESSAGE_CHARS_MAX) -> List[str]:
     """`text` as pieces of at most `chars_max` characters that join back to it exactly
-    [gist §1] [decision C2]. A piece ends after a line break in its second half when it can."""
+    [gist §1] [decision H2]. A piece ends after a line break in its second half when it can."""
     pieces = []
     start = 0
     while len(text) - start > chars_max:
@@ -262,7 +262,7 @@ Ask = Callable[[str, Mapping[str, Any]], Answer]
 
 
 class Approval:
-    """Whether a tool call may run [decision C4].
+    """Whether a tool call may run [decision H4].
 
     `allowed`: tools allowed without asking (config `approve`); `yes`: every tool allowed
     (`--yes`); `ask`: the CLI's callback, or None when nobody can be asked."""
@@ -429,7 +429,7 @@ def kill_group(process: subprocess.Popen) -> None:
 def shell_result(code: Optional[int], out: Capture, err: Capture, timed_out: bool,
                  timeout_seconds: float) -> ToolResult:
     """Exit code, then stdout and stderr, each clipped to its head and tail, 30,000 in all
-    [decision C6]. A command that ran is no error whatever its exit code (the code is the first
+    [decision H6]. A command that ran is no error whatever its exit code (the code is the first
     line); one stopped at its timeout is."""
     if timed_out:
         header = (f"timed out after {timeout_seconds:g} s: the command and its processes were "
@@ -474,7 +474,7 @@ def image_type(head: bytes) -> Optional[str]:
 
 def numbered_lines(text: str, first: int, limit: int) -> Tuple[str, int, int]:
     """Lines first.. (1-based) as `cat -n` shows them, whole lines only, within the output size
-    [decision C7]; (the text, the last line shown, the number of lines)."""
+    [decision H7]; (the text, the last line shown, the number of lines)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the file's final newline ends a line; it does not start one

@@ -14,13 +14,14 @@ system's, the view's and the end's: 3 of the 4 the API allows.
 
 Thoughts are shown, never logged [gist §1]; they go back to the API inside the tool loop only, as
 the API requires. A tool's output is clipped by the tools; any other long text (a long reply, a
-long user message) is logged as several messages in a row, never cut [gist §1] [decision C2].
+long user message) is logged as several messages in a row, never cut [gist §1] [decision H2].
 """
 
 import asyncio
 import json
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from datetime import datetime
 from typing import Any, Callable, Dict, List, Optional, Protocol
 
@@ -69,7 +70,7 @@ class TurnSettings:
     settle_timeout_seconds: float = 20.0
     max_tokens: int = MAX_TOKENS
     workdir: str = field(default_factory=os.getcwd)
-    home: Optional[str] = None  # EVER_HOME, for the usage records
+    home: Optional[Path] = None  # EVER_HOME, for the usage records
     clock: Callable[[], datetime] = lambda: datetime.now().astimezone()
 
 
@@ -118,6 +119,7 @@ class Turn:
         self.output = output or Quiet()
         self.inbox: List[str] = []  # messages the user typed while the call runs [gist §6]
         self.requests: List[JSON] = []  # each request sent, for status and tests
+        self.turn_id = -1
 
     def add_message(self, text: str) -> None:
         """A message typed while the call runs joins it between tool calls [gist §6]."""
@@ -131,6 +133,7 @@ class Turn:
         memory = self.memory
         view_text = await memory.settle(self.settings.settle_timeout_seconds)
         lines = view_text.split("\n")[1:-1]  # between "<chat>" and "</chat>"
+        self.turn_id = memory.planner.T  # the user message's id: the turn's name in usage records
         self.log("user", text)  # [decision P17] after the view is rendered
         now = self.settings.clock()
         state = f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: {self.settings.workdir}]"
@@ -181,7 +184,7 @@ class Turn:
             messages.append({"role": "user", "content": joined})
 
     def _turn_id(self) -> int:
-        return self.memory.planner.T - 1
+        return self.turn_id
 
     @staticmethod
     def _sent_back(block: JSON) -> JSON:

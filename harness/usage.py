@@ -18,7 +18,7 @@ over the whole prompt), and the cost; for all turns, for the first call of each 
 compactions, the share beside the gist's measurement (turns 98.6 %, compactions 96.2 % [gist
 §3.3]); the compactor's cost apart from the turns'.
 
-Prices [decision C5]: Anthropic's list prices in US dollars per million tokens, from the "Model
+Prices [decision H5]: Anthropic's list prices in US dollars per million tokens, from the "Model
 pricing" table of https://platform.claude.com/docs/en/about-claude/pricing and the models'
 overview pages (platform.claude.com/docs/en/models/…), read in October 2026. A cache write is
 priced as a 5-minute entry (1.25 × input): Ever never buys 1-hour entries [gist §3.3].
@@ -76,7 +76,7 @@ HAIKU_4_5 = Price(input=100, cache_write=125, cache_read=10, output=500)
 HAIKU_3_5 = Price(input=80, cache_write=100, cache_read=8, output=400)
 HAIKU_3 = Price(input=25, cache_write=30, cache_read=3, output=125)
 
-# [decision C5] the table in the docstring, with its source
+# [decision H5] the table in the docstring, with its source
 PRICES: Dict[str, Price] = {
     "claude-opus-5": OPUS_4_5,
     "claude-opus-4-8": OPUS_4_5,

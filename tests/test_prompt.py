@@ -214,10 +214,10 @@ def test_the_tools_are_zoom_and_date_with_the_gists_descriptions_then_the_machin
     assert by_name["date"]["description"] == "The date and time of message id."
     required = {name: tool["input_schema"]["required"] for name, tool in by_name.items()}
     assert required == {"zoom": ["id", "n"], "date": ["id"], "shell": ["command"], "read": ["path"],
-                        "write": ["path", "content"], "edit": ["path", "old", "new"]}
+                        "write": ["path", "content"], "edit": ["path", "old_text", "new_text"]}
     properties = {name: sorted(tool["input_schema"]["properties"]) for name, tool in by_name.items()}
     assert properties["shell"] == ["command", "timeout_seconds"]
-    assert properties["read"] == ["first_line", "last_line", "path"]
+    assert properties["read"] == ["limit", "offset", "path"]
     assert "image" in by_name["read"]["description"]
     for tool in TOOLS:
         assert tool["input_schema"]["type"] == "object"
@@ -270,3 +270,12 @@ def test_the_view_goes_in_blocks_of_4_lines_marked_on_the_last_whole_block(count
     assert marked == ([whole - 1] if whole else [])
     assert blocks[-1]["text"].endswith("</chat>")
     assert blocks[-1]["text"].count("\n") == count - 4 * whole + (1 if whole == 0 else 0)
+
+
+def test_the_work_tools_schemas_are_what_the_tools_take():
+    from harness.tools import INPUT_SCHEMAS
+
+    by_name = {tool["name"]: tool["input_schema"] for tool in TOOLS}
+    for name, schema in INPUT_SCHEMAS.items():
+        assert sorted(by_name[name]["properties"]) == sorted(schema["properties"]), name
+        assert by_name[name]["required"] == schema["required"], name
