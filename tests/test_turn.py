@@ -1,0 +1,239 @@
+"""Strategy: a turn as it runs, through the real SDK over real HTTP against the local Messages API
+(harness/localapi.py), on a real store in a temporary EVER_HOME; the compactor is a stand-in that
+answers at once (tests/test_compactor.py tests the real one). Each expected request is written out
+here from the gist's layout — `[tools] [system] [view] [state] [message]`, the view in blocks of 4
+lines with a mark on the last whole block, one mark on the end — never read back from the turn;
+each expected log is the kinds a person would see, in order.
+"""
+
+import asyncio
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from harness.client import Client, ClientSettings
+from harness.localapi import LocalAPI, Reply, status_error, text, tool_use
+from harness.prompt import TOOLS, Prompt
+from harness.service import Job, JobResult, Memory
+from harness.tools import Answer, Approval, WorkTools
+from harness.turn import Turn, TurnSettings
+
+MARK = {"type": "ephemeral"}
+NOW = datetime(2026, 11, 30, 9, 15, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def api():
+    with LocalAPI() as server:
+        yield server
+
+
+async def answer(job: Job) -> JobResult:
+    return JobResult(f"{job.kind}: summary of {job.name}" if job.l == 0 else f"merged {job.name}")
+
+
+def logged(memory: Memory):
+    return [(r["kind"], r["text"]) for r in memory.store.messages(0, memory.store.count)]
+
+
+async def make_turn(tmp_path: Path, api: LocalAPI, yes: bool = True, ask=None, build=answer, timeout=5.0):
+    memory = Memory.open(tmp_path / "home", build=build)
+    client = Client(ClientSettings(api_key="test-key", base_url=api.base_url, attempts_max=2,
+                                   backoff_first_seconds=0.01))
+    tools = WorkTools(str(tmp_path), Approval(yes=yes, ask=ask), secrets=("test-key",))
+    settings = TurnSettings("claude-test", timeout, workdir=str(tmp_path), clock=lambda: NOW)
+    return memory, client, Turn(memory, client, Prompt.build(), tools, settings)
+
+
+def marks(body) -> int:
+    found = sum(1 for block in body["system"] if "cache_control" in block)
+    for message in body["messages"]:
+        found += sum(1 for block in message["content"] if "cache_control" in block)
+    return found
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+def test_a_turn_sends_tools_system_the_view_in_blocks_the_state_and_the_message(tmp_path, api):
+    api.reset()
+    api.enqueue("Done.")
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api)
+        for k in range(6):
+            memory.append("user", f"note {k}")
+        result = await turn.run("what next?")
+        await client.aclose()
+        return memory, result
+
+    memory, result = run(go())
+    try:
+        body = api.requests[-1].body
+        assert body["tools"] == list(TOOLS)
+        assert body["system"] == list(Prompt.build().system)
+        lines = [f"{k}+1|user: note {k}" for k in range(6)]
+        assert body["messages"] == [{"role": "user", "content": [
+            {"type": "text", "text": "<chat>\n" + "".join(line + "\n" for line in lines[:4]), "cache_control": MARK},
+            {"type": "text", "text": "".join(line + "\n" for line in lines[4:]) + "</chat>"},
+            {"type": "text", "text": f"[2026-11-30 09:15 UTC; working directory: {tmp_path}]"},
+            {"type": "text", "text": "what next?", "cache_control": MARK},
+        ]}]
+        assert marks(body) == 3
+        assert result.reply == "Done." and result.error == ""
+        assert logged(memory)[-2:] == [("user", "what next?"), ("ever", "Done.")]
+    finally:
+        memory.close()
+
+
+def test_tool_calls_are_run_logged_and_answered_in_the_same_call(tmp_path, api):
+    api.reset()
+    api.enqueue(Reply([text("Looking."), tool_use("zoom", {"id": 0, "n": 1}, id="t1")]))
+    api.enqueue(Reply([tool_use("shell", {"command": "echo hi > made.txt; cat made.txt"}, id="t2")]))
+    api.enqueue(Reply([tool_use("edit", {"path": "made.txt", "old_text": "hi", "new_text": "ho"}, id="t3"),
+                       tool_use("date", {"id": 0}, id="t4")]))
+    api.enqueue("All done.")
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api)
+        memory.append("user", "remember the word pelican")
+        result = await turn.run("do it")
+        await client.aclose()
+        return memory, result
+
+    memory, result = run(go())
+    try:
+        kinds = [kind for kind, _ in logged(memory)]
+        assert kinds == ["user", "user", "ever", "tool", "echo", "tool", "echo", "tool", "echo", "tool", "echo", "ever"]
+        log = logged(memory)
+        assert log[3] == ("tool", 'zoom {"id": 0, "n": 1}')
+        assert log[4] == ("echo", "user: remember the word pelican")
+        assert (tmp_path / "made.txt").read_text() == "ho\n"
+        second = api.requests[1].body["messages"]
+        assert second[1]["role"] == "assistant" and second[1]["content"][1]["name"] == "zoom"
+        tool_result = second[2]["content"][0]
+        assert tool_result["type"] == "tool_result" and tool_result["tool_use_id"] == "t1"
+        for request in api.requests:
+            assert marks(request.body) <= 4
+            # the end mark moved with the conversation: only the last message's last block has it
+            ends = [m for m in request.body["messages"][1:] if "cache_control" in m["content"][-1]]
+            assert ends in ([], [request.body["messages"][-1]])
+        assert result.reply == "All done." and result.calls == 4
+    finally:
+        memory.close()
+
+
+def test_a_message_typed_during_the_call_joins_it_between_tool_calls(tmp_path, api):
+    api.reset()
+    api.enqueue(Reply([tool_use("shell", {"command": "sleep 0.3; echo slept"}, id="s1")]))
+    api.enqueue("Noted both.")
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api)
+        asyncio.get_running_loop().call_later(0.1, turn.add_message, "and also this")
+        result = await turn.run("start")
+        await client.aclose()
+        return memory, result
+
+    memory, result = run(go())
+    try:
+        second = api.requests[1].body["messages"][-1]["content"]
+        assert second[0]["type"] == "tool_result"
+        assert second[1]["type"] == "text" and second[1]["text"] == "and also this"
+        assert [k for k, _ in logged(memory)] == ["user", "tool", "echo", "user", "ever"]
+    finally:
+        memory.close()
+
+
+def test_a_tool_that_changes_things_is_declined_when_nobody_can_be_asked(tmp_path, api):
+    api.reset()
+    api.enqueue(Reply([tool_use("write", {"path": "x.txt", "content": "data"}, id="w1")]))
+    api.enqueue("I could not write it.")
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api, yes=False, ask=None)
+        result = await turn.run("write x")
+        await client.aclose()
+        return memory, result
+
+    memory, result = run(go())
+    try:
+        assert not (tmp_path / "x.txt").exists()
+        tool_result = api.requests[1].body["messages"][-1]["content"][0]
+        assert tool_result["is_error"] is True and "Not run" in json.dumps(tool_result)
+    finally:
+        memory.close()
+
+
+def test_asked_and_declined_then_always_allowed(tmp_path, api):
+    api.reset()
+    answers = iter((Answer.NO, Answer.ALWAYS))
+    asked = []
+
+    def ask(name, tool_input):
+        asked.append(name)
+        return next(answers)
+
+    for k in range(3):
+        api.enqueue(Reply([tool_use("shell", {"command": f"echo {k}"}, id=f"c{k}")]))
+    api.enqueue("ok")
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api, yes=False, ask=ask)
+        await turn.run("run three")
+        await client.aclose()
+        return memory
+
+    memory = run(go())
+    try:
+        assert asked == ["shell", "shell"]  # the third ran without asking: "always"
+        echoes = [t for k, t in logged(memory) if k == "echo"]
+        assert "declined" in echoes[0] and "1" in echoes[1] and "2" in echoes[2]
+    finally:
+        memory.close()
+
+
+def test_a_refused_call_keeps_the_message_and_says_so(tmp_path, api):
+    api.reset()
+    api.enqueue(status_error(400, "invalid_request_error", "prompt is too long"))
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api)
+        result = await turn.run("hello")
+        await client.aclose()
+        return memory, result
+
+    memory, result = run(go())
+    try:
+        assert logged(memory) == [("user", "hello")]
+        assert result.reply == "" and "prompt is too long" in result.error
+        assert "in the log" in result.error
+    finally:
+        memory.close()
+
+
+def test_after_the_settle_timeout_the_view_shows_placeholders(tmp_path, api):
+    api.reset()
+    api.enqueue("ok")
+    never = asyncio.Event()
+
+    async def stuck(job: Job) -> JobResult:
+        await never.wait()
+        return JobResult("never")
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api, build=stuck, timeout=0.05)
+        memory.append("tool", "y" * 900)
+        await turn.run("and?")
+        await client.aclose()
+        return memory
+
+    memory = run(go())
+    try:
+        first = api.requests[0].body["messages"][0]["content"][0]["text"]
+        assert first == "<chat>\n0+1|(not summarized yet: zoom it)\n</chat>"
+    finally:
+        memory.close()
