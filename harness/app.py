@@ -7,7 +7,9 @@ Unix socket (harness/owner.py).
 """
 
 import asyncio
+import dataclasses
 import os
+import shutil
 import sys
 from contextlib import AsyncExitStack
 from typing import Any, Dict, Optional
@@ -25,6 +27,7 @@ from harness.turn import Output, Quiet, Turn, TurnResult, TurnSettings
 from harness.usage import record_usage, usage_record
 
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
+TURN_ATTEMPTS = 3
 ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
 
 
@@ -62,6 +65,10 @@ class Chat:
                 self.turn = None
         return self.last
 
+    async def close_clients(self) -> None:
+        for client in getattr(self, "clients", (self.client,)):
+            await client.aclose()
+
     def status_line(self) -> str:
         view_bytes = self.memory.planner.view.bytes
         ceiling = self.memory.planner.config.view_bytes_ceiling
@@ -74,11 +81,15 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
     """Own the chat and start its compactor; ChatBusy when another process owns it."""
     key = load_key(settings.home)
     client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
-    client = Client(client_settings)
+    # a compaction retries while its call runs [decision P16]; a turn, whose user waits, gives
+    # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
+    compactor_client = Client(client_settings)
+    client = Client(dataclasses.replace(client_settings, attempts_max=TURN_ATTEMPTS),
+                    gate=compactor_client.gate)
     prompt = Prompt.load(str(settings.home))
     memory_settings = MemorySettings.from_config(
         {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
-    compactor = Compactor(client, prompt, memory_settings)
+    compactor = Compactor(compactor_client, prompt, memory_settings)
     memory_ref: Dict[str, Memory] = {}
 
     async def build(job: Job) -> JobResult:
@@ -91,36 +102,60 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
     memory = Memory.open(settings.home, Config(), build=build, on_change=on_change)
     memory_ref["m"] = memory
     approval = Approval(allowed=tuple(settings.approve), yes=yes, ask=ask)
-    return Chat(settings, memory, client, prompt, approval, output)
+    chat = Chat(settings, memory, client, prompt, approval, output)
+    chat.clients = (client, compactor_client)
+    return chat
 
 
 class Terminal:
-    """A turn's output in a plain terminal: the reply streamed, thoughts dimmed, tools in a
-    line each."""
+    """A turn's output in a plain terminal: the reply streamed, thoughts dimmed, tools in a line
+    each. The line editor keeps its prompt under the output, and a line it redraws under is
+    erased, so the stream is written a whole line at a time: at each newline, or once a line
+    fills the terminal's width."""
 
     def __init__(self, stream=None):
-        self.stream = stream or sys.stdout
-        self.thinking_open = False
+        self.stream = stream  # None: sys.stdout at each write, which the line editor patches
+        self.pending = ""
+        self.style = ""
 
     def _write(self, text: str) -> None:
-        self.stream.write(text)
-        self.stream.flush()
+        stream = self.stream or sys.stdout
+        stream.write(text)
+        stream.flush()
+
+    def _stream(self, delta: str, style: str) -> None:
+        if style != self.style:
+            self.end_line()
+            self.style = style
+        self.pending += delta
+        width = max(20, shutil.get_terminal_size((100, 24)).columns - 1)
+        while True:
+            cut = self.pending.find("\n")
+            if cut < 0 and len(self.pending) >= width:
+                cut = self.pending.rfind(" ", 0, width)
+                cut = width if cut <= 0 else cut
+            if cut < 0:
+                return
+            line = self.pending[:cut]
+            # the newline, or the space the line broke at, is not carried to the next line
+            skip = 1 if cut < len(self.pending) and self.pending[cut] in " \n" else 0
+            self.pending = self.pending[cut + skip:]
+            self._write(f"{self.style}{line}{RESET if self.style else ''}\n")
+
+    def end_line(self) -> None:
+        if self.pending:
+            self._write(f"{self.style}{self.pending}{RESET if self.style else ''}\n")
+            self.pending = ""
 
     def text(self, delta: str) -> None:
-        if self.thinking_open:
-            self._write(RESET + "\n")
-            self.thinking_open = False
-        self._write(delta)
+        self._stream(delta, "")
 
     def thinking(self, delta: str) -> None:
-        if not self.thinking_open:
-            self._write(DIM)
-            self.thinking_open = True
-        self._write(delta)
+        self._stream(delta, DIM)
 
     def tool(self, name: str, tool_input: Dict[str, Any]) -> None:
-        self.text("")
-        self._write(f"\n{DIM}· {approval_summary(name, tool_input)}{RESET}\n")
+        self.end_line()
+        self._write(f"{DIM}· {approval_summary(name, tool_input)}{RESET}\n")
 
     def result(self, text: str, is_error: bool) -> None:
         first = text.strip().splitlines()[0] if text.strip() else ""
@@ -128,7 +163,8 @@ class Terminal:
         self._write(f"{DIM}  {mark} {first[:160]}{RESET}\n")
 
     def notice(self, sentence: str) -> None:
-        self._write(f"\n{sentence}\n")
+        self.end_line()
+        self._write(f"{sentence}\n")
 
 
 async def run_chat(settings: Settings, yes: bool = False) -> None:
@@ -204,7 +240,7 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
         server.close()
         await chat.memory.idle_or_stop(2.0)
         chat.memory.close()
-        await chat.client.aclose()
+        await chat.close_clients()
 
 
 async def _turn_then_status(chat: Chat, text: str, terminal: Terminal) -> None:
@@ -213,7 +249,8 @@ async def _turn_then_status(chat: Chat, text: str, terminal: Terminal) -> None:
     except asyncio.CancelledError:
         terminal.notice("(the call was stopped; your message is in the log)")
         raise
-    terminal._write(f"\n{DIM}{chat.status_line()}{RESET}\n")
+    terminal.end_line()
+    terminal._write(f"{DIM}{chat.status_line()}{RESET}\n")
     return None if result else None
 
 
@@ -264,13 +301,21 @@ async def send_once(settings: Settings, text: str, yes: bool = False) -> Dict[st
         chat = await open_chat(settings, Quiet(), ask=None, yes=yes)
     except ChatBusy:
         return await owner.ask(settings.chat_dir / "socket", {"op": "send", "text": text, "yes": yes})
+    except ConfigError as error:
+        # the message stays in the log, unanswered: the next turn sees it [gist §1]
+        memory = Memory.open(settings.home)
+        try:
+            memory.append("user", text)
+        finally:
+            memory.close()
+        return {"reply": "", "error": f"{error} Your message is in the log; the next turn will see it."}
     try:
         result = await chat.say(text)
         await chat.memory.idle_or_stop(5.0)
         return {"reply": result.reply, "error": result.error}
     finally:
         chat.memory.close()
-        await chat.client.aclose()
+        await chat.close_clients()
 
 
 async def local_answer(settings: Settings, request: Dict[str, Any]) -> Dict[str, Any]:

@@ -65,7 +65,7 @@ def send(text: str, yes: bool) -> None:
     from harness.app import send_once
 
     if text == "-":
-        text = sys.stdin.read()
+        text = sys.stdin.read().rstrip("\n")  # the pipe's last newline is not the user's
     if not text.strip():
         fail("the message is empty")
     settings = load_settings()

@@ -1,0 +1,170 @@
+"""Strategy: `ever` as a person and a script use it: the installed command in a subprocess (and
+`ever chat` in a pseudo-terminal, typed into as a person types), talking through the real SDK to the
+local Messages API that this test process serves. Each test asserts what the person sees (the
+exact output, or the lines that matter in a terminal's stream) and the JSONL lines written.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from harness.localapi import LocalAPI, Reply, text, timeout, tool_use
+
+EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
+
+
+@pytest.fixture(scope="module")
+def api():
+    with LocalAPI() as server:
+        yield server
+
+
+def environment(home: Path, api: LocalAPI, key: str = "test-key") -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    env.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, PROMPT_TOOLKIT_NO_CPR="1",
+               EVER_MODEL="claude-test", TERM="xterm")
+    if key:
+        env["ANTHROPIC_API_KEY"] = key
+    return env
+
+
+def ever(args, env, stdin=None, timeout_seconds=60):
+    return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, text=True,
+                          timeout=timeout_seconds)
+
+
+def lines(home: Path, folder: str = "main"):
+    found = []
+    for path in sorted((home / "chat" / folder).glob("*.jsonl")):
+        found += [json.loads(line) for line in path.read_text().splitlines()]
+    return found
+
+
+def test_ever_send_prints_the_reply_and_logs_both_lines(tmp_path, api):
+    api.reset()
+    api.enqueue("Hello back.")
+    done = ever(["send", "Hello, Ever"], environment(tmp_path, api))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "Hello back.\n", "")
+    logged = lines(tmp_path)
+    assert [(r["i"], r["kind"], r["text"], r["size"]) for r in logged] == [
+        (0, "user", "Hello, Ever", 11), (1, "ever", "Hello back.", 11)]
+    assert list(logged[0]) == ["i", "kind", "text", "size", "date"]
+    usage = lines(tmp_path, "usage")
+    assert [r["kind"] for r in usage] == ["turn"] and usage[0]["model"] == "claude-test"
+    assert oct(os.stat(tmp_path / "chat").st_mode & 0o777) == "0o700"
+
+
+def test_ever_send_reads_standard_input_and_memory_view_is_what_the_next_turn_sends(tmp_path, api):
+    api.reset()
+    api.enqueue("Read it.")
+    assert ever(["send", "-"], environment(tmp_path, api), stdin="from a pipe\n").stdout == "Read it.\n"
+    view = ever(["memory", "view"], environment(tmp_path, api)).stdout
+    assert view == "<chat>\n0+1|user: from a pipe\n1+1|ever: Read it.\n</chat>\n"
+    api.enqueue("Next.")
+    ever(["send", "again"], environment(tmp_path, api))
+    sent = api.requests[-1].body["messages"][0]["content"]
+    assert "".join(block["text"] for block in sent[:-2]) + "\n" == view
+
+
+def test_without_a_key_one_sentence_says_what_to_set_and_the_message_stays(tmp_path, api):
+    done = ever(["send", "are you there?"], environment(tmp_path, api, key=""))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "ANTHROPIC_API_KEY" in done.stderr
+    assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [("user", "are you there?")]
+
+
+def test_an_unreachable_server_is_a_clear_error_and_the_message_stays(tmp_path, api):
+    env = environment(tmp_path, api)
+    env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # nothing listens on the discard port
+    done = ever(["send", "hello?"], env, timeout_seconds=120)
+    assert done.returncode == 1 and "in the log" in done.stderr
+    assert "test-key" not in done.stderr + done.stdout
+    assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [("user", "hello?")]
+
+
+def test_ever_send_declines_a_shell_call_without_yes(tmp_path, api):
+    api.reset()
+    api.enqueue(Reply([tool_use("shell", {"command": "touch made"}, id="s1")]))
+    api.enqueue("I was not allowed.")
+    done = ever(["send", "make a file"], environment(tmp_path, api))
+    assert done.stdout == "I was not allowed.\n"
+    assert not (Path.cwd() / "made").exists()
+    echo = [r["text"] for r in lines(tmp_path) if r["kind"] == "echo"]
+    assert len(echo) == 1 and echo[0].startswith("Not run")
+
+
+def spawn_chat(home: Path, api: LocalAPI) -> pexpect.spawn:
+    child = pexpect.spawn(EVER, ["chat"], env=environment(home, api), encoding="utf-8",
+                          timeout=30, dimensions=(40, 160))
+    child.expect("/help")
+    child.expect("›")
+    return child
+
+
+def test_ever_chat_in_a_terminal_streams_the_reply_and_leaves_on_ctrl_d(tmp_path, api):
+    api.reset()
+    api.enqueue(Reply([text("Streaming, word by word, to the terminal.")]))
+    child = spawn_chat(tmp_path, api)
+    try:
+        child.sendline("hi there")
+        child.expect("Streaming, word by word, to the terminal.")
+        child.expect(r"mem \d+K/128K · cache")
+        child.expect("›")
+        child.sendline("/memory zoom 0 1")
+        child.expect("user: hi there")
+        child.expect("›")
+        time.sleep(0.2)
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [
+        ("user", "hi there"), ("ever", "Streaming, word by word, to the terminal.")]
+
+
+def test_ctrl_c_stops_the_running_call_not_the_chat(tmp_path, api):
+    api.reset()
+    api.enqueue(timeout(20.0))  # the server says nothing: the call hangs
+    api.enqueue("Back again.")
+    child = spawn_chat(tmp_path, api)
+    try:
+        child.sendline("this will hang")
+        api.wait_for_requests(1, timeout_seconds=20)
+        time.sleep(0.3)
+        child.sendintr()
+        child.expect("stopped")
+        child.sendline("second try")
+        child.expect("Back again.")
+        child.expect("›")
+        time.sleep(0.2)
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    kinds = [(r["kind"], r["text"]) for r in lines(tmp_path)]
+    assert kinds == [("user", "this will hang"), ("user", "second try"), ("ever", "Back again.")]
+
+
+def test_ever_send_is_handed_to_the_running_chat(tmp_path, api):
+    api.reset()
+    child = spawn_chat(tmp_path, api)
+    try:
+        api.enqueue("Answered by the owner.")
+        done = ever(["send", "from a script"], environment(tmp_path, api))
+        assert (done.returncode, done.stdout) == (0, "Answered by the owner.\n")
+        status = ever(["memory", "status"], environment(tmp_path, api)).stdout
+        assert "messages: 2" in status
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [
+        ("user", "from a script"), ("ever", "Answered by the owner.")]
