@@ -612,3 +612,20 @@ def test_compactions_read_their_prefix_from_the_cache_over_3000_messages_at_the_
     # measured here: 90.1 % of the whole prompt, 96.3 % leaving out the tasks (docs/compactor.md)
     assert share(figures.compactions) > 0.88
     assert figures.context_share() > 0.95
+
+
+def test_only_the_client_imports_the_sdk():
+    import ast
+    from pathlib import Path
+
+    importers = set()
+    for path in sorted(Path(__file__).resolve().parent.parent.joinpath("harness").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            if any(name.split(".")[0] == "anthropic" for name in names):
+                importers.add(path.name)
+    assert importers == {"client.py"}
