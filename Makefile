@@ -9,7 +9,7 @@ SCALE  ?= full
 SEED   ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help laws laws-deep test bridge mutants lint check chat bench
+.PHONY: help laws laws-deep test test-long bridge mutants lint check chat bench
 
 help:
 	@echo "Ever: one chat that never ends."
@@ -17,11 +17,12 @@ help:
 	@echo "  make laws        the subset lint and every law, one line each (no API key needed)"
 	@echo "  make laws-deep   push_agrees to t = DEEP_T (default $(DEEP_T))"
 	@echo "  make test        the test suite (fast; tiny bridge runs)"
+	@echo "  make test-long   the test suite with its long runs (the 3,000-message cache replay)"
 	@echo "  make bridge      production planner vs model on every scenario (SCALE=full|tiny)"
 	@echo "  make mutants     plant each bug, run the check that must catch it"
 	@echo "  make lint        the model's subset lint and the layering rules"
 	@echo "  make bench       benchmarks (pytest-benchmark, ratios against a baseline)"
-	@echo "  make check       lint, laws, test, bridge and mutants"
+	@echo "  make check       lint, laws, test-long, bridge and mutants"
 	@echo "  make chat        start the chat (not built yet)"
 	@echo ""
 	@echo "Knobs: PYTHON=$(PYTHON) VENV=$(VENV) T=$(T) DEEP_T=$(DEEP_T) SCALE=$(SCALE) SEED=$(SEED)"
@@ -43,6 +44,9 @@ laws-deep: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(PY) -m pytest
 
+test-long: $(VENV)/.installed
+	EVER_LONG_TESTS=1 $(PY) -m pytest
+
 bridge: $(VENV)/.installed
 	$(PY) -m bridge --scale $(SCALE) $(if $(SEED),--seed $(SEED))
 
@@ -55,7 +59,7 @@ lint: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) -m pytest -s tests/test_bench.py --benchmark-enable --benchmark-only
 
-check: lint laws test bridge mutants
+check: lint laws test-long bridge mutants
 
 chat: $(VENV)/.installed
 	@echo "The chat (store, compactor, turn loop, ever CLI) is not built yet; see README.md, Use." >&2

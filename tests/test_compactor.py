@@ -607,6 +607,25 @@ def test_compactions_read_most_of_their_prefix_from_the_cache_over_a_short_chat(
 def test_compactions_read_their_prefix_from_the_cache_over_3000_messages_at_the_gists_sizes(shared_api):
     shared_api.reset()
     figures = asyncio.run(replay(shared_api, 3000))
-    print("\n" + figures.report() + f"\n(the gist: turns 98.6 %, compactions 96.2 %)")
-    assert figures.view_batches >= 5
-    assert share(figures.compactions) > 0.90
+    print("\n" + figures.report() + "\n(the gist: turns 98.6 %, compactions 96.2 %)")
+    assert figures.view_batches >= 10
+    # measured here: 90.1 % of the whole prompt, 96.3 % leaving out the tasks (docs/compactor.md)
+    assert share(figures.compactions) > 0.88
+    assert figures.context_share() > 0.95
+
+
+def test_only_the_client_imports_the_sdk():
+    import ast
+    from pathlib import Path
+
+    importers = set()
+    for path in sorted(Path(__file__).resolve().parent.parent.joinpath("harness").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            if any(name.split(".")[0] == "anthropic" for name in names):
+                importers.add(path.name)
+    assert importers == {"client.py"}
