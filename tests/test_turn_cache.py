@@ -1,0 +1,103 @@
+"""Strategy: a scripted chat of whole turns — the real `Turn` with its tool loop, the real
+compactor, the memory service on a real store — against the local Messages API and its model of
+Anthropic's prompt cache, through the real SDK. The model's answers are scripted: a compaction
+gets a line of 380–512 bytes, a turn first zooms into the oldest message, then replies with text of
+the gist's sizes. The compactor is never late (the test waits for it between turns), and the
+server's clock moves 30 s between turns. The figure is the part of each turn request's prompt read
+from the cache, for the first request of each turn and for all of them, beside the gist's 98.6 %.
+
+The default run is 20 turns; EVER_LONG_TESTS=1 runs 300 (the chat's view passes its ceiling and
+batches several times), prints the figures and holds them to the floor of 96 %.
+"""
+
+import asyncio
+import hashlib
+import os
+import random
+
+from harness.client import Client, ClientSettings
+from harness.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
+from harness.localapi import LocalAPI, Reply, text, tool_use
+from harness.prompt import Prompt
+from harness.service import Job, JobResult, Memory
+from harness.tools import Approval, WorkTools
+from harness.turn import Turn, TurnSettings
+
+LONG = os.environ.get("EVER_LONG_TESTS") == "1"
+TURNS = 300 if LONG else 20
+MODEL = "claude-test"
+
+
+def respond(body: dict) -> Reply:
+    last = body["messages"][-1]["content"]
+    said = last[-1].get("text", "") if isinstance(last, list) else last
+    digest = hashlib.sha256(repr(body["messages"][-1]).encode()).hexdigest()
+    if said.startswith("Compaction:"):
+        size = 380 + int(digest[:8], 16) % 133
+        return Reply(("line " + digest * 12)[:size])
+    if len(body["messages"]) == 1:
+        return Reply([text("Let me look."), tool_use("zoom", {"id": 0, "n": 1}, id="z" + digest[:8])])
+    rng = random.Random(digest)
+    return Reply("Reply " + " ".join(rng.choice(("view", "cache", "node", "fix", "path")) for _ in range(rng.randint(20, 300))))
+
+
+def share(usages) -> float:
+    read = sum(u["cache_read_input_tokens"] for u in usages)
+    prompt = sum(u["input_tokens"] + u["cache_creation_input_tokens"] + u["cache_read_input_tokens"] for u in usages)
+    return read / prompt if prompt else 0.0
+
+
+def test_turns_read_their_prefix_from_the_cache(tmp_path):
+    rng = random.Random(5)
+
+    async def chat(api: LocalAPI):
+        client = Client(ClientSettings(api_key="test-key", base_url=api.base_url))
+        prompt = Prompt.build()
+        compactor = Compactor(client, prompt, MemorySettings(model=MODEL))
+
+        async def build(job: Job) -> JobResult:
+            task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
+            result = await compactor.build(CompactorJob(job.l, job.i, job.context, task))
+            return JobResult(result.text, result.failure or "")
+
+        memory = Memory.open(tmp_path, build=build)
+        tools = WorkTools(str(tmp_path), Approval(yes=True))
+        try:
+            for k in range(TURNS):
+                turn = Turn(memory, client, prompt, tools, TurnSettings(MODEL, 20.0, workdir="/w"))
+                await turn.run("Please " + " ".join(rng.choice(("do", "check", "the", "file", "now")) for _ in range(rng.randint(10, 250))))
+                await memory.idle()
+                api.clock.advance(30)
+            return memory.planner.T, memory.planner.view.bytes
+        finally:
+            memory.close()
+            await client.aclose()
+
+    with LocalAPI(responder=respond, minimum_cacheable_tokens_default=1024) as api:
+        T, view_bytes = asyncio.run(chat(api))
+        requests = api.requests
+        turn_requests = [(k, r) for k, r in enumerate(requests) if r.body and not _is_compaction(r.body)]
+    all_turns = [_usage(r) for _, r in turn_requests]
+    # a turn's first request carries one message: [view, state, words]; the tool loop adds more
+    first_of_turn = [_usage(r) for _, r in turn_requests if len(r.body["messages"]) == 1]
+    compactions = [_usage(r) for r in requests if r.body and _is_compaction(r.body)]
+    figures = (f"{TURNS} turns, {T} messages, view {view_bytes:,} bytes: turns read "
+               f"{share(all_turns):.1%} of their prompt from the cache (first request of each turn "
+               f"{share(first_of_turn):.1%}; gist 98.6 %), compactions {share(compactions):.1%} (gist 96.2 %)")
+    print(figures)
+    assert len(first_of_turn) == TURNS and len(all_turns) == 2 * TURNS
+    assert share(all_turns) > 0.5  # the cache is used at all; the floor below needs a long chat
+    if LONG:
+        assert share(all_turns) >= 0.96, figures
+
+
+def _is_compaction(body: dict) -> bool:
+    last = body["messages"][-1]["content"]
+    said = last[-1].get("text", "") if isinstance(last, list) else last
+    return said.startswith("Compaction:") or said.startswith("Too long:")
+
+
+def _usage(request) -> dict:
+    cache = request.cache
+    return {"input_tokens": cache.input_tokens, "cache_creation_input_tokens": cache.cache_creation_input_tokens,
+            "cache_read_input_tokens": cache.cache_read_input_tokens}
