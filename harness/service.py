@@ -119,6 +119,7 @@ class Memory:
         self.failures_in_wait = 0
         self._settled = asyncio.Event()
         self._retry_handle: Optional[asyncio.TimerHandle] = None
+        self._saved = planner.save()  # what view.json holds
 
     # ---- opening ----
 
@@ -162,7 +163,10 @@ class Memory:
 
     def _apply(self, event: Event) -> None:
         self.planner.apply(event)
-        self.store.save_view(self.planner.save())
+        saved = self.planner.save()
+        if saved != self._saved:  # a build, a wait or a retry often changes nothing saved
+            self.store.save_view(saved)
+            self._saved = saved
         if self.planner.merges and self.on_change:
             self.on_change(f"memory: batch merged {len(self.planner.merges)} pairs; "
                            f"view {self.planner.view.bytes:,} bytes")
