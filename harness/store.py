@@ -248,6 +248,8 @@ class Store:
         Raises ChatBusy if a live process owns it, LogCorrupt if its message ids have a gap or a
         repeat. Torn lines, a rebuilt index and a taken-over lock are reported in `warnings`.
         """
+        if home is not None and not str(home):
+            raise ValueError("home must name a directory, got an empty path")
         store = cls(Path(home) if home is not None else ever_home())
         store.home.parent.mkdir(parents=True, exist_ok=True)
         make_directory(store.home)
@@ -497,7 +499,7 @@ class Store:
             return None
         line = self._read_line(log, number, offset, end)
         try:
-            record = json.loads(line)
+            record = json.loads(line.decode("utf-8"))
         except ValueError:
             return None
         return record if isinstance(record, dict) else None
@@ -587,9 +589,9 @@ class Store:
         for report in self._skipped:
             self.warnings.append(self._skip_text(*report))
         self._parse_tails([] if meta is None else meta["main"], [] if meta is None else meta["tree"])
-        # Save now what took long to parse, so a chat that keeps crashing does not parse a
-        # growing tail at every open.
-        if (meta is None and reason) or self._unsaved_lines >= OPEN_SAVE_LINES:
+        # A new chat gets its index at once, so a missing one is always news. A long tail is
+        # saved at once, so a chat that keeps crashing does not parse a growing tail at each open.
+        if meta is None or self._unsaved_lines >= OPEN_SAVE_LINES:
             self._save_index()
 
     def _listing(self, log: _Log) -> List[Tuple[str, int]]:
