@@ -75,6 +75,7 @@ import sys
 import threading
 import time
 from array import array
+from collections import OrderedDict
 from datetime import datetime
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
@@ -91,20 +92,20 @@ OFFSET_MASK = (1 << OFFSET_BITS) - 1
 UNBUILT = -1
 READ_CHUNK_BYTES = 4 << 20
 LINE_GUESS_BYTES = 4096  # a node is at most 512 bytes of text; one read nearly always holds it
-READERS_MAX = 32  # read descriptors kept open
+READERS_MAX = 64  # read descriptors kept open
 DIRECTORY_MODE = 0o700
 FILE_MODE = 0o600
 
 DAY_FILE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\.jsonl\Z")
-# The exact shapes written below. Inside a JSON string every '"' byte follows a backslash, so
-# '","size":' is found only where the text ends, and a prefix of a line (a torn write) never
-# matches: the closing brace is its last byte.
-MESSAGE_LINE = re.compile(
-    rb'\{"i":(0|[1-9][0-9]*),"kind":"[a-z]+","text":".*?","size":[0-9]+,"date":"[^"\\]*"\}'
-)
-NODE_LINE = re.compile(
-    rb'\{"l":(0|[1-9][0-9]*),"i":(0|[1-9][0-9]*),"text":".*?","size":[0-9]+,"T":[0-9]+\}'
-)
+# The shapes written below, read by their two ends: the ids at the head, and at the tail the
+# fields after the text. Inside a JSON string every '"' follows a backslash, so '","size":' is
+# found only where the text ends; and a prefix of a line (a torn write) never has the tail, whose
+# last byte is the line's closing brace.
+MESSAGE_HEAD = re.compile(rb'\{"i":(0|[1-9][0-9]*),"kind":"[a-z]+","text":"')
+MESSAGE_TAIL = re.compile(rb'","size":[0-9]+,"date":"[^"\\]*"\}')
+NODE_HEAD = re.compile(rb'\{"l":(0|[1-9][0-9]*),"i":(0|[1-9][0-9]*),"text":"')
+NODE_TAIL = re.compile(rb'","size":[0-9]+,"T":[0-9]+\}')
+TEXT_END = b'","size":'
 
 Record = Dict[str, object]
 
@@ -132,6 +133,24 @@ def utf8_bytes(text: str) -> int:
 def encode_line(record: Record) -> bytes:
     """One line of a log: compact JSON, UTF-8, keys in the record's order, and the newline."""
     return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def message_id(line: bytes) -> Optional[int]:
+    """The id of a message line in the shape written here (without its newline), else None."""
+    head = MESSAGE_HEAD.match(line)
+    tail = line.rfind(TEXT_END)
+    if head and tail >= head.end() and MESSAGE_TAIL.fullmatch(line, tail):
+        return int(head[1])
+    return None
+
+
+def node_ids(line: bytes) -> Optional[Tuple[int, int]]:
+    """(l, i) of a node line in the shape written here (without its newline), else None."""
+    head = NODE_HEAD.match(line)
+    tail = line.rfind(TEXT_END)
+    if head and tail >= head.end() and NODE_TAIL.fullmatch(line, tail):
+        return int(head[1]), int(head[2])
+    return None
 
 
 def pack(file_number: int, offset: int) -> int:
@@ -200,8 +219,8 @@ class _Log:
         self.lines: List[int] = []
         self.append_fd: Optional[int] = None
 
-    def path(self, number: int) -> Path:
-        return self.directory / self.names[number]
+    def path(self, number: int) -> str:
+        return f"{self.directory}/{self.names[number]}"  # a str: a Path costs more than the read
 
     def relative(self, number: int) -> str:
         return f"{self.label}/{self.names[number]}"
@@ -233,7 +252,7 @@ class Store:
         self._generation = 0
         self._unsaved_lines = 0
         self._index_changed = False
-        self._readers: Dict[Tuple[str, int], int] = {}
+        self._readers: "OrderedDict[Tuple[str, int], int]" = OrderedDict()
         self._lock_fd: Optional[int] = None
         self._failed: Optional[BaseException] = None
         self._closed = False
@@ -518,15 +537,17 @@ class Store:
             end = min(offset + 4 * (end - offset), limit)
 
     def _reader(self, log: _Log, number: int) -> int:
+        """A read descriptor, the least recently used closed past READERS_MAX: a long chat has
+        hundreds of day files, more than a process may hold open."""
         key = (log.label, number)
         fd = self._readers.get(key)
-        if fd is None:
-            if len(self._readers) >= READERS_MAX:
-                for old in self._readers.values():
-                    os.close(old)
-                self._readers.clear()
-            fd = os.open(log.path(number), os.O_RDONLY | os.O_CLOEXEC)
-            self._readers[key] = fd
+        if fd is not None:
+            self._readers.move_to_end(key)
+            return fd
+        if len(self._readers) >= READERS_MAX:
+            os.close(self._readers.popitem(last=False)[1])
+        fd = os.open(log.path(number), os.O_RDONLY | os.O_CLOEXEC)
+        self._readers[key] = fd
         return fd
 
     def _node_entry(self, l: int, i: int) -> int:
@@ -754,10 +775,8 @@ class Store:
         self.warnings.append(f"{log.path(number)} did not end with a newline; one was appended")
 
     def _index_message(self, log: _Log, number: int, offset: int, line_number: int, line: bytes) -> None:
-        match = MESSAGE_LINE.fullmatch(line)
-        if match:
-            i = int(match.group(1))
-        else:
+        i = message_id(line)
+        if i is None:
             record = self._json_line(log, number, line_number, line)
             if record is None:
                 return
@@ -777,12 +796,12 @@ class Store:
                 f"{log.path(number)} line {line_number} has {what}; the chat is not opened, "
                 "so that no message is lost or renumbered"
             )
-        self._messages.append(pack(number, offset))
+        self._messages.append(number << OFFSET_BITS | offset)
 
     def _index_node(self, log: _Log, number: int, offset: int, line_number: int, line: bytes) -> None:
-        match = NODE_LINE.fullmatch(line)
-        if match:
-            l, i = int(match.group(1)), int(match.group(2))
+        ids = node_ids(line)
+        if ids is not None:
+            l, i = ids
         else:
             record = self._json_line(log, number, line_number, line)
             if record is None:
@@ -797,8 +816,9 @@ class Store:
             self._skip(log.relative(number), line_number,
                        f"node ({l}, {i}) covers messages past the {len(self._messages)} logged")
             return
-        level = self._level(l, i)
-        entry = pack(number, offset)
+        levels = self._levels
+        level = levels[l] if l < len(levels) and i < len(levels[l]) else self._level(l, i)
+        entry = number << OFFSET_BITS | offset
         if level[i] == UNBUILT:
             level[i] = entry
             self._last_node = (l, i)
