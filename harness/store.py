@@ -733,6 +733,11 @@ class Store:
             (self.main, covered_main, self._index_message),
             (self.tree, covered_tree, self._index_node),
         ):
+            if log is self.tree:
+                # Every node the messages allow has its entry from the start, so the parse
+                # below only sets entries.
+                for l in range(len(self._messages).bit_length()):
+                    self._level(l, (len(self._messages) >> l) - 1)
             for number in range(len(log.names)):
                 start = covered[number][1] if number < len(covered) else 0
                 if start < log.sizes[number]:
