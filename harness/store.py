@@ -5,7 +5,8 @@ returns; no line is ever edited or deleted. One process owns a chat.
 
 Layout, under the home `$EVER_HOME` (default `~/.ever`):
 
-    chat/                    0700, as is every directory made here; every file is 0600
+    chat/                    0700, as is each directory in it (and the home, if made here);
+                             every file is 0600
       lock                   flock'd by the owning process, which writes its pid in it
       socket                 the owner's Unix socket: only its path is fixed here
       main/YYYY-MM-DD.jsonl  the messages, one per line
@@ -62,9 +63,9 @@ directory's name order, or -1 for a node not built. Each save writes a new gener
 renames meta.json onto it, so the two always agree. At open the index is trusted only if every
 file it covered is still there, in the same order, at least as long as it was, and the first and
 last message and the last node read back with the right ids; otherwise it is rebuilt from the logs
-with a warning. Either way only the bytes past what it covered are parsed. A line is parsed by a
-regular expression for the exact shape written here, else by `json.loads`; the expression trusts
-the inside of the text, which `json.loads` checks again at every lookup.
+with a warning. Either way only the bytes past what it covered are parsed. A line in the shape
+written here is read by its two ends (its ids, and the fields after its text), any other line by
+`json.loads`; the inside of a text is trusted there, and `json.loads` reads it at every lookup.
 """
 
 import fcntl
@@ -497,6 +498,8 @@ class Store:
                 if entry == UNBUILT:
                     return None
                 record = self._read_record(self.tree, entry, None)
+                if record is None or record.get("l") != l or record.get("i") != i:
+                    raise StoreError(f"node ({l}, {i}) cannot be read back from {self._where(self.tree, entry)}")
             return record["text"]
 
     def _read_message(self, i: int, retry: bool) -> Record:
@@ -525,8 +528,12 @@ class Store:
 
     def _read_line(self, log: _Log, number: int, offset: int, end: Optional[int]) -> bytes:
         limit = log.sizes[number]
+        if offset >= limit:
+            return b""
         fd = self._reader(log, number)
-        end = min(end if end is not None else offset + LINE_GUESS_BYTES, limit)
+        if end is None or end <= offset:
+            end = offset + LINE_GUESS_BYTES
+        end = min(end, limit)
         while True:
             data = os.pread(fd, end - offset, offset)
             cut = data.find(b"\n")
@@ -620,10 +627,10 @@ class Store:
         files = []
         with os.scandir(log.directory) as entries:
             for entry in entries:
-                if not DAY_FILE.match(entry.name) or not entry.is_file(follow_symlinks=False):
+                if not DAY_FILE.match(entry.name) or not entry.is_file():
                     self.warnings.append(f"{entry.path} is not a day file of the log; ignored")
                     continue
-                stat = entry.stat(follow_symlinks=False)
+                stat = entry.stat()
                 if stat.st_mode & 0o777 != FILE_MODE:
                     os.chmod(entry.path, FILE_MODE)
                     self.warnings.append(f"{entry.path} had mode {stat.st_mode & 0o777:o}; it is now 600")
@@ -658,18 +665,21 @@ class Store:
                     level = array("q")
                     level.fromfile(f, length)
                     levels.append(level)
+            skipped = [[str(path), int(line), str(why)] for path, line, why in meta["skipped"]]
+            last_node = (int(meta["last_node"][0]), int(meta["last_node"][1])) if meta["last_node"] else None
+            generation = int(meta["generation"])
         except FileNotFoundError:
             return None, f"its index-{meta.get('generation')}.bin was missing"
         except EOFError:
             return None, f"its index-{meta['generation']}.bin was cut short"
-        except (KeyError, TypeError, ValueError, IndexError):
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
             return None, "its meta.json was not the index's"
         self._messages = messages
         self._levels = levels
-        self._generation = meta["generation"]
-        self._skipped = [list(report) for report in meta["skipped"]]
-        self._skipped_seen = {(report[0], report[1]) for report in self._skipped}
-        self._last_node = tuple(meta["last_node"]) if meta["last_node"] else None
+        self._generation = generation
+        self._skipped = skipped
+        self._skipped_seen = {(path, line) for path, line, _ in skipped}
+        self._last_node = last_node
         self._adopt_listing(self.main, sizes["main"], meta["main"])
         self._adopt_listing(self.tree, sizes["tree"], meta["tree"])
         reason = self._spot_check()

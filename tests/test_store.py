@@ -544,3 +544,23 @@ def test_an_index_from_another_chat_is_rebuilt(home, tmp_path):
     with Store.open(home) as store:
         assert len(store.warnings) == 1 and store.warnings[0].startswith("the index was rebuilt from the logs:")
         assert_lookups(store, 5)
+
+
+def test_an_unreadable_or_foreign_meta_json_rebuilds_the_index(home):
+    fill(home, 3)
+    meta = home / "chat" / "index" / "meta.json"
+    for damaged, reason in ((b'{"format": 1, "gen', "its meta.json was unreadable"), (b"[]", "its meta.json was not the index's")):
+        meta.write_bytes(damaged)
+        with Store.open(home) as store:
+            assert store.warnings == [f"the index was rebuilt from the logs: {reason}"]
+            assert_lookups(store, 3)
+
+
+def test_a_stray_file_among_the_logs_is_reported_and_left_alone(home):
+    fill(home, 2)
+    stray = home / "chat" / "main" / "notes.txt"
+    stray.write_text("mine")
+    with Store.open(home) as store:
+        assert store.warnings == [f"{stray} is not a day file of the log; ignored"]
+        assert_lookups(store, 2)
+    assert stray.read_text() == "mine"
