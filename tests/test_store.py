@@ -131,7 +131,7 @@ def test_bad_input_gets_a_clear_error_and_writes_nothing(home):
     assert len(tree_file(home, "2026-10-08").read_bytes().splitlines()) == 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(i=st.integers(0, 10**12), l=st.integers(0, 62), text=st.text(), kind=st.sampled_from(store_module.KINDS))
 def test_the_line_reader_reads_every_whole_line_and_no_torn_one(i, l, text, kind):
     """Lines made by the json module (not the store's encoder): a whole line gives its ids, and
