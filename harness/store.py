@@ -5,7 +5,8 @@ returns; no line is ever edited or deleted. One process owns a chat.
 
 Layout, under the home `$EVER_HOME` (default `~/.ever`):
 
-    chat/                    0700, as is every directory made here; every file is 0600
+    chat/                    0700, as is each directory in it (and the home, if made here);
+                             every file is 0600
       lock                   flock'd by the owning process, which writes its pid in it
       socket                 the owner's Unix socket: only its path is fixed here
       main/YYYY-MM-DD.jsonl  the messages, one per line
@@ -62,9 +63,9 @@ directory's name order, or -1 for a node not built. Each save writes a new gener
 renames meta.json onto it, so the two always agree. At open the index is trusted only if every
 file it covered is still there, in the same order, at least as long as it was, and the first and
 last message and the last node read back with the right ids; otherwise it is rebuilt from the logs
-with a warning. Either way only the bytes past what it covered are parsed. A line is parsed by a
-regular expression for the exact shape written here, else by `json.loads`; the expression trusts
-the inside of the text, which `json.loads` checks again at every lookup.
+with a warning. Either way only the bytes past what it covered are parsed. A line in the shape
+written here is read by its two ends (its ids, and the fields after its text), any other line by
+`json.loads`; the inside of a text is trusted there, and `json.loads` reads it at every lookup.
 """
 
 import fcntl
@@ -75,6 +76,7 @@ import sys
 import threading
 import time
 from array import array
+from collections import OrderedDict
 from datetime import datetime
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
@@ -91,20 +93,20 @@ OFFSET_MASK = (1 << OFFSET_BITS) - 1
 UNBUILT = -1
 READ_CHUNK_BYTES = 4 << 20
 LINE_GUESS_BYTES = 4096  # a node is at most 512 bytes of text; one read nearly always holds it
-READERS_MAX = 32  # read descriptors kept open
+READERS_MAX = 64  # read descriptors kept open
 DIRECTORY_MODE = 0o700
 FILE_MODE = 0o600
 
 DAY_FILE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\.jsonl\Z")
-# The exact shapes written below. Inside a JSON string every '"' byte follows a backslash, so
-# '","size":' is found only where the text ends, and a prefix of a line (a torn write) never
-# matches: the closing brace is its last byte.
-MESSAGE_LINE = re.compile(
-    rb'\{"i":(0|[1-9][0-9]*),"kind":"[a-z]+","text":".*?","size":[0-9]+,"date":"[^"\\]*"\}'
-)
-NODE_LINE = re.compile(
-    rb'\{"l":(0|[1-9][0-9]*),"i":(0|[1-9][0-9]*),"text":".*?","size":[0-9]+,"T":[0-9]+\}'
-)
+# The shapes written below, read by their two ends: the ids at the head, and at the tail the
+# fields after the text. Inside a JSON string every '"' follows a backslash, so '","size":' is
+# found only where the text ends; and a prefix of a line (a torn write) never has the tail, whose
+# last byte is the line's closing brace.
+MESSAGE_HEAD = re.compile(rb'\{"i":(0|[1-9][0-9]*),"kind":"[a-z]+","text":"')
+MESSAGE_TAIL = re.compile(rb'","size":[0-9]+,"date":"[^"\\]*"\}')
+NODE_HEAD = re.compile(rb'\{"l":(0|[1-9][0-9]*),"i":(0|[1-9][0-9]*),"text":"')
+NODE_TAIL = re.compile(rb'","size":[0-9]+,"T":[0-9]+\}')
+TEXT_END = b'","size":'
 
 Record = Dict[str, object]
 
@@ -132,6 +134,24 @@ def utf8_bytes(text: str) -> int:
 def encode_line(record: Record) -> bytes:
     """One line of a log: compact JSON, UTF-8, keys in the record's order, and the newline."""
     return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def message_id(line: bytes) -> Optional[int]:
+    """The id of a message line in the shape written here (without its newline), else None."""
+    head = MESSAGE_HEAD.match(line)
+    tail = line.rfind(TEXT_END)
+    if head and tail >= head.end() and MESSAGE_TAIL.fullmatch(line, tail):
+        return int(head[1])
+    return None
+
+
+def node_ids(line: bytes) -> Optional[Tuple[int, int]]:
+    """(l, i) of a node line in the shape written here (without its newline), else None."""
+    head = NODE_HEAD.match(line)
+    tail = line.rfind(TEXT_END)
+    if head and tail >= head.end() and NODE_TAIL.fullmatch(line, tail):
+        return int(head[1]), int(head[2])
+    return None
 
 
 def pack(file_number: int, offset: int) -> int:
@@ -200,8 +220,8 @@ class _Log:
         self.lines: List[int] = []
         self.append_fd: Optional[int] = None
 
-    def path(self, number: int) -> Path:
-        return self.directory / self.names[number]
+    def path(self, number: int) -> str:
+        return f"{self.directory}/{self.names[number]}"  # a str: a Path costs more than the read
 
     def relative(self, number: int) -> str:
         return f"{self.label}/{self.names[number]}"
@@ -233,7 +253,7 @@ class Store:
         self._generation = 0
         self._unsaved_lines = 0
         self._index_changed = False
-        self._readers: Dict[Tuple[str, int], int] = {}
+        self._readers: "OrderedDict[Tuple[str, int], int]" = OrderedDict()
         self._lock_fd: Optional[int] = None
         self._failed: Optional[BaseException] = None
         self._closed = False
@@ -248,6 +268,8 @@ class Store:
         Raises ChatBusy if a live process owns it, LogCorrupt if its message ids have a gap or a
         repeat. Torn lines, a rebuilt index and a taken-over lock are reported in `warnings`.
         """
+        if home is not None and not str(home):
+            raise ValueError("home must name a directory, got an empty path")
         store = cls(Path(home) if home is not None else ever_home())
         store.home.parent.mkdir(parents=True, exist_ok=True)
         make_directory(store.home)
@@ -476,6 +498,8 @@ class Store:
                 if entry == UNBUILT:
                     return None
                 record = self._read_record(self.tree, entry, None)
+                if record is None or record.get("l") != l or record.get("i") != i:
+                    raise StoreError(f"node ({l}, {i}) cannot be read back from {self._where(self.tree, entry)}")
             return record["text"]
 
     def built_levels(self) -> List[List]:
@@ -512,15 +536,19 @@ class Store:
             return None
         line = self._read_line(log, number, offset, end)
         try:
-            record = json.loads(line)
+            record = json.loads(line.decode("utf-8"))
         except ValueError:
             return None
         return record if isinstance(record, dict) else None
 
     def _read_line(self, log: _Log, number: int, offset: int, end: Optional[int]) -> bytes:
         limit = log.sizes[number]
+        if offset >= limit:
+            return b""
         fd = self._reader(log, number)
-        end = min(end if end is not None else offset + LINE_GUESS_BYTES, limit)
+        if end is None or end <= offset:
+            end = offset + LINE_GUESS_BYTES
+        end = min(end, limit)
         while True:
             data = os.pread(fd, end - offset, offset)
             cut = data.find(b"\n")
@@ -531,15 +559,17 @@ class Store:
             end = min(offset + 4 * (end - offset), limit)
 
     def _reader(self, log: _Log, number: int) -> int:
+        """A read descriptor, the least recently used closed past READERS_MAX: a long chat has
+        hundreds of day files, more than a process may hold open."""
         key = (log.label, number)
         fd = self._readers.get(key)
-        if fd is None:
-            if len(self._readers) >= READERS_MAX:
-                for old in self._readers.values():
-                    os.close(old)
-                self._readers.clear()
-            fd = os.open(log.path(number), os.O_RDONLY | os.O_CLOEXEC)
-            self._readers[key] = fd
+        if fd is not None:
+            self._readers.move_to_end(key)
+            return fd
+        if len(self._readers) >= READERS_MAX:
+            os.close(self._readers.popitem(last=False)[1])
+        fd = os.open(log.path(number), os.O_RDONLY | os.O_CLOEXEC)
+        self._readers[key] = fd
         return fd
 
     def _node_entry(self, l: int, i: int) -> int:
@@ -602,9 +632,9 @@ class Store:
         for report in self._skipped:
             self.warnings.append(self._skip_text(*report))
         self._parse_tails([] if meta is None else meta["main"], [] if meta is None else meta["tree"])
-        # Save now what took long to parse, so a chat that keeps crashing does not parse a
-        # growing tail at every open.
-        if (meta is None and reason) or self._unsaved_lines >= OPEN_SAVE_LINES:
+        # A new chat gets its index at once, so a missing one is always news. A long tail is
+        # saved at once, so a chat that keeps crashing does not parse a growing tail at each open.
+        if meta is None or self._unsaved_lines >= OPEN_SAVE_LINES:
             self._save_index()
 
     def _listing(self, log: _Log) -> List[Tuple[str, int]]:
@@ -612,10 +642,10 @@ class Store:
         files = []
         with os.scandir(log.directory) as entries:
             for entry in entries:
-                if not DAY_FILE.match(entry.name) or not entry.is_file(follow_symlinks=False):
+                if not DAY_FILE.match(entry.name) or not entry.is_file():
                     self.warnings.append(f"{entry.path} is not a day file of the log; ignored")
                     continue
-                stat = entry.stat(follow_symlinks=False)
+                stat = entry.stat()
                 if stat.st_mode & 0o777 != FILE_MODE:
                     os.chmod(entry.path, FILE_MODE)
                     self.warnings.append(f"{entry.path} had mode {stat.st_mode & 0o777:o}; it is now 600")
@@ -650,18 +680,21 @@ class Store:
                     level = array("q")
                     level.fromfile(f, length)
                     levels.append(level)
+            skipped = [[str(path), int(line), str(why)] for path, line, why in meta["skipped"]]
+            last_node = (int(meta["last_node"][0]), int(meta["last_node"][1])) if meta["last_node"] else None
+            generation = int(meta["generation"])
         except FileNotFoundError:
             return None, f"its index-{meta.get('generation')}.bin was missing"
         except EOFError:
             return None, f"its index-{meta['generation']}.bin was cut short"
-        except (KeyError, TypeError, ValueError, IndexError):
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
             return None, "its meta.json was not the index's"
         self._messages = messages
         self._levels = levels
-        self._generation = meta["generation"]
-        self._skipped = [list(report) for report in meta["skipped"]]
-        self._skipped_seen = {(report[0], report[1]) for report in self._skipped}
-        self._last_node = tuple(meta["last_node"]) if meta["last_node"] else None
+        self._generation = generation
+        self._skipped = skipped
+        self._skipped_seen = {(path, line) for path, line, _ in skipped}
+        self._last_node = last_node
         self._adopt_listing(self.main, sizes["main"], meta["main"])
         self._adopt_listing(self.tree, sizes["tree"], meta["tree"])
         reason = self._spot_check()
@@ -725,6 +758,11 @@ class Store:
             (self.main, covered_main, self._index_message),
             (self.tree, covered_tree, self._index_node),
         ):
+            if log is self.tree:
+                # Every node the messages allow has its entry from the start, so the parse
+                # below only sets entries.
+                for l in range(len(self._messages).bit_length()):
+                    self._level(l, (len(self._messages) >> l) - 1)
             for number in range(len(log.names)):
                 start = covered[number][1] if number < len(covered) else 0
                 if start < log.sizes[number]:
@@ -767,10 +805,8 @@ class Store:
         self.warnings.append(f"{log.path(number)} did not end with a newline; one was appended")
 
     def _index_message(self, log: _Log, number: int, offset: int, line_number: int, line: bytes) -> None:
-        match = MESSAGE_LINE.fullmatch(line)
-        if match:
-            i = int(match.group(1))
-        else:
+        i = message_id(line)
+        if i is None:
             record = self._json_line(log, number, line_number, line)
             if record is None:
                 return
@@ -790,12 +826,12 @@ class Store:
                 f"{log.path(number)} line {line_number} has {what}; the chat is not opened, "
                 "so that no message is lost or renumbered"
             )
-        self._messages.append(pack(number, offset))
+        self._messages.append(number << OFFSET_BITS | offset)
 
     def _index_node(self, log: _Log, number: int, offset: int, line_number: int, line: bytes) -> None:
-        match = NODE_LINE.fullmatch(line)
-        if match:
-            l, i = int(match.group(1)), int(match.group(2))
+        ids = node_ids(line)
+        if ids is not None:
+            l, i = ids
         else:
             record = self._json_line(log, number, line_number, line)
             if record is None:
@@ -810,8 +846,9 @@ class Store:
             self._skip(log.relative(number), line_number,
                        f"node ({l}, {i}) covers messages past the {len(self._messages)} logged")
             return
-        level = self._level(l, i)
-        entry = pack(number, offset)
+        levels = self._levels
+        level = levels[l] if l < len(levels) and i < len(levels[l]) else self._level(l, i)
+        entry = number << OFFSET_BITS | offset
         if level[i] == UNBUILT:
             level[i] = entry
             self._last_node = (l, i)

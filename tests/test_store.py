@@ -16,9 +16,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness import store as store_module
-from harness.store import ChatBusy, LogCorrupt, Store, StoreError
+from harness.store import ChatBusy, LogCorrupt, Store, StoreError, message_id, node_ids
+from harness.text import valid_text
 
 PLUS_TWO = timezone(timedelta(hours=2))
 
@@ -126,6 +129,28 @@ def test_bad_input_gets_a_clear_error_and_writes_nothing(home):
         assert store.count == 1
     assert len(main_file(home, "2026-10-08").read_bytes().splitlines()) == 1
     assert len(tree_file(home, "2026-10-08").read_bytes().splitlines()) == 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(i=st.integers(0, 10**12), l=st.integers(0, 62), text=st.text(), kind=st.sampled_from(store_module.KINDS))
+def test_the_line_reader_reads_every_whole_line_and_no_torn_one(i, l, text, kind):
+    """Lines made by the json module (not the store's encoder): a whole line gives its ids, and
+    no strict prefix of it is taken for a line: each is a torn write."""
+    text = valid_text(text)
+    message = json.dumps(
+        {"i": i, "kind": kind, "text": text, "size": 0, "date": "2026-10-08T09:30:00+02:00"},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    ).encode()
+    node = json.dumps(
+        {"l": l, "i": i, "text": text, "size": 0, "T": i}, ensure_ascii=False, separators=(",", ":")
+    ).encode()
+    assert message_id(message) == i
+    assert node_ids(node) == (l, i)
+    for cut in range(len(message)):
+        assert message_id(message[:cut]) is None
+    for cut in range(len(node)):
+        assert node_ids(node[:cut]) is None
 
 
 # ---- days ----
@@ -519,3 +544,23 @@ def test_an_index_from_another_chat_is_rebuilt(home, tmp_path):
     with Store.open(home) as store:
         assert len(store.warnings) == 1 and store.warnings[0].startswith("the index was rebuilt from the logs:")
         assert_lookups(store, 5)
+
+
+def test_an_unreadable_or_foreign_meta_json_rebuilds_the_index(home):
+    fill(home, 3)
+    meta = home / "chat" / "index" / "meta.json"
+    for damaged, reason in ((b'{"format": 1, "gen', "its meta.json was unreadable"), (b"[]", "its meta.json was not the index's")):
+        meta.write_bytes(damaged)
+        with Store.open(home) as store:
+            assert store.warnings == [f"the index was rebuilt from the logs: {reason}"]
+            assert_lookups(store, 3)
+
+
+def test_a_stray_file_among_the_logs_is_reported_and_left_alone(home):
+    fill(home, 2)
+    stray = home / "chat" / "main" / "notes.txt"
+    stray.write_text("mine")
+    with Store.open(home) as store:
+        assert store.warnings == [f"{stray} is not a day file of the log; ignored"]
+        assert_lookups(store, 2)
+    assert stray.read_text() == "mine"

@@ -1,0 +1,282 @@
+"""Strategy: measure the store against bare system calls in the same process, and check that
+opening a long chat stays small in memory.
+
+- Appending: `append_message` (one write and one fsync per line) against a bare `os.write` and
+  `os.fsync` of the same bytes on an O_APPEND descriptor.
+- Opening: `Store.open` plus `load_view` on a generated chat of 1,000,000 messages and its full tree
+  (about 2,000,000 nodes), against reading the index's bytes with a plain `read`.
+- Looking up: `message(i)` and `node(l, i)` at random ids (nearly every one in a file whose
+  descriptor is not open), and `message(i)` within one day's file, against a bare `os.pread` of
+  256 bytes on an open descriptor.
+- Memory: a fresh interpreter opens the chat, loads view.json and looks a few lines up; its peak
+  resident set (VmHWM) must stay under 300 MB. This one asserts: memory is a floor the product
+  meets.
+
+Sizes are full only with `--benchmark-enable` (`make bench`, or `.venv/bin/python -m pytest -s
+tests/test_bench_store.py --benchmark-enable --benchmark-only`); the default run uses a 10,000-message
+chat and asserts nothing about time. The generated chat is written directly in the store's format
+(the store's own open then builds its index, timed as the rebuild) and kept under .benchmarks/.
+Figures are printed (`-s`) and stored in each benchmark's extra_info.
+"""
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from array import array
+from pathlib import Path
+
+import pytest
+
+from harness.store import Store
+
+KINDS = ("user", "ever", "tool", "echo", "work", "note")
+MESSAGES_PER_DAY = 2_000
+GENERATOR_VERSION = 1
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+def enabled(request) -> bool:
+    # addopts always passes --benchmark-disable; `make bench` adds --benchmark-enable, which wins
+    options = request.config
+    return options.getoption("benchmark_enable") or not options.getoption("benchmark_disable")
+
+
+def texts(rng: random.Random, count: int, low: int, high: int):
+    """ASCII texts with no character JSON escapes, so each can be written into a line as is."""
+    words = ["alpha", "beta", "gamma", "delta", "file", "src/main.py", "ok", "error:", "42", "the", "user"]
+    out = []
+    for _ in range(count):
+        size = rng.randrange(low, high)
+        text = ""
+        while len(text) < size:
+            text += rng.choice(words) + " "
+        out.append(text[:size])
+    return out
+
+
+def day_name(day: int) -> str:
+    start = time.mktime((2024, 1, 1, 12, 0, 0, 0, 0, -1))
+    return time.strftime("%Y-%m-%d", time.localtime(start + day * 86_400))
+
+
+def generate_chat(home: Path, messages: int) -> None:
+    """A chat of `messages` messages and every node of their tree, in the store's format: each
+    node logged on the day of the message that completes it, with T that message's count."""
+    rng = random.Random(messages)
+    message_texts = texts(rng, 512, 10, 400)
+    node_texts = texts(rng, 512, 40, 500)
+    main = home / "chat" / "main"
+    tree = home / "chat" / "tree"
+    for directory in (home, home / "chat", main, tree):
+        directory.mkdir(mode=0o700, exist_ok=True)
+    for first in range(0, messages, MESSAGES_PER_DAY):
+        day = day_name(first // MESSAGES_PER_DAY)
+        date = f"{day}T12:00:00+00:00"
+        message_lines, node_lines = [], []
+        for i in range(first, min(first + MESSAGES_PER_DAY, messages)):
+            text = message_texts[i % 512]
+            message_lines.append(
+                f'{{"i":{i},"kind":"{KINDS[i % 6]}","text":"{text}","size":{len(text)},"date":"{date}"}}\n'
+            )
+            l, j = 0, i
+            while True:
+                text = node_texts[(l * 7 + j) % 512]
+                node_lines.append(f'{{"l":{l},"i":{j},"text":"{text}","size":{len(text)},"T":{i + 1}}}\n')
+                if j % 2 == 0:
+                    break
+                l, j = l + 1, j // 2
+        for directory, lines in ((main, message_lines), (tree, node_lines)):
+            fd = os.open(directory / f"{day}.jsonl", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write("".join(lines))
+
+
+def saved_view(messages: int) -> dict:
+    """A view.json of the planner's shape and about its size: some 300 lines, fine to coarse."""
+    view, first = [], 0
+    for l in range(19, -1, -1):
+        for _ in range(15):
+            if first + (1 << l) <= messages:
+                view.append([l, first >> l])
+                first += 1 << l
+    return {"T": messages, "view": view, "cview": view[::4], "shrinking": False, "cshrinking": False}
+
+
+def chat(root: Path, messages: int) -> Path:
+    """The generated chat, indexed; made once per size and generator version."""
+    home = root / f"store-chat-{messages}-v{GENERATOR_VERSION}"
+    if (home / "ready").exists():
+        return home
+    started = time.perf_counter()
+    generate_chat(home, messages)
+    generated = time.perf_counter() - started
+    started = time.perf_counter()
+    with Store.open(home) as store:
+        assert store.count == messages
+        store.save_view(saved_view(messages))
+    rebuilt = time.perf_counter() - started
+    print(f"\ngenerated {messages} messages in {generated:.1f}s; the first open indexed them in {rebuilt:.1f}s")
+    (home / "ready").write_text(json.dumps({"generated_seconds": generated, "index_seconds": rebuilt}))
+    return home
+
+
+@pytest.fixture(scope="module")
+def chat_home(request, tmp_path_factory):
+    if enabled(request):
+        root = REPOSITORY / ".benchmarks"
+        root.mkdir(exist_ok=True)
+        return chat(root, 1_000_000)
+    return chat(tmp_path_factory.mktemp("bench"), 10_000)
+
+
+def test_append_with_fsync_per_line(benchmark, request, tmp_path):
+    lines = 2_000 if enabled(request) else 50
+    rng = random.Random(lines)
+    message_texts = texts(rng, lines, 10, 400)
+    encoded = [
+        f'{{"i":{i},"kind":"user","text":"{text}","size":{len(text)},"date":"2026-10-08T12:00:00+00:00"}}\n'.encode()
+        for i, text in enumerate(message_texts)
+    ]
+
+    def bare():
+        fd = os.open(tmp_path / "bare.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        for line in encoded:
+            os.write(fd, line)
+            os.fsync(fd)
+        os.close(fd)
+
+    started = time.perf_counter()
+    bare()
+    bare_seconds = time.perf_counter() - started
+
+    store = Store.open(tmp_path / "ever")
+
+    def appends():
+        for text in message_texts:
+            store.append_message("user", text)
+
+    started = time.perf_counter()
+    benchmark.pedantic(appends, rounds=1, iterations=1)
+    store_seconds = time.perf_counter() - started
+    assert store.count == lines
+    store.close()
+    assert (tmp_path / "bare.jsonl").stat().st_size == sum(map(len, encoded))
+    ratio = store_seconds / bare_seconds
+    benchmark.extra_info.update(
+        lines=lines,
+        bare_microseconds_per_line=round(bare_seconds / lines * 1e6),
+        store_microseconds_per_line=round(store_seconds / lines * 1e6),
+        ratio=round(ratio, 2),
+    )
+    print(
+        f"\nappend, fsync per line: store {store_seconds / lines * 1e6:.0f} us/line, bare write+fsync "
+        f"{bare_seconds / lines * 1e6:.0f} us/line, ratio {ratio:.2f}x"
+    )
+
+
+def test_open_a_long_chat_and_look_lines_up(benchmark, request, chat_home):
+    messages = 1_000_000 if enabled(request) else 10_000
+    (index,) = (chat_home / "chat" / "index").glob("index-*.bin")
+
+    def open_and_load():
+        store = Store.open(chat_home)
+        view = store.load_view()
+        return store, view
+
+    def bare_read():
+        with open(index, "rb") as f:
+            return f.read()
+
+    started = time.perf_counter()
+    for _ in range(5):
+        bare_read()
+    bare_seconds = (time.perf_counter() - started) / 5
+    opens = []
+    for _ in range(5):
+        started = time.perf_counter()
+        store, view = open_and_load()
+        opens.append(time.perf_counter() - started)
+        store.close()
+    store, view = benchmark.pedantic(open_and_load, rounds=1, iterations=1)
+    try:
+        assert store.count == messages
+        assert store.warnings == []
+        assert view["T"] == messages
+        open_seconds = min(opens)
+
+        rng = random.Random(7)
+        lookups = 20_000 if enabled(request) else 1_000
+        ids = [rng.randrange(messages) for _ in range(lookups)]
+        nodes = [(l, rng.randrange(messages >> l)) for l in (rng.randrange(12) for _ in range(lookups))]
+        started = time.perf_counter()
+        for i in ids:
+            store.message(i)
+        message_seconds = (time.perf_counter() - started) / len(ids)
+        started = time.perf_counter()
+        for l, i in nodes:
+            store.node(l, i)
+        node_seconds = (time.perf_counter() - started) / len(nodes)
+        # A zoom reads near where it looked last: ids within one day's file, its descriptor open.
+        day = messages // 2 - messages // 2 % MESSAGES_PER_DAY
+        started = time.perf_counter()
+        for i in ids:
+            store.message(day + i % MESSAGES_PER_DAY)
+        nearby_seconds = (time.perf_counter() - started) / len(ids)
+        assert store.message(ids[0])["i"] == ids[0]
+        assert store.node(*nodes[0]) is not None
+
+        fd = os.open(sorted((chat_home / "chat" / "main").iterdir())[0], os.O_RDONLY)
+        size = os.fstat(fd).st_size
+        started = time.perf_counter()
+        for i in ids:
+            os.pread(fd, 256, (i * 7919) % (size - 256))
+        pread_seconds = (time.perf_counter() - started) / len(ids)
+        os.close(fd)
+    finally:
+        store.close()
+    benchmark.extra_info.update(
+        messages=messages,
+        open_milliseconds=round(open_seconds * 1e3, 1),
+        index_read_milliseconds=round(bare_seconds * 1e3, 1),
+        message_microseconds=round(message_seconds * 1e6, 1),
+        node_microseconds=round(node_seconds * 1e6, 1),
+        nearby_message_microseconds=round(nearby_seconds * 1e6, 1),
+        pread_microseconds=round(pread_seconds * 1e6, 1),
+    )
+    print(
+        f"\nopen + load_view of {messages} messages: {open_seconds * 1e3:.1f} ms (best of 5); reading the "
+        f"index's {index.stat().st_size / 1e6:.1f} MB alone {bare_seconds * 1e3:.1f} ms, ratio "
+        f"{open_seconds / bare_seconds:.1f}x\nat random ids: message(i) {message_seconds * 1e6:.1f} us, "
+        f"node(l, i) {node_seconds * 1e6:.1f} us; within one day: message(i) {nearby_seconds * 1e6:.1f} us; "
+        f"a bare pread {pread_seconds * 1e6:.1f} us: ratios {message_seconds / pread_seconds:.1f}x, "
+        f"{node_seconds / pread_seconds:.1f}x, {nearby_seconds / pread_seconds:.1f}x"
+    )
+
+
+# getrusage's ru_maxrss would carry the forking parent's peak (pytest's) across exec; VmHWM is
+# this process's own peak resident set.
+PEAK = """
+import sys
+from harness.store import Store
+store = Store.open(sys.argv[1])
+view = store.load_view()
+assert store.count == int(sys.argv[2]) and view["T"] == store.count
+store.message(store.count - 1)
+store.node(0, 0)
+store.close()
+with open("/proc/self/status") as status:
+    print(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+"""
+
+
+def test_opening_a_long_chat_stays_under_300_MB(request, chat_home):
+    messages = 1_000_000 if enabled(request) else 10_000
+    result = subprocess.run(
+        [sys.executable, "-c", PEAK, str(chat_home), str(messages)], capture_output=True, text=True, check=True
+    )
+    peak_megabytes = int(result.stdout) / 1024  # VmHWM is in KiB
+    print(f"\nopening {messages} messages: peak RSS {peak_megabytes:.0f} MB")
+    assert peak_megabytes < 300
