@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from laws.contracts.views import CONTEXT_LEVEL_MAX, LEVEL_MAX, VIEW_LINES_MAX
-from laws.registry import Law, Verdict
+from laws.core import Law, Verdict
 from model.line import cut, line
 from model.view import LINE_BYTES_MAX, utf8_bytes
 
