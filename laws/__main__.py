@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from laws import confirmed
 from laws.core import Budget, Verdict, shortfall, stronger
 from laws.registry import README_BEGIN, README_END, laws, markdown_table
 from laws.subset import all_violations
@@ -46,6 +47,7 @@ def main() -> int:
         selected = [law for law in registered if law.name in arguments.only]
     budget = Budget(t=arguments.t, deep=arguments.deep)
     started = time.monotonic()
+    confirmed.start_ahead([law.name for law in selected])  # CrossHair's jobs run beside the others
     violations = all_violations()
     for violation in violations:
         print(violation)
