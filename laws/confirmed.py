@@ -281,7 +281,10 @@ def cut_keeps_whole_characters(budget: Budget) -> Verdict:
     for text, bytes_max in cut_cases():
         expected = longest_whole_prefix(text, bytes_max)
         for where, function in (("model/line.py", cut), ("harness/line.py", production_line.cut)):
-            got = function(text, bytes_max)
+            try:
+                got = function(text, bytes_max)
+            except Exception as error:  # a cut that raises on a valid text is a wrong cut
+                return Verdict(False, "none", f"{where} cut({text[-8:]!r}, {bytes_max}) raised {type(error).__name__}: {error}")
             if got != expected:
                 return Verdict(False, "none", f"{where} cut({text[-8:]!r}, {bytes_max}) = {got[-8:]!r}, "
                                f"the longest whole prefix is {expected[-8:]!r} (last 8 characters shown)")
