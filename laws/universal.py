@@ -284,7 +284,7 @@ def push_agrees_always(budget: Budget) -> Verdict:
     if not ok:
         return Verdict(False, "none", detail)
     seconds = sum(answer.seconds for _, _, answer, _ in proved)
-    return Verdict(True, f"Proved (Z3): L0–L5 (push = increment on values); states and glue: by hand, Bounded t ≤ {budget.t:,}",
+    return Verdict(True, f"Proved (Z3): L0–L5 (push = increment on values); states and glue: by hand, Bounded for every t from 0 to {budget.t:,}",
                    f"{len(proved)} Z3 queries in {seconds * 1000:.0f} ms; digits, push and fold agree for {detail}")
 
 
@@ -482,7 +482,7 @@ LAWS = [
     Law("merge_covers", "§3.1", "Merging two sibling lines into their parent keeps the coverage.", "z3", "Proved (Z3): any view, position and level; Z3 merge = model's on at least 550 merges", merge_covers),
     Law("view_summarized", "§3", "After any history, every merged line of the view is built; only a message's own line can wait for its summary.", "z3", "Proved (Z3): each step, any length; steps = events on at least 5,900 model events, Z3 terms = model on at least 1,500 steps and at least 550 merges", view_summarized),
     Law("cview_summarized", "§4", "The same for the compaction view.", "z3", "Proved (Z3): each step, any length; steps = events on at least 5,900 model events, Z3 terms = model on at least 750 steps and at least 120 merges", cview_summarized),
-    Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", "Proved (Z3): L0–L5 (push = increment on values); states and glue: by hand, Bounded t ≤ 20,000", push_agrees_always),
+    Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", "Proved (Z3): L0–L5 (push = increment on values); states and glue: by hand, Bounded for every t from 0 to at least 20,000", push_agrees_always),
     Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "runs", "Searched: at least 1,300 messages of model runs", message_appends),
     Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line.", "runs", "Searched: at least 500 messages of model runs", message_merges_nothing),
     Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines run.", "runs", "Searched: at least 1,000 waiting states of model runs", need_first),

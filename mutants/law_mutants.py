@@ -244,3 +244,24 @@ MUTANTS += [
            test("tests/test_confirmed.py::test_confirmed_without_a_witness_fails"),
            "CrossHair's Confirmed is taken without the witnesses"),
 ]
+
+# ---- holes in the mutant runner's judge (mutants/judge.py) ----
+JUDGE = "mutants/judge.py"
+MUTANTS += [
+    Mutant("judge_counts_a_crash", JUDGE,
+           '        if verdict == "CRASH":\n            return False, f"{name} crashed, it did not fail: {detail[:140]}"\n'
+           '        if verdict != "FAIL":',
+           '        if verdict == "pass":',
+           test("tests/test_mutant_runner.py::test_a_crash_or_a_missing_line_read_from_the_laws_output_is_not_a_catch"),
+           "a law that raised counts as a catch"),
+    Mutant("judge_takes_any_failing_exit", JUDGE,
+           '    """(caught, why): caught only when the named check failed for its own reason."""\n',
+           '    """(caught, why): caught only when the named check failed for its own reason."""\n'
+           '    if status != 0:\n        return True, f"exited {status}"\n',
+           test("tests/test_mutant_runner.py::test_a_pytest_check_counts_only_an_assertion_in_the_named_test"),
+           "any non-zero exit counts as a catch"),
+    Mutant("judge_trusts_law_names", JUDGE, "        unknown = sorted(set(names) - set(known_laws))",
+           "        unknown = []",
+           test("tests/test_mutant_runner.py::test_a_misspelled_or_missing_law_name_is_malformed"),
+           "a check against a law that does not exist is run"),
+]

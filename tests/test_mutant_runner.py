@@ -60,6 +60,20 @@ LINT_FAIL = LINT_PASS.replace(" pass ", " FAIL ")
 TIE_FAIL = "tie_at_11                    none                                                       FAIL     0.00s\n"
 
 
+def test_a_crash_or_a_missing_line_read_from_the_laws_output_is_not_a_catch():
+    mutant = Mutant("crash", VIEW, "x", "y", TIE, "the model raises")
+    crash = TIE_FAIL.replace(" FAIL ", " CRASH").rstrip("\n") + "  crashed: NameError: name 'x' is not defined\n"
+    assert not judge(mutant, 1, LINT_PASS + crash)[0]
+    assert not judge(mutant, 1, LINT_PASS)[0]
+    assert not judge(mutant, 1, "Traceback (most recent call last):\nSyntaxError: invalid syntax\n")[0]
+
+
+def test_a_misspelled_or_missing_law_name_is_malformed():
+    assert malformed(Mutant("m", VIEW, "x", "y", ("python", "-m", "laws", "--only", "tie_at_1l"), ""), KNOWN)
+    assert malformed(Mutant("m", VIEW, "x", "y", ("python", "-m", "laws"), ""), KNOWN)
+    assert malformed(Mutant("m", VIEW, "x", "y", TIE, ""), KNOWN) is None
+
+
 def test_a_law_that_fails_after_a_failed_lint_is_not_a_catch_unless_the_lint_is_the_check():
     mutant = Mutant("random", VIEW, "x", "y", TIE, "imports random")
     assert not judge(mutant, 1, LINT_FAIL + TIE_FAIL)[0]
