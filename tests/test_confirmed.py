@@ -188,3 +188,16 @@ def test_a_cut_that_splits_a_character_fails_the_cut_law(monkeypatch):
                         lambda text, bytes_max: text.encode("utf-8")[:bytes_max].decode("utf-8", "replace"))
     verdict = confirmed.cut_keeps_whole_characters(None)
     assert not verdict.passed and "harness/line.py" in verdict.detail
+
+
+def test_an_impossible_precondition_planted_in_a_real_contract_fails_its_law():
+    """`assert extra > 4` after `assert 0 <= extra <= 4`: CrossHair confirms it, the law must fail."""
+    from laws.registry import laws
+    from mutants import __main__ as runner
+    from mutants.law_mutants import MUTANTS
+
+    planted = next(mutant for mutant in MUTANTS if mutant.name == "impossible_precondition")
+    assert "assert extra > 4" in planted.new
+    caught, why, _ = runner.run_one(planted, 120, [law.name for law in laws()])
+    assert caught, why
+    assert "does not meet the precondition" in why
