@@ -1,27 +1,37 @@
 """`python -m laws`: the subset lint, then every law, one line each, and a closing summary.
 
-Each line gives the law, the strength this run earned, the verdict and the seconds. The exit
-status is 1 if the lint or any law fails.
+Each line gives the law, the label this run earned, the verdict and the seconds. A law passes only
+when its check passes and the label it earned is at least the registry's (laws/core.py: of a
+stronger kind, or the same label with every "at least N" count reached); a law that raises is a
+CRASH. The exit status is 1 if the lint or any law fails.
 """
 
 import argparse
 import sys
 import time
-
 from pathlib import Path
 
-from laws.registry import README_BEGIN, README_END, Budget, label_matches, laws, markdown_table
+from laws import confirmed
+from laws.core import Budget, Verdict, shortfall, stronger
+from laws.registry import README_BEGIN, README_END, laws, markdown_table
 from laws.subset import all_violations
+
+# The columns of a law's line; the mutant runner reads the verdict column (mutants/__main__.py).
+VERDICTS = ("pass", "FAIL", "CRASH")
+
+
+def line(name: str, label: str, verdict: str, seconds: float, detail: str) -> str:
+    return f"{name:<28} {label:<58} {verdict:<5} {seconds:7.2f}s" + (f"  {detail}" if detail else "")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m laws", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m laws", description=__doc__.split("\n\n")[0])
     parser.add_argument("--t", type=int, default=20_000, help="the bound of push_agrees (default 20,000)")
     parser.add_argument("--deep", action="store_true", help="run only push_agrees, to --t")
     parser.add_argument("--only", action="append", default=[], help="run only this law (repeatable)")
     parser.add_argument("--markdown", action="store_true", help="print the README's laws table and stop")
     parser.add_argument("--write-readme", action="store_true",
-                        help="run every law and write the table, with this run's seconds, into README.md")
+                        help="run every law and, if every one passes, write the table, with this run's seconds, into README.md")
     arguments = parser.parse_args()
     registered = laws()
     if arguments.markdown:
@@ -37,45 +47,46 @@ def main() -> int:
         selected = [law for law in registered if law.name in arguments.only]
     budget = Budget(t=arguments.t, deep=arguments.deep)
     started = time.monotonic()
+    confirmed.start_ahead([law.name for law in selected])  # CrossHair's jobs run beside the others
     violations = all_violations()
     for violation in violations:
         print(violation)
-    print(f"{'subset_lint':<28} {'Exact: an AST walk of model/ and harness/':<58} "
-          f"{'pass' if not violations else 'FAIL':<5} {time.monotonic() - started:7.2f}s", flush=True)
+    print(line("subset_lint", "Exact: an AST walk of model/ and harness/", "FAIL" if violations else "pass",
+               time.monotonic() - started, ""), flush=True)
     failed = 1 if violations else 0
     seconds_by_law: dict[str, float] = {}
-    differing: list[str] = []
+    understated: list[str] = []
     for law in selected:
         began = time.monotonic()
         try:
             verdict = law.check(budget)
         except Exception as error:  # a crashing law is a failing law, said plainly
-            verdict_line = f"crashed: {type(error).__name__}: {error}"
-            passed, strength = False, "none"
+            verdict = Verdict(False, "none", f"crashed: {type(error).__name__}: {error}")
+            outcome = "CRASH"
         else:
-            verdict_line = verdict.detail
-            passed, strength = verdict.passed, verdict.strength
-        seconds = time.monotonic() - began
+            outcome = "pass" if verdict.passed else "FAIL"
+        seconds = time.monotonic() - began if verdict.seconds is None else verdict.seconds
         seconds_by_law[law.name] = seconds
-        failed += 0 if passed else 1
-        # the registry's labels are those of the default budget; --t changes the bounds
-        if passed and budget == Budget() and not label_matches(law.strength, strength):
-            differing.append(f"{law.name}: earned \"{strength}\", the registry says \"{law.strength}\"")
-        print(f"{law.name:<28} {strength:<58} {'pass' if passed else 'FAIL':<5} {seconds:7.2f}s"
-              + (f"  {verdict_line}" if verdict_line else ""), flush=True)
+        detail = verdict.detail
+        if outcome == "pass":
+            short = shortfall(law.strength, verdict.strength)
+            if short:
+                outcome = "FAIL"
+                detail = f"below the registry: {short}" + (f"; {detail}" if detail else "")
+            elif stronger(verdict.strength, law.strength):
+                understated.append(f"{law.name}: earned \"{verdict.strength}\", the registry says only \"{law.strength}\"")
+        failed += 0 if outcome == "pass" else 1
+        print(line(law.name, verdict.strength, outcome, seconds, detail), flush=True)
     total = time.monotonic() - started
     print(f"laws: {len(selected) + 1 - failed} of {len(selected) + 1} passed in {total:.1f}s"
           + (f"; {failed} FAILED" if failed else ""))
-    for note in differing:
+    for note in understated:
         print(f"note: {note}")
-    if arguments.write_readme and differing:
-        print("README.md not written: a label earned in this run differs from the registry's")
-        return 1
-    if arguments.write_readme and not failed and selected == registered:
+    if arguments.write_readme:
+        if failed or selected != registered:
+            print("README.md not written: it takes a full run where every law passes at the registry's strength")
+            return 1
         write_readme(markdown_table(registered, seconds_by_law))
-    elif arguments.write_readme:
-        print("README.md not written: it takes a full run where every law passes")
-        return 1
     return 1 if failed else 0
 
 

@@ -9,7 +9,7 @@ the model's `fit` with every parent built and each line one unit of budget, run 
 import random
 from functools import lru_cache
 
-from laws.registry import Budget, Law, Verdict
+from laws.core import Budget, Law, Verdict
 from model.planner import KINDS, Built, Config, Failed, Message, State, TurnEnd, Wait, parent_line, step
 from model.push import every_parent, fold_step, format_items, push, push_states, push_view, view_items
 from model.view import Line, View, fit, most_due, render, rendered, utf8_bytes, view_bytes
@@ -30,7 +30,7 @@ def push_agrees(budget: Budget) -> Verdict:
     for t, pushed, folded in push_and_fold(budget.t, False):
         if pushed != folded:
             return Verdict(False, "none", f"t={t}: push {format_items(pushed)}, fold {format_items(folded)}")
-    return Verdict(True, f"Bounded: t = 0..{budget.t:,}")
+    return Verdict(True, f"Bounded: every t from 0 to {budget.t:,}")
 
 
 def first_agrees_481(budget: Budget) -> Verdict:
@@ -50,7 +50,7 @@ def shifted_agrees_with_push(budget: Budget) -> Verdict:
         view, _ = fit(grown, t + 2, len(push_states(states)), every_parent)
         if view_items(view) != push_view(states, t + 1):
             return Verdict(False, "none", f"t={t}")
-    return Verdict(True, f"Bounded: t = 0..{budget.t:,}")
+    return Verdict(True, f"Bounded: every t from 0 to {budget.t:,}")
 
 
 def unit_view(items: tuple) -> View:
@@ -169,8 +169,9 @@ def sawtooth_holds(budget: Budget) -> Verdict:
     middle = (config.view_bytes_floor + config.view_bytes_ceiling) >> 1
     average = total // max(counted, 1)
     near = abs(average - middle) * 20 <= middle
-    detail = f"{batches} batches; average {average:,} bytes, {average * 100 // config.view_bytes_ceiling}% of the ceiling"
-    return Verdict(batches > 100 and near, "Searched: a seeded run of 10,000 messages at a tenth of the gist's sizes", detail)
+    detail = f"average {average:,} bytes, {average * 100 // config.view_bytes_ceiling}% of the ceiling"
+    label = f"Searched: a seeded run of 10,000 messages at a tenth of the gist's sizes, {batches:,} batches"
+    return Verdict(batches > 100 and near, label, detail)
 
 
 TAGS_BYTES = len("<chat>\n") + len("</chat>")
@@ -244,7 +245,7 @@ def view_bytes_rendered(budget: Budget) -> Verdict:
             shown = shown_bytes(view) - TAGS_BYTES
             if view_bytes(view) != shown + RESERVE_BYTES * unbuilt:
                 return Verdict(False, "none", f"T={state.T}: counted {view_bytes(view)}, shown {shown}, {unbuilt} unbuilt")
-    return Verdict(placeholders > 1000, "Searched: three seeded late runs of 2,700 messages", f"{placeholders} placeholder lines seen")
+    return Verdict(placeholders > 1000, f"Searched: three seeded late runs of 2,700 messages, {placeholders:,} placeholder lines across their states")
 
 
 def view_within_ceiling(budget: Budget) -> Verdict:
@@ -272,8 +273,9 @@ def view_within_ceiling(budget: Budget) -> Verdict:
                 if not stuck[which]:
                     return Verdict(False, "none", f"T={state.T}: the {which} renders {shown} bytes, over its ceiling")
                 stuck_states += 1
-    return Verdict(checked > 10_000 and stuck_states > 0, "Searched: three seeded late runs of 2,700 messages",
-                   f"{checked:,} views checked, {stuck_states} over the ceiling while no pair could merge")
+    return Verdict(checked > 10_000 and stuck_states > 0,
+                   f"Searched: three seeded late runs of 2,700 messages, {checked:,} views, "
+                   f"{stuck_states:,} of them over the ceiling with no pair able to merge")
 
 
 def unsettled_view_shows_placeholders(budget: Budget) -> Verdict:
@@ -289,20 +291,20 @@ def unsettled_view_shows_placeholders(budget: Budget) -> Verdict:
                 text = line_shown(line)
                 if text != str(line.i) + PLACEHOLDER_LINE:
                     return Verdict(False, "none", f"T={state.T}: line {line.i} shows {text[:60]!r}")
-    return Verdict(seen > 1000, "Searched: three seeded late runs of 2,700 messages", f"{seen:,} unbuilt lines shown")
+    return Verdict(seen > 1000, f"Searched: three seeded late runs of 2,700 messages, {seen:,} unbuilt lines shown")
 
 
 LAWS = [
-    Law("push_agrees", "§3.2", "With push's list length as the budget, the fold makes exactly push's merges at every step.", "exhaustive", "Bounded: t = 0..20,000", push_agrees),
+    Law("push_agrees", "§3.2", "With push's list length as the budget, the fold makes exactly push's merges at every step.", "exhaustive", "Bounded: every t from 0 to at least 20,000", push_agrees),
     Law("first_agrees_481", "§3.2", "Due from `first` agrees with push at exactly 481 of the 20,001 steps t = 0..20,000, as the gist says.", "exhaustive", "Bounded: t = 0..20,000", first_agrees_481),
-    Law("shifted_agrees_with_push", "§3.2", "`(T + 1 − last)/2^l` also agrees with push at every step, so only ties pin the formula.", "exhaustive", "Bounded: t = 0..20,000", shifted_agrees_with_push),
+    Law("shifted_agrees_with_push", "§3.2", "`(T + 1 − last)/2^l` also agrees with push at every step, so only ties pin the formula.", "exhaustive", "Bounded: every t from 0 to at least 20,000", shifted_agrees_with_push),
     Law("last_merges_8_9", "§3.2", "At T = 10 (view `0+4 4+4 8+1 9+1`, budget 3) due from last merges 8–9, as push does.", "example", "Example: the gist's T = 10", last_merges_8_9),
     Law("first_merges_0_7", "§3.2", "Due from first merges 0–7 there.", "example", "Example: the gist's T = 10", first_merges_0_7),
     Law("first_is_not_last", "§3.2, §7.1", "So first and last are not the same order.", "example", "Example: the gist's T = 10", first_is_not_last),
     Law("first_leaves_push", "§3.2, §7.1", "Due from first leaves push within 11 steps.", "exhaustive", "Bounded: t = 0..10", first_leaves_push),
     Law("tie_at_11", "§3.2", "At T = 11 pairs 4–7 and 8–9 are both due 2 and the older merges; from T + 1, 8–9 would.", "example", "Example: hand computation at T = 11", tie_at_11),
-    Law("sawtooth_holds", "§3.2", "After each batch the view is at most the floor unless no pair can merge; after each message it is at most the ceiling unless shrinking; it averages half-way.", "runs", "Searched: a seeded run of 10,000 messages at a tenth of the gist's sizes", sawtooth_holds),
-    Law("view_bytes_rendered", "§3", "A view's counted size is its rendered bytes less the `<chat>` tags, plus 483 for each placeholder: an unbuilt line counts as its longest built line (P1).", "runs", "Searched: three seeded late runs of 2,700 messages", view_bytes_rendered),
-    Law("view_within_ceiling", "§3.2", "After any event the view a turn renders is at most the ceiling plus the tags, unless shrinking with no pair able to merge; never more than counted; the same for the compaction view.", "runs", "Searched: three seeded late runs of 2,700 messages", view_within_ceiling),
-    Law("unsettled_view_shows_placeholders", "§5, §7.5", "A line not summarized yet shows as the placeholder, never the start of its message.", "runs", "Searched: three seeded late runs of 2,700 messages", unsettled_view_shows_placeholders),
+    Law("sawtooth_holds", "§3.2", "After each batch the view is at most the floor unless no pair can merge; after each message it is at most the ceiling unless shrinking; it averages half-way.", "runs", "Searched: a seeded run of 10,000 messages at a tenth of the gist's sizes, at least 250 batches", sawtooth_holds),
+    Law("view_bytes_rendered", "§3", "A view's counted size is its rendered bytes less the `<chat>` tags, plus 483 for each placeholder: an unbuilt line counts as its longest built line (P1).", "runs", "Searched: three seeded late runs of 2,700 messages, at least 40,000 placeholder lines across their states", view_bytes_rendered),
+    Law("view_within_ceiling", "§3.2", "After any event the view a turn renders is at most the ceiling plus the tags, unless shrinking with no pair able to merge; never more than counted; the same for the compaction view.", "runs", "Searched: three seeded late runs of 2,700 messages, at least 10,000 views, at least 1,000 of them over the ceiling with no pair able to merge", view_within_ceiling),
+    Law("unsettled_view_shows_placeholders", "§5, §7.5", "A line not summarized yet shows as the placeholder, never the start of its message.", "runs", "Searched: three seeded late runs of 2,700 messages, at least 20,000 unbuilt lines shown", unsettled_view_shows_placeholders),
 ]

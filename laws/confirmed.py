@@ -1,44 +1,65 @@
-"""The laws CrossHair checks on the model's own functions, and the compactor's line, exhaustively.
+"""The laws CrossHair checks on the model's own functions, and the compactor's line and cut,
+exhaustively.
 
 Strategy: each CrossHair law is a function of laws/contracts/views.py (leading asserts assume and
 bound the domain, trailing asserts claim), run as `crosshair check --report_all` with an explicit
 iteration budget. It earns **Confirmed (CrossHair)** only when CrossHair prints "Confirmed over all
-paths."; a run that ends "Not confirmed." earns only **Searched**, with its budget and seconds; a
-counterexample (exit 1) or an error (exit 2) fails the law. CrossHair runs as subprocesses, two at
-a time (this machine has 2 cores): each law starts its own run and the next law's, then waits for
-its own, so `python -m laws` keeps both cores busy and `--only` runs at most one extra. Nothing is
-cached across runs.
+paths." and the contract's concrete witnesses (beside it, run by laws/witness.py) meet its
+preconditions and reach each of its claims: CrossHair also confirms a contract no input can
+enter. A run that ends "Not confirmed." earns only **Searched**, below the registry's label, so
+the law fails; a counterexample (exit 1) or an error (exit 2) fails it too.
 
-`crosshair diffbehavior` compares the model's `line` and `cut` with the production twins in
-harness/line.py behind one domain guard (laws/contracts/twins.py). It cannot confirm: a run with
-no difference is **Searched**, with the iterations CrossHair reports.
+`crosshair diffbehavior` compares the model's `line`, `cut` and due order with the production
+twins in harness/ behind one domain guard (laws/contracts/twins.py), whose witnesses must pass
+the guard. It cannot confirm: a run with no difference is **Searched**, labelled with the
+iterations CrossHair reports.
+
+CrossHair runs as subprocesses, each on one core: from the start of `python -m laws`, one job runs
+beside the laws computed in this process, and two while this process waits for one. A job's
+seconds are its own (wall, and CPU in the detail), not the wait of the law that reads it. Nothing
+is cached across runs.
 
 The line laws enumerate every sequence of up to 6 replies drawn from 9 reply shapes (empty after
 trimming, short, exactly 512 bytes, 514 bytes of two-byte characters, and over-long replies of
-600..1000 bytes, one of them padded with whitespace): the loop reads at most 6 replies, so longer sequences add nothing. The
-"Too long" follow-up is checked against the gist's text, transcribed in `gist_too_long`.
+600..1000 bytes, one of them padded with whitespace): the loop reads at most 6 replies, so longer
+sequences add nothing. The "Too long" follow-up is checked against the gist's text, transcribed in
+`gist_too_long`. The cut law compares both `cut`s with a definition written here character by
+character, at every budget, around characters of 1 to 4 bytes.
 """
 
 import atexit
 import itertools
+import os
 import re
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
-from laws.contracts.views import CONTEXT_LEVEL_MAX, LEVEL_MAX, VIEW_LINES_MAX
-from laws.registry import Law, Verdict
+import harness.line as production_line
+from laws import witness
+from laws.contracts import twins, views
+from laws.contracts.views import CONTEXT_LEVEL_MAX, LEVEL_MAX, NODE_BITS, VIEW_LINES_MAX
+from laws.core import Budget, Law, Verdict
 from model.line import cut, line
 from model.view import LINE_BYTES_MAX, utf8_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 ITERATIONS = 300  # --max_uninteresting_iterations for `crosshair check`
-DIFF_ITERATIONS = {"line": 2, "cut": 10, "due": 50}
-DOMAIN = f"views of ≤ {VIEW_LINES_MAX} lines, levels ≤ {LEVEL_MAX}"
-CONTEXT_DOMAIN = f"views of ≤ {VIEW_LINES_MAX} lines, levels ≤ {CONTEXT_LEVEL_MAX}, nodes of level ≤ {CONTEXT_LEVEL_MAX + 1}"
+DIFF_ITERATIONS = {"line": 4, "cut": 30, "due": 150}
+# The iterations each diffbehavior run must report at least: at the budgets above CrossHair
+# reports 20, 211 and 332, the same in every run (its count does not depend on the load).
+DIFF_MINIMUM = {"line": 18, "cut": 200, "due": 300}
+PARENTS = f"any built lines and built parents (levels ≤ {LEVEL_MAX + 1}, indices < {NODE_BITS})"
+DOMAIN = f"views of ≤ {VIEW_LINES_MAX} lines tiling 0..end, levels ≤ {LEVEL_MAX}, each line 1 byte, {PARENTS}"
+MERGE_DOMAIN = f"{DOMAIN}, T = end + 0..4"
+FIT_DOMAIN = f"{DOMAIN}, T = end, budgets 0..{VIEW_LINES_MAX} bytes"
+CONTEXT_DOMAIN = (f"compaction views of ≤ {VIEW_LINES_MAX} lines tiling 0..end, levels ≤ {CONTEXT_LEVEL_MAX}, "
+                  f"any built lines; nodes of level ≤ {CONTEXT_LEVEL_MAX + 1}, index ≤ 4")
 
 # (job name, argv after `python -m crosshair`), in the order the laws run
 JOBS: Dict[str, List[str]] = {
@@ -54,86 +75,222 @@ JOBS: Dict[str, List[str]] = {
     "due_matches_production": ["diffbehavior", "laws.contracts.twins.model_due", "laws.contracts.twins.harness_due",
                                f"--max_uninteresting_iterations={DIFF_ITERATIONS['due']}"],
 }
-ORDER = list(JOBS)
+# The longest first, so the two cores end together.
+ORDER = ["line_matches_production", "context_ends_at_node", "due_matches_production", "merge_is_one_pair",
+         "fit_reaches_budget", "fit_merges_built", "context_is_prefix", "cut_matches_production"]
+assert sorted(ORDER) == sorted(JOBS)
 for _name, _argv in JOBS.items():
     if _argv[0] == "check":
         _argv.extend(["--report_all", f"--max_uninteresting_iterations={ITERATIONS}", "--analysis_kind=asserts"])
 
-RUNNING: Dict[str, Tuple[subprocess.Popen, float]] = {}
-FINISHED: Dict[str, Tuple[int, str, float]] = {}
+
+class Job:
+    """One CrossHair run: its process, its output file, and when it started."""
+
+    def __init__(self, name: str) -> None:
+        self.output = tempfile.TemporaryFile(mode="w+")
+        self.process = subprocess.Popen([sys.executable, "-m", "crosshair"] + JOBS[name], cwd=ROOT,
+                                        stdout=self.output, stderr=subprocess.STDOUT, text=True)
+        self.began = time.monotonic()
+
+
+# name -> (exit status, output, wall seconds, CPU seconds)
+FINISHED: Dict[str, Tuple[int, str, float, float]] = {}
+RUNNING: Dict[str, Job] = {}
+PENDING: List[str] = []
+LOCK = threading.Lock()
+WAITING = threading.Event()  # set while this process waits for a job: then two may run
 
 
 def start(name: str) -> None:
     if name in RUNNING or name in FINISHED:
         return
-    process = subprocess.Popen(
-        [sys.executable, "-m", "crosshair"] + JOBS[name],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    RUNNING[name] = (process, time.monotonic())
+    if name in PENDING:
+        PENDING.remove(name)
+    RUNNING[name] = Job(name)
 
 
 def collect() -> None:
-    for name, (process, began) in list(RUNNING.items()):
-        if process.poll() is not None:
-            output, _ = process.communicate()
-            FINISHED[name] = (process.returncode, output, time.monotonic() - began)
-            del RUNNING[name]
+    """Reap the finished jobs, with each one's own CPU seconds (os.wait4 gives its rusage)."""
+    for name, job in list(RUNNING.items()):
+        pid, status, usage = os.wait4(job.process.pid, os.WNOHANG)
+        if pid == 0:
+            continue
+        job.process.returncode = os.waitstatus_to_exitcode(status)
+        job.output.seek(0)
+        text = job.output.read()
+        job.output.close()
+        FINISHED[name] = (job.process.returncode, text, time.monotonic() - job.began, usage.ru_utime + usage.ru_stime)
+        del RUNNING[name]
 
 
-def run(name: str) -> Tuple[int, str, float]:
-    """Start this job, keep two running (two cores) from the jobs of the laws that come after it,
-    and wait for this one: (exit status, output, wall seconds)."""
-    start(name)
-    later = ORDER[ORDER.index(name) + 1 :]
+def feed() -> None:
+    """Keep one job running beside this process's own work, two while it waits."""
+    while True:
+        with LOCK:
+            collect()
+            while PENDING and len(RUNNING) < (2 if WAITING.is_set() else 1):
+                start(PENDING[0])
+            if not PENDING and not RUNNING:
+                return
+        time.sleep(0.02)
+
+
+def start_ahead(names: List[str]) -> None:
+    """Queue the jobs of these laws, longest first, and start feeding them to the cores."""
+    with LOCK:
+        PENDING.extend(name for name in ORDER if name in names and name not in PENDING)
+    if PENDING:
+        threading.Thread(target=feed, daemon=True).start()
+
+
+def run(name: str) -> Tuple[int, str, float, float]:
+    """Wait for this law's job, starting it now if it was not queued: (exit status, output,
+    wall seconds, CPU seconds)."""
     deadline = time.monotonic() + 600
-    while name not in FINISHED:
-        collect()
-        for other in later:
-            if len(RUNNING) >= 2:
-                break
-            start(other)
-        if name not in FINISHED:
+    WAITING.set()
+    try:
+        while True:
+            with LOCK:
+                start(name)
+                collect()
+                if name in FINISHED:
+                    return FINISHED[name]
+                while PENDING and len(RUNNING) < 2:
+                    start(PENDING[0])
             if time.monotonic() > deadline:
                 raise TimeoutError(f"crosshair {name} ran over 600 s")
             time.sleep(0.02)
-    return FINISHED[name]
+    finally:
+        WAITING.clear()
 
 
 @atexit.register
 def stop_the_rest() -> None:
-    """A job started ahead for a law that was not run is stopped, by its own process id."""
-    for process, _ in RUNNING.values():
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    """A job still running when the laws end is stopped, by its own process id."""
+    with LOCK:
+        PENDING.clear()
+        for job in RUNNING.values():
+            if job.process.poll() is None:
+                job.process.kill()
+                job.process.wait()
 
 
-def crosshair_law(name: str, domain: str = DOMAIN) -> Verdict:
-    status, output, seconds = run(name)
+def job_seconds(wall: float, cpu: float) -> str:
+    return f"its CrossHair job: {wall:.1f} s wall, {cpu:.1f} s CPU"
+
+
+def crosshair_law(name: str, domain: str) -> Verdict:
+    status, output, wall, cpu = run(name)
     text = output.strip()
     if status == 1 or ": error:" in text:
-        return Verdict(False, "none", f"counterexample: {text[:300]}")
+        return Verdict(False, "none", f"counterexample: {text[:300]}", wall)
     if status != 0:
-        return Verdict(False, "none", f"crosshair exited {status}: {text[:300]}")
+        return Verdict(False, "none", f"crosshair exited {status}: {text[:300]}", wall)
+    problem = witness.contract_problem(getattr(views, name), views.WITNESSES.get(name, ()))
+    if problem:
+        return Verdict(False, "none", f"no concrete witness: {problem}", wall)
     if "Confirmed over all paths." in text:
-        return Verdict(True, f"Confirmed (CrossHair): {domain}", f"{seconds:.1f} s wall")
+        return Verdict(True, f"Confirmed (CrossHair): {domain}", job_seconds(wall, cpu), wall)
     if "Not confirmed." in text:
-        return Verdict(True, f"Searched (CrossHair, {ITERATIONS} iterations / {seconds:.0f} s): {domain}",
-                       "not every path was explored")
-    return Verdict(False, "none", f"no verdict from crosshair: {text[:300]}")
+        return Verdict(True, f"Searched (CrossHair): not confirmed at {ITERATIONS} uninteresting iterations: {domain}",
+                       job_seconds(wall, cpu), wall)
+    return Verdict(False, "none", f"no verdict from crosshair: {text[:300]}", wall)
 
 
-def diff_law(name: str, iterations_key: str) -> Verdict:
-    status, output, seconds = run(name)
+def diff_law(name: str, key: str) -> Verdict:
+    status, output, wall, cpu = run(name)
     text = output.strip()
     if status != 0 or "No differences found" not in text:
-        return Verdict(False, "none", f"diffbehavior: {text[:400]}")
+        return Verdict(False, "none", f"diffbehavior: {text[:400]}", wall)
+    problem = witness.pair_problem(getattr(twins, f"model_{key}"), getattr(twins, f"harness_{key}"), twins.WITNESSES[key])
+    if problem:
+        return Verdict(False, "none", f"no concrete witness: {problem}", wall)
     attempted = re.search(r"attempted (\d+) iterations", text)
-    count = attempted.group(1) if attempted else "?"
-    return Verdict(True, f"Searched (CrossHair diffbehavior, {count} iterations / {seconds:.0f} s)",
-                   f"model vs {'harness/planner.py' if iterations_key == 'due' else 'harness/line.py'}, "
-                   f"budget {DIFF_ITERATIONS[iterations_key]} uninteresting iterations")
+    if attempted is None:
+        return Verdict(False, "none", f"diffbehavior said no iteration count: {text[:200]}", wall)
+    return Verdict(True, f"Searched (CrossHair diffbehavior): {int(attempted.group(1)):,} iterations",
+                   f"budget {DIFF_ITERATIONS[key]} uninteresting iterations; {job_seconds(wall, cpu)}", wall)
+
+
+def diff_label(key: str) -> str:
+    return f"Searched (CrossHair diffbehavior): at least {DIFF_MINIMUM[key]:,} iterations"
+
+
+# ---- cut, around characters of every width ----
+
+WIDTHS = "aé€😀"  # 1, 2, 3 and 4 bytes
+EDGES = "\x7f\x80\u07ff\u0800\uffff\U00010000\U0010ffff"  # the last and first code points of each width
+WIDTHS_TEXT_MAX = 6
+EDGES_TEXT_MAX = 3
+PADDED_TEXT_MAX = 3
+PADDING_BYTES = range(500, LINE_BYTES_MAX + 1)
+
+
+def character_bytes(character: str) -> int:
+    """UTF-8's width of one character, from its code point (RFC 3629's table, not the encoder)."""
+    code = ord(character)
+    if code < 0x80:
+        return 1
+    if code < 0x800:
+        return 2
+    if code < 0x10000:
+        return 3
+    return 4
+
+
+def longest_whole_prefix(text: str, bytes_max: int) -> str:
+    """The definition: the longest prefix of whole characters whose bytes fit in the budget."""
+    used = 0
+    kept = 0
+    for character in text:
+        if used + character_bytes(character) > bytes_max:
+            break
+        used += character_bytes(character)
+        kept += 1
+    return text[:kept]
+
+
+def texts(alphabet: str, length_max: int) -> Iterator[str]:
+    for length in range(length_max + 1):
+        for characters in itertools.product(alphabet, repeat=length):
+            yield "".join(characters)
+
+
+def cut_cases() -> Iterator[Tuple[str, int]]:
+    """Every budget from 0 to one past the text's size, for every short text of the four widths
+    and of the encoding's edge characters; and short texts after 500 to 512 ASCII bytes, at the
+    line's 512."""
+    for alphabet, length_max in ((WIDTHS, WIDTHS_TEXT_MAX), (EDGES, EDGES_TEXT_MAX)):
+        for text in texts(alphabet, length_max):
+            size = sum(character_bytes(character) for character in text)
+            for bytes_max in range(size + 2):
+                yield text, bytes_max
+    for text in texts(WIDTHS, PADDED_TEXT_MAX):
+        for padding in PADDING_BYTES:
+            yield "x" * padding + text, LINE_BYTES_MAX
+
+
+CUT_SCOPE = (f"every budget, texts of ≤ {WIDTHS_TEXT_MAX} of a é € 😀 (1 to 4 bytes) or ≤ {EDGES_TEXT_MAX} of "
+             f"U+7F U+80 U+7FF U+800 U+FFFF U+10000 U+10FFFF; ≤ {PADDED_TEXT_MAX} of a é € 😀 after 500 to 512 ASCII "
+             "bytes at 512")
+CUT_CASES = 93_275  # how many cut_cases() yields: the law counts them again
+
+
+def cut_keeps_whole_characters(budget: Budget) -> Verdict:
+    checked = 0
+    for text, bytes_max in cut_cases():
+        expected = longest_whole_prefix(text, bytes_max)
+        for where, function in (("model/line.py", cut), ("harness/line.py", production_line.cut)):
+            try:
+                got = function(text, bytes_max)
+            except Exception as error:  # a cut that raises on a valid text is a wrong cut
+                return Verdict(False, "none", f"{where} cut({text[-8:]!r}, {bytes_max}) raised {type(error).__name__}: {error}")
+            if got != expected:
+                return Verdict(False, "none", f"{where} cut({text[-8:]!r}, {bytes_max}) = {got[-8:]!r}, "
+                               f"the longest whole prefix is {expected[-8:]!r} (last 8 characters shown)")
+        checked += 1
+    return Verdict(True, f"Bounded: {CUT_SCOPE}; {checked:,} cases")
 
 
 # ---- the compactor's line, exhaustively ----
@@ -254,14 +411,15 @@ def follows_up_too_long(replies, outcome) -> Optional[str]:
 
 
 LAWS = [
-    Law("merge_is_one_pair", "§3.1", "A merge replaces two sibling lines with their built parent, or (no pair can merge) fit changes nothing.", "crosshair", f"Confirmed (CrossHair): {DOMAIN}", lambda budget: crosshair_law("merge_is_one_pair")),
-    Law("fit_merges_built", "§3.2", "A batch merges only into built parents.", "crosshair", f"Confirmed (CrossHair): {DOMAIN}", lambda budget: crosshair_law("fit_merges_built")),
-    Law("fit_reaches_budget", "§3.2", "A batch ends at or under its budget unless no pair can merge, and merges no more than it must.", "crosshair", f"Confirmed (CrossHair): {DOMAIN}", lambda budget: crosshair_law("fit_reaches_budget")),
+    Law("merge_is_one_pair", "§3.1", "A merge replaces two sibling lines with their built parent, or (no pair can merge) fit changes nothing.", "crosshair", f"Confirmed (CrossHair): {MERGE_DOMAIN}", lambda budget: crosshair_law("merge_is_one_pair", MERGE_DOMAIN)),
+    Law("fit_merges_built", "§3.2", "A batch merges only into built parents.", "crosshair", f"Confirmed (CrossHair): {FIT_DOMAIN}", lambda budget: crosshair_law("fit_merges_built", FIT_DOMAIN)),
+    Law("fit_reaches_budget", "§3.2", "A batch ends at or under its budget unless no pair can merge, and merges no more than it must.", "crosshair", f"Confirmed (CrossHair): {FIT_DOMAIN}", lambda budget: crosshair_law("fit_reaches_budget", FIT_DOMAIN)),
     Law("context_ends_at_node", "§4", "A compaction's context ends at its node and holds only built lines.", "crosshair", f"Confirmed (CrossHair): {CONTEXT_DOMAIN}", lambda budget: crosshair_law("context_ends_at_node", CONTEXT_DOMAIN)),
     Law("context_is_prefix", "§4", "A compaction's context is the start of the compaction view.", "crosshair", f"Confirmed (CrossHair): {CONTEXT_DOMAIN}", lambda budget: crosshair_law("context_is_prefix", CONTEXT_DOMAIN)),
-    Law("line_matches_production", "§4", "harness/line.py's `line` behaves as the model's on three replies of ≤ 600 characters: calls, line and follow-ups.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("line_matches_production", "line")),
-    Law("cut_matches_production", "§4", "harness/line.py's `cut` behaves as the model's on texts of ≤ 600 characters.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("cut_matches_production", "cut")),
-    Law("due_matches_production", "§3.2", "harness/planner.py's `more_due` ((T + 1 − first)/2^l, oldest first on ties) orders pairs as the model's scan does, for levels ≤ 12 and T ≤ 65,536.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("due_matches_production", "due")),
+    Law("line_matches_production", "§4", f"harness/line.py's `line` behaves as the model's on three replies of ≤ {twins.REPLY_CHARS_MAX} characters: calls, line and follow-ups.", "crosshair", diff_label("line"), lambda budget: diff_law("line_matches_production", "line")),
+    Law("cut_matches_production", "§4", f"harness/line.py's `cut` behaves as the model's on texts of ≤ {twins.CUT_CHARS_MAX} characters, budgets 0..{twins.CUT_BYTES_MAX} bytes.", "crosshair", diff_label("cut"), lambda budget: diff_law("cut_matches_production", "cut")),
+    Law("due_matches_production", "§3.2", f"harness/planner.py's `more_due` ((T + 1 − first)/2^l, oldest first on ties) orders pairs as the model's scan does, for levels ≤ {twins.LEVEL_MAX} and T ≤ {twins.T_MAX:,}.", "crosshair", diff_label("due"), lambda budget: diff_law("due_matches_production", "due")),
+    Law("cut_keeps_whole_characters", "§4", "The model's `cut` and harness/line.py's are the longest prefix within the budget that splits no character (a definition written character by character).", "exhaustive", f"Bounded: {CUT_SCOPE}; at least {CUT_CASES:,} cases", cut_keeps_whole_characters),
     Law("line_calls_at_most_tries", "§4", "A compaction asks for at most 5 replies.", "exhaustive", LABEL, lambda budget: line_law(calls_at_most_tries)),
     Law("line_fits", "§4", "Every kept line is 1 to 512 bytes; with no line at all the try failed.", "exhaustive", LABEL, lambda budget: line_law(kept_fits)),
     Law("line_takes_first_fit", "§4", "The first reply that fits in 512 bytes ends the tries and is the line.", "exhaustive", LABEL, lambda budget: line_law(takes_first_fit)),

@@ -21,7 +21,7 @@ from typing import List, Optional, Tuple
 import z3
 
 from laws import z3_view as zv
-from laws.registry import Budget, Law, Verdict
+from laws.core import Budget, Law, Verdict
 from laws.z3_core import POW2, Answer, Sym, prove, satisfiable
 from laws.z3_push import digits_agree, lemmas
 from laws.z3_runs import SMALL, Tally, lines_of, replay, transitions
@@ -231,7 +231,8 @@ def induction(which: str, invariant: str) -> Verdict:
     seconds = sum(answer.seconds for _, answer, _ in proofs)
     return Verdict(
         True,
-        f"Proved (Z3): each step, any length; steps = events on {tally.events:,} model events",
+        f"Proved (Z3): each step, any length; steps = events on {tally.events:,} model events, "
+        f"Z3 terms = model on {tally.z3_steps:,} steps and {tally.tied_merges:,} merges",
         f"{len(proofs)} Z3 proofs in {seconds:.2f} s; replayed {tally.appends} appends, {tally.marks} marks, "
         f"{tally.merges} merges; Z3 terms = model on {tally.z3_steps} steps ({tally.tied_merges} merges); direct check on {seen} states",
     )
@@ -263,7 +264,7 @@ def merge_covers(budget: Budget) -> Verdict:
     tally = run_replay("view")
     if tally.problem:
         return Verdict(False, "none", tally.problem)
-    return Verdict(True, "Proved (Z3): any view, position and level",
+    return Verdict(True, f"Proved (Z3): any view, position and level; Z3 merge = model's on {tally.tied_merges:,} merges",
                    f"{len(proofs)} proofs; the Z3 merge is the model's on {tally.tied_merges} merges")
 
 
@@ -282,7 +283,7 @@ def push_agrees_always(budget: Budget) -> Verdict:
     if not ok:
         return Verdict(False, "none", detail)
     seconds = sum(answer.seconds for _, _, answer, _ in proved)
-    return Verdict(True, f"Proved (Z3): L0–L5 (push = increment on values); states and glue: by hand, Bounded t ≤ {budget.t:,}",
+    return Verdict(True, f"Proved (Z3): L0–L5 (push = increment on values); states and glue: by hand, Bounded for every t from 0 to {budget.t:,}",
                    f"{len(proved)} Z3 queries in {seconds * 1000:.0f} ms; digits, push and fold agree for {detail}")
 
 
@@ -554,18 +555,18 @@ LAWS = [
     Law("due_cross_is_rational", "§3.2", "The model's division-free `more_due` is the rational order (T − last)/2^l, for all T, i ≥ 0 and levels.", "z3", "Proved (Z3): all T, i ≥ 0, all levels", due_cross_is_rational),
     Law("due_orders_agree", "§3.2", "The model's order and the production form (T + 1 − first)/2^l are the same order.", "z3", "Proved (Z3): all T, i ≥ 0, all levels", due_orders_agree),
     Law("due_is_transitive", "§3.2", "The due order is transitive and irreflexive, so the most due pair is well defined.", "z3", "Proved (Z3): all T, i ≥ 0, all levels", due_is_transitive),
-    Law("view_covers", "§3", "After any history of events, the view covers messages 0..T−1, each once, contiguous, oldest first, each line a tree node.", "z3", "Proved (Z3): each step, any length; steps = events on 5,944 model events", view_covers),
-    Law("cview_covers", "§4", "The same for the compaction view.", "z3", "Proved (Z3): each step, any length; steps = events on 5,944 model events", cview_covers),
-    Law("merge_covers", "§3.1", "Merging two sibling lines into their parent keeps the coverage.", "z3", "Proved (Z3): any view, position and level", merge_covers),
-    Law("view_summarized", "§3", "After any history, every merged line of the view is built; only a message's own line can wait for its summary.", "z3", "Proved (Z3): each step, any length; steps = events on 5,944 model events", view_summarized),
-    Law("cview_summarized", "§4", "The same for the compaction view.", "z3", "Proved (Z3): each step, any length; steps = events on 5,944 model events", cview_summarized),
-    Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", "Proved (Z3): L0–L5 (push = increment on values); states and glue: by hand, Bounded t ≤ 20,000", push_agrees_always),
-    Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "runs", "Searched: 1431 messages of model runs", message_appends),
-    Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line.", "runs", "Searched: 575 messages of model runs", message_merges_nothing),
-    Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines start, and every window line not waiting for a retry runs.", "runs", "Searched: 1129 waiting states of model runs", need_first),
-    Law("need_first_running", "§6", "While a turn waits, running merges stop only as the window's lines need their slots, the youngest first, without counting as failures.", "runs", "Searched: 218 waiting states of model runs", need_first_running),
-    Law("failed_waits_for_retry", "§4", "A failed node is tried again only after the next message, a Retry or a restart, even while a turn waits.", "runs", "Searched: 1 failed nodes in model runs", failed_waits_for_retry),
-    Law("message_window_holds", "§4", "A message's node runs only when fewer than 8 (jobs_max) lines before it are unbuilt; at most 8 calls run.", "runs", "Searched: 8032 running messages in model runs", message_window_holds),
-    Law("fail_cap_builds", "§4", "A node's third failed try builds a marked line, the mark then its input cut, within 512 bytes; the counts survive restarts.", "runs", "Searched: 35 third failures in model runs, and a directed case", fail_cap_builds),
-    Law("settle_reached", "§6", "A waiting turn's view is settled after at most 3 compactor outcomes per unbuilt line.", "runs", "Searched: 1994 waits from model states", settle_reached),
+    Law("view_covers", "§3", "After any history of events, the view covers messages 0..T−1, each once, contiguous, oldest first, each line a tree node.", "z3", "Proved (Z3): each step, any length; steps = events on at least 5,900 model events, Z3 terms = model on at least 1,500 steps and at least 550 merges", view_covers),
+    Law("cview_covers", "§4", "The same for the compaction view.", "z3", "Proved (Z3): each step, any length; steps = events on at least 5,900 model events, Z3 terms = model on at least 750 steps and at least 120 merges", cview_covers),
+    Law("merge_covers", "§3.1", "Merging two sibling lines into their parent keeps the coverage.", "z3", "Proved (Z3): any view, position and level; Z3 merge = model's on at least 550 merges", merge_covers),
+    Law("view_summarized", "§3", "After any history, every merged line of the view is built; only a message's own line can wait for its summary.", "z3", "Proved (Z3): each step, any length; steps = events on at least 5,900 model events, Z3 terms = model on at least 1,500 steps and at least 550 merges", view_summarized),
+    Law("cview_summarized", "§4", "The same for the compaction view.", "z3", "Proved (Z3): each step, any length; steps = events on at least 5,900 model events, Z3 terms = model on at least 750 steps and at least 120 merges", cview_summarized),
+    Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", "Proved (Z3): L0–L5 (push = increment on values); states and glue: by hand, Bounded for every t from 0 to at least 20,000", push_agrees_always),
+    Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "runs", "Searched: at least 1,300 messages of model runs", message_appends),
+    Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line.", "runs", "Searched: at least 500 messages of model runs", message_merges_nothing),
+    Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines start, and every window line not waiting for a retry runs.", "runs", "Searched: at least 900 waiting states of model runs", need_first),
+    Law("need_first_running", "§6", "While a turn waits, running merges stop only as the window's lines need their slots, the youngest first, without counting as failures.", "runs", "Searched: at least 900 waiting states of model runs", need_first_running),
+    Law("failed_waits_for_retry", "§4", "A failed node is tried again only after the next message, a Retry or a restart, even while a turn waits.", "runs", "Searched: at least 600 failed nodes in model runs", failed_waits_for_retry),
+    Law("message_window_holds", "§4", "A message's node runs only when fewer than 8 (jobs_max) lines before it are unbuilt; at most 8 calls run.", "runs", "Searched: at least 7,000 running messages in model runs", message_window_holds),
+    Law("fail_cap_builds", "§4", "A node's third failed try builds a marked line, the mark then its input cut, within 512 bytes; the counts survive restarts.", "runs", "Searched: at least 40 third failures in model runs, and a directed case", fail_cap_builds),
+    Law("settle_reached", "§6", "A waiting turn's view is settled after at most 3 compactor outcomes per unbuilt line.", "runs", "Searched: at least 1,800 waits from model states", settle_reached),
 ]

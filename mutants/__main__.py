@@ -1,10 +1,13 @@
-"""`python -m mutants`: apply each planted bug to a copy of the tree, run its check, and fail unless
-the check fails.
+"""`python -m mutants`: plant each bug in a copy of the tree, run the check that must catch it,
+and fail unless every check failed for its own reason.
 
 Strategy: the working tree is never touched. Each mutant gets a fresh copy of the files git knows
-(tracked and untracked, not ignored) in a temporary folder; its replacement must match exactly once,
-so a mutant that no longer applies is an error, not a pass. The check runs there with the same
-Python, and the mutant counts as caught only if the check exits non-zero.
+(tracked and untracked, not ignored) in a temporary folder; its replacement must match exactly
+once, so a mutant that no longer applies is an error, not a pass. The check runs there with the
+same Python. A mutant counts as caught only when mutants/judge.py says its check failed for its
+own reason: the named law printed FAIL (not a crash, not an import or syntax error, not a
+misspelled name), the named test failed by an assertion, the bridge found a trace difference
+that is not a crash; and the subset lint passed, unless the mutant is one the lint must catch.
 """
 
 import argparse
@@ -15,22 +18,21 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterable, Tuple
 
+from mutants import bridge_mutants, law_mutants
 from mutants.base import Mutant
+from mutants.judge import judge, kind_of, malformed
 
 ROOT = Path(__file__).resolve().parent.parent
+MODULES = (law_mutants, bridge_mutants)  # every module of mutants, by name: a missing one is an error
+LINT_CHECK = ("python", "-c", "import sys; from laws.subset import all_violations; sys.exit(1 if all_violations() else 0)")
 
 
 def all_mutants() -> list[Mutant]:
-    found: list[Mutant] = []
-    for module in ("mutants.law_mutants", "mutants.bridge_mutants"):
-        try:
-            loaded = __import__(module, fromlist=["MUTANTS"])
-        except ModuleNotFoundError as error:
-            if error.name != module:
-                raise
-            continue
-        found.extend(loaded.MUTANTS)
+    found = [mutant for module in MODULES for mutant in module.MUTANTS]
+    names = [mutant.name for mutant in found]
+    assert len(names) == len(set(names)), "a mutant name is used twice"
     return found
 
 
@@ -49,7 +51,15 @@ def copy_tree(destination: Path) -> None:
         shutil.copy2(ROOT / name, target)
 
 
-def run_one(mutant: Mutant, timeout_seconds: int) -> tuple[bool, str, float]:
+def argv_of(check: Tuple[str, ...]) -> list[str]:
+    return [sys.executable if part == "python" else part for part in check]
+
+
+def run_one(mutant: Mutant, timeout_seconds: int, known_laws: Iterable[str]) -> tuple[bool, str, float]:
+    """(caught, why, seconds) for one mutant."""
+    problem = malformed(mutant, known_laws)
+    if problem:
+        return False, f"not run: {problem}", 0.0
     with tempfile.TemporaryDirectory(prefix="ever-mutant-") as folder:
         copy = Path(folder)
         copy_tree(copy)
@@ -59,22 +69,30 @@ def run_one(mutant: Mutant, timeout_seconds: int) -> tuple[bool, str, float]:
         if count != 1:
             raise SystemExit(f"mutant {mutant.name}: its text occurs {count} times in {mutant.path}, not once")
         path.write_text(text.replace(mutant.old, mutant.new))
-        argv = [sys.executable if part == "python" else part for part in mutant.check]
-        environment = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
+        report = copy / ".mutant-report"
+        environment = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1",
+                           EVER_MUTANT_REPORT=str(report))
+        argv = argv_of(mutant.check)
+        if kind_of(mutant) == "pytest":
+            argv = argv + ["-p", "mutants.pytest_plugin"]
         started = time.monotonic()
         try:
+            if kind_of(mutant) != "laws" and not mutant.lint:
+                lint = subprocess.run(argv_of(LINT_CHECK), cwd=copy, env=environment, capture_output=True,
+                                      text=True, timeout=timeout_seconds)
+                if lint.returncode != 0:
+                    return False, "the subset lint failed: not a lint mutant", time.monotonic() - started
             result = subprocess.run(argv, cwd=copy, env=environment, capture_output=True,
                                     text=True, timeout=timeout_seconds)
-            caught = result.returncode != 0
-            tail = (result.stdout + result.stderr).strip().splitlines()[-1:] or [""]
-            detail = tail[0][:160]
         except subprocess.TimeoutExpired:
-            caught, detail = False, f"check timed out after {timeout_seconds} s"
-        return caught, detail, time.monotonic() - started
+            return False, f"check timed out after {timeout_seconds} s", time.monotonic() - started
+        written = report.read_text() if report.exists() else ""
+        caught, why = judge(mutant, result.returncode, result.stdout + result.stderr, written)
+        return caught, why, time.monotonic() - started
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m mutants", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m mutants", description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", default=[], help="run only this mutant (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the mutants and their checks")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per check")
@@ -89,12 +107,15 @@ def main() -> int:
         for m in mutants:
             print(f"{m.name}\t{m.path}\t{' '.join(m.check)}\t{m.note}")
         return 0
+    from laws.registry import laws  # the unmutated tree's laws: the names a check may use
+
+    known_laws = [law.name for law in laws()]
     missed = []
     started = time.monotonic()
     for m in mutants:
-        caught, detail, seconds = run_one(m, arguments.timeout)
+        caught, why, seconds = run_one(m, arguments.timeout, known_laws)
         verdict = "caught" if caught else "MISSED"
-        print(f"{m.name:<32} {verdict:<7} {seconds:7.1f}s  by: {' '.join(m.check)}  | {detail}", flush=True)
+        print(f"{m.name:<32} {verdict:<7} {seconds:7.1f}s  by: {' '.join(m.check)}  | {why}", flush=True)
         if not caught:
             missed.append(m.name)
     total = time.monotonic() - started

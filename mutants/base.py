@@ -10,5 +10,8 @@ class Mutant:
     path: str  # the file, relative to the repository's root
     old: str  # occurs exactly once in the file
     new: str
-    check: Tuple[str, ...]  # argv, run from the mutated copy's root; `python` is the venv's
+    # argv, run from the mutated copy's root; `python` is the venv's. One of: `python -m laws
+    # --only LAW…`, `python -m pytest … FILE::TEST…`, `python -m bridge …` (mutants/judge.py).
+    check: Tuple[str, ...]
     note: str  # what the bug is, in a few words
+    lint: bool = False  # a bug the subset lint must catch: the lint fails, not a law

@@ -2,12 +2,18 @@
 
 Strategy: each mutant is a plausible one-line mistake in model/ (never in the law that checks it),
 applied to a copy of the tree by `python -m mutants`; its check runs one law with
-`python -m laws --only NAME` and must exit non-zero. The first twelve are the breaks the brief and
-eukhe's page name; the rest give each law added in laws/universal.py and laws/confirmed.py a bug
-of its own, where one is practical.
+`python -m laws --only NAME`, whose line must say FAIL (mutants/judge.py). The first fifteen are
+the classic breaks of the due order, the batch, the context and the line; the rest give each law
+a bug of its own, where one is practical. The last group plants holes in the guards themselves
+(a vacuous contract, a weaker label, a count below its minimum, a registry that drops a module):
+each must be caught by the law or the test that guards it.
 """
 
 from mutants.base import Mutant
+
+
+def test(*node_ids: str) -> tuple:
+    return ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider") + node_ids
 
 
 def law(*names: str) -> tuple:
@@ -140,10 +146,10 @@ MUTANTS += [
            law("tie_at_11"), "the newer of equal pairs merges"),
     Mutant("model_draws_random", VIEW, "from dataclasses import dataclass\n",
            "from dataclasses import dataclass\nimport random\n",
-           law("tie_at_11"), "the model imports randomness: the subset lint, run before every law, fails"),
+           law("tie_at_11"), "the model imports randomness: the subset lint, run before every law, fails", lint=True),
     Mutant("harness_imports_model", "harness/planner.py", "import heapq\n", "import heapq\nimport model.view\n",
-           ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_subset.py"),
-           "harness/ imports the model: the layering lint fails"),
+           test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
+           "harness/ imports the model: the layering lint fails", lint=True),
 ]
 
 # ---- the laws searched by Hypothesis (laws/searched.py) ----
@@ -177,8 +183,87 @@ MUTANTS += [
            "    while end > 0 and data[end] & 0xC0 == 0x80:\n        end -= 1\n    return data[:end].decode(\"utf-8\")",
            "    return data[:end].decode(\"utf-8\", \"replace\")",
            ("python", "-m", "bridge", "--scale", "tiny"),
-           "the production cut keeps half a character as U+FFFD (CrossHair's diffbehavior misses it at "
-           "its budget; the bridge's line scripts put a multibyte character at the cut)"),
+           "the production cut keeps half a character as U+FFFD: the bridge's line scripts put a multibyte "
+           "character at the cut"),
+]
+
+# ---- the production cut, and the model's, around multibyte characters ----
+SPLIT_CUT = ("    while end > 0 and data[end] & 0xC0 == 0x80:\n        end -= 1\n    return data[:end].decode(\"utf-8\")",
+             "    return data[:end].decode(\"utf-8\", \"replace\")")
+MUTANTS += [
+    Mutant("cut_splits_a_character", "harness/line.py", SPLIT_CUT[0], SPLIT_CUT[1],
+           law("cut_keeps_whole_characters"), "the production cut keeps half a character as U+FFFD"),
+    Mutant("cut_splits_a_character_diff", "harness/line.py", SPLIT_CUT[0], SPLIT_CUT[1],
+           law("cut_matches_production"), "the same bug, found by CrossHair's diffbehavior on short texts"),
+    Mutant("cut_one_byte_short", "harness/line.py", "    end = bytes_max\n", "    end = bytes_max - 1\n",
+           law("cut_keeps_whole_characters"), "the production cut stops one byte before its budget"),
+    Mutant("model_cut_keeps_half_a_character", LINE, 'decode("utf-8", "ignore")', 'decode("utf-8", "replace")',
+           law("cut_keeps_whole_characters"), "the model's cut keeps half a character as U+FFFD"),
+]
+
+# ---- holes in the guards themselves: each caught by the law or test that guards it ----
+CONFIRMED = "laws/confirmed.py"
+MUTANTS += [
+    Mutant("impossible_precondition", "laws/contracts/views.py", "    assert 0 <= extra <= 4\n",
+           "    assert 0 <= extra <= 4\n    assert extra > 4\n",
+           law("merge_is_one_pair"), "a precondition no input meets: CrossHair confirms it, the witnesses cannot enter"),
+    Mutant("claim_out_of_reach", "laws/contracts/views.py",
+           "    assert 0 <= i <= 4\n    cview = tiled(levels, built_mask)\n    for l in range(CONTEXT_LEVEL_MAX + 2):\n        lines = context(cview, l, i)\n        end",
+           "    assert 0 <= i <= 4\n    assert built_mask == 0\n    cview = tiled(levels, built_mask)\n    for l in range(CONTEXT_LEVEL_MAX + 2):\n        lines = context(cview, l, i)\n        end",
+           law("context_ends_at_node"), "a precondition that leaves every line unbuilt: the claims about a context's lines are never reached"),
+    Mutant("guard_lets_nothing_through", "laws/contracts/twins.py", "CUT_CHARS_MAX = 8", "CUT_CHARS_MAX = -1",
+           law("cut_matches_production"), "the cut twins' guard rejects every text: both sides agree on everything"),
+    Mutant("crosshair_gives_up_early", CONFIRMED, "ITERATIONS = 300", "ITERATIONS = 1",
+           law("context_ends_at_node"), "CrossHair's budget too small to confirm: Searched is below the registry's Confirmed"),
+    Mutant("diffbehavior_gives_up_early", CONFIRMED, '"cut": 30,', '"cut": 1,',
+           law("cut_matches_production"), "diffbehavior's budget too small: fewer iterations than the registry's minimum"),
+    Mutant("fewer_histories", "laws/searched.py", "HISTORIES = 250", "HISTORIES = 100",
+           law("queue_is_sound"), "Hypothesis searches 100 histories: below the registry's 250"),
+    Mutant("fewer_settle_waits", "laws/universal.py", "        if number % 5:", "        if number % 50:",
+           law("settle_reached"), "settle_reached starts from a tenth of the states: below its registered minimum"),
+    Mutant("registry_drops_a_module", "laws/registry.py", "MODULES = (bounded, universal, confirmed, searched)",
+           "MODULES = (bounded, confirmed, searched)",
+           test("tests/test_laws_table.py::test_the_readme_laws_table_is_the_registrys"),
+           "the registry leaves out laws/universal.py's laws"),
+    Mutant("strengths_out_of_order", "laws/core.py",
+           'STRENGTHS = ("Proved (Z3)", "Confirmed (CrossHair)", "Bounded", "Searched", "Example")',
+           'STRENGTHS = ("Proved (Z3)", "Confirmed (CrossHair)", "Searched", "Bounded", "Example")',
+           test("tests/test_laws_table.py::test_the_strengths_are_ordered_proved_confirmed_bounded_searched_example"),
+           "a search ranks above a bound"),
+    Mutant("minimum_not_compared", "laws/core.py", "        if number(found) < number(minimum):",
+           "        if False:",
+           test("tests/test_laws_table.py::test_a_count_below_its_registered_minimum_falls_short"),
+           "a count below the registry's minimum is accepted"),
+    Mutant("shortfall_only_printed", "laws/__main__.py", "            if short:\n                outcome = \"FAIL\"",
+           "            if short:\n                print(f\"note: {short}\")",
+           test("tests/test_laws_table.py::test_a_law_that_earns_less_than_the_registry_fails_the_run_and_writes_no_readme"),
+           "a label below the registry's is only a note, and the README is written"),
+    Mutant("witness_not_asked", CONFIRMED,
+           "    problem = witness.contract_problem(getattr(views, name), views.WITNESSES.get(name, ()))\n    if problem:",
+           "    problem = None\n    if problem:",
+           test("tests/test_confirmed.py::test_confirmed_without_a_witness_fails"),
+           "CrossHair's Confirmed is taken without the witnesses"),
+]
+
+# ---- holes in the mutant runner's judge (mutants/judge.py) ----
+JUDGE = "mutants/judge.py"
+MUTANTS += [
+    Mutant("judge_counts_a_crash", JUDGE,
+           '        if verdict == "CRASH":\n            return False, f"{name} crashed, it did not fail: {detail[:140]}"\n'
+           '        if verdict != "FAIL":',
+           '        if verdict == "pass":',
+           test("tests/test_mutant_runner.py::test_a_crash_or_a_missing_line_read_from_the_laws_output_is_not_a_catch"),
+           "a law that raised counts as a catch"),
+    Mutant("judge_takes_any_failing_exit", JUDGE,
+           '    """(caught, why): caught only when the named check failed for its own reason."""\n',
+           '    """(caught, why): caught only when the named check failed for its own reason."""\n'
+           '    if status != 0:\n        return True, f"exited {status}"\n',
+           test("tests/test_mutant_runner.py::test_a_pytest_check_counts_only_an_assertion_in_the_named_test"),
+           "any non-zero exit counts as a catch"),
+    Mutant("judge_trusts_law_names", JUDGE, "        unknown = sorted(set(names) - set(known_laws))",
+           "        unknown = []",
+           test("tests/test_mutant_runner.py::test_a_misspelled_or_missing_law_name_is_malformed"),
+           "a check against a law that does not exist is run"),
 ]
 
 # ---- the planner's corrections: each puts an old behaviour back ----

@@ -1,10 +1,19 @@
 """Strategy: the README's laws table must be the registry's, row for row (the seconds column
-aside, which a run writes); every law the README's rules and the docs cite must exist; and
-`python -m laws` must fail when a law fails."""
+aside, which a run writes); every law the README's rules and the docs cite must exist; a label
+is compared with the registry's by the order of strengths (Proved > Confirmed > Bounded > Searched
+> Example) and by its minimum counts, and `python -m laws` fails, and refuses to write the README,
+when a law passes with less than the registry says.
+"""
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+
+import laws.__main__ as runner
+from laws.core import STRENGTHS, Budget, Law, Verdict, kind, shortfall, stronger
 from laws.registry import README_BEGIN, README_END, laws, markdown_table, without_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,9 +28,92 @@ def test_the_readme_laws_table_is_the_registrys():
 
 
 def test_every_law_has_a_claimed_strength_in_the_projects_words():
-    words = ("Proved (Z3)", "Confirmed (CrossHair)", "Bounded", "Searched", "Example")
     for law in laws():
-        assert law.strength.startswith(words), law.name
+        assert kind(law.strength) in STRENGTHS, law.name
+
+
+def test_the_strengths_are_ordered_proved_confirmed_bounded_searched_example():
+    labels = ["Proved (Z3): all T", "Confirmed (CrossHair): views of ≤ 3 lines", "Bounded: t = 0..10",
+              "Searched: 3 runs", "Example: the gist's T = 10"]
+    for k in range(len(labels) - 1):
+        assert stronger(labels[k], labels[k + 1])
+        assert not stronger(labels[k + 1], labels[k])
+    assert not stronger(labels[2], labels[2])
+
+
+def test_a_label_of_no_known_kind_is_refused():
+    with pytest.raises(ValueError):
+        kind("Proven: by inspection")
+    with pytest.raises(ValueError):
+        kind("Boundedish: t = 0..10")
+
+
+def test_a_weaker_kind_falls_short_and_a_stronger_one_does_not():
+    registered = "Confirmed (CrossHair): views of ≤ 3 lines"
+    assert shortfall(registered, "Searched (CrossHair, 1 iterations / 2 s): views of ≤ 3 lines")
+    assert shortfall(registered, "none")
+    assert shortfall(registered, "Proved (Z3): any view") is None
+    assert shortfall(registered, registered) is None
+
+
+def test_the_same_kind_must_say_the_same_thing():
+    assert shortfall("Confirmed (CrossHair): views of ≤ 3 lines", "Confirmed (CrossHair): views of ≤ 2 lines")
+    assert shortfall("Bounded: t = 0..10", "Bounded: t = 0..10, on a smaller config")
+
+
+def test_a_count_below_its_registered_minimum_falls_short():
+    registered = "Searched: at least 1,800 waits from model states"
+    assert shortfall(registered, "Searched: 1,799 waits from model states")
+    assert shortfall(registered, "Searched: 1799 waits from model states")
+    assert shortfall(registered, "Searched: 1,800 waits from model states") is None
+    assert shortfall(registered, "Searched: 1994 waits from model states") is None
+    two = "Searched (Hypothesis): at least 250 histories, at least 12,000 events"
+    assert shortfall(two, "Searched (Hypothesis): 250 histories, 11,999 events")
+    assert shortfall(two, "Searched (Hypothesis): 249 histories, 20,000 events")
+    assert shortfall(two, "Searched (Hypothesis): 250 histories, 12,000 events") is None
+
+
+def test_every_run_based_law_registers_a_minimum_count():
+    for law in laws():
+        if law.engine in ("runs", "hypothesis") or kind(law.strength) == "Searched":
+            assert "at least " in law.strength, law.name
+
+
+def run_laws(monkeypatch, capsys, earned: str, *flags: str):
+    registered = Law("claim_holds", "§0", "A claim.", "crosshair", "Confirmed (CrossHair): views of ≤ 3 lines",
+                     lambda budget: Verdict(True, earned))
+    written = []
+    monkeypatch.setattr(runner, "laws", lambda: [registered])
+    monkeypatch.setattr(runner, "all_violations", lambda: [])
+    monkeypatch.setattr(runner, "write_readme", written.append)
+    monkeypatch.setattr(sys, "argv", ["python -m laws", *flags])
+    status = runner.main()
+    return status, capsys.readouterr().out, written
+
+
+def test_a_law_that_earns_less_than_the_registry_fails_the_run_and_writes_no_readme(monkeypatch, capsys):
+    status, out, written = run_laws(monkeypatch, capsys, "Searched (CrossHair, 1 iterations / 2 s): views of ≤ 3 lines",
+                                    "--write-readme")
+    assert status == 1
+    assert "claim_holds" in out and " FAIL " in out and "weaker kind" in out
+    assert written == []
+
+
+def test_a_law_that_earns_the_registrys_label_passes_and_writes_the_readme(monkeypatch, capsys):
+    status, out, written = run_laws(monkeypatch, capsys, "Confirmed (CrossHair): views of ≤ 3 lines", "--write-readme")
+    assert status == 0 and " pass " in out
+    assert len(written) == 1 and "claim_holds" in written[0]
+
+
+def test_a_default_budget_is_the_registrys():
+    assert Budget() == Budget(t=20_000, deep=False)
+
+
+def test_a_missing_law_module_fails_loudly():
+    code = "import sys; sys.modules['laws.universal'] = None; import laws.registry"
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "ModuleNotFoundError" in result.stderr and "laws.universal" in result.stderr
 
 
 def named_laws(text: str) -> set:

@@ -145,3 +145,15 @@ def context_is_prefix(levels: Tuple[int, ...], built_mask: int, i: int) -> None:
     for l in range(CONTEXT_LEVEL_MAX + 2):
         lines = context(cview, l, i)
         assert lines == cview[: len(lines)]
+
+
+# Inputs that meet each contract's preconditions and, together, reach each of its claims
+# (laws/witness.py runs them): without them, an unsatisfiable precondition would be confirmed.
+PARENT_0_1 = 1 << NODE_BITS  # parent (1, 0) built: lines 0 and 1 can merge
+WITNESSES = {
+    "merge_is_one_pair": [((0,), 1, 0, 0), ((0, 0), 0b11, PARENT_0_1, 0)],
+    "fit_merges_built": [((0, 0), 0b11, PARENT_0_1, 1)],
+    "fit_reaches_budget": [((0, 0), 0b11, PARENT_0_1, 1), ((0, 0, 1), 0b111, 0, 0)],
+    "context_ends_at_node": [((0, 0, 1), 0b111, 0)],
+    "context_is_prefix": [((0, 0, 1), 0b101, 0)],
+}

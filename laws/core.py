@@ -1,0 +1,88 @@
+"""What every law shares: the budget a run gives it, the verdict it returns, its registry entry,
+and the order of the strengths a verdict can earn.
+
+Strategy: a label opens with its kind, and the kinds are ordered, strongest first:
+
+    Proved (Z3) > Confirmed (CrossHair) > Bounded > Searched > Example
+
+Proved holds for every input; Confirmed for every input of a stated finite domain, by a
+solver's exploration of every path; Bounded for every case of a stated bound, by computation;
+Searched for the cases a search or seeded runs happened to reach; Example for one worked case.
+A law passes `make laws` only when the label it earned is at least the registry's: of a stronger
+kind, or of the same kind with the same text, where each count the registry writes as
+"at least N" is N or more. So a run can never print, or write into the README, more than it
+checked. The registry (laws/registry.py) holds every law; the law modules take these shapes from here, never from the registry.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+# "runs": seeded runs of the model, every state of each checked: a search, not a bound.
+ENGINES = ("exhaustive", "example", "runs", "z3", "crosshair", "hypothesis")
+
+STRENGTHS = ("Proved (Z3)", "Confirmed (CrossHair)", "Bounded", "Searched", "Example")  # strongest first
+
+AT_LEAST = re.compile(r"at least ([\d,]+)")
+
+
+@dataclass(frozen=True)
+class Budget:
+    t: int = 20_000  # the bound of the bounded runs over push's steps
+    deep: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    strength: str  # the label this run earned; "none" when it failed
+    detail: str = ""
+    # The seconds of the law's own work when it did not run inside its turn (a CrossHair job
+    # started ahead while other laws ran); None: the seconds the law's turn took.
+    seconds: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class Law:
+    name: str  # a present-tense claim: `view_covers`
+    gist: str  # "§3.2"
+    says: str
+    engine: str
+    strength: str  # the least label a passing run must earn; "at least N" marks a minimum count
+    check: Callable[[Budget], Verdict]
+
+
+def kind(label: str) -> str:
+    """The kind a label opens with: one of STRENGTHS."""
+    for name in STRENGTHS:
+        if label.startswith(name) and label[len(name) : len(name) + 1] in (":", " "):
+            return name
+    raise ValueError(f"a label must open with one of {', '.join(STRENGTHS)}: {label!r}")
+
+
+def stronger(a: str, b: str) -> bool:
+    """Label a is of a strictly stronger kind than label b."""
+    return STRENGTHS.index(kind(a)) < STRENGTHS.index(kind(b))
+
+
+def number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def shortfall(registered: str, earned: str) -> Optional[str]:
+    """None when the earned label is at least the registered one; otherwise why it is not."""
+    if earned == "none":
+        return "the law failed"
+    if stronger(earned, registered):
+        return None
+    if stronger(registered, earned):
+        return f"earned \"{earned}\", a weaker kind than the registry's \"{registered}\""
+    pieces = AT_LEAST.split(registered)  # text, count, text, count, …, text
+    pattern = "".join(re.escape(piece) if k % 2 == 0 else r"([\d,]+)" for k, piece in enumerate(pieces))
+    match = re.fullmatch(pattern, earned)
+    if match is None:
+        return f"earned \"{earned}\", not the registry's \"{registered}\""
+    for found, minimum in zip(match.groups(), pieces[1::2]):
+        if number(found) < number(minimum):
+            return f"earned \"{earned}\": {found} is below the registry's minimum {minimum}"
+    return None
