@@ -7,6 +7,7 @@ T      ?= 20000
 DEEP_T ?= 1000000
 SCALE  ?= full
 SEED   ?=
+PROFILE ?= ci
 
 .DEFAULT_GOAL := help
 .PHONY: help laws laws-deep test bridge mutants lint check chat bench
@@ -16,15 +17,15 @@ help:
 	@echo ""
 	@echo "  make laws        the subset lint and every law, one line each (no API key needed)"
 	@echo "  make laws-deep   push_agrees to t = DEEP_T (default $(DEEP_T))"
-	@echo "  make test        the test suite (fast; tiny bridge runs)"
+	@echo "  make test        the test suite (fast; tiny bridge runs; Hypothesis profile PROFILE=ci|deep)"
 	@echo "  make bridge      production planner vs model on every scenario (SCALE=full|tiny)"
 	@echo "  make mutants     plant each bug, run the check that must catch it"
 	@echo "  make lint        the model's subset lint and the layering rules"
 	@echo "  make bench       benchmarks (pytest-benchmark, ratios against a baseline)"
-	@echo "  make check       lint, laws, test, bridge and mutants"
+	@echo "  make check       lint, laws, test (PROFILE=deep), bridge and mutants"
 	@echo "  make chat        start the chat (not built yet)"
 	@echo ""
-	@echo "Knobs: PYTHON=$(PYTHON) VENV=$(VENV) T=$(T) DEEP_T=$(DEEP_T) SCALE=$(SCALE) SEED=$(SEED)"
+	@echo "Knobs: PYTHON=$(PYTHON) VENV=$(VENV) T=$(T) DEEP_T=$(DEEP_T) SCALE=$(SCALE) SEED=$(SEED) PROFILE=$(PROFILE)"
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,7 +42,7 @@ laws-deep: $(VENV)/.installed
 	$(PY) -m laws --deep --t $(DEEP_T)
 
 test: $(VENV)/.installed
-	$(PY) -m pytest
+	HYPOTHESIS_PROFILE=$(PROFILE) $(PY) -m pytest
 
 bridge: $(VENV)/.installed
 	$(PY) -m bridge --scale $(SCALE) $(if $(SEED),--seed $(SEED))
@@ -55,6 +56,8 @@ lint: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) -m pytest -s tests/test_bench.py --benchmark-enable --benchmark-only
 
+# the deep Hypothesis profile (tests/conftest.py): random examples, ten times as many
+check: PROFILE = deep
 check: lint laws test bridge mutants
 
 chat: $(VENV)/.installed
