@@ -1,9 +1,11 @@
 """Seeded, named scenarios: the events the bridge sends to the model and the production planner.
 
-A scenario is a function of (name, seed, scale). Compactor outcomes must name running calls, so
-they are generated on the fly from the running list of one side (the bridge uses the model's,
-through `probe`); both sides still get the identical event list, and the same (name, seed, scale)
-always gives the same events. Events are plain tuples, the scenario format of bridge/FORMAT.md:
+A scenario is a function of (name, seed, scale). Compactor outcomes name running calls, or on
+purpose calls that no longer run [decision P7], so they are generated on the fly from the running
+list of one side (the bridge uses the model's, through `probe`, which gives nothing else: the
+scenarios hold whatever the planner's rules); both sides still get the identical event list, and
+the same (name, seed, scale) always gives the same events. Events are plain tuples, the scenario
+format of bridge/FORMAT.md:
 
     ("message", kind, text)  ("built", l, i, text)  ("failed", l, i)
     ("wait",)  ("turn_end",)  ("restart",)

@@ -53,8 +53,9 @@ def test_a_scenario_is_the_same_for_the_same_name_and_seed():
 
 
 def test_the_scenario_format_round_trips():
-    for name in ("late_1500", "restarts", "line_scripts"):
+    for name in ("late_1500", "restarts", "line_scripts", "line_tries", "breaks", "stale_outcomes"):
         for text in _events(name, 1):
+            assert "\n" not in text and "\r" not in text and "\u2028" not in text
             assert format_event(parse_event(text)) == text
 
 
