@@ -7,6 +7,7 @@ T      ?= 20000
 DEEP_T ?= 1000000
 SCALE  ?= full
 SEED   ?=
+PROFILE ?= ci
 
 .DEFAULT_GOAL := help
 .PHONY: help laws laws-deep test test-long bridge mutants lint check chat bench
@@ -17,16 +18,16 @@ help:
 	@echo "  make laws        the subset lint and every law, one line each; a law fails if it earns less"
 	@echo "                   than the registry's label (T below 20,000 fails push's laws; no API key)"
 	@echo "  make laws-deep   push_agrees to t = DEEP_T (default $(DEEP_T))"
-	@echo "  make test        the test suite (fast; tiny bridge runs)"
-	@echo "  make test-long   the test suite with its long runs (the 3,000-message cache replay)"
+	@echo "  make test        the test suite (fast; tiny bridge runs; Hypothesis profile PROFILE=ci|deep)"
+	@echo "  make test-long   the test suite with its long runs (the cache replays, 120 kills)"
 	@echo "  make bridge      production planner vs model on every scenario (SCALE=full|tiny)"
 	@echo "  make mutants     plant each bug, run the check that must catch it (a crash is not a catch)"
 	@echo "  make lint        the model's subset lint and the layering rules"
 	@echo "  make bench       benchmarks (pytest-benchmark, ratios against a baseline)"
-	@echo "  make check       lint, laws, test-long, bridge and mutants"
+	@echo "  make check       lint, laws, test-long (PROFILE=deep), bridge and mutants"
 	@echo "  make chat        start the chat (not built yet)"
 	@echo ""
-	@echo "Knobs: PYTHON=$(PYTHON) VENV=$(VENV) T=$(T) DEEP_T=$(DEEP_T) SCALE=$(SCALE) SEED=$(SEED)"
+	@echo "Knobs: PYTHON=$(PYTHON) VENV=$(VENV) T=$(T) DEEP_T=$(DEEP_T) SCALE=$(SCALE) SEED=$(SEED) PROFILE=$(PROFILE)"
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,7 +44,7 @@ laws-deep: $(VENV)/.installed
 	$(PY) -m laws --deep --t $(DEEP_T)
 
 test: $(VENV)/.installed
-	$(PY) -m pytest
+	HYPOTHESIS_PROFILE=$(PROFILE) $(PY) -m pytest
 
 test-long: $(VENV)/.installed
 	EVER_LONG_TESTS=1 $(PY) -m pytest
@@ -60,6 +61,8 @@ lint: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) -m pytest -s tests/test_bench.py --benchmark-enable --benchmark-only
 
+# the deep Hypothesis profile (tests/conftest.py): random examples, ten times as many
+check: PROFILE = deep
 check: lint laws test-long bridge mutants
 
 chat: $(VENV)/.installed

@@ -9,6 +9,7 @@ side as a new process would: save, then load into a fresh Planner [fix F1].
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -63,6 +64,170 @@ def line_records(k: int, event, side) -> List[str]:
     return records + [f"p\t{k}\t{len(capped.encode('utf-8'))}\t{json.dumps(capped)}"]
 
 
+# The paths a planner bug can hide on, which every run's counts should show reached. Each is read
+# from the scenario event and the model's trace records (FORMAT.md), not from either planner's
+# state, so the counts mean the same whatever the rules or the data structures become.
+PATHS = (
+    "stale built, message",
+    "stale built, merge",
+    "stale failed, message",
+    "stale failed, merge",
+    "stale outcome, already built",
+    "stale outcome, after a failure",
+    "stale outcome, stopped by a waiting turn",
+    "stale outcome, forgotten at a restart",
+    "stale outcome, never started",
+    "built smaller than counted, shrinking",
+    "built smaller than counted, compaction view shrinking",
+    "shrinking ended with no merge",
+    "compaction view shrinking ended with no merge",
+    "failed message, 1 job",
+    "failed message, 2 jobs",
+    "failed message, 3 jobs",
+    "failure cap reached",
+    "line of 5 tries",
+    "wait with free slots and a merge running",
+    "wait stopped a call",
+    "turn gave up",
+    "message built after a later message",
+    "outage of 10 messages",
+    "message with \\r\\n",
+    "message with a lone \\r",
+    "message with a lone \\n",
+    "message with U+2028",
+    "message with U+2029",
+    "message with U+0085",
+    "message with \\v",
+    "message with \\f",
+    "message with a tab",
+    "message with another C0 control",
+    "message with DEL",
+    "message with another C1 control",
+    "message with multibyte text",
+)
+
+_CHARACTER_CLASSES = tuple(
+    (path, re.compile(pattern))
+    for path, pattern in (
+        ("message with \\r\\n", "\r\n"),
+        ("message with a lone \\r", "\r(?!\n)"),
+        ("message with a lone \\n", "(?<!\r)\n"),
+        ("message with U+2028", "\u2028"),
+        ("message with U+2029", "\u2029"),
+        ("message with U+0085", "\x85"),
+        ("message with \\v", "\v"),
+        ("message with \\f", "\f"),
+        ("message with a tab", "\t"),
+        ("message with another C0 control", "[\x00-\x08\x0e-\x1f]"),
+        ("message with DEL", "\x7f"),
+        ("message with another C1 control", "[\x80-\x84\x86-\x9f]"),
+        ("message with multibyte text", "[^\x00-\x9f\u2028\u2029]"),
+    )
+)
+
+
+def _item(l: int, i: int) -> str:
+    return f"{i << l}+{1 << l}"
+
+
+# Columns of the `e` record (FORMAT.md numbers them from 1).
+T_COLUMN, VIEW, VIEW_BYTES, SHRINKING = 2, 4, 5, 6
+CVIEW_BYTES, CSHRINKING, MERGES, CMERGES = 8, 9, 10, 11
+RUNNING, WAITING, FAILURES = 12, 15, 17
+# The record of a planner before its first event: nothing runs, nothing is shrinking.
+_START = ["e", "-1", "0", "-", "-", "0", "0", "-", "0", "0", "-", "-", "-", "-", "-", "0", "-", "-"]
+
+
+class Paths:
+    """Counts how often a run reaches each of PATHS, from each event and the model's records."""
+
+    def __init__(self) -> None:
+        self.counts = {path: 0 for path in PATHS}
+
+    def start(self, config) -> None:
+        self.jobs = config[4]
+        self.before = _START  # the last `e` record's columns
+        self.stopped_how: dict = {}  # item -> how its call last stopped running
+        self.quiet_messages = 0  # messages in a row with calls running and no outcome
+
+    def add(self, path: str) -> None:
+        self.counts[path] += 1
+
+    def observe(self, event, lines: List[str]) -> None:
+        if event[0] == "line":
+            for record in lines:
+                if record.startswith("l\t") and record.split("\t")[2] == "5":
+                    self.add("line of 5 tries")
+            return
+        if event[0] == "merge_input" or not lines or not lines[0].startswith("e\t"):
+            return
+        before = self.before
+        after = lines[0].split("\t")
+        self.before = after
+        head = event[0]
+        running_before = before[RUNNING].split(" ")
+        running_after = after[RUNNING].split(" ")
+        item = _item(event[1], event[2]) if head in ("built", "failed") else None
+        for gone in set(running_before) - set(running_after) - {"-"}:
+            if gone == item:
+                self.stopped_how[gone] = "already built" if head == "built" else "after a failure"
+            elif head == "restart":
+                self.stopped_how[gone] = "forgotten at a restart"
+            else:
+                self.stopped_how[gone] = "stopped by a waiting turn"
+        if head == "message":
+            self._message(event[2], before, after)
+        elif item is not None:
+            self._outcome(event, item, running_before, before, after)
+        elif head == "wait" and before[WAITING] == "0":
+            running = [node for node in running_before if node != "-"]
+            merge_running = any(not node.endswith("+1") for node in running)
+            if 0 < len(running) < self.jobs and merge_running and "*" in before[VIEW]:
+                self.add("wait with free slots and a merge running")
+            if set(running) - set(running_after):
+                self.add("wait stopped a call")
+        elif head == "turn_end" and before[WAITING] == "1":
+            self.add("turn gave up")
+
+    def _outcome(self, event, item: str, running_before: List[str], before: List[str], after: List[str]) -> None:
+        head, l, i = event[0], event[1], event[2]
+        self.quiet_messages = 0
+        if item not in running_before:
+            self.add(f"stale {head}, " + ("message" if l == 0 else "merge"))
+            self.add("stale outcome, " + self.stopped_how.get(item, "never started"))
+        elif head == "built":
+            if before[SHRINKING] == "1" and int(after[VIEW_BYTES]) < int(before[VIEW_BYTES]):
+                self.add("built smaller than counted, shrinking")
+            if before[CSHRINKING] == "1" and int(after[CVIEW_BYTES]) < int(before[CVIEW_BYTES]):
+                self.add("built smaller than counted, compaction view shrinking")
+            if l == 0 and i < int(after[T_COLUMN]) - 1:
+                self.add("message built after a later message")
+        else:
+            if l == 0 and self.jobs <= 3:
+                self.add(f"failed message, {self.jobs} job" + ("s" if self.jobs > 1 else ""))
+            if item not in {entry.split(":")[0] for entry in after[FAILURES].split(" ")}:
+                self.add("failure cap reached")
+
+    def _message(self, text: str, before: List[str], after: List[str]) -> None:
+        if before[RUNNING] == "-":
+            self.quiet_messages = 0
+        else:
+            self.quiet_messages += 1
+            if self.quiet_messages == 10:
+                self.add("outage of 10 messages")
+        if before[SHRINKING] == "1" and after[MERGES] == "-" and after[SHRINKING] == "0":
+            self.add("shrinking ended with no merge")
+        if before[CSHRINKING] == "1" and after[MERGES] == after[CMERGES] == "-" and after[CSHRINKING] == "0":
+            self.add("compaction view shrinking ended with no merge")
+        for path, pattern in _CHARACTER_CLASSES:
+            if pattern.search(text):
+                self.add(path)
+
+    def report(self) -> str:
+        width = max(len(path) for path in PATHS)
+        return "\n".join(f"  {path:<{width}}  {self.counts[path]}" for path in PATHS)
+
+
 @dataclass
 class Mismatch:
     k: int
@@ -81,6 +246,7 @@ class Result:
     T_max: int
     seconds: float
     mismatch: Optional[Mismatch]
+    paths: dict
 
 
 def _guarded(side, *arguments) -> List[str]:
@@ -135,6 +301,8 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
     T_max = 0
     k = -1
     sides = Sides(run.config) if run.kind == "planner" else None
+    paths = Paths()
+    paths.start(run.config)
     probe = sides.probe if sides else (lambda: ((), False, 0))
     if sinks:
         sinks[0].write(f"scenario {run.name} {run.seed} {run.scale}\n")
@@ -151,6 +319,7 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
         else:
             model_lines = _guarded(line_records, k, event, ml)
             harness_lines = _guarded(line_records, k, event, hl)
+        paths.observe(event, model_lines)
         if sinks:
             sinks[0].write(format_event(event) + "\n")
             sinks[1].write("\n".join(model_lines) + "\n")
@@ -169,7 +338,7 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
                 sinks[2].write("\n".join(harness_lines) + "\n")
             if model_lines != harness_lines and mismatch is None:
                 mismatch = first_difference(k + 1, before, model_lines, harness_lines)
-    return Result(run.name, run.seed, run.scale, k + 1, T_max, time.monotonic() - started, mismatch)
+    return Result(run.name, run.seed, run.scale, k + 1, T_max, time.monotonic() - started, mismatch, paths.counts)
 
 
 def _execute_named(arguments: Tuple[str, int, str]) -> Result:
@@ -211,6 +380,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--seed", type=int, help="only this seed")
     parser.add_argument("--out", help="write scenarios and traces here (on a difference: a temp dir)")
     parser.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--paths", action="store_true", help="print how often the runs reached each path")
     arguments = parser.parse_args(argv)
     chosen = runs(arguments.scale, arguments.scenario, arguments.seed)
     chosen.sort(key=lambda run: -run.size)  # longest first, so the two processes end together
@@ -238,6 +408,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     T_max = max((result.T_max for result in results), default=0)
     seconds = time.monotonic() - started
     verdict = "agree" if not failed else f"DIFFER in {len(failed)} runs"
+    if arguments.paths:
+        total = Paths()
+        for result in results:
+            for path, count in result.paths.items():
+                total.counts[path] += count
+        print("paths reached (counted from the model's records):")
+        print(total.report())
     print(
         f"bridge {arguments.scale}: {len(results)} runs, {events} events compared, "
         f"largest T {T_max}, {seconds:.1f}s: {verdict}"

@@ -1,9 +1,11 @@
 """Seeded, named scenarios: the events the bridge sends to the model and the production planner.
 
-A scenario is a function of (name, seed, scale). Compactor outcomes must name running calls, so
-they are generated on the fly from the running list of one side (the bridge uses the model's,
-through `probe`); both sides still get the identical event list, and the same (name, seed, scale)
-always gives the same events. Events are plain tuples, the scenario format of bridge/FORMAT.md:
+A scenario is a function of (name, seed, scale). Compactor outcomes name running calls, or on
+purpose calls that no longer run [decision P7], so they are generated on the fly from the running
+list of one side (the bridge uses the model's, through `probe`, which gives nothing else: the
+scenarios hold whatever the planner's rules); both sides still get the identical event list, and
+the same (name, seed, scale) always gives the same events. Events are plain tuples, the scenario
+format of bridge/FORMAT.md:
 
     ("message", kind, text)  ("built", l, i, text)  ("failed", l, i)
     ("retry",)  ("wait",)  ("turn_end",)  ("restart",)
@@ -11,6 +13,7 @@ always gives the same events. Events are plain tuples, the scenario format of br
 
 import json
 import random
+from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -115,6 +118,44 @@ def fallback_text(rng: random.Random) -> str:
     return text_of_bytes(rng, rng.randint(0, 900))
 
 
+def tries_script(rng: random.Random) -> Tuple[str, ...]:
+    """Replies that keep coming over-long, each shorter than the one before, then one that fits:
+    the five-try limit decides the kept line [gist §4: "Try at most 5 times"]."""
+    over = rng.randint(4, 7)
+    # 8 bytes apart, so a text up to 3 bytes short of its size (a character not split) still
+    # leaves each reply shorter than the last; the brackets keep the trim from shortening it
+    sizes = sorted(rng.sample(range(520, 1400, 8), over), reverse=True)
+    replies = ["<" + text_of_bytes(rng, size) + ">" for size in sizes]
+    replies.append(text_of_bytes(rng, rng.randint(1, 512)) or "fits")
+    return tuple(replies)
+
+
+# Every kind of line break and control character: the view is one line per node, so each must
+# become a space, and the two printers must agree on them [gist §3].
+BREAK_PIECES = (
+    "\r\n", "\r", "\n", "\u2028", "\u2029", "\x85", "\v", "\f", "\x00", "\x01", "\x08", "\x0e",
+    "\x1b", "\x1c", "\x1d", "\x1e", "\x1f", "\t", "\x7f", "\x80", "\x9b", "\x9f", "\n\r", "\r\r\n",
+    "\r\n\r\n", "\u2028\n",
+)
+
+
+def broken_text(rng: random.Random, bytes_target: int) -> str:
+    """A text of about `bytes_target` bytes, words from the corpus cut by every kind of break."""
+    parts = []
+    size = 0
+    while size < bytes_target:
+        piece = rng.choice(BREAK_PIECES) if rng.random() < 0.4 else text_of_bytes(rng, rng.randint(1, 12))
+        parts.append(piece)
+        size += len(piece.encode("utf-8"))
+    return "".join(parts)
+
+
+def broken_message_text(rng: random.Random) -> str:
+    if rng.random() < 0.6:
+        return broken_text(rng, rng.randint(1, 150))  # free: its own line, breaks and all
+    return broken_text(rng, rng.randint(300, 1500))
+
+
 # ---- scenarios ----
 
 
@@ -203,6 +244,183 @@ def late(
             if not running:
                 break
             yield _built(rng, rng.choice(running), use_line)
+
+    return events
+
+
+@dataclass(frozen=True)
+class Weather:
+    """How the user, the chat and the compactor behave in a `chat` scenario."""
+
+    message_p: float = 0.3  # a step is a message, else a compactor outcome
+    long_p: float = 0.4  # a message is too long to be its own node: its line waits for a call
+    failed_p: float = 0.05  # an outcome is a content failure (the model gave no usable line)
+    refused_p: float = 0.0  # a node the model always refuses: every call for it fails
+    stale_p: float = 0.0  # an outcome for a call that ran and runs no more [decision P7]
+    turn_p: float = 0.0  # a message is the user's: a turn waits, then sends it [gist §6]
+    give_up_p: float = 0.05  # per outcome while a turn waits: the turn gives up
+    restart_p: float = 0.0
+    outage_p: float = 0.0  # per message: an outage starts (calls run, no outcome comes)
+    outage_messages: Tuple[int, int] = (10, 30)
+    texts: str = "corpus"  # or "breaks": every kind of line break and control character
+    built: str = "any"  # or "terse" (1 to 16 bytes), "line" (the line algorithm), "breaks"
+
+
+def chat(rng: random.Random, messages: int, weather: Weather):
+    """A chat as a user, a compactor and a process live it, driven by one side's running list.
+
+    Turns wait before their user message and give up when the compactor does not settle the
+    view; outages hold every call running for many messages; refused nodes fail until the
+    failure cap; replies of calls that no longer run (stopped by a waiting turn, forgotten at a
+    restart, already built or failed) still arrive. Only the probe is read, so the scenario
+    stays valid whatever the planner's rules.
+    """
+    w = weather
+
+    def text_of_message() -> str:
+        if w.texts == "breaks":
+            return broken_message_text(rng)
+        if rng.random() < w.long_p:
+            return text_of_bytes(rng, rng.randint(520, 3000))  # never its own node [gist §2]
+        return text_of_bytes(rng, rng.randint(1, 150))
+
+    def text_of_line() -> str:
+        if w.built == "terse":
+            return text_of_bytes(rng, rng.randint(1, 16)) or "x"
+        if w.built == "line":
+            script = tries_script(rng) if rng.random() < 0.2 else reply_script(rng)
+            return line(script).text  # "" when no reply gave a line: a failed try [decision P16]
+        if w.built == "breaks":
+            return broken_text(rng, rng.randint(1, 500))
+        return built_text(rng)
+
+    def built_or_failed(l: int, i: int) -> Event:
+        text = text_of_line()
+        return ("built", l, i, text) if text else ("failed", l, i)
+
+    def events(probe: Probe) -> Iterator[Event]:
+        stopped: deque = deque(maxlen=32)  # calls that ran and no longer run, latest last
+        refused = set()
+        seen = set()
+        answered: Dict = {}  # node -> 1 when a Failed was sent for its last call, 2 for a Built
+        just_stopped: List = []  # the calls the last event stopped
+        last_running: Tuple = ()
+
+        def look():
+            nonlocal last_running
+            running, waiting, T = probe()
+            just_stopped.clear()
+            for node in last_running:
+                if node not in running:
+                    just_stopped.append(node)
+                    if node not in stopped:
+                        stopped.append(node)
+            for node in running:
+                if node not in last_running:
+                    answered[node] = 0  # a new call
+                if node not in seen:
+                    seen.add(node)
+                    if rng.random() < w.refused_p:
+                        refused.add(node)
+            last_running = running
+            return running, waiting, T
+
+        def stale_node(running, T):
+            """A node whose call does not run, picked evenly among the ways that happens: a
+            waiting turn or a restart stopped it (no outcome was sent), it failed, it was built,
+            or it never ran."""
+            groups = ([], [], [])
+            for node in stopped:
+                if node not in running:
+                    groups[answered.get(node, 0)].append(node)
+            never = (0, rng.randrange(T))
+            groups = [group for group in groups if group] + ([[never]] if never not in seen else [])
+            if groups:
+                return rng.choice(rng.choice(groups))
+            return never
+
+        def outcome(running, T) -> Event:
+            """One compactor outcome: a stale one, a content failure, or a line."""
+            if w.stale_p and rng.random() < w.stale_p:
+                l, i = stale_node(running, T)
+                if (l, i) not in running:
+                    return ("failed", l, i) if rng.random() < 0.5 else built_or_failed(l, i)
+            l, i = rng.choice(running)
+            if (l, i) in refused or rng.random() < w.failed_p:
+                answered[(l, i)] = 1
+                return ("failed", l, i)
+            answered[(l, i)] = 2
+            return built_or_failed(l, i)
+
+        def in_flight() -> Iterator[Event]:
+            """A call just stopped by a waiting turn or a restart still reports, late."""
+            running, _, _ = look()
+            unanswered = [node for node in just_stopped if answered.get(node, 0) == 0]
+            if unanswered and rng.random() < w.stale_p * 2:
+                l, i = rng.choice(unanswered)
+                yield ("failed", l, i) if rng.random() < 0.5 else built_or_failed(l, i)
+
+        def catch_up() -> Iterator[Event]:
+            """The replies held back by an outage arrive at once, before the next message."""
+            for _ in range(10_000):
+                running, waiting, T = look()
+                if not running:
+                    return
+                yield outcome(running, T)
+
+        def turn() -> Iterator[Event]:
+            """[gist §6] the turn waits before its message is logged, or gives up."""
+            yield ("wait",)
+            yield from in_flight()
+            while True:
+                running, waiting, T = look()
+                if not waiting:
+                    break
+                if not running or outage or rng.random() < w.give_up_p:
+                    yield ("turn_end",)
+                    break
+                yield outcome(running, T)
+            yield ("message", "user", text_of_message())
+
+        sent = 0
+        outage = 0
+        while sent < messages:
+            running, waiting, T = look()
+            if waiting:
+                if not running or outage or rng.random() < w.give_up_p:
+                    yield ("turn_end",)
+                else:
+                    yield outcome(running, T)
+                continue
+            if running and w.restart_p and rng.random() < w.restart_p:
+                yield ("restart",)
+                yield from in_flight()
+                continue
+            if outage or not running or rng.random() < w.message_p:
+                if outage:
+                    outage -= 1
+                    if outage == 0:
+                        yield from catch_up()
+                elif w.outage_p and rng.random() < w.outage_p:
+                    outage = rng.randint(*w.outage_messages)
+                sent += 1
+                if w.turn_p and rng.random() < w.turn_p:
+                    yield from turn()
+                else:
+                    yield ("message", rng.choice(KINDS), text_of_message())
+                if w.restart_p and rng.random() < w.restart_p:
+                    # the new message's line may wait for a slot a merge holds: after the
+                    # restart it takes the slot, and the merge is forgotten
+                    yield ("restart",)
+                    yield from in_flight()
+                continue
+            yield outcome(running, T)
+        # drain: the compactor catches up; refused nodes fail until their cap
+        for _ in range(100_000):
+            running, _, T = look()
+            if not running:
+                break
+            yield outcome(running, T)
 
     return events
 
@@ -303,6 +521,57 @@ def make_line_scripts(name, seed, scale) -> Run:
     return Run(name, seed, scale, "line", (0, 0, 0, 0, 0, 0), events, n)
 
 
+def make_line_tries(name, seed, scale) -> Run:
+    rng = _rng(name, seed, scale)
+    n = _pick(scale, 40, 1000)
+
+    def events(probe: Probe) -> Iterator[Event]:
+        for _ in range(n):
+            yield ("line", tries_script(rng), fallback_text(rng))
+
+    return Run(name, seed, scale, "line", (0, 0, 0, 0, 0, 0), events, n)
+
+
+def _jobs(seed: int, choices: Tuple[int, ...]) -> int:
+    return choices[(seed - 1) % len(choices)]
+
+
+def make_chat(weather: Weather, tiny: int, full: int, config: Config, jobs: Tuple[int, ...] = (8,)):
+    """A `chat` scenario of `tiny` or `full` messages; the job count by seed."""
+
+    def make(name, seed, scale) -> Run:
+        rng = _rng(name, seed, scale)
+        n = _pick(scale, tiny, full)
+        run_config = config[:4] + (_jobs(seed, jobs), config[5])
+        return Run(name, seed, scale, "planner", run_config, chat(rng, n, weather), n)
+
+    return make
+
+
+STALE = Weather(
+    message_p=0.3, long_p=0.5, failed_p=0.15, stale_p=0.2, turn_p=0.2, give_up_p=0.1,
+    restart_p=0.08, outage_p=0.02,
+)
+# Replies far shorter than their source: a line is built smaller than it was counted, so a
+# shrinking view can reach its floor between messages, with no merge. The floor sits near the
+# ceiling, and outages let the view pass its ceiling with lines no batch can merge.
+TERSE = Weather(
+    message_p=0.35, long_p=0.95, failed_p=0.02, built="terse", turn_p=0.05, outage_p=0.04,
+    outage_messages=(20, 40),
+)
+SMALL_JOBS = Weather(
+    message_p=0.3, long_p=0.5, failed_p=0.15, refused_p=0.05, turn_p=0.1, outage_p=0.03,
+    stale_p=0.05,
+)
+TURNS = Weather(message_p=0.4, long_p=0.5, failed_p=0.05, turn_p=0.5, give_up_p=0.1, stale_p=0.05)
+BREAKS = Weather(message_p=0.35, texts="breaks", built="breaks", failed_p=0.05, turn_p=0.1)
+OUTAGES = Weather(
+    message_p=0.4, long_p=0.5, failed_p=0.1, refused_p=0.03, turn_p=0.1, outage_p=0.05,
+    built="line", restart_p=0.01, stale_p=0.05,
+)
+CHAT_CONFIG = (3_000, 1_500, 1_000, 500, 8, 3)
+
+
 # name -> (maker, default seeds at tiny scale, default seeds at full scale)
 SCENARIOS: Dict[str, Tuple[Callable[[str, int, str], Run], Tuple[int, ...], Tuple[int, ...]]] = {
     "long_100000": (make_long, (1,), (1,)),
@@ -314,6 +583,14 @@ SCENARIOS: Dict[str, Tuple[Callable[[str, int, str], Run], Tuple[int, ...], Tupl
     "line_built": (make_line_built, (1,), (1, 2)),
     "line_scripts": (make_line_scripts, (1,), (1, 2, 3)),
     "random": (make_random, tuple(range(1, 9)), tuple(range(1, 151))),
+    "line_tries": (make_line_tries, (1,), (1,)),
+    # seeds 1 to 4 run 1, 2, 3 and 8 jobs
+    "stale_outcomes": (make_chat(STALE, 120, 1500, CHAT_CONFIG, (1, 2, 3, 8)), (1, 2, 3, 4), tuple(range(1, 9))),
+    "terse_compactor": (make_chat(TERSE, 200, 2000, (2_000, 1_800, 1_000, 900, 8, 3)), (1, 4), (1, 2, 3, 4)),
+    "small_jobs": (make_chat(SMALL_JOBS, 120, 1500, CHAT_CONFIG, (1, 2, 3)), (1, 2, 3), tuple(range(1, 7))),
+    "turns": (make_chat(TURNS, 150, 1500, CHAT_CONFIG), (1,), (1, 2, 3)),
+    "breaks": (make_chat(BREAKS, 150, 1500, CHAT_CONFIG), (1,), (1, 2)),
+    "outages": (make_chat(OUTAGES, 150, 1500, CHAT_CONFIG, (2, 8)), (1,), (1, 2, 3, 4)),
 }
 
 

@@ -1,13 +1,64 @@
-"""Bugs planted in the production planner, each of which the tiny bridge must catch.
+"""Bugs planted in the production planner, each of which a check that `make test` runs must catch.
 
-Strategy: each mutant changes one line of harness/planner.py into a mistake the gist names or a
-plausible misreading of docs/planner.md; the check is the tiny bridge (`python -m bridge --scale
-tiny`), which exits 1 on the first trace difference from the model.
+Strategy: each mutant changes one line of harness/planner.py (or harness/line.py) into a mistake
+the gist names or a plausible misreading of docs/planner.md. Its check is one of the fast checks
+`make test` runs: the tiny bridge (`python -m bridge --scale tiny`, which exits 1 on the first
+trace difference from the model), the fixed histories of tests/test_bridge_paths.py, or the
+planner state machine of tests/test_planner_agreement.py (its `ci` examples, unshrunk). Where a
+bug hides on a path the seeded scenarios once missed (stale outcomes, lines built smaller than
+counted while shrinking, small job counts, the five-try limit, a wait with free slots, line
+breaks), one mutant per check shows that each of them reaches it.
 """
 
 from mutants.base import Mutant
 
 BRIDGE_TINY = ("python", "-m", "bridge", "--scale", "tiny")
+FIXED = ("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/test_bridge_paths.py")
+MACHINE = (
+    "python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--hypothesis-profile=fail-fast",
+    "tests/test_planner_agreement.py",
+)
+TINY_PATHS = (
+    "python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+    "tests/test_bridge.py::test_the_tiny_runs_reach_every_path",
+)
+
+COUNTS_STALE_FAILED = (
+    "        elif kind is Failed:\n"
+    "            if (event.l, event.i) in self.running:\n"
+    "                self._failed(event.l, event.i)\n",
+    "        elif kind is Failed:\n"
+    "            if (event.l, event.i) in self.running:\n"
+    "                self._failed(event.l, event.i)\n"
+    "            elif not self.built(event.l, event.i):\n"
+    "                self.failures[(event.l, event.i)] = self.failures.get((event.l, event.i), 0) + 1\n",
+)
+TAKES_STALE_MERGE = (
+    "            if (event.l, event.i) in self.running:\n"
+    "                self._build(event.l, event.i, event.text)\n",
+    "            if (event.l, event.i) in self.running or (event.l > 0 and not self.built(event.l, event.i)):\n"
+    "                self._build(event.l, event.i, event.text)\n",
+)
+SHRINKING_KEPT = (
+    "            shrinking = view.bytes > c.view_bytes_floor\n",
+    "            shrinking = view.bytes > c.view_bytes_floor if merges else shrinking\n",
+)
+WINDOW_OF_8 = (
+    "        for i in islice(unbuilt, jobs_max):\n",
+    "        for i in islice(unbuilt, 8):\n",
+)
+SIX_TRIES = (
+    'TRIES_MAX = 5  # [gist §4] "Try at most 5 times"\n',
+    'TRIES_MAX = 6  # [gist §4] "Try at most 5 times"\n',
+)
+WAIT_ONLY_WHEN_FULL = (
+    "        if waiting:\n            kept = []\n",
+    "        if waiting and len(running) >= jobs_max:\n            kept = []\n",
+)
+KEEPS_LONE_CR = (
+    '    return text.replace("\\r\\n", " ").replace("\\r", " ").replace("\\n", " ")\n',
+    '    return text.replace("\\r\\n", " ").replace("\\n", " ")\n',
+)
 
 MUTANTS = [
     Mutant(
@@ -101,4 +152,186 @@ MUTANTS += [
            "        follow_up = too_long(text)",
            "        follow_up = too_long(reply)",
            BRIDGE_TINY, "the follow-up reports the raw reply's size [gist §4]"),
+]
+
+# The paths the seeded scenarios once missed, each bug caught by the tiny bridge and again by
+# the fixed histories or the state machine.
+MUTANTS += [
+    Mutant(
+        name="planner_counts_stale_failed",
+        path="harness/planner.py",
+        old=COUNTS_STALE_FAILED[0],
+        new=COUNTS_STALE_FAILED[1],
+        check=BRIDGE_TINY,
+        note="a failure reported for a call that is not running still counts [decision P7]",
+    ),
+    Mutant(
+        name="planner_counts_stale_failed_fixed",
+        path="harness/planner.py",
+        old=COUNTS_STALE_FAILED[0],
+        new=COUNTS_STALE_FAILED[1],
+        check=FIXED,
+        note="the same bug, caught by the fixed histories",
+    ),
+    Mutant(
+        name="planner_takes_stale_merge",
+        path="harness/planner.py",
+        old=TAKES_STALE_MERGE[0],
+        new=TAKES_STALE_MERGE[1],
+        check=BRIDGE_TINY,
+        note="a merge reported built after its call stopped is taken [decision P7]",
+    ),
+    Mutant(
+        name="planner_takes_stale_merge_machine",
+        path="harness/planner.py",
+        old=TAKES_STALE_MERGE[0],
+        new=TAKES_STALE_MERGE[1],
+        check=MACHINE,
+        note="the same bug, caught by the state machine",
+    ),
+    Mutant(
+        name="planner_takes_stale_message",
+        path="harness/planner.py",
+        old=TAKES_STALE_MERGE[0],
+        new=(
+            "            if (event.l, event.i) in self.running or (event.l == 0 and event.i in self.unbuilt_set):\n"
+            "                self._build(event.l, event.i, event.text)\n"
+        ),
+        check=BRIDGE_TINY,
+        note="a message's line reported built while its call does not run is taken [decision P7]",
+    ),
+    Mutant(
+        name="planner_shrinking_kept_without_merge",
+        path="harness/planner.py",
+        old=SHRINKING_KEPT[0],
+        new=SHRINKING_KEPT[1],
+        check=BRIDGE_TINY,
+        note="a batch that merges nothing keeps the view shrinking, though lines built smaller took it to its floor [gist §3.2]",
+    ),
+    Mutant(
+        name="planner_shrinking_kept_without_merge_fixed",
+        path="harness/planner.py",
+        old=SHRINKING_KEPT[0],
+        new=SHRINKING_KEPT[1],
+        check=FIXED,
+        note="the same bug, caught by the fixed histories",
+    ),
+    Mutant(
+        name="planner_shrinking_kept_without_merge_machine",
+        path="harness/planner.py",
+        old=SHRINKING_KEPT[0],
+        new=SHRINKING_KEPT[1],
+        check=MACHINE,
+        note="the same bug, caught by the state machine",
+    ),
+    Mutant(
+        name="planner_cshrinking_kept_without_merge",
+        path="harness/planner.py",
+        old="            cshrinking = cview.bytes > c.cview_bytes_floor\n",
+        new="            cshrinking = cview.bytes > c.cview_bytes_floor if self.cmerges else cshrinking\n",
+        check=BRIDGE_TINY,
+        note="the same for the compaction view's own sawtooth [gist §4] [decision P4]",
+    ),
+    Mutant(
+        name="planner_window_of_8",
+        path="harness/planner.py",
+        old=WINDOW_OF_8[0],
+        new=WINDOW_OF_8[1],
+        check=BRIDGE_TINY,
+        note="the message window is the gist's 8 lines whatever the job count [decision P6]",
+    ),
+    Mutant(
+        name="planner_window_of_8_fixed",
+        path="harness/planner.py",
+        old=WINDOW_OF_8[0],
+        new=WINDOW_OF_8[1],
+        check=FIXED,
+        note="the same bug, caught by the fixed histories",
+    ),
+    Mutant(
+        name="planner_cap_one_late",
+        path="harness/planner.py",
+        old="        if count >= self.config.failures_max:\n",
+        new="        if count > self.config.failures_max:\n",
+        check=BRIDGE_TINY,
+        note="the failure cap builds a node one failure late [deliberate D5]",
+    ),
+    Mutant(
+        name="line_six_tries",
+        path="harness/line.py",
+        old=SIX_TRIES[0],
+        new=SIX_TRIES[1],
+        check=BRIDGE_TINY,
+        note="the production line algorithm asks a sixth time [gist §4]",
+    ),
+    Mutant(
+        name="line_six_tries_fixed",
+        path="harness/line.py",
+        old=SIX_TRIES[0],
+        new=SIX_TRIES[1],
+        check=FIXED,
+        note="the same bug, caught by the fixed histories",
+    ),
+    Mutant(
+        name="planner_wait_stops_only_when_full",
+        path="harness/planner.py",
+        old=WAIT_ONLY_WHEN_FULL[0],
+        new=WAIT_ONLY_WHEN_FULL[1],
+        check=BRIDGE_TINY,
+        note="a waiting turn stops other calls only when no slot is free [decision P8]",
+    ),
+    Mutant(
+        name="planner_wait_stops_only_when_full_fixed",
+        path="harness/planner.py",
+        old=WAIT_ONLY_WHEN_FULL[0],
+        new=WAIT_ONLY_WHEN_FULL[1],
+        check=FIXED,
+        note="the same bug, caught by the fixed histories",
+    ),
+    Mutant(
+        name="planner_stopped_merge_deferred",
+        path="harness/planner.py",
+        old=(
+            "                    # a stopped call is no failure: back to its queue\n"
+            "                    heapq.heappush(self.ready, (last_message(node[0], node[1]), node[0], node[1]))\n"
+        ),
+        new=(
+            "                    # a stopped call is no failure: back to its queue\n"
+            "                    self.deferred.append(node)\n"
+        ),
+        check=BRIDGE_TINY,
+        note="a merge a waiting turn stopped waits for the next message, like a failed one [decision P8]",
+    ),
+    Mutant(
+        name="planner_turn_end_ignored",
+        path="harness/planner.py",
+        old="        elif kind is TurnEnd:\n            self.waiting = False\n",
+        new="        elif kind is TurnEnd:\n            pass\n",
+        check=BRIDGE_TINY,
+        note="a turn that gives up keeps waiting until the view is settled [decision P8]",
+    ),
+    Mutant(
+        name="planner_flatten_keeps_lone_cr",
+        path="harness/planner.py",
+        old=KEEPS_LONE_CR[0],
+        new=KEEPS_LONE_CR[1],
+        check=BRIDGE_TINY,
+        note="a lone carriage return stays in the rendered line [gist §3]",
+    ),
+    Mutant(
+        name="planner_flatten_keeps_lone_cr_fixed",
+        path="harness/planner.py",
+        old=KEEPS_LONE_CR[0],
+        new=KEEPS_LONE_CR[1],
+        check=FIXED,
+        note="the same bug, caught by the fixed histories",
+    ),
+    Mutant(
+        name="scenarios_without_stale_outcomes",
+        path="bridge/scenarios.py",
+        old="            if w.stale_p and rng.random() < w.stale_p:\n",
+        new="            if False:\n",
+        check=TINY_PATHS,
+        note="the scenarios send no stale outcome but for calls just stopped: the tiny runs miss a path",
+    ),
 ]
