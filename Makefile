@@ -25,7 +25,7 @@ help:
 	@echo "  make lint        the model's subset lint and the layering rules"
 	@echo "  make bench       benchmarks (pytest-benchmark, ratios against a baseline)"
 	@echo "  make check       lint, laws, test-long (PROFILE=deep), bridge and mutants"
-	@echo "  make chat        start the chat (not built yet)"
+	@echo "  make chat        the chat (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME)"
 	@echo ""
 	@echo "Knobs: PYTHON=$(PYTHON) VENV=$(VENV) T=$(T) DEEP_T=$(DEEP_T) SCALE=$(SCALE) SEED=$(SEED) PROFILE=$(PROFILE)"
 
@@ -47,7 +47,7 @@ test: $(VENV)/.installed
 	HYPOTHESIS_PROFILE=$(PROFILE) $(PY) -m pytest
 
 test-long: $(VENV)/.installed
-	EVER_LONG_TESTS=1 $(PY) -m pytest
+	EVER_LONG_TESTS=1 EVER_CRASH_FULL=1 EVER_STORE_CRASH_KILLS=100 $(PY) -m pytest
 
 bridge: $(VENV)/.installed
 	$(PY) -m bridge --scale $(SCALE) $(if $(SEED),--seed $(SEED))
@@ -59,12 +59,12 @@ lint: $(VENV)/.installed
 	$(PY) -m pytest -q tests/test_subset.py
 
 bench: $(VENV)/.installed
-	$(PY) -m pytest -s tests/test_bench.py --benchmark-enable --benchmark-only
+	$(PY) -m pytest -s tests/test_bench.py tests/test_bench_chat.py --benchmark-enable --benchmark-only
+	$(PY) -m pytest -s tests/test_bench_store.py --benchmark-enable
 
 # the deep Hypothesis profile (tests/conftest.py): random examples, ten times as many
 check: PROFILE = deep
 check: lint laws test-long bridge mutants
 
 chat: $(VENV)/.installed
-	@echo "The chat (store, compactor, turn loop, ever CLI) is not built yet; see README.md, Use." >&2
-	@exit 2
+	$(VENV)/bin/ever chat

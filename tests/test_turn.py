@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.client import Client, ClientSettings
-from harness.localapi import LocalAPI, Reply, status_error, text, tool_use
+from harness.localapi import LocalAPI, Reply, status_error, text, thinking, tool_use
 from harness.prompt import TOOLS, Prompt
 from harness.service import Job, JobResult, Memory
 from harness.tools import Answer, Approval, WorkTools
@@ -235,5 +235,36 @@ def test_after_the_settle_timeout_the_view_shows_placeholders(tmp_path, api):
     try:
         first = api.requests[0].body["messages"][0]["content"][0]["text"]
         assert first == "<chat>\n0+1|(not summarized yet: zoom it)\n</chat>"
+    finally:
+        memory.close()
+
+
+def test_thoughts_are_shown_and_never_logged(tmp_path, api):
+    api.reset()
+    api.enqueue(Reply([thinking("I should zoom first.", "sig-1"), tool_use("date", {"id": 0}, id="d1")]))
+    api.enqueue(Reply([thinking("Now answer.", "sig-2"), text("It was today.")]))
+    shown = []
+
+    class Seen:
+        def text(self, delta): shown.append(("text", delta))
+        def thinking(self, delta): shown.append(("thinking", delta))
+        def tool(self, name, tool_input): shown.append(("tool", name))
+        def result(self, text, is_error): shown.append(("result", text))
+        def notice(self, sentence): shown.append(("notice", sentence))
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api)
+        turn.output = Seen()
+        await turn.run("when?")
+        await client.aclose()
+        return memory
+
+    memory = run(go())
+    try:
+        assert "".join(d for k, d in shown if k == "thinking") == "I should zoom first.Now answer."
+        assert all("zoom first" not in t and "Now answer" not in t for _, t in logged(memory))
+        # the thinking goes back, with its signature, inside the tool loop only [gist §1]
+        back = api.requests[1].body["messages"][1]["content"][0]
+        assert back == {"type": "thinking", "thinking": "I should zoom first.", "signature": "sig-1"}
     finally:
         memory.close()
