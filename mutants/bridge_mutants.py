@@ -44,20 +44,20 @@ SHRINKING_KEPT = (
     "            shrinking = view.bytes > c.view_bytes_floor if merges else shrinking\n",
 )
 WINDOW_OF_8 = (
-    "        for i in islice(unbuilt, jobs_max):\n",
-    "        for i in islice(unbuilt, 8):\n",
+    "            for i in islice(self.unbuilt, self.config.jobs_max)\n",
+    "            for i in islice(self.unbuilt, 8)\n",
 )
 SIX_TRIES = (
     'TRIES_MAX = 5  # [gist §4] "Try at most 5 times"\n',
     'TRIES_MAX = 6  # [gist §4] "Try at most 5 times"\n',
 )
 WAIT_ONLY_WHEN_FULL = (
-    "        if waiting:\n            kept = []\n",
-    "        if waiting and len(running) >= jobs_max:\n            kept = []\n",
+    "        if waiting:\n            for node in self._free_slots_for(running, candidates):\n",
+    "        if waiting and len(running) >= jobs_max:\n            for node in self._free_slots_for(running, candidates):\n",
 )
 KEEPS_LONE_CR = (
-    '    return text.replace("\\r\\n", " ").replace("\\r", " ").replace("\\n", " ")\n',
-    '    return text.replace("\\r\\n", " ").replace("\\n", " ")\n',
+    '_BREAKS = {code: " " for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}\n',
+    '_BREAKS = {code: " " for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029) if code != 13}\n',
 )
 
 MUTANTS = [
@@ -72,30 +72,31 @@ MUTANTS = [
     Mutant(
         name="planner_batch_to_ceiling",
         path="harness/planner.py",
-        old="            merges = view.fit(T, c.view_bytes_floor, self.texts)\n",
-        new="            merges = view.fit(T, c.view_bytes_ceiling, self.texts)\n",
+        old="            merges = view.fit(T, c.view_bytes_floor, self)\n",
+        new="            merges = view.fit(T, c.view_bytes_ceiling, self)\n",
         check=BRIDGE_TINY,
         note="a batch merges down to the ceiling, not the floor [gist §3.2]",
     ),
     Mutant(
         name="planner_ready_by_level",
         path="harness/planner.py",
-        old="        heapq.heappush(self.ready, (last_message(l + 1, parent), l + 1, parent))\n",
-        new="        heapq.heappush(self.ready, (l + 1, l + 1, parent))\n",
+        old="        heapq.heappush(self.ready, (last_message(l, i), l, i))\n",
+        new="        heapq.heappush(self.ready, (l, l, i))\n",
         check=BRIDGE_TINY,
         note="ready merges start lowest level first, not by last message [decision P5]",
     ),
     Mutant(
         name="planner_merges_before_messages",
         path="harness/planner.py",
-        old="        for i in islice(unbuilt, jobs_max):\n            node = (0, i)\n            if node in running:\n",
+        old="        for node in candidates:\n            running.append(node)\n",
         new=(
             "        ready = self.ready\n"
             "        while not waiting and slots > 1 and ready:\n"
             "            _, l, i = heapq.heappop(ready)\n"
+            "            self.ready_set.discard((l, i))\n"
             "            running.append((l, i))\n"
             "            slots -= 1\n"
-            "        for i in islice(unbuilt, jobs_max):\n            node = (0, i)\n            if node in running:\n"
+            "        for node in candidates:\n            running.append(node)\n"
         ),
         check=BRIDGE_TINY,
         note="ready merges take the free slots before the window's messages [decision P5]",
@@ -103,15 +104,14 @@ MUTANTS = [
     Mutant(
         name="planner_restart_refolds_view",
         path="harness/planner.py",
-        old='        planner.view = planner._loaded_view(data["view"])\n',
+        old='        planner.view = planner._loaded_view(saved["view"])\n',
         new=(
             "        planner.view = _View()\n"
             "        for t in range(planner.T):\n"
-            "            text = planner.text(0, t)\n"
-            "            size = waiting_line_bytes(t) if text is None else built_line_bytes(0, t, text)\n"
-            "            planner.view.add(0, t, size, planner.texts)\n"
+            "            size = planner.line_bytes(0, t) if planner.built(0, t) else waiting_line_bytes(t)\n"
+            "            planner.view.add(0, t, size, planner.built_nodes)\n"
             "            if planner.view.bytes > planner.config.view_bytes_ceiling:\n"
-            "                planner.view.fit(t + 1, planner.config.view_bytes_floor, planner.texts)\n"
+            "                planner.view.fit(t + 1, planner.config.view_bytes_floor, planner)\n"
         ),
         check=BRIDGE_TINY,
         note="a restart folds the view again from the messages instead of loading it [gist §3.2, §7.3]",
@@ -129,7 +129,7 @@ MUTANTS += [
            "_BREAKS = {10: \" \", 13: \" \"}",
            BRIDGE_TINY, "only CR and LF become spaces [decision P15]"),
     Mutant("planner_failures_forgotten_at_load", "harness/planner.py",
-           "        planner.failures = {(l, i): count for l, i, count in data[\"failures\"]}",
+           "        planner.failures = {(l, i): count for l, i, count in saved[\"failures\"]}",
            "        planner.failures = {}",
            BRIDGE_TINY, "a restart forgets failure counts [decision P16]"),
     Mutant("planner_retry_ignored", "harness/planner.py",
@@ -292,12 +292,12 @@ MUTANTS += [
         name="planner_stopped_merge_deferred",
         path="harness/planner.py",
         old=(
-            "                    # a stopped call is no failure: back to its queue\n"
-            "                    heapq.heappush(self.ready, (last_message(node[0], node[1]), node[0], node[1]))\n"
+            "                # a stopped call is no failure: back to its queue\n"
+            "                self._push_ready(node[0], node[1])\n"
         ),
         new=(
-            "                    # a stopped call is no failure: back to its queue\n"
-            "                    self.deferred.append(node)\n"
+            "                # a stopped call is no failure: back to its queue\n"
+            "                self.deferred.append(node)\n"
         ),
         check=BRIDGE_TINY,
         note="a merge a waiting turn stopped waits for the next message, like a failed one [decision P8]",
