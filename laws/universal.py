@@ -518,6 +518,8 @@ def settle_bound(state: State, outcome_seed: int) -> Tuple[bool, str, int]:
     while state.waiting:
         if not state.running and state.retry_later:
             state = step(state, Retry())  # the backoff passed: no outcome, no message
+            if not state.running:
+                return False, f"T={state.T}: a Retry started nothing while a turn waits", outcomes
             continue
         if not state.running:
             return False, f"T={state.T}: a waiting turn with nothing running", outcomes

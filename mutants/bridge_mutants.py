@@ -277,7 +277,7 @@ MUTANTS += [
         path="harness/planner.py",
         old=WAIT_ONLY_WHEN_FULL[0],
         new=WAIT_ONLY_WHEN_FULL[1],
-        check=BRIDGE_TINY,
+        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/test_bridge_paths.py::test_a_wait_with_too_few_free_slots_stops_only_the_youngest_merge"),
         note="a waiting turn stops other calls only when no slot is free [decision P8]",
     ),
     Mutant(

@@ -204,6 +204,31 @@ def test_a_wait_with_free_slots_and_a_turn_that_gives_up():
     play.finish()
 
 
+def test_a_wait_with_too_few_free_slots_stops_only_the_youngest_merge():
+    # 3 jobs; merges (1, 0) and (1, 1) run and one slot is free, while messages 4 and 5 have each
+    # failed once. A turn waits; the compactor's backoff passes (Retry): the two lines need two
+    # slots and one is free, so one merge stops, the younger (1, 1), and the older keeps its paid
+    # call [decision P8].
+    play = Play((LARGE, LARGE, LARGE, LARGE, 3, 3))
+    for k in range(4):
+        play.send("message", "user", LONG)
+    for k in range(4):
+        play.send("built", 0, k, HALF)
+    assert play.running() == ((1, 0), (1, 1))
+    play.send("message", "user", LONG)
+    play.send("message", "user", LONG)
+    assert play.running() == ((1, 0), (1, 1), (0, 4))
+    play.send("failed", 0, 4)
+    assert play.running() == ((1, 0), (1, 1), (0, 5))
+    play.send("failed", 0, 5)
+    assert play.running() == ((1, 0), (1, 1))  # one slot free; both lines wait for the backoff
+    play.send("wait")
+    assert play.running() == ((1, 0), (1, 1))
+    play.send("retry")
+    assert play.running() == ((1, 0), (0, 4), (0, 5))
+    play.finish()
+
+
 BREAKS = (
     "\r\n", "\r", "\n", "\u2028", "\u2029", "\x85", "\v", "\f", "\x00", "\x1b", "\x1f", "\t", "\x7f",
     "\x80", "\x9f", "é", "日本", "😀",
