@@ -223,11 +223,6 @@ def keeps_shortest(replies, fallback, outcome) -> Optional[str]:
 
 
 LAWS = [
-    Law("merge_is_one_pair", "§3.1", "A merge replaces two sibling lines with their built parent, or (no pair can merge) fit changes nothing.", "crosshair", f"Confirmed (CrossHair): {DOMAIN}", lambda budget: crosshair_law("merge_is_one_pair")),
-    Law("fit_merges_built", "§3.2", "A batch merges only into built parents.", "crosshair", f"Confirmed (CrossHair): {DOMAIN}", lambda budget: crosshair_law("fit_merges_built")),
-    Law("fit_reaches_budget", "§3.2", "A batch ends at or under its budget unless no pair can merge, and merges no more than it must.", "crosshair", f"Confirmed (CrossHair): {DOMAIN}", lambda budget: crosshair_law("fit_reaches_budget")),
-    Law("context_ends_at_node", "§4", "A compaction's context ends at its node and holds only built lines.", "crosshair", f"Confirmed (CrossHair): {CONTEXT_DOMAIN}", lambda budget: crosshair_law("context_ends_at_node", CONTEXT_DOMAIN)),
-    Law("context_is_prefix", "§4", "A compaction's context is the start of the compaction view.", "crosshair", f"Confirmed (CrossHair): {CONTEXT_DOMAIN}", lambda budget: crosshair_law("context_is_prefix", CONTEXT_DOMAIN)),
     Law("line_matches_production", "§4", "harness/line.py's `line` behaves as the model's on three replies and a fallback of ≤ 600 characters.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("line_matches_production", "line")),
     Law("cut_matches_production", "§4", "harness/line.py's `cut` behaves as the model's on texts of ≤ 600 characters.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("cut_matches_production", "cut")),
     Law("due_matches_production", "§3.2", "harness/planner.py's `more_due` ((T + 1 − first)/2^l, oldest first on ties) orders pairs as the model's scan does, for levels ≤ 12 and T ≤ 65,536.", "crosshair", "Searched (CrossHair diffbehavior, N iterations / S s)", lambda budget: diff_law("due_matches_production", "due")),

@@ -14,7 +14,7 @@ from typing import List, Optional, Tuple
 
 import z3
 
-from laws.z3_core import POW2, Answer, Sym, prove, satisfiable
+from laws.z3_core import POW2, Answer, Sym, formula, obligations, prove, satisfiable
 from model.push import States, fold_step, push, push_states, view_items
 from model.view import View, more_due
 
@@ -61,10 +61,10 @@ def lemmas(more_due_fn=more_due) -> List[Tuple[str, str, Answer, bool]]:
     last_b = (ib + 2) * pb - 1
     setting = [la >= 0, lb > la, ia >= 0, ib >= 0, pa >= 1, pb >= 1,
                T - last_a == pa, T - last_b >= 2, T - last_b <= pb - pa]
-    carry_wins = z3.And(
-        more_due_fn(Sym(la), Sym(ia), Sym(lb), Sym(ib), Sym(T)),
-        z3.Not(more_due_fn(Sym(lb), Sym(ib), Sym(la), Sym(ia), Sym(T))),
-    )
+    with obligations() as side:
+        a_wins = formula(more_due_fn(Sym(la), Sym(ia), Sym(lb), Sym(ib), Sym(T)))
+        b_wins = formula(more_due_fn(Sym(lb), Sym(ib), Sym(la), Sym(ia), Sym(T)))
+    carry_wins = z3.And([a_wins, z3.Not(b_wins)] + [condition for condition, _ in side])
     found.append(("L4", "the carry pair is strictly the most due", prove(carry_wins, setting),
                   satisfiable(setting + [pa == 2, pb == 8])))
     add("L5 step", "S(j+1) = r·2^(j+2) ⇒ S(j) = (2r + 1 + d_{j+1})·2^(j+1)",
