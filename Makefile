@@ -15,7 +15,7 @@ help:
 	@echo "Ever: one chat that never ends."
 	@echo ""
 	@echo "  make laws        the subset lint and every law, one line each (no API key needed)"
-	@echo "  make laws-deep   push_agrees to t = DEEP_T (default $(DEEP_T))"
+	@echo "  make laws-deep   push_agrees to t = DEEP_T (default $(DEEP_T)); the history laws past T = 100,000"
 	@echo "  make test        the test suite (fast; tiny bridge runs)"
 	@echo "  make bridge      production planner vs model on every scenario (SCALE=full|tiny)"
 	@echo "  make mutants     plant each bug, run the check that must catch it"

@@ -13,11 +13,15 @@ from pathlib import Path
 from laws.registry import README_BEGIN, README_END, Budget, label_matches, laws, markdown_table
 from laws.subset import all_violations
 
+# The laws `--deep` runs: push to --t, and the links of the history laws at T ≥ 100,000.
+DEEP_LAWS = ("push_agrees", "view_covers", "cview_covers", "view_summarized", "cview_summarized")
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m laws", description=__doc__.splitlines()[0])
     parser.add_argument("--t", type=int, default=20_000, help="the bound of push_agrees (default 20,000)")
-    parser.add_argument("--deep", action="store_true", help="run only push_agrees, to --t")
+    parser.add_argument("--deep", action="store_true",
+                        help="run only push_agrees, to --t, and the history laws' event links on a chat past T = 100,000")
     parser.add_argument("--only", action="append", default=[], help="run only this law (repeatable)")
     parser.add_argument("--markdown", action="store_true", help="print the README's laws table and stop")
     parser.add_argument("--write-readme", action="store_true",
@@ -29,7 +33,7 @@ def main() -> int:
         return 0
     selected = registered
     if arguments.deep:
-        selected = [law for law in registered if law.name == "push_agrees"]
+        selected = [law for law in registered if law.name in DEEP_LAWS]
     if arguments.only:
         unknown = set(arguments.only) - {law.name for law in registered}
         if unknown:

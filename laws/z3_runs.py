@@ -26,7 +26,7 @@ from model.view import Line, View, built_line, is_pair, merge, waiting_line
 Lines = Tuple[Tuple[int, int, bool], ...]
 
 SMALL = Config(6_000, 3_000, 2_000, 1_000, 4)
-# The deep runs: views of a few dozen lines, so a long chat reaches high levels.
+# The deep run: views of about ten lines, so a long chat reaches high levels.
 DEEP = Config(1_600, 800, 800, 400, 4)
 
 
