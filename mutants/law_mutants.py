@@ -195,4 +195,7 @@ MUTANTS += [
     Mutant("harness_due_levels_swapped", HARNESS_PLANNER, HARNESS_LEVELS,
            "    left = (T + 1 - first_a) << l_a\n    right = (T + 1 - first_b) << l_b\n",
            law("due_orders_agree"), "the production order swaps the two levels, caught by Z3 on its own code"),
+    Mutant("absorb_keeps_new_state", PUSH, "        return States(1, life, state, older)",
+           "        return States(1, life, new_state, older)",
+           law("push_agrees_always"), "push's absorb keeps the new state: caught by Z3 on push's own code"),
 ]

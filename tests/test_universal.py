@@ -179,3 +179,24 @@ def test_the_replay_notices_a_wrong_next_view():
     assert replay(((before, event, after),)).problem == ""
     wrong = replace(after, view=after.view[1:])
     assert replay(((before, event, wrong),)).problem != ""
+
+
+def test_push_is_proved_the_counter_on_its_own_code_and_a_broken_push_is_not():
+    from types import SimpleNamespace
+
+    from laws.z3_push import push_runs_as_the_counter
+    from model.push import States
+
+    assert all(answer.proved for _, _, answer, _ in push_runs_as_the_counter())
+
+    def absorbs_the_new_state(new_state, states):
+        if states is None:
+            return States(0, 0, new_state, None)
+        if states.keep == 0:
+            return States(1, states.life, new_state, states.older)
+        return States(0, states.life, new_state, broken.push(states.state, states.older))
+
+    broken = SimpleNamespace(push=absorbs_the_new_state)
+    found = {name: answer for name, _, answer, _ in push_runs_as_the_counter(broken)}
+    assert not found["L0 newest keep 0"].proved
+    assert found["L0 newest keep 1"].proved
