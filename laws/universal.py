@@ -368,6 +368,8 @@ def step_proofs_merge() -> Tuple[bool, str, int, float]:
         queries, seconds = queries + 1, seconds + answer.seconds
         if not answer.proved:
             return False, failed_answer(name, answer), queries, seconds
+        if not witnessed:
+            return False, vacuous(name), queries, seconds
     ok, problem, answers = law_proved("merge_covers", merge_step("tiling"))
     return ok, problem, queries + len(answers), seconds + seconds_of(answers)
 

@@ -200,3 +200,15 @@ def test_push_is_proved_the_counter_on_its_own_code_and_a_broken_push_is_not():
     found = {name: answer for name, _, answer, _ in push_runs_as_the_counter(broken)}
     assert not found["L0 newest keep 0"].proved
     assert found["L0 newest keep 1"].proved
+
+
+def test_a_proof_whose_assumptions_no_values_meet_says_so_not_unsat():
+    def contradictory(proof):
+        x = z3.Int("x")
+        proof.assume(x > 0, x < 0)
+        proof.check("anything", x == 5)
+        proof.witnessed("contradictory")
+
+    ok, problem, _ = zm.run_law("contradictory", {}, contradictory)
+    assert not ok
+    assert "vacuous" in problem and "unsat" not in problem
