@@ -123,9 +123,10 @@ def most_due(view: View, T: int, parents: Parents, due_from_first: bool) -> int:
     """
 
     def better(best: int, k: int) -> int:
-        """Pair k, if it can merge and no pair so far (best) is as due; else best."""
+        """Pair k if it can merge and is the first that can or more due than the best so far;
+        else the best so far."""
         a = item(view, k)
-        b = item(view, best)
+        b = item(view, best)  # while best is −1 this is the last line, and `wins` goes unused
         can_merge = is_pair(a, item(view, k + 1)) & parents.built(a.l + 1, a.i >> 1)
         if due_from_first:
             wins = more_due_from_first(a.l, a.i, b.l, b.i, T)
@@ -155,7 +156,6 @@ def fit(
     most `budget_bytes` or no pair can merge [gist §3.2]. Returns the view and the merged
     parents, in merge order."""
 
-
     def over(fitting: Fitting) -> bool:
         """Over the budget, with a pair that can merge."""
         view, _, k = fitting
@@ -165,7 +165,8 @@ def fit(
         view, merges, k = fitting
         a = item(view, k)
         merged = merge(view, k, parents)
-        return merged, appended(merges, (a.l + 1, a.i >> 1)), most_due(merged, T, parents, due_from_first)
+        merges = appended(merges, (a.l + 1, a.i >> 1))
+        return merged, merges, most_due(merged, T, parents, due_from_first)
 
     start = (view, (), most_due(view, T, parents, due_from_first))
     fitted, merges, _ = repeat(over, merge_most_due, start)
