@@ -38,8 +38,8 @@ from model.line import cut
 from model.planner import (Built, Config, Failed, Message, State, Wait, input_cut, step,
                            tree_parents, unbuilt_lines, with_line)
 from model.tree import tree_get
-from model.view import (LINE_BYTES_MAX, Line, built_line, context, fit, last, merge, more_due,
-                        most_due, utf8_bytes, view_bytes, waiting_line)
+from model.view import (LINE_BYTES_MAX, Line, built_line, context, fit, merge, most_due, utf8_bytes,
+                        view_bytes, waiting_line)
 
 RUNS = ((300, 11), (300, 12))  # (messages, seed): late compactor, a small config (laws.z3_runs)
 TRUSTED = "trusted: model/base.py's 9 Z3 twins"

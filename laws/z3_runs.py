@@ -15,7 +15,7 @@ and end, the process restarts) at small byte sizes so batches come often; the de
 
 import random
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, Optional, Tuple
 
 from model.base import appended
 from model.planner import (KINDS, Built, Config, Event, Failed, Message, Restart, State, TurnEnd, Wait,

@@ -18,7 +18,7 @@ from laws.registry import Budget
 from laws.z3_core import Sym, formula, obligations
 from laws.z3_push import bijective_digits, digit_view, digits_agree, lemmas
 from laws.z3_runs import replay, transitions
-from model.view import more_due, more_due_from_first
+from model.view import more_due_from_first
 
 ORIGINAL_MORE_DUE = model.view.more_due
 
