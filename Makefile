@@ -17,7 +17,7 @@ help:
 	@echo ""
 	@echo "  make laws        the subset lint and every law, one line each; a law fails if it earns less"
 	@echo "                   than the registry's label (T below 20,000 fails push's laws; no API key)"
-	@echo "  make laws-deep   push_agrees to t = DEEP_T (default $(DEEP_T))"
+	@echo "  make laws-deep   push_agrees to t = DEEP_T (default $(DEEP_T)); the history laws past T = 100,000"
 	@echo "  make test        the test suite (fast; tiny bridge runs; Hypothesis profile PROFILE=ci|deep)"
 	@echo "  make test-long   the test suite with its long runs (the cache replays, 120 kills)"
 	@echo "  make bridge      production planner vs model on every scenario (SCALE=full|tiny)"

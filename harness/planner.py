@@ -85,11 +85,12 @@ def more_due(l_a: int, first_a: int, l_b: int, first_b: int, T: int) -> bool:
     """Pair a (two lines of level l_a from message first_a) is more due than pair b.
 
     due = (T + 1 − first)/2^l, the order of (T − last)/2^l shifted by 2 [gist §3.2], compared
-    cross-multiplied, integers only; the oldest of equal pairs wins.
+    cross-multiplied, integers only; the oldest of equal pairs wins. Written with `|` and `&`,
+    which evaluate every part: so the laws can run this very function on Z3 terms.
     """
     left = (T + 1 - first_a) << l_b
     right = (T + 1 - first_b) << l_a
-    return left > right or (left == right and first_a < first_b)
+    return (left > right) | ((left == right) & (first_a < first_b))
 
 
 class Texts(Protocol):

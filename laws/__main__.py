@@ -24,10 +24,15 @@ def line(name: str, label: str, verdict: str, seconds: float, detail: str) -> st
     return f"{name:<28} {label:<58} {verdict:<5} {seconds:7.2f}s" + (f"  {detail}" if detail else "")
 
 
+# The laws `--deep` runs: push to --t, and the links of the history laws at T ≥ 100,000.
+DEEP_LAWS = ("push_agrees", "view_covers", "cview_covers", "view_summarized", "cview_summarized")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m laws", description=__doc__.split("\n\n")[0])
     parser.add_argument("--t", type=int, default=20_000, help="the bound of push_agrees (default 20,000)")
-    parser.add_argument("--deep", action="store_true", help="run only push_agrees, to --t")
+    parser.add_argument("--deep", action="store_true",
+                        help="run only push_agrees, to --t, and the history laws' event links on a chat past T = 100,000")
     parser.add_argument("--only", action="append", default=[], help="run only this law (repeatable)")
     parser.add_argument("--markdown", action="store_true", help="print the README's laws table and stop")
     parser.add_argument("--write-readme", action="store_true",
@@ -39,7 +44,7 @@ def main() -> int:
         return 0
     selected = registered
     if arguments.deep:
-        selected = [law for law in registered if law.name == "push_agrees"]
+        selected = [law for law in registered if law.name in DEEP_LAWS]
     if arguments.only:
         unknown = set(arguments.only) - {law.name for law in registered}
         if unknown:

@@ -10,8 +10,9 @@ import random
 from functools import lru_cache
 
 from laws.core import Budget, Law, Verdict
-from model.planner import KINDS, Built, Config, Failed, Message, State, TurnEnd, Wait, parent_line, step
-from model.push import every_parent, fold_step, format_items, push, push_states, push_view, view_items
+from model.planner import KINDS, Built, Config, Failed, Message, State, TurnEnd, Wait, step, tree_parents
+from model.push import EVERY_PARENT, fold_step, format_items, push, push_states, push_view, view_items
+from model.tree import tree_has
 from model.view import Line, View, fit, most_due, render, rendered, utf8_bytes, view_bytes
 
 
@@ -47,7 +48,7 @@ def shifted_agrees_with_push(budget: Budget) -> Verdict:
     for t in range(budget.t + 1):
         states = push(t, states)
         grown = view + (Line(0, t, "", True, 1),)
-        view, _ = fit(grown, t + 2, len(push_states(states)), every_parent)
+        view, _ = fit(grown, t + 2, len(push_states(states)), EVERY_PARENT)
         if view_items(view) != push_view(states, t + 1):
             return Verdict(False, "none", f"t={t}")
     return Verdict(True, f"Bounded: every t from 0 to {budget.t:,}")
@@ -66,7 +67,7 @@ GIST_T10 = unit_view(((0, 4), (4, 4), (8, 1), (9, 1)))
 
 
 def merged_at_t10(due_from_first: bool) -> tuple:
-    fitted, merges = fit(GIST_T10, 10, 3, every_parent, due_from_first)
+    fitted, merges = fit(GIST_T10, 10, 3, EVERY_PARENT, due_from_first)
     return view_items(fitted), merges
 
 
@@ -95,8 +96,8 @@ def tie_at_11(budget: Budget) -> Verdict:
     """At T = 11, pairs 4–7 (level 1, last 7) and 8–9 (level 0, last 9) are both due 2: the
     older merges. Measured from T + 1 they are due 2.5 and 3, and 8–9 would merge."""
     view = unit_view(((0, 4), (4, 2), (6, 2), (8, 1), (9, 1), (10, 1)))
-    _, merges = fit(view, 11, 5, every_parent)
-    _, shifted = fit(view, 12, 5, every_parent)
+    _, merges = fit(view, 11, 5, EVERY_PARENT)
+    _, shifted = fit(view, 12, 5, EVERY_PARENT)
     return Verdict(merges == ((2, 1),) and shifted == ((1, 4),), "Example: hand computation at T = 11")
 
 
@@ -160,7 +161,7 @@ def sawtooth_holds(budget: Budget) -> Verdict:
             batches += 1
             started = True
             tree = state.tree
-            can_merge = most_due(state.view, state.T, lambda l, i: parent_line(tree, l, i), False) >= 0
+            can_merge = most_due(state.view, state.T, tree_parents(tree), False) >= 0
             if size > config.view_bytes_floor and can_merge:
                 return Verdict(False, "none", f"T={state.T}: batch stopped at {size} bytes")
         if kind == "message" and started:
@@ -218,7 +219,7 @@ def can_merge(view: View, tree_state: State) -> bool:
     """Some two sibling lines of the view have a built parent."""
     for k in range(len(view) - 1):
         a, b = view[k], view[k + 1]
-        if a.l == b.l and a.i % 2 == 0 and b.i == a.i + 1 and parent_line(tree_state.tree, a.l + 1, a.i // 2) is not None:
+        if a.l == b.l and a.i % 2 == 0 and b.i == a.i + 1 and tree_has(tree_state.tree, a.l + 1, a.i // 2):
             return True
     return False
 

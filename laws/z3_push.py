@@ -14,7 +14,7 @@ from typing import List, Optional, Tuple
 
 import z3
 
-from laws.z3_core import POW2, Answer, Sym, prove, satisfiable
+from laws.z3_core import POW2, Answer, Sym, formula, obligations, prove, satisfiable
 from model.push import States, fold_step, push, push_states, view_items
 from model.view import View, more_due
 
@@ -29,17 +29,10 @@ def lemmas(more_due_fn=more_due) -> List[Tuple[str, str, Answer, bool]]:
     def add(name, claim, body, assumptions):
         found.append((name, claim, prove(body, assumptions), satisfiable(assumptions)))
 
-    # L0: push is the counter's increment. The value of a list, newest entry first, is
-    # val(nil) = 0 and val(entry) = (1 + keep) + 2·val(older); each query is one branch of
-    # model/push.py `push` (life stays 0 under push alone), the carry with the induction
-    # hypothesis that pushing into the older entries adds one to their value.
+    # L0 (push_runs_as_the_counter, below, on push's own code) makes push's keep bits a
+    # representation of T = t + 1; it is the bijective digits because the representation is
+    # unique (by induction on its length, this step).
     v, w, e, x, y = z3.Ints("v w e x y")
-    add("L0 nil", "push onto nothing: val = 0 + 1", (1 + 0) + 2 * 0 == 0 + 1, [])
-    add("L0 absorb", "keep 0 becomes 1: val + 1", (1 + 1) + 2 * v == ((1 + 0) + 2 * v) + 1, [v >= 0])
-    add("L0 carry", "keep 1: a new entry 0, the old state pushed on: val + 1",
-        (1 + 0) + 2 * w == ((1 + 1) + 2 * v) + 1, [v >= 0, w == v + 1])
-    # So push's keep bits after t pushes are a representation of T = t + 1; it is the bijective
-    # digits because the representation is unique (by induction on its length, this step).
     add("L0 unique", "(1 + d) + 2x = (1 + e) + 2y with d, e ∈ {0, 1} ⇒ d = e and x = y",
         z3.And(d == e, x == y), [digit, z3.Or(e == 0, e == 1), x >= 0, y >= 0, (1 + d) + 2 * x == (1 + e) + 2 * y])
 
@@ -61,14 +54,114 @@ def lemmas(more_due_fn=more_due) -> List[Tuple[str, str, Answer, bool]]:
     last_b = (ib + 2) * pb - 1
     setting = [la >= 0, lb > la, ia >= 0, ib >= 0, pa >= 1, pb >= 1,
                T - last_a == pa, T - last_b >= 2, T - last_b <= pb - pa]
-    carry_wins = z3.And(
-        more_due_fn(Sym(la), Sym(ia), Sym(lb), Sym(ib), Sym(T)),
-        z3.Not(more_due_fn(Sym(lb), Sym(ib), Sym(la), Sym(ia), Sym(T))),
-    )
+    with obligations() as side:
+        a_wins = formula(more_due_fn(Sym(la), Sym(ia), Sym(lb), Sym(ib), Sym(T)))
+        b_wins = formula(more_due_fn(Sym(lb), Sym(ib), Sym(la), Sym(ia), Sym(T)))
+    carry_wins = z3.And([a_wins, z3.Not(b_wins)] + [condition for condition, _ in side])
     found.append(("L4", "the carry pair is strictly the most due", prove(carry_wins, setting),
                   satisfiable(setting + [pa == 2, pb == 8])))
     add("L5 step", "S(j+1) = r·2^(j+2) ⇒ S(j) = (2r + 1 + d_{j+1})·2^(j+1)",
         s + (1 + d) * p == (2 * r + 1 + d) * p, [digit, p >= 1, p1 == 2 * p, s == r * p1, r >= 0])
+    return found
+
+
+# ---- push is the counter: model/push.py's own push, run on Z3 terms ----
+
+
+class SomeList:
+    """Any rest of push's list that the induction hypothesis covers: its entries sit at weight w
+    (its newest is entry j of the whole list, w = 2^j), it is well formed (keep bits 0 or 1, life
+    0) and good (each state is the start of its line), and its weighted total is `total`."""
+
+    def __init__(self, weight, total):
+        self.weight = weight
+        self.total = total
+
+
+def same_weight(entries: SomeList, w) -> None:
+    if not z3.is_true(z3.simplify(entries.weight == w)):
+        raise ValueError("a rest of the list was read at another weight than its own")
+
+
+def total_of(entries, w):
+    """Σ (1 + keep)·w·2^k over the entries, newest first: T for the whole list at w = 1."""
+    if entries is None:
+        return z3.IntVal(0)
+    if isinstance(entries, SomeList):
+        same_weight(entries, w)
+        return entries.total
+    return (1 + Sym.lift(entries.keep)) * w + total_of(entries.older, 2 * w)
+
+
+def well_formed(entries):
+    if entries is None or isinstance(entries, SomeList):
+        return z3.BoolVal(True)
+    keep = Sym.lift(entries.keep)
+    return z3.And(z3.Or(keep == 0, keep == 1), Sym.lift(entries.life) == 0, well_formed(entries.older))
+
+
+def good(entries, w):
+    """Each entry's state is the start of its line: the total of the entries older than it."""
+    if entries is None or isinstance(entries, SomeList):
+        return z3.BoolVal(True)
+    return z3.And(Sym.lift(entries.state) == total_of(entries.older, 2 * w), good(entries.older, 2 * w))
+
+
+def pushable(new_state, entries, w):
+    """What push needs: a well formed, good list, and the new state at its total."""
+    return z3.And(well_formed(entries), good(entries, w), Sym.lift(new_state) == total_of(entries, w))
+
+
+def pushed(entries, result, w):
+    """What push gives: a well formed, good list whose total is one line of weight w more."""
+    return z3.And(well_formed(result), good(result, w), total_of(result, w) == total_of(entries, w) + w)
+
+
+def push_runs_as_the_counter(push_module=None) -> List[Tuple[str, str, Answer, bool]]:
+    """By induction on the list's length, on model/push.py's own `push`: for a well formed, good
+    list and the new state at its total, push gives a well formed, good list whose total is one
+    more. Each shape a list that meets the precondition can have is run: empty, or a newest
+    entry with keep 0 or 1 and life 0 over any rest (a SomeList). The recursive call on the rest
+    is the induction hypothesis: it must meet the precondition (an obligation) and its result is
+    assumed to meet the postcondition. The `if life > 0` branch is never taken: life is 0."""
+    import model.push as module
+
+    module = push_module or module
+    original = module.push
+    w, x, s, a = z3.Ints("w x s a")
+    required: List = []
+    facts: List = []
+
+    def by_hypothesis(new_state, entries):
+        if isinstance(entries, SomeList):
+            required.append(pushable(new_state, entries, entries.weight))
+            result = SomeList(entries.weight, z3.FreshInt("total"))
+            facts.append(result.total == entries.total + entries.weight)
+            return result
+        return original(new_state, entries)
+
+    shapes = [("the empty list", None)] + [
+        (f"newest keep {keep}", States(keep, 0, Sym(s), SomeList(2 * w, a))) for keep in (0, 1)]
+    found = []
+    module.push = by_hypothesis
+    try:
+        for name, entries in shapes:
+            required.clear()
+            facts.clear()
+            with obligations() as side:
+                result = module.push(Sym(x), entries)
+            assumptions = [w >= 1, pushable(Sym(x), entries, w)] + facts
+            claim = z3.And([pushed(entries, result, w)] + required + [c for c, _ in side])
+            found.append((f"L0 {name}", "push keeps the list well formed and good, its total one more",
+                          prove(claim, assumptions), satisfiable(assumptions)))
+    finally:
+        module.push = original
+    # the induction over t: push 0 starts from the empty list (total 0, new state 0); after
+    # push t (total t before, one more after, at weight 1) push t + 1's new state is the total
+    before, after, t = z3.Ints("before after t")
+    runs = [before == t, after == before + 1]
+    found.append(("L0 runs", "after push t the list meets push t + 1's precondition",
+                  prove(z3.And(t + 1 == after, z3.IntVal(0) == total_of(None, 1)), runs), satisfiable(runs)))
     return found
 
 

@@ -1,29 +1,33 @@
 """Model runs for the laws: every transition (state, event, next state), and the replay that ties
-the Z3 view steps to them.
+each event to the view steps the Z3 proofs are about.
 
-Strategy: the Z3 proofs say "append, mark built and merge each keep the invariant, for any view".
-They cover the model only if every event changes the view by exactly those steps, and only if the
-Z3 terms compute what the model computes. `replay` checks both on real transitions: starting from
-the view before the event it applies, in Python, the append (for a message), the marks (the
-message lines the event built) and the batch's merges in the order the model recorded them, and
-the result must be the model's next view, line for line; at each step the Z3 term, simplified on the
-concrete arrays, must give the same lines. Runs come from the chats of laws.bounded (a compactor
-that answers at once and a late one that fails, waits and restarts), at small byte sizes so
-batches come often.
+Strategy: laws.universal proves, on the model's own code, that each view step keeps the views'
+invariants: appending a message's waiting line (`waiting_line`), marking a message's line built
+(`with_line` of `built_line`), and merging two sibling lines into their parent (`merge` with
+`tree_parents`). That covers "after any history" only if every event changes each view by exactly
+those steps, which the Z3 proofs do not see: `replay` checks it on real transitions, by applying
+those very functions to the view before the event (the message's line, the marks, then the
+event's recorded merges, each at a sibling pair whose parent the tree holds) and requiring the
+model's next view, line for line. Runs come from a late compactor (calls end, fail, turns wait
+and end, the process restarts) at small byte sizes so batches come often; the deep runs
+(`make laws-deep`) go past 100,000 messages and level 16.
 """
 
 import random
 from dataclasses import dataclass
-from typing import Iterator, List, Tuple
+from typing import Iterator, Optional, Tuple
 
-import z3
-
-from laws import z3_view as zv
-from model.planner import KINDS, Built, Config, Event, Failed, Message, Restart, Retry, State, TurnEnd, Wait, step
+from model.base import appended
+from model.planner import (KINDS, Built, Config, Event, Failed, Message, Restart, Retry, State, TurnEnd, Wait,
+                           step, tree_parents, with_line)
+from model.tree import tree_get, tree_has
+from model.view import Line, View, built_line, is_pair, merge, waiting_line
 
 Lines = Tuple[Tuple[int, int, bool], ...]
 
 SMALL = Config(6_000, 3_000, 2_000, 1_000, 4)
+# The deep run: views of about ten lines, so a long chat reaches high levels.
+DEEP = Config(1_600, 800, 800, 400, 4)
 
 
 def transitions(messages: int, seed: int, config: Config = SMALL, prompt: bool = False) -> Iterator[Tuple[State, Event, State]]:
@@ -75,84 +79,68 @@ class Tally:
     appends: int = 0
     marks: int = 0
     merges: int = 0
-    z3_steps: int = 0
-    tied_merges: int = 0
+    level_max: int = 0
+    T_max: int = 0
     problem: str = ""
 
 
-def z3_agrees(before: Lines, term, after: Lines, tally: Tally, use_z3: bool) -> bool:
-    """`term` makes the step's Z3 view from the concrete one: built only when it is compared."""
-    if not use_z3:
-        return True
-    tally.z3_steps += 1
-    return zv.equals_concrete(term(zv.concrete(before)), after)
-
-
-def replay_view(before: Lines, after: Lines, T: int, message: bool, merges, tally: Tally, use_z3: bool) -> bool:
-    """Append, marks, merges: the model's next view, and the Z3 terms agree at each step."""
+def replay_view(before: View, after: State, which_after: View, message: Optional[Line], merges, tally: Tally) -> bool:
+    """The message's line appended, the message lines built by this event marked, then the
+    recorded merges: the model's next view."""
     current = before
-    if message:
-        grown = current + ((0, T, False),)
-        if not z3_agrees(current, lambda v: zv.append(v, T, False), grown, tally, use_z3):
-            tally.problem = f"append at T={T}: the Z3 term disagrees"
-            return False
-        current = grown
+    if message is not None:
+        current = appended(current, message)
         tally.appends += 1
-    built_now = {(l, i) for l, i, built in after if built and l == 0}
-    for position, (l, i, built) in enumerate(current):
-        if not built and (l, i) in built_now:
-            marked = current[:position] + ((l, i, True),) + current[position + 1 :]
-            if not z3_agrees(current, lambda v: zv.mark_built(v, position), marked, tally, use_z3):
-                tally.problem = f"mark ({l}, {i}): the Z3 term disagrees"
+    built_now = {(line.l, line.i) for line in which_after if line.built and line.l == 0}
+    for line in current:
+        if not line.built and (line.l, line.i) in built_now:
+            text = tree_get(after.tree, 0, line.i)
+            if text is None:
+                tally.problem = f"({line.l}, {line.i}) is built in the view but not in the tree"
                 return False
-            current = marked
+            current = with_line(current, built_line(0, line.i, text))
             tally.marks += 1
+    parents = tree_parents(after.tree)
     for parent_l, parent_i in merges:
-        k = next((p for p, line in enumerate(current) if line[:2] == (parent_l - 1, parent_i << 1)), -1)
-        if k < 0 or k + 1 >= len(current) or current[k + 1][:2] != (parent_l - 1, (parent_i << 1) + 1):
+        k = next((p for p, line in enumerate(current) if (line.l, line.i) == (parent_l - 1, parent_i << 1)), -1)
+        if k < 0 or k + 1 >= len(current) or not is_pair(current[k], current[k + 1]):
             tally.problem = f"merge ({parent_l}, {parent_i}) is not two sibling lines of the view"
             return False
-        merged = current[:k] + ((parent_l, parent_i, True),) + current[k + 2 :]
-        if use_z3:
-            concrete_before = zv.concrete(current)
-            if not z3.is_true(z3.simplify(zv.siblings(concrete_before, k))):
-                tally.problem = f"merge ({parent_l}, {parent_i}): Z3's siblings is false"
-                return False
-        if not z3_agrees(current, lambda v: zv.merge(v, k), merged, tally, use_z3):
-            tally.problem = f"merge ({parent_l}, {parent_i}): the Z3 term disagrees"
+        if not tree_has(after.tree, parent_l, parent_i):
+            tally.problem = f"merge ({parent_l}, {parent_i}) into a parent the tree does not hold"
             return False
-        current = merged
+        current = merge(current, k, parents)
         tally.merges += 1
-    if current != after:
-        tally.problem = f"T={T}: the event is not append + marks + merges"
+        tally.level_max = max(tally.level_max, parent_l)
+    if current != which_after:
+        tally.problem = f"T={after.T}: the event is not append + marks + merges"
         return False
     return True
 
 
-def replay(runs: List[Tuple[int, int]], which: str, z3_every: int = 1, known=None, use_z3: bool = True) -> Tally:
-    """Replay the view (`which` = "view") or the compaction view ("cview") of each run's
-    transitions (or of the `known` ones); the Z3 terms are evaluated on every `z3_every`-th
-    event."""
-    tally = Tally()
-    for messages, seed in runs:
-        found = known if known is not None else transitions(messages, seed)
-        for number, (before, event, after) in enumerate(found):
-            tally.events += 1
-            tie = use_z3 and number % z3_every == 0
-            is_message = isinstance(event, Message)
-            if which == "view":
-                ok = replay_view(lines_of(before.view), lines_of(after.view), before.T, is_message,
-                                 after.merges, tally, tie)
-            elif after.merges:
-                # [decision P4] the compaction view is taken again from the chat's view
-                ok = replay_view(lines_of(after.view), lines_of(after.cview), after.T, False,
-                                 after.cmerges, tally, tie)
-            else:
-                ok = replay_view(lines_of(before.cview), lines_of(after.cview), before.T, is_message,
-                                 after.cmerges, tally, tie)
-            if not ok:
-                tally.problem = f"run ({messages}, seed {seed}), event {number} {type(event).__name__}: " + tally.problem
-                return tally
-        if known is not None:
-            break
+def message_line(before: State, event: Event) -> Optional[Line]:
+    """The line a message appends: its waiting line [gist §3.2]; the planner's source is
+    "kind: text" [gist §4]."""
+    if not isinstance(event, Message):
+        return None
+    return waiting_line(before.T, event.kind + ": " + event.text)
+
+
+def replay(found, tally: Optional[Tally] = None, which: str = "view") -> Tally:
+    """Replay the view (`which` = "view") or the compaction view ("cview") of each transition."""
+    tally = tally or Tally()
+    for number, (before, event, after) in enumerate(found):
+        tally.events += 1
+        tally.T_max = max(tally.T_max, after.T)
+        line = message_line(before, event)
+        if which == "view":
+            ok = replay_view(before.view, after, after.view, line, after.merges, tally)
+        elif after.merges:
+            # [decision P4] the compaction view is taken again from the chat's view
+            ok = replay_view(after.view, after, after.cview, None, after.cmerges, tally)
+        else:
+            ok = replay_view(before.cview, after, after.cview, line, after.cmerges, tally)
+        if not ok:
+            tally.problem = f"event {number} {type(event).__name__}: " + tally.problem
+            return tally
     return tally

@@ -16,6 +16,7 @@ reason about it. `tests/test_subset.py` walks the AST of every file of `model/` 
 
 The modules, in the order they build on each other:
 
+- `base`: the operations the view's code is written in, which the laws also run on Z3 terms.
 - `tree`: a persistent map from node `(l, i)` to its text, a binary trie per level.
 - `view`: nodes, lines, their rendered bytes, the due order, `fit`, rendering, `context`.
 - `push`: Taelin's rollback push, exactly as [gist §3.1] gives it, and the fold beside it.

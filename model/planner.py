@@ -6,13 +6,15 @@ the planner reads no clock, no file and no randomness. Decisions the gist leaves
 """
 
 from dataclasses import dataclass, replace
-from typing import Callable, Optional, Tuple, Union
+from typing import Callable, Tuple, Union
 
+from model.base import appended, choose, mapped
 from model.line import capped_line, capped_merge
-from model.tree import Tree, tree_get, tree_put
+from model.tree import Tree, tree_get, tree_has, tree_put, tree_text
 from model.view import (
     LINE_BYTES_MAX,
     Line,
+    Parents,
     View,
     built_line,
     fit,
@@ -106,11 +108,17 @@ class State:
 # ---- the tree ----
 
 
-def parent_line(tree: Tree, l: int, i: int) -> Optional[Line]:
-    text = tree_get(tree, l, i)
-    if text is None:
-        return None
-    return built_line(l, i, text)
+def tree_parents(tree: Tree) -> Parents:
+    """The parents a batch can merge into: the nodes the tree holds [gist §3.2]. The laws run
+    this on Z3 terms (model/base.py)."""
+
+    def built(l: int, i: int) -> bool:
+        return tree_has(tree, l, i)
+
+    def line(l: int, i: int) -> Line:
+        return built_line(l, i, tree_text(tree, l, i))
+
+    return Parents(built, line)
 
 
 def last_message(node: Node) -> int:
@@ -130,7 +138,13 @@ def without(nodes: Tuple[Node, ...], node: Node) -> Tuple[Node, ...]:
 
 
 def with_line(view: View, line: Line) -> View:
-    return tuple(line if (old.l, old.i) == (line.l, line.i) else old for old in view)
+    """The view with node (line.l, line.i)'s line, if it has one, replaced by `line`. The laws
+    run this on Z3 terms (model/base.py)."""
+
+    def swap(old: Line) -> Line:
+        return choose((old.l == line.l) & (old.i == line.i), line, old)
+
+    return mapped(view, swap)
 
 
 def build(state: State, l: int, i: int, text: str) -> State:
@@ -192,11 +206,7 @@ def batch(state: State) -> State:
     floor, go on at each message [gist §3.2] [fix F1]. The compaction view is merged again when
     the chat's view merges, or past its own ceiling [gist §4] [decision P4]."""
     c = state.config
-    tree = state.tree
-
-    def parents(l: int, i: int) -> Optional[Line]:
-        return parent_line(tree, l, i)
-
+    parents = tree_parents(state.tree)
     shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_ceiling
     view = state.view
     merges: Tuple[Node, ...] = ()
@@ -296,8 +306,8 @@ def message(state: State, kind: str, text: str) -> State:
     state = replace(
         state,
         T=i + 1,
-        view=state.view + (line,),
-        cview=state.cview + (line,),
+        view=appended(state.view, line),
+        cview=appended(state.cview, line),
     )
     # [decision P3] free nodes made by this message count before the ceiling test
     if utf8_bytes(source) <= LINE_BYTES_MAX:

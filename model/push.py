@@ -3,7 +3,8 @@
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from model.view import Line, View, fit
+from model.base import appended
+from model.view import Line, Parents, View, fit
 
 
 @dataclass(frozen=True)
@@ -51,15 +52,22 @@ def push_view(states: Optional[States], T: int) -> Tuple[Tuple[int, int], ...]:
     return items
 
 
-def every_parent(l: int, i: int) -> Optional[Line]:
-    """The fold beside push sees every parent built, each line one unit of budget."""
+def every_parent_built(l: int, i: int) -> bool:
+    return True
+
+
+def unit_line(l: int, i: int) -> Line:
     return Line(l, i, "", True, 1)
+
+
+# The fold beside push sees every parent built, each line one unit of budget.
+EVERY_PARENT = Parents(every_parent_built, unit_line)
 
 
 def fold_step(view: View, T: int, budget_lines: int, due_from_first: bool) -> View:
     """Append message T − 1's line, then fit to the budget [gist §3.2]."""
-    grown = view + (Line(0, T - 1, "", True, 1),)
-    fitted, _ = fit(grown, T, budget_lines, every_parent, due_from_first)
+    grown = appended(view, unit_line(0, T - 1))
+    fitted, _ = fit(grown, T, budget_lines, EVERY_PARENT, due_from_first)
     return fitted
 
 

@@ -43,6 +43,18 @@ def tree_get(tree: Tree, l: int, i: int) -> Optional[str]:
     return trie_get(tree.levels[l], i)
 
 
+def tree_has(tree: Tree, l: int, i: int) -> bool:
+    return tree_get(tree, l, i) is not None
+
+
+def tree_text(tree: Tree, l: int, i: int) -> str:
+    """The text of node (l, i), or "" while it is not built."""
+    text = tree_get(tree, l, i)
+    if text is None:
+        return ""
+    return text
+
+
 def tree_put(tree: Tree, l: int, i: int, text: str) -> Tree:
     levels = tree.levels
     while len(levels) <= l:

@@ -1,7 +1,15 @@
-"""Nodes, lines, the due order, fit, rendering and a compaction's context [gist §2, §3, §4]."""
+"""Nodes, lines, the due order, fit, rendering and a compaction's context [gist §2, §3, §4].
+
+The laws run most of this file on Z3 terms as well as on Python values (model/base.py says why),
+so a view is read and changed through model.base's operations, conditions combine with `&` and
+`|`, and a choice is `choose`.
+"""
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Tuple
+from typing import Callable, Tuple
+
+from model.base import (appended, choose, decimal, fold, item, length, pair_replaced, prefix,
+                        repeat, utf8_bytes)
 
 LINE_BYTES_MAX = 512  # [gist §2] a node's text, in UTF-8 bytes
 PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
@@ -24,8 +32,14 @@ class Line:
 
 
 View = Tuple[Line, ...]
-# The built line of a parent node (l, i), or None while it is not built.
-Parents = Callable[[int, int], Optional[Line]]
+
+
+@dataclass(frozen=True)
+class Parents:
+    """What a batch knows of the parent nodes: which are built, and a built parent's line."""
+
+    built: Callable[[int, int], bool]
+    line: Callable[[int, int], Line]
 
 
 def first(l: int, i: int) -> int:
@@ -38,7 +52,7 @@ def last(l: int, i: int) -> int:
 
 def name(l: int, i: int) -> str:
     """`id+n`: the node's first message and how many it covers [gist §2]."""
-    return str(i << l) + "+" + str(1 << l)
+    return decimal(i << l) + "+" + decimal(1 << l)
 
 
 def is_break(ch: str) -> bool:
@@ -55,12 +69,9 @@ BREAKS = tuple(chr(code) for code in range(0x2030) if is_break(chr(code)))
 def flatten(text: str) -> str:
     """Each line break and each control character turned into one space, `\r\n` being one
     break [gist §3] [decision P15]."""
-    if text.isprintable():
-        return text  # no break and no control character is printable: nothing to turn
     text = text.replace("\r\n", " ")
     for ch in BREAKS:
-        if ch in text:
-            text = text.replace(ch, " ")
+        text = text.replace(ch, " ")
     return text
 
 
@@ -71,10 +82,6 @@ def is_valid_text(text: str) -> bool:
         if 0xD800 <= ord(ch) <= 0xDFFF:
             return False
     return True
-
-
-def utf8_bytes(text: str) -> int:
-    return len(text.encode("utf-8"))
 
 
 def rendered(line: Line) -> str:
@@ -97,10 +104,10 @@ def waiting_line(i: int, source: str) -> Line:
 
 
 def view_bytes(view: View) -> int:
-    total = 0
-    for line in view:
-        total = total + line.bytes
-    return total
+    def add(total: int, k: int) -> int:
+        return total + item(view, k).bytes
+
+    return fold(length(view), 0, add)
 
 
 def render(view: View) -> str:
@@ -110,7 +117,7 @@ def render(view: View) -> str:
 
 def is_pair(a: Line, b: Line) -> bool:
     """Two sibling lines: the two halves of node (a.l + 1, a.i >> 1)."""
-    return a.l == b.l and a.i & 1 == 0 and b.i == a.i + 1
+    return (a.l == b.l) & (a.i & 1 == 0) & (b.i == a.i + 1)
 
 
 def more_due(la: int, ia: int, lb: int, ib: int, T: int) -> bool:
@@ -140,67 +147,74 @@ def most_due(view: View, T: int, parents: Parents, due_from_first: bool) -> int:
     The scan runs oldest first and takes a later pair only when it is strictly more due, so the
     oldest of equal pairs wins.
     """
-    best = -1
-    for k in range(len(view) - 1):
-        a = view[k]
-        if not is_pair(a, view[k + 1]):
-            continue
-        if parents(a.l + 1, a.i >> 1) is None:
-            continue
-        if best < 0:
-            best = k
-            continue
-        b = view[best]
+
+    def better(best: int, k: int) -> int:
+        """Pair k if it can merge and is the first that can or more due than the best so far;
+        else the best so far."""
+        a = item(view, k)
+        b = item(view, best)  # while best is −1 this is the last line, and `wins` goes unused
+        can_merge = is_pair(a, item(view, k + 1)) & parents.built(a.l + 1, a.i >> 1)
         if due_from_first:
-            if more_due_from_first(a.l, a.i, b.l, b.i, T):
-                best = k
-        elif more_due(a.l, a.i, b.l, b.i, T):
-            best = k
-    return best
+            wins = more_due_from_first(a.l, a.i, b.l, b.i, T)
+        else:
+            wins = more_due(a.l, a.i, b.l, b.i, T)
+        return choose(can_merge & ((best < 0) | wins), k, best)
+
+    return fold(length(view) - 1, -1, better)
 
 
 def merge(view: View, k: int, parents: Parents) -> View:
-    """Replace the sibling lines at k and k+1 with their built parent."""
-    a = view[k]
-    parent = parents(a.l + 1, a.i >> 1)
-    assert parent is not None
-    return view[:k] + (parent,) + view[k + 2 :]
+    """Replace the sibling lines at k and k+1 with their parent's line."""
+    a = item(view, k)
+    return pair_replaced(view, k, parents.line(a.l + 1, a.i >> 1))
+
+
+Merges = Tuple[Tuple[int, int], ...]
+# A batch under way: the view so far, the parents merged in merge order, and the view's most due
+# pair that can merge (or −1).
+Fitting = Tuple[View, Merges, int]
 
 
 def fit(
     view: View, T: int, budget_bytes: int, parents: Parents, due_from_first: bool = False
-) -> Tuple[View, Tuple[Tuple[int, int], ...]]:
+) -> Tuple[View, Merges]:
     """Merge the most due pair whose parent is built, again and again, until the view is at
     most `budget_bytes` or no pair can merge [gist §3.2]. Returns the view and the merged
     parents, in merge order."""
-    merges: Tuple[Tuple[int, int], ...] = ()
-    while view_bytes(view) > budget_bytes:
-        k = most_due(view, T, parents, due_from_first)
-        if k < 0:
-            return view, merges
-        a = view[k]
-        view = merge(view, k, parents)
-        merges = merges + ((a.l + 1, a.i >> 1),)
-    return view, merges
+
+    def over(fitting: Fitting) -> bool:
+        """Over the budget, with a pair that can merge."""
+        view, _, k = fitting
+        return (view_bytes(view) > budget_bytes) & (k >= 0)
+
+    def merge_most_due(fitting: Fitting) -> Fitting:
+        view, merges, k = fitting
+        a = item(view, k)
+        merged = merge(view, k, parents)
+        merges = appended(merges, (a.l + 1, a.i >> 1))
+        return merged, merges, most_due(merged, T, parents, due_from_first)
+
+    start = (view, (), most_due(view, T, parents, due_from_first))
+    fitted, merges, _ = repeat(over, merge_most_due, start)
+    return fitted, merges
 
 
 def context_end(l: int, i: int) -> int:
     """The last message a compaction's view may cover [gist §4]: the lines before the message,
     or for a merge the lines up to the merge's last message."""
-    if l == 0:
-        return i - 1
-    return last(l, i)
+    return choose(l == 0, i - 1, last(l, i))
 
 
 def context(cview: View, l: int, i: int) -> View:
     """A compaction's view: the compaction view's lines that end at or before the node's end,
     stopping at the first unbuilt line [gist §4] [fix F2]."""
     end = context_end(l, i)
-    k = 0
-    for line in cview:
-        if last(line.l, line.i) > end:
-            return cview[:k]
-        if not line.built:
-            return cview[:k]
-        k = k + 1
-    return cview
+
+    def kept(count: int, k: int) -> int:
+        """The lines kept so far are 0 .. count − 1; line k is kept if none before it stopped
+        the context, it ends by the node's end, and it is built."""
+        line = item(cview, k)
+        goes_on = (count == k) & (last(line.l, line.i) <= end) & line.built
+        return choose(goes_on, k + 1, count)
+
+    return prefix(cview, fold(length(cview), 0, kept))

@@ -13,10 +13,14 @@ breaks), one mutant per check shows that each of them reaches it.
 from mutants.base import Mutant
 
 BRIDGE_TINY = ("python", "-m", "bridge", "--scale", "tiny")
-FIXED = ("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/test_bridge_paths.py")
+def fixed(test: str) -> tuple:
+    """One fixed history of tests/test_bridge_paths.py: the judge needs the test it names."""
+    return ("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", f"tests/test_bridge_paths.py::{test}")
+
+
 MACHINE = (
     "python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--hypothesis-profile=fail-fast",
-    "tests/test_planner_agreement.py",
+    "tests/test_planner_agreement.py::TestPlannersAgree",
 )
 TINY_PATHS = (
     "python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
@@ -170,7 +174,7 @@ MUTANTS += [
         path="harness/planner.py",
         old=COUNTS_STALE_FAILED[0],
         new=COUNTS_STALE_FAILED[1],
-        check=FIXED,
+        check=fixed("test_outcomes_after_a_failure_and_for_calls_never_started_change_nothing"),
         note="the same bug, caught by the fixed histories",
     ),
     Mutant(
@@ -213,7 +217,7 @@ MUTANTS += [
         path="harness/planner.py",
         old=SHRINKING_KEPT[0],
         new=SHRINKING_KEPT[1],
-        check=FIXED,
+        check=fixed("test_lines_built_smaller_than_counted_end_the_shrinking_with_no_merge"),
         note="the same bug, caught by the fixed histories",
     ),
     Mutant(
@@ -245,7 +249,7 @@ MUTANTS += [
         path="harness/planner.py",
         old=WINDOW_OF_8[0],
         new=WINDOW_OF_8[1],
-        check=FIXED,
+        check=fixed("test_a_failed_line_keeps_its_place_in_a_window_of_jobs_max_lines"),
         note="the same bug, caught by the fixed histories",
     ),
     Mutant(
@@ -269,7 +273,7 @@ MUTANTS += [
         path="harness/line.py",
         old=SIX_TRIES[0],
         new=SIX_TRIES[1],
-        check=FIXED,
+        check=fixed("test_the_line_algorithm_stops_after_five_tries"),
         note="the same bug, caught by the fixed histories",
     ),
     Mutant(
@@ -285,7 +289,7 @@ MUTANTS += [
         path="harness/planner.py",
         old=WAIT_ONLY_WHEN_FULL[0],
         new=WAIT_ONLY_WHEN_FULL[1],
-        check=FIXED,
+        check=fixed("test_a_wait_with_too_few_free_slots_stops_only_the_youngest_merge"),
         note="the same bug, caught by the fixed histories",
     ),
     Mutant(
@@ -323,7 +327,7 @@ MUTANTS += [
         path="harness/planner.py",
         old=KEEPS_LONE_CR[0],
         new=KEEPS_LONE_CR[1],
-        check=FIXED,
+        check=fixed("test_every_kind_of_line_break_renders_alike_on_both_sides"),
         note="the same bug, caught by the fixed histories",
     ),
     Mutant(

@@ -27,11 +27,14 @@ VIEW = "model/view.py"
 PLANNER = "model/planner.py"
 PUSH = "model/push.py"
 LINE = "model/line.py"
+BASE = "model/base.py"
+HARNESS_PLANNER = "harness/planner.py"
+HARNESS_LEVELS = "    left = (T + 1 - first_a) << l_b\n    right = (T + 1 - first_b) << l_a\n"
 
 MORE_DUE_LASTS = "last_a = ((ia + 2) << la) - 1\n    last_b = ((ib + 2) << lb) - 1"
 MORE_DUE_RETURN = "return (T - last_a) << lb > (T - last_b) << la"
-FOLD_FIT = "fitted, _ = fit(grown, T, budget_lines, every_parent, due_from_first)"
-BUILT_CHECK = "        if parents(a.l + 1, a.i >> 1) is None:\n            continue\n"
+FOLD_FIT = "fitted, _ = fit(grown, T, budget_lines, EVERY_PARENT, due_from_first)"
+BUILT_CHECK = "is_pair(a, item(view, k + 1)) & parents.built(a.l + 1, a.i >> 1)"
 
 MUTANTS = [
     # ---- the named breaks ----
@@ -49,13 +52,12 @@ MUTANTS = [
            law("push_agrees_always"), "the same bug, caught by push_agrees_always's L4"),
     Mutant("budget_plus_one", PUSH, FOLD_FIT, FOLD_FIT.replace("budget_lines,", "budget_lines + 1,"),
            law("push_agrees_always"), "the fold's budget is push's length + 1"),
-    Mutant("merge_unbuilt_parent", VIEW, BUILT_CHECK, "",
+    Mutant("merge_unbuilt_parent", VIEW, BUILT_CHECK, "is_pair(a, item(view, k + 1))",
            law("fit_merges_built"), "most_due without the built check"),
     Mutant("batch_to_ceiling", PLANNER, "view, merges = fit(view, state.T, c.view_bytes_floor, parents)",
            "view, merges = fit(view, state.T, c.view_bytes_ceiling, parents)",
            law("sawtooth_holds"), "a batch stops at the ceiling instead of the floor"),
-    Mutant("context_from_start", VIEW, "        if last(line.l, line.i) > end:\n            return cview[:k]",
-           "        if first(line.l, line.i) > end:\n            return cview[:k]",
+    Mutant("context_from_start", VIEW, "(last(line.l, line.i) <= end)", "(first(line.l, line.i) <= end)",
            law("context_ends_at_node"), "a context takes the lines that start before the node's end"),
     Mutant("window_off_by_one", PLANNER, "window = unbuilt[: c.jobs_max]", "window = unbuilt[: c.jobs_max + 1]",
            law("message_window_holds"), "the level-0 window is one line too wide"),
@@ -71,18 +73,21 @@ MUTANTS = [
            "return Line(0, i, source, False, 0)",
            law("view_bytes_rendered"), "an unsummarized line counts 0 bytes"),
     # ---- one per added law ----
-    Mutant("message_prepends", PLANNER, "view=state.view + (line,),", "view=(line,) + state.view,",
+    Mutant("message_prepends", PLANNER, "view=appended(state.view, line),", "view=(line,) + state.view,",
            law("view_covers"), "a message's line goes at the start of the view"),
-    Mutant("message_prepends_appends", PLANNER, "view=state.view + (line,),", "view=(line,) + state.view,",
+    Mutant("message_prepends_appends", PLANNER, "view=appended(state.view, line),", "view=(line,) + state.view,",
            law("message_appends"), "the same bug, caught by message_appends"),
-    Mutant("cview_skips_message", PLANNER, "cview=state.cview + (line,),", "cview=state.cview,",
+    Mutant("cview_skips_message", PLANNER, "cview=appended(state.cview, line),", "cview=state.cview,",
            law("cview_covers"), "the compaction view misses the new message"),
-    Mutant("merge_keeps_right_half", VIEW, "return view[:k] + (parent,) + view[k + 2 :]",
-           "return view[:k] + (parent,) + view[k + 1 :]",
-           law("merge_covers"), "a merge keeps the right half beside its parent"),
-    Mutant("merge_keeps_right_half_pair", VIEW, "return view[:k] + (parent,) + view[k + 2 :]",
-           "return view[:k] + (parent,) + view[k + 1 :]",
-           law("merge_is_one_pair"), "the same bug, caught by CrossHair"),
+    Mutant("merge_keeps_right_half", BASE, "return items[:k] + (new,) + items[k + 2 :]",
+           "return items[:k] + (new,) + items[k + 1 :]",
+           law("twins_agree"), "replacing a pair keeps its right half: the Z3 twin no longer matches"),
+    Mutant("merge_parent_not_halved", VIEW, "return pair_replaced(view, k, parents.line(a.l + 1, a.i >> 1))",
+           "return pair_replaced(view, k, parents.line(a.l + 1, a.i))",
+           law("merge_covers"), "a merge's parent keeps the left half's index"),
+    Mutant("merge_parent_same_level", VIEW, "return pair_replaced(view, k, parents.line(a.l + 1, a.i >> 1))",
+           "return pair_replaced(view, k, parents.line(a.l, a.i >> 1))",
+           law("merge_is_one_pair"), "a merge's parent line is at its halves' level"),
     Mutant("merged_line_unbuilt", VIEW, "line = Line(l, i, text, True, 0)\n    return Line(l, i, text, True, utf8_bytes(rendered(line)) + 1)",
            "line = Line(l, i, text, True, 0)\n    return Line(l, i, text, l == 0, utf8_bytes(rendered(line)) + 1)",
            law("view_summarized"), "a merged node's line is not marked built"),
@@ -92,15 +97,13 @@ MUTANTS = [
     Mutant("batch_below_ceiling", PLANNER, "shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_ceiling",
            "shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_floor",
            law("message_merges_nothing"), "a batch starts past the floor, not the ceiling"),
-    Mutant("fit_stops_early", VIEW, "while view_bytes(view) > budget_bytes:", "while view_bytes(view) > budget_bytes + 1:",
+    Mutant("fit_stops_early", VIEW, "(view_bytes(view) > budget_bytes)", "(view_bytes(view) > budget_bytes + 1)",
            law("fit_reaches_budget"), "fit stops one byte over its budget"),
-    Mutant("context_skips_unbuilt", VIEW, "        if not line.built:\n            return cview[:k]",
-           "        if not line.built:\n            continue",
+    Mutant("context_skips_unbuilt", VIEW, "goes_on = (count == k) & ", "goes_on = ",
            law("context_ends_at_node"), "a context skips an unbuilt line instead of stopping"),
-    Mutant("context_filters_unbuilt", VIEW,
-           "        if not line.built:\n            return cview[:k]\n        k = k + 1\n    return cview\n",
-           "        k = k + 1\n    return tuple(line for line in cview[:k] if line.built)\n",
-           law("context_is_prefix"), "a context filters out unbuilt lines instead of stopping at the first"),
+    Mutant("context_adds_newest", VIEW, "    return prefix(cview, fold(length(cview), 0, kept))",
+           "    return appended(prefix(cview, fold(length(cview), 0, kept)), item(cview, length(cview) - 1))",
+           law("context_is_prefix"), "a context also carries the compaction view's newest line"),
     Mutant("due_ties_to_newer", VIEW, MORE_DUE_RETURN, "return (T - last_a) << lb >= (T - last_b) << la",
            law("due_is_transitive"), "equal pairs compare as more due: the newer of a tie wins"),
     Mutant("due_ties_to_newer_orders", VIEW, MORE_DUE_RETURN, "return (T - last_a) << lb >= (T - last_b) << la",
@@ -176,7 +179,7 @@ MUTANTS += [
            "    left = (T + 1 - first_a) << l_a\n    right = (T + 1 - first_b) << l_b\n",
            law("due_matches_production"), "the production order swaps the two levels"),
     Mutant("planner_due_ties_to_newer", "harness/planner.py",
-           "(left == right and first_a < first_b)", "(left == right and first_a > first_b)",
+           "(left == right) & (first_a < first_b)", "(left == right) & (first_a > first_b)",
            law("due_matches_production"), "the production order lets the newer of equal pairs win"),
 ]
 MUTANTS += [
@@ -205,13 +208,6 @@ MUTANTS += [
 # ---- holes in the guards themselves: each caught by the law or test that guards it ----
 CONFIRMED = "laws/confirmed.py"
 MUTANTS += [
-    Mutant("impossible_precondition", "laws/contracts/views.py", "    assert 0 <= extra <= 4\n",
-           "    assert 0 <= extra <= 4\n    assert extra > 4\n",
-           law("merge_is_one_pair"), "a precondition no input meets: CrossHair confirms it, the witnesses cannot enter"),
-    Mutant("claim_out_of_reach", "laws/contracts/views.py",
-           "    assert 0 <= i <= 4\n    cview = tiled(levels, built_mask)\n    for l in range(CONTEXT_LEVEL_MAX + 2):\n        lines = context(cview, l, i)\n        end",
-           "    assert 0 <= i <= 4\n    assert built_mask == 0\n    cview = tiled(levels, built_mask)\n    for l in range(CONTEXT_LEVEL_MAX + 2):\n        lines = context(cview, l, i)\n        end",
-           law("context_ends_at_node"), "a precondition that leaves every line unbuilt: the claims about a context's lines are never reached"),
     Mutant("guard_lets_nothing_through", "laws/contracts/twins.py", "CUT_CHARS_MAX = 8", "CUT_CHARS_MAX = -1",
            law("cut_matches_production"), "the cut twins' guard rejects every text: both sides agree on everything"),
     Mutant("crosshair_gives_up_early", CONFIRMED, "ITERATIONS = 300", "ITERATIONS = 1",
@@ -317,4 +313,20 @@ MUTANTS += [
            "    state = step(state, Wait())\n    answered = 0",
            "    state = step(step(state, Message(\"user\", text)), Wait())\n    answered = 0",
            law("turn_never_waits_for_its_message"), "the turn logs its message before it waits (the old test order)"),
+]
+
+# ---- the proofs on the model's own code (laws.universal, laws.z3_model) ----
+MUTANTS += [
+    Mutant("parent_index_wraps", PLANNER, "        return built_line(l, i, tree_text(tree, l, i))",
+           "        return built_line(l, i & 0x3FF, tree_text(tree, l, i))",
+           law("view_covers"), "a parent's line wraps its index past 1023: wrong only once T passes 2048"),
+    Mutant("more_due_branches_on_equal_levels", VIEW, "    last_a = ((ia + 2) << la) - 1\n",
+           "    if la == lb:\n        return ia > ib\n    last_a = ((ia + 2) << la) - 1\n",
+           law("due_cross_is_rational"), "more_due decides equal levels with an `if` on `==`: it cannot run on Z3 terms"),
+    Mutant("harness_due_levels_swapped", HARNESS_PLANNER, HARNESS_LEVELS,
+           "    left = (T + 1 - first_a) << l_a\n    right = (T + 1 - first_b) << l_b\n",
+           law("due_orders_agree"), "the production order swaps the two levels, caught by Z3 on its own code"),
+    Mutant("absorb_keeps_new_state", PUSH, "        return States(1, life, state, older)",
+           "        return States(1, life, new_state, older)",
+           law("push_agrees_always"), "push's absorb keeps the new state: caught by Z3 on push's own code"),
 ]

@@ -34,8 +34,9 @@ def test_a_short_message_is_its_own_node_and_two_short_lines_join_with_a_newline
     parent = built_line(1, 0, "user: a\never: b")
     assert state.ready == ()
     # the parent is built (free), so it is there for a batch
-    from model.planner import parent_line
-    assert parent_line(state.tree, 1, 0) == parent
+    from model.planner import tree_parents
+    assert tree_parents(state.tree).built(1, 0)
+    assert tree_parents(state.tree).line(1, 0) == parent
 
 
 def test_a_long_message_waits_for_its_call_and_its_summary_replaces_the_placeholder():

@@ -1,74 +1,153 @@
-"""Strategy: a Z3 proof is worth something only if a wrong encoding would not prove. So each step
-proof of laws/universal.py is asked again with a planted break (the parent's index not halved, an
-odd pair taken for siblings, the parent unbuilt, a gap in the tiling, the due measured from the
-first message) and must come back not-`unsat`; each bounded twin (the same steps on every small
-concrete view) must find the break's counterexample and none without it; and the Z3 terms must
-compute the model's own next view on the transitions of a real run.
+"""Strategy: a Z3 proof is worth something only if wrong code would not prove. So each kind of
+mistake the proofs must see is planted here for one test (in the model's functions, in an
+invariant, in a twin of model/base.py) and the law, proof or check must fail; the right code must
+prove; and the replay that links events to the proved steps must notice a wrong next view.
 """
+
+from dataclasses import replace
 
 import pytest
 import z3
 
-from laws import z3_view as zv
-from laws.universal import RUNS, TINY, node_lemmas, step_proofs
-from laws.z3_core import POW2, Sym, prove
+import model.planner
+import model.view
+from laws import universal
+from laws import z3_model as zm
+from laws import z3_views as zv
+from laws.core import Budget
+from laws.z3_core import Sym, formula, obligations
 from laws.z3_push import bijective_digits, digit_view, digits_agree, lemmas
 from laws.z3_runs import replay, transitions
-from model.view import more_due, more_due_from_first
+from model.view import more_due_from_first
+
+ORIGINAL_MORE_DUE = model.view.more_due
 
 
-def merge_answer(broken_step: str = "", broken_claim: str = "", broken_siblings: str = ""):
-    v = zv.fresh("")
-    T, k = z3.Int("T"), z3.Int("k")
-    assumed = [zv.tiles(v, T), zv.siblings(v, k, broken_siblings)] + zv.halves_facts(v.L[k], v.I[k])
-    return prove(zv.tiles(zv.merge(v, k, broken_step), T, broken_claim), assumed, timeout_ms=5_000)
+@pytest.fixture(autouse=True)
+def fresh_proofs():
+    """A proof computed under a planted bug must not be reused by the next test."""
+    for cached in (universal.step_proofs, universal.step_proofs_merge, universal.twins_check):
+        cached.cache_clear()
+    yield
+    for cached in (universal.step_proofs, universal.step_proofs_merge, universal.twins_check):
+        cached.cache_clear()
 
 
-def test_the_merge_step_proves():
-    assert merge_answer().proved
+def test_every_view_law_proves_on_the_models_code():
+    for check in (universal.merge_covers, universal.merge_is_one_pair, universal.fit_merges_built,
+                  universal.fit_reaches_budget, universal.context_ends_at_node,
+                  universal.context_is_prefix, universal.due_cross_is_rational,
+                  universal.due_orders_agree, universal.due_is_transitive):
+        verdict = check(Budget())
+        assert verdict.passed, (check.__name__, verdict.detail)
+        assert verdict.strength.startswith("Proved (Z3): model code"), check.__name__
 
 
-@pytest.mark.parametrize("broken", [
-    {"broken_step": "index"},
-    {"broken_siblings": "odd"},
-    {"broken_claim": "gap"},
-])
-def test_a_broken_merge_encoding_does_not_prove(broken):
-    assert not merge_answer(**broken).proved
+def branches_on_equal_levels(la, ia, lb, ib, T):
+    if la == lb:
+        return ia > ib
+    return ORIGINAL_MORE_DUE(la, ia, lb, ib, T)
 
 
-def test_a_merge_into_an_unbuilt_parent_does_not_keep_the_summaries():
-    v = zv.fresh("")
-    k = z3.Int("k")
-    answer = prove(zv.summarized(zv.merge(v, k, "unbuilt")), [zv.summarized(v), zv.siblings(v, k)], 5_000)
-    assert not answer.proved
+@pytest.mark.parametrize("law", ["due_cross_is_rational", "due_orders_agree", "due_is_transitive"])
+def test_a_more_due_that_branches_on_equal_levels_fails_the_due_laws(monkeypatch, law):
+    monkeypatch.setattr(model.view, "more_due", branches_on_equal_levels)
+    verdict = getattr(universal, law)(Budget())
+    assert not verdict.passed
+    assert "does not run on Z3 terms" in verdict.detail
 
 
-def test_every_step_and_node_lemma_proves():
-    for name, answer, witnessed in node_lemmas() + step_proofs("tiles") + step_proofs("summarized"):
-        assert answer.proved, name
-        assert witnessed, name
+def test_a_condition_term_refuses_every_python_truth_test():
+    a, b = Sym(z3.Int("a")), Sym(z3.Int("b"))
+    for attempt in (lambda: bool(a == b), lambda: (a == b) and True, lambda: not (a < b),
+                    lambda: str(a), lambda: [0, 1][a], lambda: hash(a), lambda: a & 6,
+                    lambda: ~(a < b), lambda: len(a)):
+        with pytest.raises(TypeError):
+            attempt()
+    assert isinstance(formula((a == b) & (a < b) | True), z3.BoolRef)
 
 
-@pytest.mark.parametrize("broken", ["index", "odd", "unbuilt", "gap"])
-def test_the_bounded_twin_finds_each_break(broken):
-    assert zv.twin_counterexample(8, 3, broken) is not None
+def test_a_shift_by_a_term_obliges_its_count_not_negative():
+    with obligations() as found:
+        Sym(z3.Int("x")) << Sym(z3.Int("l"))
+    assert len(found) == 1 and "negative" in found[0][1]
 
 
-def test_the_bounded_twin_finds_nothing_without_a_break():
-    assert zv.twin_counterexample(8, 3) is None
+def test_masks_are_exact_on_python_integers():
+    x = z3.Int("x")
+    for mask in (1, 3, 0x3FF, ~1, ~7, 0):
+        term = (Sym(x) & mask).term
+        for value in range(-40, 41):
+            assert z3.simplify(z3.substitute(term, (x, z3.IntVal(value)))).as_long() == value & mask
 
 
-def test_the_due_from_first_is_not_the_rational_order():
-    la, ia, lb, ib, T = z3.Ints("la ia lb ib T")
-    domain = [la >= 0, lb >= 0, ia >= 0, ib >= 0, T >= 0, POW2(la) >= 1, POW2(lb) >= 1]
-    pa, pb = POW2(la), POW2(lb)
-    rational = (z3.ToReal(T - ((ia + 2) * pa - 1)) / z3.ToReal(pa)
-                > z3.ToReal(T - ((ib + 2) * pb - 1)) / z3.ToReal(pb))
-    right = more_due(Sym(la), Sym(ia), Sym(lb), Sym(ib), Sym(T))
-    wrong = more_due_from_first(Sym(la), Sym(ia), Sym(lb), Sym(ib), Sym(T))
-    assert prove(right == rational, domain).proved
-    assert not prove(wrong == rational, domain, timeout_ms=5_000).proved
+def test_a_parent_line_that_wraps_its_index_past_1023_fails_the_view_laws(monkeypatch):
+    built_line = model.view.built_line
+    monkeypatch.setattr(model.planner, "built_line", lambda l, i, text: built_line(l, i & 0x3FF, text))
+    for step in (universal.merge_step("tiling"), universal.fit_step("tiling")):
+        ok, problem, _ = universal.law_proved("step", step, universal.fit_keeping("tiling"))
+        assert not ok and "Z3 said sat" in problem
+
+
+def test_a_merge_that_keeps_the_right_half_fails(monkeypatch):
+    import model.base as base
+
+    def keeps_right_half(view, k, parents):
+        a = base.item(view, k)
+        return base.pair_replaced(base.appended(view, a), k, parents.line(a.l + 1, a.i >> 1))
+
+    monkeypatch.setattr(model.view, "merge", keeps_right_half)
+    monkeypatch.setattr(universal, "merge", keeps_right_half)
+    assert not universal.merge_is_one_pair(Budget()).passed
+    assert not universal.merge_covers(Budget()).passed
+
+
+def test_a_wrong_loop_invariant_is_not_taken_on_trust():
+    wrong = zv.loops()
+    # "the scan's best is never −1": false at the start, so the loop's base case fails
+    wrong["most_due.<locals>.better"] = zm.Loop(lambda env, k, best: best.term >= 0,
+                                               requires=wrong["most_due.<locals>.better"].requires)
+    ok, problem, _ = zm.run_law("most_due", wrong, most_due_body)
+    assert not ok and "better" in problem
+
+
+def most_due_body(proof):
+    view = zv.fresh_view("V")
+    proof.assume(zv.nodes(view))
+    model.view.most_due(view, Sym(z3.Int("T")), model.planner.tree_parents(zv.fresh_tree()), False)
+
+
+def test_a_loop_without_an_invariant_stops_the_proof():
+    ok, problem, _ = zm.run_law("most_due", {}, most_due_body)
+    assert not ok and "no invariant" in problem
+
+
+def test_a_twin_that_differs_from_its_original_is_caught(monkeypatch):
+    original = zm.pair_replaced
+    monkeypatch.setattr(zm, "pair_replaced", lambda items, k, new: original(items, k, new) if not isinstance(items, zm.ZSeq)
+                        else zm.ZSeq(items.kind, original(items, k, new).arrays, items.n - 2))
+    problem, _ = universal.twins_check()
+    assert "pair_replaced" in problem
+
+
+def test_an_identity_test_in_code_that_ran_on_terms_is_reported(monkeypatch, tmp_path):
+    monkeypatch.setattr(zm, "MODEL_FOLDER", str(__import__("pathlib").Path(__file__).resolve().parent))
+
+    def checks_for_none(proof):
+        x = Sym(z3.Int("x"))
+        assert_not_none(x)
+
+    ok, problem, _ = zm.run_law("probe", {}, checks_for_none)
+    assert not ok and "`is`" in problem
+
+
+def assert_not_none(value):
+    return value is not None
+
+
+def test_the_due_from_first_is_not_the_rational_order(monkeypatch):
+    monkeypatch.setattr(model.view, "more_due", more_due_from_first)
+    assert not universal.due_cross_is_rational(Budget()).passed
 
 
 def test_push_lemma_l4_fails_for_due_from_first():
@@ -87,25 +166,49 @@ def test_the_digits_agree_with_push_and_the_fold():
     assert ok, detail
 
 
-def test_the_z3_terms_compute_the_models_next_view():
-    known = tuple(transitions(80, 5, TINY, prompt=True))
+def test_the_replay_reaches_each_next_view_by_the_proved_steps():
+    known = tuple(transitions(120, 5))
     for which in ("view", "cview"):
-        tally = replay([(80, 5)], which, 1, known)
+        tally = replay(known, which=which)
         assert tally.problem == ""
-        assert tally.merges > 20
-        assert tally.z3_steps > 100
+        assert tally.merges > 20 and tally.marks > 20 and tally.appends > 20
 
 
 def test_the_replay_notices_a_wrong_next_view():
-    before, event, after = next((b, e, a) for b, e, a in transitions(*RUNS[0]) if a.merges)
-    tally = replay([(1, 0)], "view", 1, ((before, event, after),))
-    assert tally.problem == ""
-    from dataclasses import replace
+    before, event, after = next((b, e, a) for b, e, a in transitions(*universal.RUNS[0]) if a.merges)
+    assert replay(((before, event, after),)).problem == ""
     wrong = replace(after, view=after.view[1:])
-    tally = replay([(1, 0)], "view", 1, ((before, event, wrong),))
-    assert tally.problem != ""
+    assert replay(((before, event, wrong),)).problem != ""
 
 
-def test_sym_refuses_what_the_encoding_does_not_define():
-    with pytest.raises(TypeError):
-        Sym(z3.Int("x")) + 1.5
+def test_push_is_proved_the_counter_on_its_own_code_and_a_broken_push_is_not():
+    from types import SimpleNamespace
+
+    from laws.z3_push import push_runs_as_the_counter
+    from model.push import States
+
+    assert all(answer.proved for _, _, answer, _ in push_runs_as_the_counter())
+
+    def absorbs_the_new_state(new_state, states):
+        if states is None:
+            return States(0, 0, new_state, None)
+        if states.keep == 0:
+            return States(1, states.life, new_state, states.older)
+        return States(0, states.life, new_state, broken.push(states.state, states.older))
+
+    broken = SimpleNamespace(push=absorbs_the_new_state)
+    found = {name: answer for name, _, answer, _ in push_runs_as_the_counter(broken)}
+    assert not found["L0 newest keep 0"].proved
+    assert found["L0 newest keep 1"].proved
+
+
+def test_a_proof_whose_assumptions_no_values_meet_says_so_not_unsat():
+    def contradictory(proof):
+        x = z3.Int("x")
+        proof.assume(x > 0, x < 0)
+        proof.check("anything", x == 5)
+        proof.witnessed("contradictory")
+
+    ok, problem, _ = zm.run_law("contradictory", {}, contradictory)
+    assert not ok
+    assert "vacuous" in problem and "unsat" not in problem

@@ -8,7 +8,7 @@ VIEW_LINES_MAX lines, levels at most LEVEL_MAX. Each function's leading asserts 
 asserts claim. laws/confirmed.py runs `crosshair check` on each and reads its verdict.
 """
 
-from typing import Optional, Tuple
+from typing import Tuple
 
 from model.view import Line, View, context, context_end, fit, is_pair, last, merge, most_due, view_bytes
 
@@ -49,12 +49,9 @@ def messages(view: View) -> int:
 
 
 def parents_of(parent_mask: int):
-    def parents(l: int, i: int) -> Optional[Line]:
-        if l > 3 or i >= NODE_BITS:
-            return None
-        if (parent_mask >> (l * NODE_BITS + i)) & 1 == 0:
-            return None
-        return Line(l, i, "", True, 1)
+    def parents(l: int, i: int) -> Line:
+        built = l <= 3 and i < NODE_BITS and (parent_mask >> (l * NODE_BITS + i)) & 1 == 1
+        return Line(l, i, "", built, 1)
 
     return parents
 
@@ -79,7 +76,7 @@ def merge_is_one_pair(levels: Tuple[int, ...], built_mask: int, parent_mask: int
         a = view[k]
         merged = merge(view, k, parents)
         parent = parents(a.l + 1, a.i >> 1)
-        assert parent is not None
+        assert parent.built
         assert is_pair(view[k], view[k + 1])
         assert (parent.l, parent.i) == (a.l + 1, a.i >> 1)
         assert merged == view[:k] + (parent,) + view[k + 2 :]
@@ -96,7 +93,7 @@ def fit_merges_built(levels: Tuple[int, ...], built_mask: int, parent_mask: int,
     parents = parents_of(parent_mask)
     fitted, merges = fit(view, messages(view), budget, parents)
     for l, i in merges:
-        assert parents(l, i) is not None
+        assert parents(l, i).built
     assert len(fitted) + len(merges) == len(view)
 
 
