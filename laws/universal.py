@@ -979,7 +979,7 @@ LAWS = [
     Law("context_ends_at_node", "§4", "A compaction's context ends at its node and holds only built lines; it stops only at a line that is unbuilt or ends after the node.", "z3", VIEW_LABEL, context_ends_at_node),
     Law("context_is_prefix", "§4", "A compaction's context is the start of the compaction view.", "z3", VIEW_LABEL, context_is_prefix),
     Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", PUSH_LABEL.format(t=20_000), push_agrees_always),
-    Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "runs", "Searched: at least 1,300 messages of model runs", message_appends),
+    Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "z3", f"Proved (Z3): its view steps, model code ({TRUSTED}); steps = event: Searched, at least 1,300 messages", message_appends),
     Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line.", "runs", "Searched: at least 450 messages of model runs", message_merges_nothing),
     Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines start, and every window line not waiting for a retry runs.", "runs", "Searched: at least 900 waiting states of model runs", need_first),
     Law("need_first_running", "§6", "While a turn waits, running merges stop only as the window's lines need their slots, the youngest first, without counting as failures.", "runs", "Searched: at least 900 waiting states of model runs", need_first_running),
