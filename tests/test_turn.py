@@ -95,6 +95,7 @@ def test_tool_calls_are_run_logged_and_answered_in_the_same_call(tmp_path, api):
     api.enqueue(Reply([tool_use("shell", {"command": "echo hi > made.txt; cat made.txt"}, id="t2")]))
     api.enqueue(Reply([tool_use("edit", {"path": "made.txt", "old_text": "hi", "new_text": "ho"}, id="t3"),
                        tool_use("date", {"id": 0}, id="t4")]))
+    api.enqueue(Reply([tool_use("read", {"path": "made.txt"}, id="t5")]))
     api.enqueue("All done.")
 
     async def go():
@@ -107,11 +108,12 @@ def test_tool_calls_are_run_logged_and_answered_in_the_same_call(tmp_path, api):
     memory, result = run(go())
     try:
         kinds = [kind for kind, _ in logged(memory)]
-        assert kinds == ["user", "user", "ever", "tool", "echo", "tool", "echo", "tool", "echo", "tool", "echo", "ever"]
+        assert kinds == ["user", "user", "ever"] + ["tool", "echo"] * 5 + ["ever"]
         log = logged(memory)
         assert log[3] == ("tool", 'zoom {"id": 0, "n": 1}')
         assert log[4] == ("echo", "user: remember the word pelican")
         assert (tmp_path / "made.txt").read_text() == "ho\n"
+        assert "ho" in log[-2][1] and log[-3] == ("tool", 'read {"path": "made.txt"}')  # read after the edit
         second = api.requests[1].body["messages"]
         assert second[1]["role"] == "assistant" and second[1]["content"][1]["name"] == "zoom"
         tool_result = second[2]["content"][0]
@@ -121,7 +123,7 @@ def test_tool_calls_are_run_logged_and_answered_in_the_same_call(tmp_path, api):
             # the end mark moved with the conversation: only the last message's last block has it
             ends = [m for m in request.body["messages"][1:] if "cache_control" in m["content"][-1]]
             assert ends in ([], [request.body["messages"][-1]])
-        assert result.reply == "All done." and result.calls == 4
+        assert result.reply == "All done." and result.calls == 5
     finally:
         memory.close()
 
