@@ -210,8 +210,6 @@ CONFIRMED = "laws/confirmed.py"
 MUTANTS += [
     Mutant("guard_lets_nothing_through", "laws/contracts/twins.py", "CUT_CHARS_MAX = 8", "CUT_CHARS_MAX = -1",
            law("cut_matches_production"), "the cut twins' guard rejects every text: both sides agree on everything"),
-    Mutant("crosshair_gives_up_early", CONFIRMED, "ITERATIONS = 300", "ITERATIONS = 1",
-           law("context_ends_at_node"), "CrossHair's budget too small to confirm: Searched is below the registry's Confirmed"),
     Mutant("diffbehavior_gives_up_early", CONFIRMED, '"cut": 30,', '"cut": 1,',
            law("cut_matches_production"), "diffbehavior's budget too small: fewer iterations than the registry's minimum"),
     Mutant("fewer_histories", "laws/searched.py", "HISTORIES = 250", "HISTORIES = 100",
@@ -306,8 +304,17 @@ MUTANTS += [
            "        short = len(running)",
            law("need_first_running"), "a wait stops every running merge, even with slots free"),
     Mutant("wait_stops_oldest_merge", PLANNER,
-           "        k = len(running) - 1\n        while short > 0 and k >= 0:",
-           "        k = 0\n        while short > 0 and k < len(running):",
+           "        k = len(running) - 1\n        while short > 0 and k >= 0:\n"
+           "            if running[k] not in unbuilt:\n"
+           "                running = running[:k] + running[k + 1 :]\n"
+           "                short = short - 1\n"
+           "            k = k - 1",
+           "        k = 0\n        while short > 0 and k < len(running):\n"
+           "            if running[k] not in unbuilt:\n"
+           "                running = running[:k] + running[k + 1 :]\n"
+           "                short = short - 1\n"
+           "            else:\n"
+           "                k = k + 1",
            law("need_first_running"), "a wait stops the oldest merges, not the youngest"),
     Mutant("turn_logs_before_waiting", PLANNER,
            "    state = step(state, Wait())\n    answered = 0",
