@@ -18,10 +18,6 @@ def fixed(test: str) -> tuple:
     return ("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", f"tests/test_bridge_paths.py::{test}")
 
 
-MACHINE = (
-    "python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--hypothesis-profile=fail-fast",
-    "tests/test_planner_agreement.py::TestPlannersAgree",
-)
 TINY_PATHS = (
     "python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
     "tests/test_bridge.py::test_the_tiny_runs_reach_every_path",
@@ -186,14 +182,6 @@ MUTANTS += [
         note="a merge reported built after its call stopped is taken [decision P7]",
     ),
     Mutant(
-        name="planner_takes_stale_merge_machine",
-        path="harness/planner.py",
-        old=TAKES_STALE_MERGE[0],
-        new=TAKES_STALE_MERGE[1],
-        check=MACHINE,
-        note="the same bug, caught by the state machine",
-    ),
-    Mutant(
         name="planner_takes_stale_message",
         path="harness/planner.py",
         old=TAKES_STALE_MERGE[0],
@@ -221,14 +209,6 @@ MUTANTS += [
         note="the same bug, caught by the fixed histories",
     ),
     Mutant(
-        name="planner_shrinking_kept_without_merge_machine",
-        path="harness/planner.py",
-        old=SHRINKING_KEPT[0],
-        new=SHRINKING_KEPT[1],
-        check=MACHINE,
-        note="the same bug, caught by the state machine",
-    ),
-    Mutant(
         name="planner_cshrinking_kept_without_merge",
         path="harness/planner.py",
         old="            cshrinking = cview.bytes > c.cview_bytes_floor\n",
@@ -243,14 +223,6 @@ MUTANTS += [
         new=WINDOW_OF_8[1],
         check=BRIDGE_TINY,
         note="the message window is the gist's 8 lines whatever the job count [decision P6]",
-    ),
-    Mutant(
-        name="planner_window_of_8_fixed",
-        path="harness/planner.py",
-        old=WINDOW_OF_8[0],
-        new=WINDOW_OF_8[1],
-        check=fixed("test_a_failed_line_keeps_its_place_in_a_window_of_jobs_max_lines"),
-        note="the same bug, caught by the fixed histories",
     ),
     Mutant(
         name="planner_cap_one_late",
