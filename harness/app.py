@@ -11,8 +11,9 @@ import dataclasses
 import os
 import shutil
 import sys
-from contextlib import AsyncExitStack
 from typing import Any, Dict, Optional
+
+import click
 
 from harness import owner
 from harness.client import Client, ClientSettings
@@ -46,19 +47,20 @@ class Chat:
         self.turn_lock = asyncio.Lock()
         self.last: Optional[TurnResult] = None
 
-    def new_turn(self, output: Optional[Output] = None) -> Turn:
-        tools = WorkTools(os.getcwd(), self.approval, secrets=(self.client.settings.api_key,))
+    def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
+        tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
                                      home=self.settings.home)
         return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output)
 
-    async def say(self, text: str, output: Optional[Output] = None) -> TurnResult:
+    async def say(self, text: str, output: Optional[Output] = None,
+                  approval: Optional[Approval] = None) -> TurnResult:
         """A user message: it joins the running call, or starts a turn [gist §6]."""
         if self.turn is not None:
             self.turn.add_message(text)
             return TurnResult("", "", 0)
         async with self.turn_lock:
-            self.turn = self.new_turn(output)
+            self.turn = self.new_turn(output, approval)
             try:
                 self.last = await self.turn.run(text)
             finally:
@@ -77,7 +79,7 @@ class Chat:
 
 
 async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = False,
-                    on_change=None, stack: Optional[AsyncExitStack] = None) -> Chat:
+                    on_change=None) -> Chat:
     """Own the chat and start its compactor; ChatBusy when another process owns it."""
     key = load_key(settings.home)
     client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
@@ -225,11 +227,15 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
                 text = text.strip()
                 if not text:
                     continue
-                if text.startswith("/"):
-                    reply = await slash(chat, text, HELP, set_memory_model)
-                    if reply is not None:
-                        terminal._write(reply + "\n")
+                if text == "/edit":
+                    text = click.edit("") or ""  # the message, written in $EDITOR
+                    if not text.strip():
+                        terminal._write("(nothing written)\n")
                         continue
+                elif text.startswith("/"):
+                    reply = slash(chat, text, HELP, set_memory_model)
+                    terminal._write(reply + "\n")
+                    continue
                 if running is not None and not running.done():
                     await chat.say(text)  # joins the running call between tool calls
                     continue
@@ -245,16 +251,16 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
 
 async def _turn_then_status(chat: Chat, text: str, terminal: Terminal) -> None:
     try:
-        result = await chat.say(text, terminal)
+        await chat.say(text, terminal)
     except asyncio.CancelledError:
         terminal.notice("(the call was stopped; your message is in the log)")
         raise
     terminal.end_line()
     terminal._write(f"{DIM}{chat.status_line()}{RESET}\n")
-    return None if result else None
 
 
-async def slash(chat: Chat, text: str, help_text: str, set_model) -> Optional[str]:
+def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
+    """The answer to a chat command."""
     words = text.split()
     if words[0] == "/help":
         return help_text
@@ -269,19 +275,7 @@ async def slash(chat: Chat, text: str, help_text: str, set_model) -> Optional[st
             return "usage: /memory zoom ID N"
     if words[0] == "/memory-model":
         return set_model(words[1] if len(words) > 1 else None, words[2] if len(words) > 2 else None)
-    if words[0] == "/edit":
-        import click
-
-        written = click.edit("")
-        if written and written.strip():
-            return None if await _say_edited(chat, written) else ""
-        return "(nothing written)"
-    return None if not words[0].startswith("/") else f"unknown command {words[0]}: /help lists them"
-
-
-async def _say_edited(chat: Chat, text: str) -> bool:
-    await chat.say(text.strip(), Terminal())
-    return True
+    return f"unknown command {words[0]}: /help lists them"
 
 
 def _history(settings: Settings):

@@ -12,14 +12,13 @@ Settings: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME, EVER_MODEL and `$EVE
 
 import asyncio
 import json
-import os
 import sys
 from typing import Any, Dict, Optional
 
 import click
 
 from harness import owner
-from harness.config import ConfigError, load_key, load_settings, update_config
+from harness.config import ConfigError, load_settings, update_config
 from harness.store import ChatBusy, StoreError
 from harness.usage import format_report, read_usage, report, report_json
 

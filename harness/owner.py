@@ -48,15 +48,12 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
             except ValueError:
                 request = {}
             if request.get("op") == "send" and isinstance(request.get("text"), str):
+                from harness.tools import Approval
                 from harness.turn import Quiet
 
-                approval = chat.approval
-                if not request.get("yes"):
-                    chat.approval = type(approval)(approval.allowed, False, None)
-                try:
-                    result = await chat.say(request["text"], Quiet())
-                finally:
-                    chat.approval = approval
+                # nobody at the socket can be asked: without `yes`, the asking tools decline
+                approval = None if request.get("yes") else Approval(chat.approval.allowed, False, None)
+                result = await chat.say(request["text"], Quiet(), approval)
                 answer = {"reply": result.reply, "error": result.error}
             else:
                 answer = answer_memory(chat.memory, request)

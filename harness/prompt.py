@@ -24,9 +24,9 @@ under a heading, since the prompt says they are "at the end of this prompt" [gis
 
 import os
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
-from harness.line import LINE_BYTES_MAX, too_long  # noqa: F401  (the follow-up lives there)
+from harness.line import LINE_BYTES_MAX
 from harness.text import valid_text
 
 JSON = dict

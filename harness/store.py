@@ -131,6 +131,13 @@ def utf8_bytes(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
+def checked_text(text: object) -> str:
+    """Text as it enters the log: a str, made valid once [decision P14]."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return valid_text(text)
+
+
 def encode_line(record: Record) -> bytes:
     """One line of a log: compact JSON, UTF-8, keys in the record's order, and the newline."""
     return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
@@ -368,10 +375,8 @@ class Store:
         """Log one message; return its record once it is on disk [gist §1]."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        text = checked_text(text)
         now = local_now(now)
-        text = valid_text(text)
         with self._mutex:
             self._check_writable()
             record = {
@@ -396,10 +401,8 @@ class Store:
                 raise ValueError(f"{name} must be a non-negative int, got {value!r}")
         if l > LEVELS_MAX:
             raise ValueError(f"l must be at most {LEVELS_MAX}, got {l}")
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        text = checked_text(text)
         now = local_now(now)
-        text = valid_text(text)
         with self._mutex:
             self._check_writable()
             covered_end = (i + 1) << l

@@ -13,7 +13,7 @@ from laws.core import Budget, Law, Verdict
 from model.planner import KINDS, Built, Config, Failed, Message, State, TurnEnd, Wait, step, tree_parents
 from model.push import EVERY_PARENT, fold_step, format_items, push, push_states, push_view, view_items
 from model.tree import tree_has
-from model.view import Line, View, fit, most_due, render, rendered, utf8_bytes, view_bytes
+from model.view import Line, View, fit, most_due, rendered, utf8_bytes, view_bytes
 
 
 def push_and_fold(t_max: int, due_from_first: bool):
