@@ -262,6 +262,8 @@ class Sides:
     def __init__(self, config) -> None:
         self.state = mp.State(mp.Config(*config))
         self.planner = Planner(Config(*config))
+        # view.json as the memory service keeps it: a checkpoint, then what the logs replay
+        self.saved = self.planner.checkpoint()
         self.model_failed = False
         self.harness_failed = False
 
@@ -276,13 +278,19 @@ class Sides:
     def harness_step(self, k: int, event) -> List[str]:
         harness_ev = event_for(he, event)
         if isinstance(harness_ev, he.Restart):
-            # a new process: what was saved is all it has [fix F1] [decision P10]
-            # view.json's text round trip; the texts outlive the process, as the files do
-            saved = json.loads(json.dumps(self.planner.save()))
-            self.planner = Planner.load(saved, self.planner.texts)
+            # a new process: the last checkpoint and the logs are all it has [fix F1]
+            # [decision P10]; the texts outlive the process, as the files do
+            self.planner = Planner.load(self.saved, self.planner.texts)
+            self._checkpoint()
         else:
             self.planner.apply(harness_ev)
+            if self.planner.save_due():
+                self._checkpoint()
         return ht.records(k, harness_ev, self.planner)
+
+    def _checkpoint(self) -> None:
+        # view.json's text round trip, as the service writes and reads it
+        self.saved = json.loads(json.dumps(self.planner.checkpoint()))
 
 
 def first_difference(k: int, before: deque, model_lines: List[str], harness_lines: List[str]) -> Mismatch:
@@ -400,8 +408,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             results = list(pool.map(_execute_named, keys))
     else:
         results = [execute(run) for run in chosen]
-    out_dir = arguments.out or tempfile.mkdtemp(prefix="ever-bridge-")
     failed = [result for result in results if result.mismatch is not None]
+    # traces are written for a difference only: an agreeing run leaves nothing behind
+    out_dir = arguments.out or (tempfile.mkdtemp(prefix="ever-bridge-") if failed else "")
     for result in failed:
         report(result, out_dir)
     events = sum(result.events for result in results)

@@ -115,6 +115,13 @@ class Texts(Protocol):
     def built_levels(self) -> List[List]:
         """Which nodes are built: for each level, [watermark, the indexes built beyond it]."""
 
+    def last_node(self) -> Optional[Node]:
+        """The node logged last, or None before the first."""
+
+    def nodes_after(self, last: Optional[Node]) -> List[Tuple[int, int, str, int]]:
+        """The nodes logged after node `last` (every node if None), in log order, each as
+        (l, i, text, T): what a restart replays [decision P10]."""
+
 
 class MemoryTexts:
     """Every text in memory: for the bridge, tests and benchmarks. It outlives a `Planner`, as
@@ -123,6 +130,8 @@ class MemoryTexts:
     def __init__(self) -> None:
         self.nodes: Dict[Node, str] = {}
         self.messages: List[Tuple[str, str]] = []
+        self.logged: List[Tuple[int, int, int]] = []  # (l, i, T) in log order
+        self.position: Dict[Node, int] = {}
 
     def node(self, l: int, i: int) -> Optional[str]:
         return self.nodes.get((l, i))
@@ -134,19 +143,34 @@ class MemoryTexts:
         return len(self.messages)
 
     def record_message(self, i: int, kind: str, text: str) -> None:
+        if i < len(self.messages):  # replayed at a restart
+            assert self.messages[i] == (kind, text), f"message {i} replayed with another text"
+            return
         assert i == len(self.messages)
         self.messages.append((kind, text))
 
     def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
         for l, i, text in nodes:
-            assert (l, i) not in self.nodes, "a node is built once [gist §2]"
+            if (l, i) in self.nodes:
+                # a restart replays what the log holds: a node is built once [gist §2]
+                assert self.nodes[(l, i)] == text, f"node {node_name(l, i)} built again with another text"
+                continue
             self.nodes[(l, i)] = text
+            self.position[(l, i)] = len(self.logged)
+            self.logged.append((l, i, T))
 
     def built_levels(self) -> List[List]:
         built = _Built()
         for l, i in self.nodes:
             built.add(l, i)
         return built.saved()
+
+    def last_node(self) -> Optional[Node]:
+        return self.logged[-1][:2] if self.logged else None
+
+    def nodes_after(self, last: Optional[Node]) -> List[Tuple[int, int, str, int]]:
+        start = 0 if last is None else self.position[(last[0], last[1])] + 1
+        return [(l, i, self.nodes[(l, i)], T) for l, i, T in self.logged[start:]]
 
 
 class _Built:
@@ -177,6 +201,16 @@ class _Built:
             beyond.remove(mark)
             mark += 1
         self.watermarks[l] = mark
+
+    def discard(self, l: int, i: int) -> None:
+        if l >= len(self.watermarks):
+            return
+        mark = self.watermarks[l]
+        if i < mark:
+            self.beyond[l].update(range(i + 1, mark))
+            self.watermarks[l] = i
+        else:
+            self.beyond[l].discard(i)
 
     def saved(self) -> List[List]:
         return [[mark, sorted(beyond)] for mark, beyond in zip(self.watermarks, self.beyond)]
@@ -309,6 +343,8 @@ class Planner:
         self.waiting = False
         self.merges: List[Node] = []
         self.cmerges: List[Node] = []
+        self.lines_since_save = 0  # messages and nodes logged since the last checkpoint
+        self.failures_saved: Dict[Node, int] = {}
 
     # ---- the tree ----
 
@@ -440,6 +476,7 @@ class Planner:
         """Hand this event's new nodes to the store, once, in build order."""
         if self.built_now:
             self.texts.record_nodes(self.built_now, self.T)
+            self.lines_since_save += len(self.built_now)
             self.built_now = []
 
     def _message(self, kind: str, text: str) -> None:
@@ -448,6 +485,7 @@ class Planner:
         source = kind + ": " + text
         self.T = i + 1
         self.texts.record_message(i, kind, text)
+        self.lines_since_save += 1
         line_bytes = waiting_line_bytes(i)
         self.view.add(0, i, line_bytes, self.built_nodes)
         self.cview.add(0, i, line_bytes, self.built_nodes)
@@ -616,9 +654,12 @@ class Planner:
 
     # ---- what a restart keeps [fix F1] [decision P10, P11, P16] ----
 
+    SAVE_LINES = 128  # [decision P10] lines logged between checkpoints: the most a restart replays
+
     def save(self) -> dict:
         """The durable state, view.json's fields: T, both views as [l, i] pairs, both shrinking
-        flags and the failure counts. Texts, and which nodes are built, are the store's."""
+        flags, the failure counts, and the node logged last. Texts, and which nodes are built,
+        are the store's."""
         return {
             "config": [
                 self.config.view_bytes_ceiling,
@@ -635,18 +676,37 @@ class Planner:
             "cshrinking": self.cshrinking,
             # [decision P16] the failure cap bounds tries across restarts too
             "failures": [[l, i, count] for (l, i), count in sorted(self.failures.items())],
+            "last_node": self.texts.last_node(),
         }
+
+    def save_due(self) -> bool:
+        """A checkpoint is due [decision P10]: the logs replay everything but failure counts,
+        so those are saved as they change, the rest every SAVE_LINES lines logged."""
+        return self.lines_since_save >= self.SAVE_LINES or self.failures != self.failures_saved
+
+    def checkpoint(self) -> dict:
+        """`save()`, for the caller to write; the count toward the next one starts again."""
+        self.lines_since_save = 0
+        self.failures_saved = dict(self.failures)
+        return self.save()
 
     @classmethod
     def load(cls, saved: dict, texts: Texts) -> "Planner":
-        """A new process: the saved views and failure counts are loaded, never rebuilt
-        [gist §3.2, §7.3] [decision P16]; which nodes are built is the store's account (it may
-        hold a node logged after the state was saved); running calls, retries due and a waiting
-        turn died with the old one; the ready queue is rebuilt from the built nodes' frontier
-        [decision P11]; then calls start."""
+        """A new process [decision P10]: the saved views and failure counts are loaded, never
+        rebuilt [gist §3.2, §7.3]; what the logs hold beyond them is replayed as the live process
+        applied it: each message in turn, each node logged since before the message that followed
+        its building (its T). Running calls, retries due and a waiting turn died with the old
+        process; the ready queue is rebuilt from the built nodes' frontier [decision P11]; then
+        calls start."""
         planner = cls(Config(*saved["config"]), texts)
         planner.T = saved["T"]
-        planner.built_nodes = _Built.loaded(texts.built_levels())
+        # a view.json written before nodes carried their place in the log was saved at every
+        # change: nothing past it to replay but a message
+        tail = texts.nodes_after(saved["last_node"]) if "last_node" in saved else []
+        built = _Built.loaded(texts.built_levels())
+        for l, i, _, _ in tail:
+            built.discard(l, i)
+        planner.built_nodes = built
         planner.view = planner._loaded_view(saved["view"])
         planner.cview = planner._loaded_view(saved["cview"])
         planner.shrinking = saved["shrinking"]
@@ -656,15 +716,41 @@ class Planner:
             if l == 0 and not planner.built(0, i):
                 planner.unbuilt.append(i)
                 planner.unbuilt_set.add(i)
-        # a message logged after the state was saved: the last event, cut short by a crash; it
-        # is applied as the live process did, its free nodes built at the T they had then
-        for i in range(planner.T, texts.message_count()):
-            kind, text = texts.message(i)
-            planner.apply(Message(kind, text))
+        planner._replay(tail)
+        # the replay's calls were the old process's, and died with it; a restart merges nothing
+        planner.running = []
+        planner.ready, planner.ready_set = [], set()
+        planner.deferred = []
+        planner.retry_later = set()
+        planner.merges, planner.cmerges = [], []
         planner._ready_frontier()
         planner._schedule()
         planner._record_built()
+        planner.failures_saved = dict(planner.failures)
         return planner
+
+    def _replay(self, tail: List[Tuple[int, int, str, int]]) -> None:
+        """The live history past the checkpoint: a node logged at T was built after message T−1
+        was applied and before message T; a message's own free nodes are built by the message."""
+        count = self.texts.message_count()
+        k = 0
+        for t in range(self.T, count + 1):
+            while k < len(tail) and tail[k][3] <= t:
+                self._adopt(*tail[k][:3])
+                k += 1
+            if t < count:
+                kind, text = self.texts.message(t)
+                self.apply(Message(kind, text))
+        for l, i, text, _ in tail[k:]:
+            self._adopt(l, i, text)
+
+    def _adopt(self, l: int, i: int, text: str) -> None:
+        """A logged node, built as its event built it: with its free parent [gist §2], if a
+        crash cut the event short before the parent was logged."""
+        if self.built_nodes.has(l, i):
+            return
+        self._build(l, i, text)
+        self._record_built()
 
     def _ready_frontier(self) -> None:
         """Every unbuilt parent whose two halves are built. Below a level's watermark every node

@@ -8,17 +8,18 @@ Every change goes through `_apply`, in one order, one event at a time:
    a compactor's line is handed to the planner, which gives it to the store as it builds it;
 2. the planner applies the event; the nodes it built are logged, once, in build order, each with
    the message count T of its building;
-3. view.json is replaced (write, fsync, rename, directory fsync) [decision P10];
+3. if the planner says a checkpoint is due, view.json is replaced (write, fsync, rename,
+   directory fsync) [decision P10];
 4. compactions start for the calls the planner started, and stop for those it stopped.
 
-**A restart** [fix F1] [decision P10]. The saved view is loaded, never rebuilt [gist §3.2, §7.3];
-which nodes are built is the store's account. A crash can lose only the last event's step 3:
-- a message logged but not applied is applied again at start, as the live chat would have
-  (its free nodes, if already logged, are not logged twice);
-- a node logged but not applied shows in the view as built, and a free parent the crash left
-  unbuilt is built at start: both as the live chat would have had them.
-So the view after a restart is the live view, byte for byte; tests/test_service_crash.py kills
-the process at random points to check it.
+**A restart** [fix F1] [decision P10]. view.json is a checkpoint, written at open, at close, when
+a failure count changes, and every `Planner.SAVE_LINES` (128) lines logged; the planner's state is
+a function of the logs past it, so the rest is replayed at start: each message in turn, each node
+adopted before the message that followed its building (its T). A crash can lose only what dies
+with the process (running calls, retries due, a waiting turn) and a failure count in the instant
+before its checkpoint; the view after a restart is the live view, byte for byte.
+tests/test_service_crash.py kills the process at random points to check it, and the bridge
+restarts the production planner from its last checkpoint at every `Restart`.
 
 The service reads the clock (for the store's dates and the compactor's backoff); the planner
 does not: time reaches it as events.
@@ -74,6 +75,12 @@ class StoreTexts:
     def built_levels(self) -> List[List]:
         return self.store.built_levels()
 
+    def last_node(self) -> Optional[Node]:
+        return self.store.last_node()
+
+    def nodes_after(self, last: Optional[Node]) -> List[Tuple[int, int, str, int]]:
+        return self.store.nodes_after(None if last is None else (last[0], last[1]))
+
 
 @dataclass(frozen=True)
 class Job:
@@ -119,7 +126,6 @@ class Memory:
         self.failures_in_wait = 0
         self._settled = asyncio.Event()
         self._retry_handle: Optional[asyncio.TimerHandle] = None
-        self._saved = planner.save()  # what view.json holds
 
     # ---- opening ----
 
@@ -132,13 +138,11 @@ class Memory:
             texts = StoreTexts(store)
             saved = store.load_view()
             if saved is None:
-                # a new chat, or one whose first event was cut short before its first save
-                planner = Planner(config, texts)
-                for i in range(store.count):
-                    planner.apply(Message(*texts.message(i)))
-            else:
-                planner = Planner.load(saved, texts)
-            store.save_view(planner.save())
+                # a new chat, or one cut short before its first checkpoint: an empty chat's
+                # state, and the whole log replayed
+                saved = Planner(config).save()
+            planner = Planner.load(saved, texts)
+            store.save_view(planner.checkpoint())
         except BaseException:
             store.close()
             raise
@@ -150,6 +154,8 @@ class Memory:
         self.tasks.clear()
         if self._retry_handle is not None:
             self._retry_handle.cancel()
+        if not self.store.closed and self.store.writable and self.planner.lines_since_save:
+            self.store.save_view(self.planner.checkpoint())  # the next open replays nothing
         self.store.close()
 
     # ---- what changes the memory ----
@@ -163,10 +169,8 @@ class Memory:
 
     def _apply(self, event: Event) -> None:
         self.planner.apply(event)
-        saved = self.planner.save()
-        if saved != self._saved:  # a build, a wait or a retry often changes nothing saved
-            self.store.save_view(saved)
-            self._saved = saved
+        if self.planner.save_due():
+            self.store.save_view(self.planner.checkpoint())
         if self.planner.merges and self.on_change:
             self.on_change(f"memory: batch merged {len(self.planner.merges)} pairs; "
                            f"view {self.planner.view.bytes:,} bytes")

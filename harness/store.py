@@ -520,6 +520,59 @@ class Store:
                 found.append([mark, beyond])
             return found
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def writable(self) -> bool:
+        """False after a failed append [decision S5] until the chat is opened again."""
+        return self._failed is None
+
+    def last_node(self) -> Optional[Tuple[int, int]]:
+        """The node logged last (the last first-logged one), or None before the first."""
+        return self._last_node
+
+    def nodes_after(self, last: Optional[Tuple[int, int]]) -> List[Tuple[int, int, str, int]]:
+        """The nodes logged after node `last` (every node if None), in log order, each as
+        (l, i, text, T): what a restart replays past its checkpoint [decision P10]. A line the
+        index does not point at (torn, or a repeat) is not a node; a node without T counts as
+        built before any message."""
+        with self._mutex:
+            number, offset = 0, 0
+            if last is not None:
+                l, i = last
+                entry = self._node_entry(l, i)
+                if entry == UNBUILT:
+                    raise StoreError(f"view.json names node ({l}, {i}) as the last logged, but the tree "
+                                     "has no such node; the chat is not opened")
+                number, offset = entry >> OFFSET_BITS, entry & OFFSET_MASK
+                offset += len(self._read_line(self.tree, number, offset, None)) + 1
+            found = []
+            for n in range(number, len(self.tree.names)):
+                start = offset if n == number else 0
+                size = self.tree.sizes[n]
+                if start >= size:
+                    continue
+                data = os.pread(self._reader(self.tree, n), size - start, start)
+                at = start
+                for line in data.split(b"\n"):
+                    here, at = at, at + len(line) + 1
+                    ids = node_ids(line)
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    if not isinstance(record, dict):
+                        continue
+                    l, i = (ids if ids is not None else (record.get("l"), record.get("i")))
+                    if (type(l) is not int or type(i) is not int or l < 0 or i < 0
+                            or self._node_entry(l, i) != pack(n, here)):
+                        continue
+                    T = record.get("T")
+                    found.append((l, i, record["text"], T if type(T) is int else 0))
+            return found
+
     def _read_message(self, i: int, retry: bool) -> Record:
         entry = self._messages[i]
         end = None

@@ -106,8 +106,10 @@ def test_from_enter_to_the_request_leaving(benchmark, request, tmp_path):
 
 
 def test_what_the_service_adds_to_a_message(benchmark, request, tmp_path, monkeypatch):
-    """Twice: as it runs (the message's fsync, and view.json's file and directory fsyncs), and
-    with fsync a no-op in both runs, which leaves what the service computes and writes."""
+    """Twice: as it runs (every line's fsync, and view.json's at each checkpoint), and with fsync
+    a no-op in both runs, which leaves what the service computes and writes. The baseline logs
+    the same lines with the store alone: each message, and its node (the text is short enough
+    to be its own line, a free node [gist §2])."""
     for fsync in ("real", "none"):
         if fsync == "none":
             monkeypatch.setattr(os, "fsync", lambda fd: None)
@@ -118,7 +120,8 @@ def added(benchmark, request, tmp_path, fsync):
     count = 2_000 if enabled(request) else 50
     memory = Memory.open(tmp_path / "service")
     store_only = Memory.open(tmp_path / "store").store
-    text = "a message of the usual size " * 8
+    # 280 characters: "user: " and it fit a line (a free node), two of them do not (no free parent)
+    text = "a message of the usual size " * 10
 
     def through_service():
         started = time.perf_counter()
@@ -128,8 +131,9 @@ def added(benchmark, request, tmp_path, fsync):
 
     try:
         started = time.perf_counter()
-        for _ in range(count):
+        for i in range(count):
             store_only.append_message("user", text)
+            store_only.append_node(0, i, "user: " + text, i + 1)
         store_seconds = time.perf_counter() - started
         if benchmark is not None:
             service_seconds = benchmark.pedantic(through_service, rounds=1, iterations=1)
@@ -140,9 +144,10 @@ def added(benchmark, request, tmp_path, fsync):
             benchmark.extra_info.update(store_ms=store_seconds / count * 1000,
                                         service_ms=service_seconds / count * 1000, added_ms=added_ms)
         print(f"\nfsync {fsync}: per message: store append {store_seconds / count * 1000:.2f} ms, through the service "
-              f"{service_seconds / count * 1000:.2f} ms (view.json replaced each time): "
+              f"{service_seconds / count * 1000:.2f} ms (view.json at each checkpoint): "
               f"{added_ms:.2f} ms added, {service_seconds / store_seconds:.2f}x")
         assert memory.planner.T == count and store_only.count == count
+        assert memory.store.last_node() is not None
     finally:
         memory.close()
         store_only.close()

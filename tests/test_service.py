@@ -30,7 +30,7 @@ def run(coroutine):
     return asyncio.run(coroutine)
 
 
-def test_a_long_message_is_summarized_and_the_view_is_saved(tmp_path):
+def test_a_long_message_is_summarized_and_the_view_is_saved_at_close(tmp_path):
     async def chat():
         memory = Memory.open(tmp_path, build=answer)
         try:
@@ -39,8 +39,46 @@ def test_a_long_message_is_summarized_and_the_view_is_saved(tmp_path):
             assert memory.render() == "<chat>\n0+1|user: hi\n1+1|(not summarized yet: zoom it)\n</chat>"
             await memory.idle()
             assert memory.render() == "<chat>\n0+1|user: hi\n1+1|tool: 600 chars\n</chat>"
+            # [decision P10] a checkpoint is written at open, then every SAVE_LINES lines
             saved = json.loads((tmp_path / "chat" / "view.json").read_text())
-            assert saved["T"] == 2 and saved["view"] == [[0, 0], [0, 1]]
+            assert saved["T"] == 0 and saved["view"] == [] and saved["last_node"] is None
+        finally:
+            memory.close()
+    run(chat())
+    saved = json.loads((tmp_path / "chat" / "view.json").read_text())
+    # logged last: node 0+2, free once 1+1 was built ("user: hi\ntool: 600 chars" fits a line)
+    assert saved["T"] == 2 and saved["view"] == [[0, 0], [0, 1]] and saved["last_node"] == [1, 0]
+
+
+def test_a_checkpoint_is_written_every_128_lines_and_when_a_failure_is_counted(tmp_path):
+    path = tmp_path / "chat" / "view.json"
+    memory = Memory.open(tmp_path)  # no compactor: each message is one line, and no node
+    try:
+        for k in range(127):
+            memory.append("tool", LONG)
+        assert json.loads(path.read_text())["T"] == 0
+        memory.append("tool", LONG)
+        assert json.loads(path.read_text())["T"] == 128
+    finally:
+        memory.close()
+
+    replies = iter(["", "tool: read at last"])
+
+    async def flaky(job: Job) -> JobResult:
+        text = next(replies)
+        return JobResult(text, "" if text else "an empty reply")
+
+    async def chat():
+        memory = Memory.open(tmp_path / "failing", Config(jobs_max=1), build=flaky)
+        path = tmp_path / "failing" / "chat" / "view.json"
+        try:
+            memory.append("tool", LONG)
+            await memory.idle()
+            saved = json.loads(path.read_text())
+            assert (saved["T"], saved["failures"]) == (1, [[0, 0, 1]])
+            memory.append("user", "again")  # the failed line is tried again at a message
+            await memory.idle()
+            assert json.loads(path.read_text())["failures"] == []  # built: its count is gone
         finally:
             memory.close()
     run(chat())

@@ -1,9 +1,9 @@
 """Strategy: kill the process that owns a chat with SIGKILL at random moments while it appends
 messages and builds nodes, restart it each time, and check what a user would: every message
 acknowledged is in the log exactly once, with its text (the text is a function of the id, so a
-lost or doubled line shows as a wrong text at an id); every file reads back; and at each restart
-the loaded views are byte for byte the ones the logs alone give (the child checks this itself
-and prints `ok`). The default run does 12 kills over 150 messages; `EVER_CRASH_FULL=1` does 120
+lost or doubled line shows as a wrong text at an id); every file reads back; and at each restart,
+which replays the logs past view.json's checkpoint, the loaded views are byte for byte the ones
+the logs alone give (the child checks this itself and prints `ok`). The default run does 12 kills over 150 messages; `EVER_CRASH_FULL=1` does 120
 kills over 1,000 (make test-long).
 """
 
@@ -55,12 +55,17 @@ def test_kills_at_random_points_lose_and_double_nothing(tmp_path):
             if word == "ack":
                 acked.add(int(rest[0]))
             elif word == "open":
-                opens.append((int(rest[0]), rest[1]))
+                opens.append((int(rest[0]), rest[1], int(rest[2])))
             elif word == "done":
                 done = True
         assert killed or child.returncode == 0, out[-500:]
     assert kills == KILLS, f"only {kills} kills landed before the chat was done"
-    assert opens and all(verdict == "ok" for _, verdict in opens), [o for o in opens if o[1] != "ok"]
+    assert opens and all(verdict == "ok" for _, verdict, _ in opens), [o for o in opens if o[1] != "ok"]
+    # the restarts replayed the logs past a checkpoint, not just loaded one [decision P10]
+    replays = [count for _, _, count in opens if count > 0]
+    assert len(replays) >= kills // 2, opens
+    print(f"\n{kills} kills; {len(replays)} restarts replayed messages past the checkpoint, "
+          f"{sum(replays)} in all, at most {max(replays)}")
     store = Store.open(tmp_path)
     try:
         assert store.count == MESSAGES

@@ -319,6 +319,26 @@ def test_a_node_logged_twice_keeps_the_first_and_reports_the_second(home):
         assert any("node (0, 1) again" in warning for warning in store.warnings)
 
 
+def test_the_nodes_after_a_checkpoint_are_read_in_log_order_across_days(home):
+    fill(home, 3)  # day 8: (0,0) (0,1) (1,0) (0,2)
+    with Store.open(home) as store:
+        store.append_message("user", "m3", now=clock(9, 10))
+        store.append_node(0, 3, "n0.3", 4, now=clock(9, 10))
+        store.append_node(1, 1, "n1.1", 4, now=clock(9, 10))
+        assert store.last_node() == (1, 1)
+    day_9 = tree_file(home, "2026-10-09")
+    append_bytes(day_9, node_line(0, 3, "again", 5, 4))  # a repeat: not a node
+    append_bytes(day_9, b'{"l":2,"i":0,"te')  # torn: not a node
+    with Store.open(home) as store:
+        assert store.last_node() == (1, 1)
+        assert store.nodes_after((1, 0)) == [(0, 2, "n0.2", 3), (0, 3, "n0.3", 4), (1, 1, "n1.1", 4)]
+        assert store.nodes_after((0, 2)) == [(0, 3, "n0.3", 4), (1, 1, "n1.1", 4)]
+        assert store.nodes_after((1, 1)) == []
+        assert [node[:2] for node in store.nodes_after(None)] == [(0, 0), (0, 1), (1, 0), (0, 2), (0, 3), (1, 1)]
+        with pytest.raises(StoreError, match=r"view.json names node \(2, 0\) as the last logged, but the tree has no such node"):
+            store.nodes_after((2, 0))
+
+
 def test_a_failed_append_stops_appends_until_the_chat_is_opened_again(home, monkeypatch):
     fill(home, 1)
     store = Store.open(home)

@@ -3,7 +3,7 @@
 It owns the chat under HOME, checks at open that the loaded view is the one the logs alone give
 (the history folded from the messages and the nodes with the T they were built at), then appends
 messages whose text is a function of their id and lets a compactor that answers at once (and
-fails one call in ten) build nodes. It prints `open T ok`, `ack I` once message I is on disk, and
+fails one call in ten) build nodes. It prints `open T ok R` (R: the messages replayed past the checkpoint), `ack I` once message I is on disk, and
 `done` at the end.
 """
 
@@ -64,10 +64,22 @@ def folded(memory: Memory) -> tuple:
     return planner.render(), planner.render(planner.cview.lines())
 
 
+def replayed(home: str) -> int:
+    """The messages logged past the checkpoint: what this open replays [decision P10]."""
+    try:
+        saved = json.loads((Path(home) / "chat" / "view.json").read_text())
+    except FileNotFoundError:
+        return 0
+    logged = sum(len(path.read_bytes().splitlines()) for path in (Path(home) / "chat" / "main").glob("*.jsonl"))
+    return logged - saved["T"]
+
+
 async def main(home: str, messages: int) -> None:
+    past_checkpoint = replayed(home)
     memory = Memory.open(home, CONFIG, build=answer)
     loaded = (memory.render(), memory.render_cview())
-    print("open", memory.planner.T, "ok" if loaded == folded(memory) else "MISMATCH", flush=True)
+    verdict = "ok" if loaded == folded(memory) else "MISMATCH"
+    print("open", memory.planner.T, verdict, past_checkpoint, flush=True)
     while memory.planner.T < messages:
         i = memory.planner.T
         memory.append(kind_for(i), text_for(i))
