@@ -34,7 +34,9 @@ from harness.store import Store
 
 KINDS = ("user", "ever", "tool", "echo", "work", "note")
 MESSAGES_PER_DAY = 2_000
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
+REPLAYED = 64  # messages past view.json's checkpoint: a restart replays them [decision P10]
+TAIL = 256  # the last messages, written as the service would have (see generate_chat)
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
@@ -64,10 +66,16 @@ def day_name(day: int) -> str:
 
 def generate_chat(home: Path, messages: int) -> None:
     """A chat of `messages` messages and every node of their tree, in the store's format: each
-    node logged on the day of the message that completes it, with T that message's count."""
+    node logged on the day of the message that completes it, with T that message's count.
+
+    The last TAIL messages are what a restart replays, so they are as the service writes them:
+    each message too long to be its own line, and node texts too long for two to join into a free
+    parent; so the planner's replay rebuilds no node, and the chat is left as it was."""
     rng = random.Random(messages)
     message_texts = texts(rng, 512, 10, 400)
     node_texts = texts(rng, 512, 40, 500)
+    long_message_texts = texts(rng, 64, 520, 900)
+    long_node_texts = texts(rng, 64, 260, 500)
     main = home / "chat" / "main"
     tree = home / "chat" / "tree"
     for directory in (home, home / "chat", main, tree):
@@ -77,13 +85,14 @@ def generate_chat(home: Path, messages: int) -> None:
         date = f"{day}T12:00:00+00:00"
         message_lines, node_lines = [], []
         for i in range(first, min(first + MESSAGES_PER_DAY, messages)):
-            text = message_texts[i % 512]
+            tail = i >= messages - TAIL
+            text = (long_message_texts if tail else message_texts)[i % 64 if tail else i % 512]
             message_lines.append(
                 f'{{"i":{i},"kind":"{KINDS[i % 6]}","text":"{text}","size":{len(text)},"date":"{date}"}}\n'
             )
             l, j = 0, i
             while True:
-                text = node_texts[(l * 7 + j) % 512]
+                text = long_node_texts[(l * 7 + j) % 64] if tail else node_texts[(l * 7 + j) % 512]
                 node_lines.append(f'{{"l":{l},"i":{j},"text":"{text}","size":{len(text)},"T":{i + 1}}}\n')
                 if j % 2 == 0:
                     break
@@ -95,14 +104,29 @@ def generate_chat(home: Path, messages: int) -> None:
 
 
 def saved_view(messages: int) -> dict:
-    """A view.json of the planner's shape and about its size: some 300 lines, fine to coarse."""
+    """A view.json of the planner's shape and about its size (some 300 lines, fine to coarse),
+    as a checkpoint REPLAYED messages back: its T, and the node logged last by then (each message
+    is followed in the tree by its node and the parents it completes)."""
+    T = messages - REPLAYED
     view, first = [], 0
     for l in range(19, -1, -1):
         for _ in range(15):
-            if first + (1 << l) <= messages:
+            if first + (1 << l) <= T:
                 view.append([l, first >> l])
                 first += 1 << l
-    return {"T": messages, "view": view, "cview": view[::4], "shrinking": False, "cshrinking": False}
+    l, j = 0, T - 1
+    while j % 2 == 1:
+        l, j = l + 1, j // 2
+    config = [128_000, 64_000, 32_000, 16_000, 8, 3]
+    return {"config": config, "T": T, "view": view, "cview": view[::4], "shrinking": False,
+            "cshrinking": False, "failures": [], "last_node": [l, j]}
+
+
+def write_view(home: Path, messages: int) -> None:
+    """The checkpoint, put back: an open writes a new one."""
+    path = home / "chat" / "view.json"
+    path.write_text(json.dumps(saved_view(messages)))
+    os.chmod(path, 0o600)
 
 
 def chat(root: Path, messages: int) -> Path:
@@ -117,6 +141,7 @@ def chat(root: Path, messages: int) -> Path:
     with Store.open(home) as store:
         assert store.count == messages
         store.save_view(saved_view(messages))
+        assert store.last_node() is not None
     rebuilt = time.perf_counter() - started
     print(f"\ngenerated {messages} messages in {generated:.1f}s; the first open indexed them in {rebuilt:.1f}s")
     (home / "ready").write_text(json.dumps({"generated_seconds": generated, "index_seconds": rebuilt}))
@@ -204,7 +229,7 @@ def test_open_a_long_chat_and_look_lines_up(benchmark, request, chat_home):
     try:
         assert store.count == messages
         assert store.warnings == []
-        assert view["T"] == messages
+        assert view["T"] == messages - REPLAYED
         open_seconds = min(opens)
 
         rng = random.Random(7)
@@ -260,13 +285,13 @@ def test_open_a_long_chat_and_look_lines_up(benchmark, request, chat_home):
 # this process's own peak resident set.
 PEAK = """
 import sys
-from harness.store import Store
-store = Store.open(sys.argv[1])
-view = store.load_view()
-assert store.count == int(sys.argv[2]) and view["T"] == store.count
-store.message(store.count - 1)
-store.node(0, 0)
-store.close()
+from harness.service import Memory
+memory = Memory.open(sys.argv[1])
+assert memory.planner.T == int(sys.argv[2])
+memory.render()
+memory.zoom(memory.planner.T - 1, 1)
+memory.zoom(0, 1 << 19)
+memory.close()
 with open("/proc/self/status") as status:
     print(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
 """
@@ -274,9 +299,68 @@ with open("/proc/self/status") as status:
 
 def test_opening_a_long_chat_stays_under_300_MB(request, chat_home):
     messages = 1_000_000 if enabled(request) else 10_000
+    write_view(chat_home, messages)
     result = subprocess.run(
         [sys.executable, "-c", PEAK, str(chat_home), str(messages)], capture_output=True, text=True, check=True
     )
     peak_megabytes = int(result.stdout) / 1024  # VmHWM is in KiB
-    print(f"\nopening {messages} messages: peak RSS {peak_megabytes:.0f} MB")
+    print(f"\nMemory.open of {messages} messages, {REPLAYED} replayed, a render and two zooms: "
+          f"peak RSS {peak_megabytes:.0f} MB")
     assert peak_megabytes < 300
+
+
+def test_memory_opens_a_long_chat_replays_its_tail_and_zooms(benchmark, request, chat_home):
+    """`Memory.open`: the store's open, view.json, the planner's load with REPLAYED messages and
+    their nodes replayed; then `zoom(id, 1)` and `zoom(id, n)` at random ids. Against a bare
+    `pread` of 256 bytes."""
+    from harness.service import Memory
+
+    messages = 1_000_000 if enabled(request) else 10_000
+    opens = []
+    for _ in range(5):
+        write_view(chat_home, messages)
+        started = time.perf_counter()
+        memory = Memory.open(chat_home)
+        opens.append(time.perf_counter() - started)
+        memory.close()
+    write_view(chat_home, messages)
+    memory = benchmark.pedantic(Memory.open, args=(chat_home,), rounds=1, iterations=1)
+    try:
+        assert memory.planner.T == messages and memory.store.warnings == []
+        rng = random.Random(11)
+        zooms = {1: [], "n": []}
+        for _ in range(200):
+            i = rng.randrange(messages)
+            started = time.perf_counter()
+            whole = memory.zoom(i, 1)
+            zooms[1].append(time.perf_counter() - started)
+            assert whole
+            l = rng.randrange(1, messages.bit_length() - 1)
+            first = rng.randrange(messages >> l) << l
+            started = time.perf_counter()
+            opened = memory.zoom(first, 1 << l)
+            zooms["n"].append(time.perf_counter() - started)
+            assert opened
+        fd = os.open(sorted((chat_home / "chat" / "main").iterdir())[0], os.O_RDONLY)
+        size = os.fstat(fd).st_size
+        started = time.perf_counter()
+        for k in range(200):
+            os.pread(fd, 256, (k * 7919) % (size - 256))
+        pread_seconds = (time.perf_counter() - started) / 200
+        os.close(fd)
+    finally:
+        memory.close()
+    for times in zooms.values():
+        times.sort()
+    open_seconds = min(opens)
+    one, n = zooms[1], zooms["n"]
+    benchmark.extra_info.update(
+        messages=messages, replayed=REPLAYED, open_seconds=round(open_seconds, 3),
+        zoom_1_median_ms=one[100] * 1e3, zoom_1_max_ms=one[-1] * 1e3,
+        zoom_n_median_ms=n[100] * 1e3, zoom_n_max_ms=n[-1] * 1e3,
+    )
+    print(f"\nMemory.open of {messages} messages with {REPLAYED} replayed: {open_seconds:.3f} s (best of 5, "
+          f"{max(opens):.3f} s the slowest)\nzoom(id, 1): median {one[100] * 1e3:.3f} ms, max "
+          f"{one[-1] * 1e3:.2f} ms; zoom(id, n): median {n[100] * 1e3:.3f} ms, max {n[-1] * 1e3:.2f} ms; "
+          f"a bare pread {pread_seconds * 1e3:.3f} ms: median ratios {one[100] / pread_seconds:.1f}x, "
+          f"{n[100] / pread_seconds:.1f}x")
