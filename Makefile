@@ -47,7 +47,7 @@ test: $(VENV)/.installed
 	HYPOTHESIS_PROFILE=$(PROFILE) $(PY) -m pytest
 
 test-long: $(VENV)/.installed
-	EVER_LONG_TESTS=1 EVER_CRASH_FULL=1 EVER_STORE_CRASH_KILLS=100 $(PY) -m pytest
+	HYPOTHESIS_PROFILE=$(PROFILE) EVER_LONG_TESTS=1 EVER_CRASH_FULL=1 EVER_STORE_CRASH_KILLS=100 $(PY) -m pytest
 
 bridge: $(VENV)/.installed
 	$(PY) -m bridge --scale $(SCALE) $(if $(SEED),--seed $(SEED))

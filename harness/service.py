@@ -171,9 +171,8 @@ class Memory:
         self.planner.apply(event)
         if self.planner.save_due():
             self.store.save_view(self.planner.checkpoint())
-        if self.planner.merges and self.on_change:
-            self.on_change(f"memory: batch merged {len(self.planner.merges)} pairs; "
-                           f"view {self.planner.view.bytes:,} bytes")
+        if self.planner.merges:
+            self._row(f"the view merged {len(self.planner.merges)} pairs")
         self._follow_running()
         if not self.planner.waiting:
             self._settled.set()
@@ -215,13 +214,28 @@ class Memory:
             return  # stopped meanwhile: its outcome is not the planner's [decision P7]
         del self.tasks[node]
         if result.failed:
-            if self.on_change:
-                self.on_change(f"memory: {job.name} failed ({result.reason or 'no line'})")
             self._apply(Failed(job.l, job.i))
+            reason = result.reason or "no line"
+            if self.planner.built(job.l, job.i):
+                # [decision P16] the last allowed try: the line is kept cut, and marked
+                self._row(f"{job.name} failed ({reason}); its input kept cut and marked: zoom it")
+            else:
+                count = self.planner.failures.get(node, 0)
+                self._row(f"{job.name} failed ({reason}), try {count} of {self.planner.config.failures_max}")
             if self.planner.waiting:
                 self._retry_later()
         else:
             self._apply(Built(job.l, job.i, result.text))
+            if job.l == 0:
+                self._row(f"message {job.i} summarized as {job.name}")
+            else:
+                left, right = node_name(job.l - 1, 2 * job.i), node_name(job.l - 1, 2 * job.i + 1)
+                self._row(f"lines {left} and {right} merged into {job.name}")
+
+    def _row(self, what: str) -> None:
+        """A `memory:` row for each compactor change, with the view's size after it."""
+        if self.on_change:
+            self.on_change(f"memory: {what} · view {self.planner.view.bytes:,} bytes")
 
     def _retry_later(self) -> None:
         """While a turn waits, send Retry once the compactor's backoff has passed [P8]."""

@@ -218,3 +218,39 @@ def test_a_second_owner_is_refused(tmp_path):
         assert str(os.getpid()) in str(refused.value)
     finally:
         memory.close()
+
+
+def test_each_compactor_change_is_a_memory_row(tmp_path):
+    async def compactor(job: Job) -> JobResult:
+        if (job.l, job.i) == (0, 1):  # the second message fails every try: three, the cap
+            return JobResult("", "a refusal")
+        return JobResult(summary(job))
+
+    rows = []
+
+    async def chat():
+        memory = Memory.open(tmp_path, Config(2_000, 1_000, 800, 400, 2), build=compactor, on_change=rows.append)
+        try:
+            memory.append("tool", LONG)
+            memory.append("echo", LONG)
+            await memory.idle()
+            for _ in range(2):  # a failed line is tried again at the next message
+                memory.append("user", "go on")
+                await memory.idle()
+            for _ in range(70):  # each adds "i+1|tool: 1500 chars\n", 21 bytes, built
+                memory.append("tool", "y" * 1_500)
+                await memory.idle()
+        finally:
+            memory.close()
+    run(chat())
+    # a built line costs "i+1|" + its text + a newline; an unbuilt one 4 + 512 + 1 (P1)
+    assert rows[:6] == [
+        "memory: message 0 summarized as 0+1 · view 537 bytes",  # 20 + 517 for message 1
+        "memory: 1+1 failed (a refusal), try 1 of 3 · view 537 bytes",
+        "memory: 1+1 failed (a refusal), try 2 of 3 · view 553 bytes",  # + "2+1|user: go on\n"
+        # + "3+1|user: go on\n"; the capped line is 512 bytes: 517 as before
+        "memory: 1+1 failed (a refusal); its input kept cut and marked: zoom it · view 569 bytes",
+        "memory: lines 0+1 and 1+1 merged into 0+2 · view 569 bytes",
+        "memory: message 4 summarized as 4+1 · view 590 bytes",
+    ]
+    assert any(row.startswith("memory: the view merged ") for row in rows)
