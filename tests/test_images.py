@@ -6,16 +6,20 @@ tool result, after the text and the reference line, in the message's order. The 
 and the file name are written out here from the rule in harness/images.py's docstring, the hash
 computed by hashlib on the test's own bytes; the file's mode is read from the disk. The order
 "image on disk, then the echo" is watched at its source: every fsync (by the path of its
-descriptor) and every log append, in the order they happen. A damaged file, a missing file and a
-page boundary across a reference are each checked against the exact text the model must get.
+descriptor) and every log append, in the order they happen. A damaged file, a missing file, a
+page boundary across a reference and the terminal's view are each checked against the exact text
+a person or the model must get.
 """
 
 import asyncio
 import base64
 import hashlib
 import os
+import shutil
 import stat
 import struct
+import subprocess
+import sys
 import zlib
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from harness import service
+from harness.app import slash
 from harness.client import Client, ClientSettings
 from harness.images import kept, pages, with_images
 from harness.localapi import LocalAPI, Reply, tool_use
@@ -32,6 +37,7 @@ from harness.tools import Approval, ToolResult, WorkTools
 from harness.turn import Turn, TurnSettings
 
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=timezone.utc)
+EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
 
 
 def png(width, rgb_rows):
@@ -247,3 +253,33 @@ def test_an_image_goes_with_the_page_that_holds_its_reference(tmp_path, monkeypa
     # without references, pages are plain cuts every `chars` characters
     assert pages("abcdefghij" * 2 + "k", 10) == ["abcdefghij", "abcdefghij", "k"]
 
+
+def test_the_terminal_zoom_names_each_image_by_its_path(tmp_path, api):
+    home = tmp_path / "home"
+    memory = Memory.open(home)
+    try:
+        echo = kept(ToolResult((text_block("red.png: image/png, 67 bytes"), image_block(RED))),
+                    memory.store.chat).text()
+        memory.append("echo", echo)
+        memory.append("echo", f"gone.png\n{reference(1, GREEN_BLUE)}")  # never kept
+    finally:
+        memory.close()
+    path = home / "chat" / name(RED)
+    expected = f"echo: {echo}\n  file: {path}\n"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    env.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="test-key")
+    done = subprocess.run([EVER, "memory", "zoom", "0", "1"], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
+    assert b"IHDR" not in done.stdout.encode()  # names, never bytes
+    # the chat's /memory zoom shows the same, and says when a file is missing
+    memory = Memory.open(home)
+    try:
+        chat = type("Chat", (), {"memory": memory})()
+        assert slash(chat, "/memory zoom 0 1", "", None) == expected.removesuffix("\n")
+        gone = home / "chat" / name(GREEN_BLUE)
+        assert slash(chat, "/memory zoom 1 1", "", None) == (
+            f"echo: gone.png\n{reference(1, GREEN_BLUE)}\n"
+            f"[image 1 is not available: {gone} is missing]")
+    finally:
+        memory.close()
