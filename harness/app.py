@@ -270,9 +270,13 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
         return "\n".join(rows) + "\n" + chat.memory.render()
     if words[0] == "/memory" and len(words) == 4 and words[1] == "zoom":
         try:
-            return chat.memory.zoom(int(words[2]), int(words[3]))
+            first, n = int(words[2]), int(words[3])
         except ValueError:
             return "usage: /memory zoom ID N"
+        from harness.images import named_images
+
+        text = chat.memory.zoom(first, n)
+        return named_images(text, chat.memory.store.chat) if n == 1 else text
     if words[0] == "/memory-model":
         return set_model(words[1] if len(words) > 1 else None, words[2] if len(words) > 2 else None)
     return f"unknown command {words[0]}: /help lists them"

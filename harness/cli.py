@@ -114,8 +114,10 @@ def memory_view() -> None:
 @click.argument("n", type=int)
 def memory_zoom(first: int, n: int) -> None:
     """Open line FIRST+N into the two lines under it; N = 1 gives the message whole."""
+    from harness.images import named_images
+
     answer = ask_owner_or_open({"op": "zoom", "id": first, "n": n})
-    click.echo(answer["text"])
+    click.echo(named_images(answer["text"], load_settings().chat_dir) if n == 1 else answer["text"])
 
 
 @main.command("log")

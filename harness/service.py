@@ -294,7 +294,13 @@ class Memory:
 
     def zoom(self, first: int, n: int, page: int = 1) -> str:
         """`zoom(id, n)`: line id+n opened into its two lines of n/2; n = 1 gives the message
-        whole, in pages of PAGE_CHARS characters. Bad arguments give a sentence, never a raise."""
+        whole, in pages of PAGE_CHARS characters. Bad arguments give a sentence, never a raise.
+
+        The text is the log's; a page never ends inside an image's reference line, so each image
+        goes with the page that names it (harness/images.py turns the references into images for
+        the model, and into file paths for the terminal) [decision H8]."""
+        from harness.images import pages as paged
+
         T = self.planner.T
         if n < 1 or n & (n - 1):
             return f"zoom: n must be a power of 2 (1, 2, 4, …), not {n}"
@@ -305,10 +311,11 @@ class Memory:
         if n == 1:
             record = self.store.message(first)
             text = f"{record['kind']}: {record['text']}"
-            pages = max(1, math.ceil(len(text) / PAGE_CHARS))
+            bodies = paged(text, PAGE_CHARS)
+            pages = len(bodies)
             if not 1 <= page <= pages:
                 return f"zoom: message {first} has {pages} pages, not page {page}"
-            body = text[(page - 1) * PAGE_CHARS: page * PAGE_CHARS]
+            body = bodies[page - 1]
             if pages == 1:
                 return body
             return f"[message {first}, page {page} of {pages}]\n{body}"

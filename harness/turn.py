@@ -15,6 +15,9 @@ system's, the view's and the end's: 3 of the 4 the API allows.
 Thoughts are shown, never logged [gist §1]; they go back to the API inside the tool loop only, as
 the API requires. A tool's output is clipped by the tools; any other long text (a long reply, a
 long user message) is logged as several messages in a row, never cut [gist §1] [decision H2].
+
+An image in a tool's result is kept in the chat's directory before its `echo` is logged, and the
+echo names it; `zoom(id, 1)` on that echo gives the image back (harness/images.py) [decision H8].
 """
 
 import asyncio
@@ -26,6 +29,7 @@ from datetime import datetime
 from typing import Any, Callable, Dict, List, Optional, Protocol
 
 from harness.client import Client, Refused, RetriesExhausted, Unusable
+from harness.images import kept, with_images
 from harness.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.service import Memory
 from harness.tools import ToolResult, WorkTools, date_error, error_result, split_long, zoom_error
@@ -208,6 +212,9 @@ class Turn:
             result = self._memory_tool(name, tool_input)
         else:
             result = await asyncio.to_thread(self.tools.run, name, tool_input)
+            if result.images():
+                # [decision H8] on disk before the echo that names it
+                result = await asyncio.to_thread(kept, result, self.memory.store.chat)
         text = result.text()
         self.log("echo", text)
         self.output.result(text, result.is_error)
@@ -222,7 +229,10 @@ class Turn:
             problem = zoom_error(first, n, T)
             if problem:
                 return error_result(problem)
-            return ToolResult(({"type": "text", "text": self.memory.zoom(first, n)},), False)
+            text = self.memory.zoom(first, n)
+            if n == 1:  # the message whole, with its images [gist §6] [decision H8]
+                return ToolResult(with_images(text, self.memory.store.chat), False)
+            return ToolResult(({"type": "text", "text": text},), False)
         first = tool_input.get("id")
         problem = date_error(first, T)
         if problem:
