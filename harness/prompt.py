@@ -9,8 +9,6 @@ The system prompt is the gist's §5 prompt with Unii renamed Ever (the kind `uni
 adapted to the tools Ever really has (tests/test_prompt.py pins it against the gist's text, each
 change written out there as one edit):
 
-- zoom(id, 1) gives the message whole, without "with its images": the log holds text only
-  [gist §1], so there are no images to give back.
 - No subagents: "Use subagents only when the user asks for them" becomes "You have no subagents",
   the `zoom("Name")` line goes, and so does the paragraph on background reports ("[Name]").
 - The paragraph on computers says where Ever's tools run: shell, read, write and edit on the
@@ -64,7 +62,7 @@ long for one message is split over several in a row.
 
 Tools:
 - zoom(id, n) opens line id+n into the two lines it was made from;
-- zoom(id, 1) gives message id whole
+- zoom(id, 1) gives message id whole, with its images
 - date(id) gives the date and time of message id
 
 # Turns

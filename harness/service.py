@@ -27,7 +27,6 @@ does not: time reaches it as events.
 
 import asyncio
 import logging
-import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Awaitable, Callable, Dict, List, Optional, Tuple

@@ -11,7 +11,8 @@ Layout, under the home `$EVER_HOME` (default `~/.ever`):
       socket                 the owner's Unix socket: only its path is fixed here
       main/YYYY-MM-DD.jsonl  the messages, one per line
       tree/YYYY-MM-DD.jsonl  the tree's nodes, one per line
-      view.json              the planner's durable state, replaced whole
+      view.json              the planner's checkpoint [decision P10], replaced whole
+      images/<sha256>.<ext>  images from tool results, kept for zoom (harness/images.py)
       index/                 where each line starts; rebuilt from the logs when lost or stale
 
 A message line: these keys in this order, no spaces, UTF-8 with non-ASCII written as is:

@@ -120,9 +120,8 @@ told the line is too long, shorten it. Non-ASCII characters cost 2-4 bytes."""
 # Ever's changes, in order; each `old` must occur exactly once when its turn comes.
 RENAMES = (("Unii", "Ever"), ("unii", "ever"))  # [gist §5] "Rename Unii to your agent's name"
 EDITS = (
-    # The log holds text only [gist §1]: zoom gives no images. There are no subagents.
-    ("- zoom(id, 1) gives message id whole, with its images\n- zoom(\"Name\") gives an agent's whole chat\n",
-     "- zoom(id, 1) gives message id whole\n"),
+    # There are no subagents. (An image a tool gave is kept, and zoom gives it back: H8.)
+    ("- zoom(\"Name\") gives an agent's whole chat\n", ""),
     ("they want work done. Use subagents only when the user asks for them.",
      "they want work done. You have no subagents."),
     # No background reports ("[Name]") to wait for; the paragraph on computers says where Ever's
