@@ -654,6 +654,7 @@ class RecordedRequest:
     status: int | None          # None when no status line was sent whole (timeout, reset)
     answer: str                 # "reply", "count_tokens", "invalid", or the fault's kind
     cache: CacheOutcome | None
+    received_perf_seconds: float = 0.0  # time.perf_counter() once the body was read whole
 
 
 def usage_json(outcome: CacheOutcome, output_tokens: int) -> JSON:
@@ -979,13 +980,15 @@ class LocalAPI:
                    for name, value in handler.headers.items()}
         length = int(handler.headers.get("content-length") or 0)
         raw = handler.rfile.read(length) if length else b""
+        received = time.perf_counter()
         try:
             body: Any = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
 
         def record(status: int | None, answer: str, outcome: CacheOutcome | None = None) -> None:
-            self._record(RecordedRequest(handler.command, path, headers, body, now, status, answer, outcome))
+            self._record(RecordedRequest(handler.command, path, headers, body, now, status, answer, outcome,
+                                         received))
 
         try:
             if handler.command != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):

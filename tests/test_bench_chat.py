@@ -3,7 +3,9 @@ are noisy, so only ratios and figures are reported; nothing asserts a time):
 
 - from Enter to the request leaving, with a settled chat whose view is near its 128 KB ceiling:
   the turn's settle (nothing to wait for), the view rendered, the message logged (one fsync), the
-  request built, up to the client's `stream` — against a bare write and fsync of one line;
+  request built and sent through the real SDK, until the local Messages API has read its body
+  whole (its `received_perf_seconds`, on the same clock) — against a bare write and fsync of one
+  line;
 - what the memory service adds to a message beyond the store's own append (its fsync).
 
 Sizes are full only with `--benchmark-enable` (`make bench`); the default run is a small smoke
@@ -14,6 +16,8 @@ import asyncio
 import os
 import time
 
+from harness.client import Client, ClientSettings
+from harness.localapi import LocalAPI, Reply, text
 from harness.planner import Config
 from harness.prompt import Prompt
 from harness.service import Job, JobResult, Memory
@@ -26,33 +30,19 @@ def enabled(request) -> bool:
     return options.getoption("benchmark_enable") or not options.getoption("benchmark_disable")
 
 
-class Sent(Exception):
-    """Raised by the stand-in client the moment a request leaves."""
-
-
-class StopAtSend:
-    def __init__(self):
-        self.sent = []
-
-    async def stream(self, request, on_event=None):
-        self.sent.append((time.perf_counter(), request))
-        raise Sent()
-
-
 async def summarize(job: Job) -> JobResult:
     return JobResult(f"{job.kind or 'merged'}: " + "s" * 380)
 
 
-def settled_chat(home, messages: int) -> Memory:
-    async def fill():
-        memory = Memory.open(home, Config(), build=summarize)
-        for k in range(messages):
-            memory.append("user" if k % 2 else "ever", "w" * (100 + (k * 37) % 1400))
-            if k % 8 == 7:
-                await memory.idle()
-        await memory.idle()
-        return memory
-    return asyncio.run(fill())
+async def settled_chat(home, view_bytes_target: int) -> Memory:
+    """A chat whose view has just passed `view_bytes_target`, every line summarized."""
+    memory = Memory.open(home, Config(), build=summarize)
+    k = 0
+    while memory.planner.view.bytes < view_bytes_target:
+        memory.append("user" if k % 2 else "ever", "w" * (100 + (k * 37) % 1400))
+        k += 1
+        await memory.idle()  # an unbuilt line counts 517 bytes until built (P1): settle each
+    return memory
 
 
 def baseline_fsync(path) -> float:
@@ -67,42 +57,48 @@ def baseline_fsync(path) -> float:
 
 
 def test_from_enter_to_the_request_leaving(benchmark, request, tmp_path):
-    messages = 1_200 if enabled(request) else 60
-    memory = settled_chat(tmp_path / "home", messages)
-    client = StopAtSend()
-    turn_settings = TurnSettings("claude-test", 20.0, workdir=str(tmp_path))
-    tools = WorkTools(str(tmp_path), Approval(yes=True))
-    prompt = Prompt.build()
-    waits = []
+    rounds = 20 if enabled(request) else 2
+    # each round adds its message and a short reply, about 60 bytes: the view stays under 128,000
+    target = 126_500 if enabled(request) else 10_000
+    waits, views, bodies = [], [], []
 
-    views = []
-
-    def one_turn():
-        turn = Turn(memory, client, prompt, tools, turn_settings)
-        views.append(memory.render())  # what the turn must send: the view before its message
-        started = time.perf_counter()
+    async def turns(api: LocalAPI):
+        memory = await settled_chat(tmp_path / "home", target)
+        client = Client(ClientSettings(api_key="test-key", base_url=api.base_url))
+        tools = WorkTools(str(tmp_path), Approval(yes=True))
+        turn_settings = TurnSettings("claude-test", 20.0, workdir=str(tmp_path))
+        prompt = Prompt.build()
         try:
-            asyncio.run(turn.run("what is the state of the cache?"))
-        except Sent:
-            pass
-        waits.append(client.sent[-1][0] - started)
+            for _ in range(rounds):
+                turn = Turn(memory, client, prompt, tools, turn_settings)
+                views.append((memory.render(), memory.planner.view.bytes))
+                started = time.perf_counter()
+                await turn.run("what is the state of the cache?")
+                received = api.requests[-1]
+                waits.append(received.received_perf_seconds - started)
+                bodies.append(received.body)
+                await memory.idle()
+        finally:
+            memory.close()
+            await client.aclose()
 
-    try:
-        rounds = 20 if enabled(request) else 2
-        benchmark.pedantic(one_turn, rounds=rounds, iterations=1)
-        fsyncs = sorted(baseline_fsync(tmp_path / "baseline.jsonl") for _ in range(rounds))
-        view_bytes = memory.planner.view.bytes
-        waits.sort()
-        median, base = waits[len(waits) // 2], fsyncs[len(fsyncs) // 2]
-        benchmark.extra_info.update(view_bytes=view_bytes, enter_to_request_ms=median * 1000,
-                                    fsync_ms=base * 1000, ratio=median / base)
-        print(f"\nEnter to request: {median * 1000:.1f} ms median with a {view_bytes:,}-byte view "
-              f"({median / base:.1f}x one bare write+fsync of {base * 1000:.2f} ms)")
-        sent = client.sent[-1][1]["messages"][0]["content"]
-        shown = "".join(block["text"] for block in sent[:-2])
-        assert shown == views[-1]  # the request carried the whole view
-    finally:
-        memory.close()
+    with LocalAPI() as api:
+        api.responder = lambda body: Reply([text("Noted.")])
+        benchmark.pedantic(lambda: asyncio.run(turns(api)), rounds=1, iterations=1)
+    fsyncs = sorted(baseline_fsync(tmp_path / "baseline.jsonl") for _ in range(rounds))
+    waits_sorted = sorted(waits)
+    median, base = waits_sorted[len(waits) // 2], fsyncs[len(fsyncs) // 2]
+    smallest, largest = min(size for _, size in views), max(size for _, size in views)
+    benchmark.extra_info.update(view_bytes_min=smallest, view_bytes_max=largest,
+                                enter_to_request_ms=median * 1000, fsync_ms=base * 1000,
+                                ratio=median / base)
+    print(f"\nEnter to request (through the SDK to the local API): {median * 1000:.1f} ms median, "
+          f"{waits_sorted[-1] * 1000:.1f} ms the slowest of {rounds}, with a view of {smallest:,} to "
+          f"{largest:,} bytes ({median / base:.1f}x one bare write+fsync of {base * 1000:.2f} ms)")
+    for (view, _), body in zip(views, bodies):
+        shown = "".join(block["text"] for block in body["messages"][0]["content"][:-2])
+        assert shown == view  # each request carried the whole view
+    assert smallest >= target
 
 
 def test_what_the_service_adds_to_a_message(benchmark, request, tmp_path, monkeypatch):
