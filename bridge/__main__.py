@@ -13,7 +13,7 @@ import re
 import sys
 import tempfile
 import time
-from collections import deque
+from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import List, Optional, TextIO, Tuple
@@ -104,6 +104,10 @@ PATHS = (
     "message with DEL",
     "message with another C1 control",
     "message with multibyte text",
+    # the production side's, counted at each Restart [decision P10]
+    "restart replayed messages past its checkpoint",
+    "restart replayed nodes past its checkpoint",
+    "restart replayed a node built after the last message",
 )
 
 _CHARACTER_CLASSES = tuple(
@@ -264,6 +268,7 @@ class Sides:
         self.planner = Planner(Config(*config))
         # view.json as the memory service keeps it: a checkpoint, then what the logs replay
         self.saved = self.planner.checkpoint()
+        self.replays: Counter = Counter()
         self.model_failed = False
         self.harness_failed = False
 
@@ -280,7 +285,15 @@ class Sides:
         if isinstance(harness_ev, he.Restart):
             # a new process: the last checkpoint and the logs are all it has [fix F1]
             # [decision P10]; the texts outlive the process, as the files do
-            self.planner = Planner.load(self.saved, self.planner.texts)
+            texts = self.planner.texts
+            tail = texts.nodes_after(self.saved["last_node"])
+            if texts.message_count() > self.saved["T"]:
+                self.replays["restart replayed messages past its checkpoint"] += 1
+            if tail:
+                self.replays["restart replayed nodes past its checkpoint"] += 1
+            if any(T == texts.message_count() for _, _, _, T in tail):
+                self.replays["restart replayed a node built after the last message"] += 1
+            self.planner = Planner.load(self.saved, texts)
             self._checkpoint()
         else:
             self.planner.apply(harness_ev)
@@ -346,6 +359,9 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
                 sinks[2].write("\n".join(harness_lines) + "\n")
             if model_lines != harness_lines and mismatch is None:
                 mismatch = first_difference(k + 1, before, model_lines, harness_lines)
+    if sides:
+        for path, count in sides.replays.items():
+            paths.counts[path] += count
     return Result(run.name, run.seed, run.scale, k + 1, T_max, time.monotonic() - started, mismatch, paths.counts)
 
 

@@ -343,4 +343,12 @@ MUTANTS += [
                "tests/test_store.py::test_the_nodes_after_a_checkpoint_are_read_in_log_order_across_days"),
         note="the nodes past a checkpoint include the checkpoint's own last node [decision P10]",
     ),
+    Mutant(
+        name="bridge_checkpoints_every_event",
+        path="bridge/__main__.py",
+        old="            if self.planner.save_due():\n                self._checkpoint()\n",
+        new="            self._checkpoint()\n",
+        check=TINY_PATHS,
+        note="the bridge saves at every event, so no restart replays the logs past a checkpoint",
+    ),
 ]
