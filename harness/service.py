@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import Awaitable, Callable, Dict, List, Optional, Tuple
 
 from harness.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
+from harness.images import pages as paged
 from harness.planner import Config, Node, Planner, node_name
 from harness.store import Store
 
@@ -298,8 +299,6 @@ class Memory:
         The text is the log's; a page never ends inside an image's reference line, so each image
         goes with the page that names it (harness/images.py turns the references into images for
         the model, and into file paths for the terminal) [decision H8]."""
-        from harness.images import pages as paged
-
         T = self.planner.T
         if n < 1 or n & (n - 1):
             return f"zoom: n must be a power of 2 (1, 2, 4, …), not {n}"
