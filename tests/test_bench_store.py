@@ -8,9 +8,12 @@ opening a long chat stays small in memory.
 - Looking up: `message(i)` and `node(l, i)` at random ids (nearly every one in a file whose
   descriptor is not open), and `message(i)` within one day's file, against a bare `os.pread` of
   256 bytes on an open descriptor.
-- Memory: a fresh interpreter opens the chat, loads view.json and looks a few lines up; its peak
-  resident set (VmHWM) must stay under 300 MB. This one asserts: memory is a floor the product
-  meets.
+- The memory service: `Memory.open` (the store, view.json, and the planner's load, which
+  replays the REPLAYED messages logged past the checkpoint), then `zoom(id, 1)` and `zoom(id, n)`
+  at random ids, against a bare `pread`.
+- Memory: a fresh interpreter opens the chat with `Memory.open`, renders the view and zooms
+  twice; its peak resident set (VmHWM) must stay under 300 MB. This one asserts: memory is a
+  floor the product meets.
 
 Sizes are full only with `--benchmark-enable` (`make bench`, or `.venv/bin/python -m pytest -s
 tests/test_bench_store.py --benchmark-enable --benchmark-only`); the default run uses a 10,000-message
