@@ -11,7 +11,7 @@ import dataclasses
 import os
 import shutil
 import sys
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
@@ -46,6 +46,7 @@ class Chat:
         self.turn: Optional[Turn] = None
         self.turn_lock = asyncio.Lock()
         self.last: Optional[TurnResult] = None
+        self.joined: List[Tuple[str, Optional[Output], Optional[Approval]]] = []
 
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
@@ -55,17 +56,36 @@ class Chat:
 
     async def say(self, text: str, output: Optional[Output] = None,
                   approval: Optional[Approval] = None) -> TurnResult:
-        """A user message: it joins the running call, or starts a turn [gist §6]."""
+        """A user message: it joins the running call, or starts a turn [gist §6]. A call sees a
+        joined message only at its next tool call; one that joined after the last never reached
+        it, so it starts the next turn; if the call is stopped or fails, it is logged unanswered, as
+        the call's own message is."""
         if self.turn is not None:
             self.turn.add_message(text)
+            self.joined.append((text, output, approval))
             return TurnResult("", "", 0)
+        first: Optional[TurnResult] = None
         async with self.turn_lock:
-            self.turn = self.new_turn(output, approval)
-            try:
-                self.last = await self.turn.run(text)
-            finally:
-                self.turn = None
-        return self.last
+            waiting = [(text, output, approval)]
+            while waiting:
+                message, message_output, message_approval = waiting.pop(0)
+                self.turn = turn = self.new_turn(message_output, message_approval)
+                self.joined = []
+                try:
+                    self.last = await turn.run(message)
+                except BaseException:  # stopped, or failed: no message typed is lost
+                    for unseen, _, _ in waiting + self.unseen(turn):
+                        turn.log("user", unseen)
+                    raise
+                finally:
+                    self.turn = None
+                first = first or self.last
+                waiting += self.unseen(turn)
+        return first
+
+    def unseen(self, turn: Turn) -> List[Tuple[str, Optional[Output], Optional[Approval]]]:
+        """The joined messages the turn's call never took: the last ones, still in its inbox."""
+        return self.joined[len(self.joined) - len(turn.inbox):] if turn.inbox else []
 
     async def close_clients(self) -> None:
         for client in getattr(self, "clients", (self.client,)):
