@@ -9,6 +9,7 @@ Unix socket (harness/owner.py).
 import asyncio
 import dataclasses
 import os
+import shlex
 import shutil
 import sys
 from typing import Any, Dict, List, Optional, Tuple
@@ -198,7 +199,7 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
     from harness.cli import HELP, set_memory_model
 
     terminal = Terminal()
-    session: PromptSession = PromptSession(history=_history(settings))
+    session: PromptSession = PromptSession(history=_history(settings), key_bindings=_line_breaks())
     loop = asyncio.get_running_loop()
     questions: "asyncio.Queue[asyncio.Future]" = asyncio.Queue()
 
@@ -244,18 +245,21 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
                 if not questions.empty():
                     questions.get_nowait().set_result(text)  # the answer to a tool's question
                     continue
-                text = text.strip()
-                if not text:
+                if not text.strip():
                     continue
-                if text == "/edit":
-                    text = click.edit("") or ""  # the message, written in $EDITOR
-                    if not text.strip():
-                        terminal._write("(nothing written)\n")
+                # a message is logged as typed or pasted, indentation and all; a command is one line
+                command = text.strip()
+                if command == "/edit":
+                    text, problem = _edit()
+                    if problem:
+                        terminal._write(problem + "\n")
                         continue
-                elif text.startswith("/"):
-                    reply = slash(chat, text, HELP, set_memory_model)
+                elif command.startswith("/") and "\n" not in command:
+                    reply = slash(chat, command, HELP, set_memory_model)
                     terminal._write(reply + "\n")
                     continue
+                # the final line break of an editor's file or of a paste is not the user's
+                text = text.rstrip("\n")
                 if running is not None and not running.done():
                     await chat.say(text)  # joins the running call between tool calls
                     continue
@@ -296,6 +300,40 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
     if words[0] == "/memory-model":
         return set_model(words[1] if len(words) > 1 else None, words[2] if len(words) > 2 else None)
     return f"unknown command {words[0]}: /help lists them"
+
+
+def _edit() -> Tuple[str, str]:
+    """The message written in $VISUAL or $EDITOR, or a sentence saying why there is none."""
+    variable = "VISUAL" if os.environ.get("VISUAL") else "EDITOR"
+    editor = os.environ.get(variable)
+    if editor:
+        try:
+            program = shlex.split(editor)[0]
+        except (ValueError, IndexError):
+            program = editor
+        if shutil.which(program) is None:
+            return "", f"(no editor: {variable} names {program}, which is not a program here; nothing sent)"
+    try:
+        # whatever the file holds when the editor exits is the message, saved twice or not at all
+        text = click.edit("", require_save=False) or ""
+    except click.ClickException as error:
+        return "", f"({error.format_message()}; nothing sent)"
+    if not text.strip():
+        return "", "(the editor left the message empty: nothing sent)"
+    return text, ""
+
+
+def _line_breaks():
+    """Alt-Enter (a terminal sends Esc, then Enter) starts a new line of the same message."""
+    from prompt_toolkit.key_binding import KeyBindings
+
+    bindings = KeyBindings()
+
+    @bindings.add("escape", "enter")
+    def _(event) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return bindings
 
 
 def _history(settings: Settings):

@@ -28,7 +28,8 @@ HELP = """\
 /memory-model [MODEL] [EFFORT]   the compaction model and its thinking effort (saved to config)
 /edit                 write the message in $EDITOR
 /help                 this list
-Ctrl-C stops the running call; Ctrl-D leaves."""
+Alt-Enter (or Esc, then Enter) starts a new line of the message; a paste stays one message.
+Up and Down go through the messages sent before. Ctrl-C stops the running call; Ctrl-D leaves."""
 
 
 def fail(sentence: str) -> None:
