@@ -19,7 +19,7 @@ import click
 from harness import owner
 from harness.client import Client, ClientSettings
 from harness.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
-from harness.config import ConfigError, Settings, load_key
+from harness.config import ConfigError, Settings, load_key, load_settings
 from harness.planner import Config
 from harness.prompt import Prompt
 from harness.service import Job, JobResult, Memory
@@ -48,6 +48,7 @@ class Chat:
         self.turn_lock = asyncio.Lock()
         self.last: Optional[TurnResult] = None
         self.joined: List[Tuple[str, Optional[Output], Optional[Approval]]] = []
+        self.compactor: Optional[Compactor] = None
 
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
@@ -88,6 +89,12 @@ class Chat:
         """The joined messages the turn's call never took: the last ones, still in its inbox."""
         return self.joined[len(self.joined) - len(turn.inbox):] if turn.inbox else []
 
+    def set_memory_model(self, settings: Settings) -> None:
+        """The compactions from now on use the config's memory model and effort."""
+        if self.compactor is not None:
+            self.compactor.settings = MemorySettings.from_config(
+                {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
+
     async def close_clients(self) -> None:
         for client in getattr(self, "clients", (self.client,)):
             await client.aclose()
@@ -119,7 +126,7 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
         task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
         result = await compactor.build(CompactorJob(job.l, job.i, job.context, task))
         record_usage(settings.home, usage_record("compaction", memory_ref["m"].planner.T - 1,
-                                                      memory_settings.model, result.usage))
+                                                      compactor.settings.model, result.usage))
         return JobResult(result.text, result.failure or "")
 
     memory = Memory.open(settings.home, Config(), build=build, on_change=on_change)
@@ -127,6 +134,7 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
     approval = Approval(allowed=tuple(settings.approve), yes=yes, ask=ask)
     chat = Chat(settings, memory, client, prompt, approval, output)
     chat.clients = (client, compactor_client)
+    chat.compactor = compactor
     return chat
 
 
@@ -227,6 +235,8 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
     lines = chat.memory.render().split("\n")[1:-1]
     terminal._write(f"Ever · {status['messages']} messages · view {status['view_bytes']:,} bytes, "
                     f"{len(lines)} lines · /help\n")
+    for warning in chat.memory.store.warnings:  # a killed owner's lock taken over, a torn line
+        terminal._write(f"{warning}\n")
     for line in lines[-5:]:
         terminal._write(f"{DIM}{line[:160]}{RESET}\n")
     running: Optional[asyncio.Task] = None
@@ -255,7 +265,10 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
                         terminal._write(problem + "\n")
                         continue
                 elif command.startswith("/") and "\n" not in command:
-                    reply = slash(chat, command, HELP, set_memory_model)
+                    try:
+                        reply = slash(chat, command, HELP, set_memory_model)
+                    except ConfigError as error:
+                        reply = str(error)
                     terminal._write(reply + "\n")
                     continue
                 # the final line break of an editor's file or of a paste is not the user's
@@ -292,13 +305,20 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
         status = chat.memory.status()
         rows = [f"{key}: {value}" for key, value in status.items()]
         return "\n".join(rows) + "\n" + chat.memory.render()
-    if words[0] == "/memory" and len(words) == 4 and words[1] == "zoom":
+    if words[0] == "/memory" and words[1:2] == ["zoom"]:
         try:
-            return chat.memory.zoom(int(words[2]), int(words[3]))
-        except ValueError:
+            first, n = map(int, words[2:])
+        except ValueError:  # not numbers, or not two of them
             return "usage: /memory zoom ID N"
+        return chat.memory.zoom(first, n)
+    if words[0] == "/memory":
+        return "usage: /memory, or /memory zoom ID N"
     if words[0] == "/memory-model":
-        return set_model(words[1] if len(words) > 1 else None, words[2] if len(words) > 2 else None)
+        if len(words) > 3:
+            return "usage: /memory-model [MODEL] [EFFORT]"
+        answer = set_model(words[1] if len(words) > 1 else None, words[2] if len(words) > 2 else None)
+        chat.set_memory_model(load_settings())
+        return answer
     return f"unknown command {words[0]}: /help lists them"
 
 
