@@ -9,16 +9,17 @@ Unix socket (harness/owner.py).
 import asyncio
 import dataclasses
 import os
+import shlex
 import shutil
 import sys
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
 from harness import owner
 from harness.client import Client, ClientSettings
 from harness.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
-from harness.config import ConfigError, Settings, load_key
+from harness.config import ConfigError, Settings, load_key, load_settings
 from harness.planner import Config
 from harness.prompt import Prompt
 from harness.service import Job, JobResult, Memory
@@ -46,6 +47,8 @@ class Chat:
         self.turn: Optional[Turn] = None
         self.turn_lock = asyncio.Lock()
         self.last: Optional[TurnResult] = None
+        self.joined: List[Tuple[str, Optional[Output], Optional[Approval]]] = []
+        self.compactor: Optional[Compactor] = None
 
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
@@ -55,17 +58,42 @@ class Chat:
 
     async def say(self, text: str, output: Optional[Output] = None,
                   approval: Optional[Approval] = None) -> TurnResult:
-        """A user message: it joins the running call, or starts a turn [gist §6]."""
+        """A user message: it joins the running call, or starts a turn [gist §6]. A call sees a
+        joined message only at its next tool call; one that joined after the last never reached
+        it, so it starts the next turn; if the call is stopped or fails, it is logged unanswered, as
+        the call's own message is."""
         if self.turn is not None:
             self.turn.add_message(text)
+            self.joined.append((text, output, approval))
             return TurnResult("", "", 0)
+        first: Optional[TurnResult] = None
         async with self.turn_lock:
-            self.turn = self.new_turn(output, approval)
-            try:
-                self.last = await self.turn.run(text)
-            finally:
-                self.turn = None
-        return self.last
+            waiting = [(text, output, approval)]
+            while waiting:
+                message, message_output, message_approval = waiting.pop(0)
+                self.turn = turn = self.new_turn(message_output, message_approval)
+                self.joined = []
+                try:
+                    self.last = await turn.run(message)
+                except BaseException:  # stopped, or failed: no message typed is lost
+                    for unseen, _, _ in waiting + self.unseen(turn):
+                        turn.log("user", unseen)
+                    raise
+                finally:
+                    self.turn = None
+                first = first or self.last
+                waiting += self.unseen(turn)
+        return first
+
+    def unseen(self, turn: Turn) -> List[Tuple[str, Optional[Output], Optional[Approval]]]:
+        """The joined messages the turn's call never took: the last ones, still in its inbox."""
+        return self.joined[len(self.joined) - len(turn.inbox):] if turn.inbox else []
+
+    def set_memory_model(self, settings: Settings) -> None:
+        """The compactions from now on use the config's memory model and effort."""
+        if self.compactor is not None:
+            self.compactor.settings = MemorySettings.from_config(
+                {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
 
     async def close_clients(self) -> None:
         for client in getattr(self, "clients", (self.client,)):
@@ -98,7 +126,7 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
         task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
         result = await compactor.build(CompactorJob(job.l, job.i, job.context, task))
         record_usage(settings.home, usage_record("compaction", memory_ref["m"].planner.T - 1,
-                                                      memory_settings.model, result.usage))
+                                                      compactor.settings.model, result.usage))
         return JobResult(result.text, result.failure or "")
 
     memory = Memory.open(settings.home, Config(), build=build, on_change=on_change)
@@ -106,6 +134,7 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
     approval = Approval(allowed=tuple(settings.approve), yes=yes, ask=ask)
     chat = Chat(settings, memory, client, prompt, approval, output)
     chat.clients = (client, compactor_client)
+    chat.compactor = compactor
     return chat
 
 
@@ -178,7 +207,8 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
     from harness.cli import HELP, set_memory_model
 
     terminal = Terminal()
-    session: PromptSession = PromptSession(history=_history(settings))
+    session: PromptSession = PromptSession(history=_history(settings), input=_terminal_input(),
+                                           key_bindings=_line_breaks())
     loop = asyncio.get_running_loop()
     questions: "asyncio.Queue[asyncio.Future]" = asyncio.Queue()
 
@@ -206,6 +236,8 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
     lines = chat.memory.render().split("\n")[1:-1]
     terminal._write(f"Ever · {status['messages']} messages · view {status['view_bytes']:,} bytes, "
                     f"{len(lines)} lines · /help\n")
+    for warning in chat.memory.store.warnings:  # a killed owner's lock taken over, a torn line
+        terminal._write(f"{warning}\n")
     for line in lines[-5:]:
         terminal._write(f"{DIM}{line[:160]}{RESET}\n")
     running: Optional[asyncio.Task] = None
@@ -224,18 +256,24 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
                 if not questions.empty():
                     questions.get_nowait().set_result(text)  # the answer to a tool's question
                     continue
-                text = text.strip()
-                if not text:
+                if not text.strip():
                     continue
-                if text == "/edit":
-                    text = click.edit("") or ""  # the message, written in $EDITOR
-                    if not text.strip():
-                        terminal._write("(nothing written)\n")
+                # a message is logged as typed or pasted, indentation and all; a command is one line
+                command = text.strip()
+                if command == "/edit":
+                    text, problem = _edit()
+                    if problem:
+                        terminal._write(problem + "\n")
                         continue
-                elif text.startswith("/"):
-                    reply = slash(chat, text, HELP, set_memory_model)
+                elif command.startswith("/") and "\n" not in command:
+                    try:
+                        reply = slash(chat, command, HELP, set_memory_model)
+                    except ConfigError as error:
+                        reply = str(error)
                     terminal._write(reply + "\n")
                     continue
+                # the final line break of an editor's file or of a paste is not the user's
+                text = text.rstrip("\n")
                 if running is not None and not running.done():
                     await chat.say(text)  # joins the running call between tool calls
                     continue
@@ -268,18 +306,107 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
         status = chat.memory.status()
         rows = [f"{key}: {value}" for key, value in status.items()]
         return "\n".join(rows) + "\n" + chat.memory.render()
-    if words[0] == "/memory" and len(words) == 4 and words[1] == "zoom":
+    if words[0] == "/memory" and words[1:2] == ["zoom"]:
         try:
-            first, n = int(words[2]), int(words[3])
-        except ValueError:
+            first, n = map(int, words[2:])
+        except ValueError:  # not numbers, or not two of them
             return "usage: /memory zoom ID N"
         from harness.images import named_images
 
         text = chat.memory.zoom(first, n)
         return named_images(text, chat.memory.store.chat) if n == 1 else text
+    if words[0] == "/memory":
+        return "usage: /memory, or /memory zoom ID N"
     if words[0] == "/memory-model":
-        return set_model(words[1] if len(words) > 1 else None, words[2] if len(words) > 2 else None)
+        if len(words) > 3:
+            return "usage: /memory-model [MODEL] [EFFORT]"
+        answer = set_model(words[1] if len(words) > 1 else None, words[2] if len(words) > 2 else None)
+        chat.set_memory_model(load_settings())
+        return answer
     return f"unknown command {words[0]}: /help lists them"
+
+
+def _edit() -> Tuple[str, str]:
+    """The message written in $VISUAL or $EDITOR, or a sentence saying why there is none."""
+    variable = "VISUAL" if os.environ.get("VISUAL") else "EDITOR"
+    editor = os.environ.get(variable)
+    if editor:
+        try:
+            program = shlex.split(editor)[0]
+        except (ValueError, IndexError):
+            program = editor
+        if shutil.which(program) is None:
+            return "", f"(no editor: {variable} names {program}, which is not a program here; nothing sent)"
+    try:
+        # whatever the file holds when the editor exits is the message, saved twice or not at all
+        text = click.edit("", require_save=False) or ""
+    except click.ClickException as error:
+        return "", f"({error.format_message()}; nothing sent)"
+    if not text.strip():
+        return "", "(the editor left the message empty: nothing sent)"
+    return text, ""
+
+
+def _line_breaks():
+    """Alt-Enter (a terminal sends Esc, then Enter) starts a new line of the same message."""
+    from prompt_toolkit.key_binding import KeyBindings
+
+    bindings = KeyBindings()
+
+    @bindings.add("escape", "enter")
+    def _(event) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return bindings
+
+
+def paste_parser(feed_key_callback):
+    """prompt_toolkit's VT100 input parser, with a bracketed paste read in linear time. Its own
+    adds each read (1 KB) of a paste to one string and searches all of it for the paste's end: a
+    10 MB paste took 96 s there. This one keeps the reads in a list and looks for the end only
+    in each new read and the few characters before it."""
+    from prompt_toolkit.input.vt100_parser import Vt100Parser
+    from prompt_toolkit.key_binding.key_processor import KeyPress
+    from prompt_toolkit.keys import Keys
+
+    end_mark = "\x1b[201~"
+
+    class PasteParser(Vt100Parser):
+        def reset(self, request: bool = False) -> None:
+            super().reset(request)
+            self._pasted: List[str] = []
+            self._carry = ""  # the end mark may straddle two reads
+
+        def feed(self, data: str) -> None:
+            if not self._in_bracketed_paste:
+                super().feed(data)  # calls feed again from where a paste starts
+                return
+            window = self._carry + data
+            end = window.find(end_mark)
+            if end < 0:
+                keep = max(0, len(window) - (len(end_mark) - 1))
+                self._pasted.append(window[:keep])
+                self._carry = window[keep:]
+                return
+            self._pasted.append(window[:end])
+            pasted = "".join(self._pasted)
+            self._pasted, self._carry = [], ""
+            self._in_bracketed_paste = False
+            self.feed_key_callback(KeyPress(Keys.BracketedPaste, pasted))
+            self.feed(window[end + len(end_mark):])
+
+    return PasteParser(feed_key_callback)
+
+
+def _terminal_input():
+    """The terminal's input, read with `paste_parser`."""
+    from prompt_toolkit.input import create_input
+    from prompt_toolkit.input.vt100 import Vt100Input
+
+    terminal_input = create_input()
+    if isinstance(terminal_input, Vt100Input):
+        terminal_input.vt100_parser = paste_parser(terminal_input.vt100_parser.feed_key_callback)
+    return terminal_input
 
 
 def _history(settings: Settings):

@@ -18,7 +18,7 @@ from typing import Any, Dict, Optional
 import click
 
 from harness import owner
-from harness.config import ConfigError, load_settings, update_config
+from harness.config import ConfigError, checked, load_settings, update_config
 from harness.store import ChatBusy, StoreError
 from harness.usage import format_report, read_usage, report, report_json
 
@@ -28,7 +28,8 @@ HELP = """\
 /memory-model [MODEL] [EFFORT]   the compaction model and its thinking effort (saved to config)
 /edit                 write the message in $EDITOR
 /help                 this list
-Ctrl-C stops the running call; Ctrl-D leaves."""
+Alt-Enter (or Esc, then Enter) starts a new line of the message; a paste stays one message.
+Up and Down go through the messages sent before. Ctrl-C stops the running call; Ctrl-D leaves."""
 
 
 def fail(sentence: str) -> None:
@@ -148,12 +149,13 @@ def cost(as_json: bool, turns: int) -> None:
 
 
 def set_memory_model(model: Optional[str], effort: Optional[str]) -> str:
+    """`/memory-model`: save the compaction model and effort given; say what they are now."""
     settings = load_settings()
     changes: Dict[str, Any] = {}
     if model:
-        changes["memory.model"] = model
+        changes["memory.model"] = checked("memory.model", model, "/memory-model")
     if effort:
-        changes["memory.thinking"] = effort
+        changes["memory.thinking"] = checked("memory.thinking", effort, "/memory-model")
     if changes:
         update_config(settings.home, changes)
         settings = load_settings()

@@ -1,0 +1,398 @@
+"""Strategy: `ever chat` as a person uses it, in a pseudo-terminal: pastes, Alt-Enter, the up arrow,
+every chat command, `$EDITOR`, a paste of a megabyte, and `kill -9` in the middle of a streamed reply.
+The chat talks through the real SDK to the local Messages API served by this test process. Each
+test asserts what the person sees and the exact JSONL lines written; every expected value comes
+from what the test typed (the texts, the pid it killed, the model it named), never from the
+chat's own output.
+
+Compactions get a one-line summary from the local API's responder (they are the requests with
+`tool_choice: none`); each turn's reply is queued for turn requests only, so a compaction never
+takes a turn's reply.
+"""
+
+import json
+import os
+import re
+import signal
+import sys
+import threading
+import time
+import tomllib
+from pathlib import Path
+
+import pexpect
+import pyte
+import pytest
+
+from harness.app import paste_parser
+from harness.localapi import LocalAPI, Reply
+from test_cli import EVER, environment, lines
+
+LONG = bool(os.environ.get("EVER_LONG_TESTS"))
+SUMMARY = "a summary line"
+STATUS = r"mem \d+K/128K · cache [^\r\n]*\r?\n"  # printed once a turn is over
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
+ALT_ENTER = "\x1b\r"  # what a terminal sends for Alt-Enter (or Esc, then Enter)
+UP = "\x1b[A"
+MESSAGE_CHARS_MAX = 30_000  # [decision H2] the longest piece of a long text in the log
+
+
+def is_compaction(body: dict) -> bool:
+    return body.get("tool_choice") == {"type": "none"}
+
+
+class StallingAPI(LocalAPI):
+    """The local API, with one more fault: `stall(n)` makes the next turn's reply stop after its
+    first n SSE chunks, the connection open, until `release` is set (a model that streams, then
+    goes quiet)."""
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.release = threading.Event()
+        self._stall_after = None
+
+    def stall(self, chunks: int) -> None:
+        self.release.clear()
+        self._stall_after = chunks
+
+    def _answer(self, handler, body, *rest):
+        if self._stall_after is None or is_compaction(body):
+            return super()._answer(handler, body, *rest)
+        chunks, self._stall_after = self._stall_after, None
+        sent = [0]
+        send_chunk = handler.send_chunk
+
+        def stalling_send_chunk(data: bytes) -> None:
+            if sent[0] == chunks:
+                self.release.wait(60)
+            sent[0] += 1
+            send_chunk(data)
+
+        handler.send_chunk = stalling_send_chunk
+        try:
+            return super()._answer(handler, body, *rest)
+        finally:
+            del handler.send_chunk  # the handler serves the connection's next request too
+
+
+@pytest.fixture(scope="module")
+def api():
+    with StallingAPI() as server:
+        yield server
+
+
+@pytest.fixture
+def local(api):
+    api.reset()
+    api.responder = lambda body: SUMMARY if is_compaction(body) else "(no reply was queued)"
+    yield api
+    api.release.set()
+
+
+def reply(api: LocalAPI, item) -> None:
+    api.enqueue(item, when=lambda body: not is_compaction(body))
+
+
+def turn_requests(api: LocalAPI):
+    return [r for r in api.requests if r.body and not is_compaction(r.body)]
+
+
+def sent_text(request) -> str:
+    """The user's message as a turn request carries it: the first message's last block."""
+    return request.body["messages"][0]["content"][-1]["text"]
+
+
+def sent_view(request) -> str:
+    """The view as a turn request carries it: the blocks before the state and the message."""
+    return "".join(block["text"] for block in request.body["messages"][0]["content"][:-2])
+
+
+def logged(home: Path):
+    return [(r["i"], r["kind"], r["text"], r["size"]) for r in lines(home)]
+
+
+def records(*pairs):
+    """The JSONL fields expected for (kind, text) pairs logged in this order from message 0."""
+    return [(i, kind, text, len(text.encode("utf-8"))) for i, (kind, text) in enumerate(pairs)]
+
+
+class Chat:
+    """`ever chat` in a pseudo-terminal, and the screen a person reads there: every byte the chat
+    writes goes through a terminal emulator (pyte), so what the tests read is what is shown after
+    the line editor's redraws."""
+
+    columns, rows = 160, 40
+
+    def __init__(self, home: Path, api: LocalAPI, **env: str):
+        environ = environment(home, api)
+        environ.pop("VISUAL", None)
+        environ.update(env)
+        self.child = pexpect.spawn(EVER, ["chat"], env=environ, encoding="utf-8", timeout=30,
+                                   dimensions=(self.rows, self.columns))
+        self.child.delaybeforesend = None  # the chat never hides what is typed
+        self.screen = pyte.Screen(self.columns, self.rows)
+        self.stream = pyte.Stream(self.screen)
+        self.expect("/help")
+        self.expect("›")
+        self.opening = self.shown()
+
+    def expect(self, pattern, timeout: float = 30) -> None:
+        self.child.expect(pattern, timeout=timeout)
+        after = self.child.after if isinstance(self.child.after, str) else ""
+        self.stream.feed(self.child.before + after)
+
+    def shown(self) -> list:
+        return [row.rstrip() for row in self.screen.display if row.strip()]
+
+    def send(self, keys: str) -> None:
+        self.child.send(keys)
+
+    def turn(self, keys: str, answer: str, timeout: float = 30) -> None:
+        """Send keys that end a message; wait for the reply and the status line after it."""
+        self.send(keys)
+        self.expect(re.escape(answer), timeout=timeout)
+        self.expect(STATUS, timeout=timeout)
+
+    def answer(self, typed: str, last: str) -> list:
+        """Type a line; the rows the chat shows in answer, down to the one holding `last`."""
+        self.send(typed + "\r")
+        self.expect(re.escape(typed) + r"[^\n]*\n")  # the line as accepted, then the answer
+        self.expect(re.escape(last) + r"[^\n]*\n")
+        rows = self.shown()
+        begin = max(k for k, row in enumerate(rows) if row == f"› {typed}")
+        return [row for row in rows[begin + 1:] if row != "›"]
+
+    def leave(self) -> None:
+        self.send("\x04")  # Ctrl-D
+        self.expect(pexpect.EOF)
+        self.child.close()
+        assert self.child.exitstatus == 0
+
+    def close(self) -> None:
+        self.child.close(force=True)
+
+
+def test_a_paste_is_one_message_alt_enter_breaks_a_line_up_sends_again_and_typing_during_a_call_waits(
+        tmp_path, local):
+    pasted = "    indented first line of the paste\nsecond line\n\nfourth, after a blank line"
+    slashed = "/etc/hosts is a path, not a command,\nin a paste of two lines"
+    typed = ["typed on the first line", "and on the second"]
+    question, aside = "a question", "an aside typed while the call runs"
+    for answer in ("Got the paste.", "Got the path.", "Got two lines.", "Got them again."):
+        reply(local, answer)
+    gate = threading.Event()
+    reply(local, Reply("Answered the question.", gate=gate))
+    reply(local, "Answered the aside.")
+    chat = Chat(tmp_path, local)
+    try:
+        chat.turn(PASTE_START + pasted + PASTE_END + "\r", "Got the paste.")
+        chat.turn(PASTE_START + slashed + PASTE_END + "\r", "Got the path.")
+        chat.turn(typed[0] + ALT_ENTER + typed[1] + "\r", "Got two lines.")
+        chat.turn(UP + "\r", "Got them again.")
+        # a message typed while a call runs joins it; the call ends without a tool call, so it
+        # never sees the message, which then gets a turn of its own
+        chat.send(question + "\r")
+        local.wait_for_requests(5, timeout_seconds=20)
+        chat.send(aside + "\r")
+        chat.expect(re.escape(aside) + r"[^\n]*\n")  # the line accepted
+        gate.set()
+        chat.expect("Answered the question.")
+        chat.turn("", "Answered the aside.")
+        chat.leave()
+    finally:
+        gate.set()
+        chat.close()
+    two_lines = "\n".join(typed)
+    assert logged(tmp_path) == records(
+        ("user", pasted), ("ever", "Got the paste."), ("user", slashed), ("ever", "Got the path."),
+        ("user", two_lines), ("ever", "Got two lines."), ("user", two_lines), ("ever", "Got them again."),
+        ("user", question), ("ever", "Answered the question."), ("user", aside), ("ever", "Answered the aside."))
+    assert [sent_text(r) for r in local.requests] == [pasted, slashed, two_lines, two_lines, question, aside]
+
+
+def test_every_chat_command_answers_and_a_bad_one_is_one_line_and_the_chat_goes_on(tmp_path, local):
+    editor = tmp_path / "editor"  # missing at first
+    wanted = tmp_path / "what-the-editor-writes"
+    written = "Written in the editor,\n  over two lines."
+    long_message = "A message too long to be its own line. " * 20  # over 512 bytes: compressed
+    for answer in ("Hi.", "Read your note.", "Still here.", "Long one read."):
+        reply(local, answer)
+    chat = Chat(tmp_path, local, EDITOR=str(editor))
+    try:
+        chat.turn("hello there\r", "Hi.")
+
+        help_rows = chat.answer("/help", "Ctrl-D")
+        commands = [row.split()[0] for row in help_rows if row.startswith("/")]
+        assert sorted(commands) == ["/edit", "/help", "/memory", "/memory", "/memory-model"]
+        assert sum(row.startswith("/memory zoom ID N ") for row in help_rows) == 1
+        assert sum("Alt-Enter" in row and "new line" in row for row in help_rows) == 1
+
+        memory_rows = chat.answer("/memory", "</chat>")
+        view = ["0+1|user: hello there", "1+1|ever: Hi."]
+        assert memory_rows[-4:] == ["<chat>", *view, "</chat>"]
+        view_bytes = sum(len(row.encode()) + 1 for row in view)  # each line with its line break
+        assert {"messages: 2", f"view_bytes: {view_bytes}", "view_lines: 2", "shrinking: False",
+                "unsummarized: 0", "running: []", "failures: {}"} <= set(memory_rows[:-4])
+        assert chat.answer("/memory zoom 1 1", "ever: Hi.") == ["ever: Hi."]
+        usage = ["usage: /memory zoom ID N"]
+        for bad in ("/memory zoom one 1", "/memory zoom 0", "/memory zoom 0 1 2"):
+            assert chat.answer(bad, usage[0]) == usage, bad
+        (sentence,) = chat.answer("/memory zoom 0 3", "3")
+        assert "power of 2" in sentence
+        (sentence,) = chat.answer("/memory zoom 2 1", "2")
+        assert "no message 2" in sentence
+        (sentence,) = chat.answer("/frobnicate now", "/help")
+        assert sentence.startswith("unknown command /frobnicate") and "/help" in sentence
+
+        (sentence,) = chat.answer("/edit", "nothing sent")
+        assert str(editor) in sentence
+        editor.write_text(f'#!/bin/sh\ncat "{wanted}" > "$1"\n')
+        editor.chmod(0o700)
+        wanted.write_text(written + "\n")  # an editor ends the file with a line break
+        chat.turn("/edit\r", "Read your note.")
+        wanted.write_text("")
+        (sentence,) = chat.answer("/edit", "nothing sent")
+        assert "empty" in sentence
+
+        (sentence,) = chat.answer("/memory-model claude-cheap-test low", "low")
+        assert "claude-cheap-test" in sentence
+        config = tomllib.loads((tmp_path / "config.toml").read_text())
+        assert config == {"memory": {"model": "claude-cheap-test", "thinking": "low"}}
+        (sentence,) = chat.answer("/memory-model claude-other lukewarm", "lukewarm")
+        assert sentence.startswith("/memory-model") and "memory.thinking" in sentence
+        assert tomllib.loads((tmp_path / "config.toml").read_text()) == config
+        (sentence,) = chat.answer("/memory-model", "low")
+        assert "claude-cheap-test" in sentence
+
+        chat.turn("are you still there?\r", "Still here.")
+        chat.turn(long_message + "\r", "Long one read.")
+        chat.leave()
+    finally:
+        chat.close()
+    assert logged(tmp_path) == records(
+        ("user", "hello there"), ("ever", "Hi."), ("user", written), ("ever", "Read your note."),
+        ("user", "are you still there?"), ("ever", "Still here."), ("user", long_message),
+        ("ever", "Long one read."))
+    assert [sent_text(r) for r in turn_requests(local)] == [
+        "hello there", written, "are you still there?", long_message]
+    compactions = [r.body for r in local.requests if r.body and is_compaction(r.body)]
+    # the long message's line is built on the model and effort just chosen, without a restart
+    assert [(body["model"], body["output_config"]) for body in compactions] == [
+        ("claude-cheap-test", {"effort": "low"})]
+    assert long_message in json.dumps(compactions[0]["messages"])
+
+
+def test_the_paste_parser_reads_what_prompt_toolkits_own_reads_in_reads_of_any_size():
+    from prompt_toolkit.input.vt100_parser import Vt100Parser
+
+    typed = ("a" + PASTE_START + "line one\n\x1b[201 is not the end\x1b[201" + PASTE_END + "b"
+             + PASTE_START + PASTE_END + PASTE_START + "\x1b[A stays text" + PASTE_END + UP + "\r")
+    expected = []
+    Vt100Parser(lambda key: expected.append((key.key, key.data))).feed(typed)  # all in one read
+    assert [data for key, data in expected if key == "<bracketed-paste>"] == [
+        "line one\n\x1b[201 is not the end\x1b[201", "", "\x1b[A stays text"]
+    for size in range(1, len(typed) + 1):
+        keys = []
+        parser = paste_parser(lambda key: keys.append((key.key, key.data)))
+        for start in range(0, len(typed), size):
+            parser.feed(typed[start:start + size])
+        assert keys == expected, size
+
+
+def write_all(fd: int, data: bytes) -> threading.Thread:
+    """Write `data` to the terminal from a thread, so the test reads what the chat prints
+    meanwhile (a terminal's buffers hold a few kilobytes each way)."""
+    def write() -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view[:65536]):]
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return writer
+
+
+def peak_memory_kb(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1))
+
+
+@pytest.mark.parametrize("megabytes", [10 if LONG else 1])
+def test_a_paste_of_megabytes_is_logged_whole_in_pieces_and_the_chat_goes_on(tmp_path, local, megabytes):
+    # rows of 66 characters with their line break: a piece holds the rows that end within its
+    # first 30,000 characters, 454 of them (29,964 characters: the break is in its second half)
+    rows = [f"{k:08d} the quick brown fox jumps over the lazy dog, row by row." for k in
+            range(megabytes * 1_000_000 // 66)]
+    assert {len(row) + 1 for row in rows} == {66}
+    pasted = "\n".join(rows)
+    per_piece = MESSAGE_CHARS_MAX // 66
+    pieces = ["\n".join(rows[k:k + per_piece]) + "\n" for k in range(0, len(rows), per_piece)]
+    pieces[-1] = pieces[-1][:-1]  # the paste ends without a line break
+    one_line = "".join(f"{k:05d}," for k in range(70_000 // 6))  # no line break: cut at 30,000
+    line_pieces = [one_line[:30_000], one_line[30_000:60_000], one_line[60_000:]]
+    reply(local, "Got the rows.")
+    reply(local, "Got the long line.")
+    reply(local, "Still here.")
+    chat = Chat(tmp_path, local)
+    try:
+        began = time.monotonic()
+        writer = write_all(chat.child.child_fd, (PASTE_START + pasted + PASTE_END + "\r").encode())
+        chat.turn("", "Got the rows.", timeout=60 + 60 * megabytes)
+        seconds = time.monotonic() - began
+        writer.join()
+        chat.turn(PASTE_START + one_line + PASTE_END + "\r", "Got the long line.")
+        chat.turn("still there?\r", "Still here.")
+        peak_kb = peak_memory_kb(chat.child.pid)
+        chat.leave()
+    finally:
+        chat.close()
+    print(f"\n{megabytes} MB paste: the reply after {seconds:.1f} s; the chat's peak memory "
+          f"{peak_kb / 1000:.0f} MB", file=sys.stderr)
+    assert logged(tmp_path) == records(
+        *[("user", piece) for piece in pieces], ("ever", "Got the rows."),
+        *[("user", piece) for piece in line_pieces], ("ever", "Got the long line."),
+        ("user", "still there?"), ("ever", "Still here."))
+    assert [sent_text(r) for r in turn_requests(local)] == [pasted, one_line, "still there?"]
+
+
+def test_kill_9_mid_reply_leaves_the_message_unanswered_and_the_next_chat_answers_it(tmp_path, local):
+    first, second = "a question the killed chat never answers", "are you back?"
+    local.stall(5)  # message_start, content_block_start, ping, then two text deltas of 24 characters
+    reply(local, "The first line streams.\nThe rest never comes.")
+    reply(local, "Back, and I see your question.")
+    chat = Chat(tmp_path, local)
+    try:
+        # a second chat started while this one runs (it starts as this one's reply streams)
+        other = pexpect.spawn(EVER, ["chat"], env=environment(tmp_path, local), encoding="utf-8",
+                              timeout=30, dimensions=(40, 160))
+        chat.send(first + "\r")
+        chat.expect("The first line streams.")
+        other.expect(pexpect.EOF)
+        other.close()
+        refusal = ANSI.sub("", other.before).strip()
+        assert other.exitstatus == 1 and "\n" not in refusal
+        assert f"process {chat.child.pid}" in refusal and str(tmp_path / "chat") in refusal
+
+        killed = chat.child.pid
+        os.kill(killed, signal.SIGKILL)
+        chat.expect(pexpect.EOF)
+    finally:
+        chat.close()
+        local.release.set()
+    assert chat.child.signalstatus == signal.SIGKILL
+    assert logged(tmp_path) == records(("user", first))
+
+    chat = Chat(tmp_path, local)
+    try:
+        # it opens without asking, and says whose lock it took over
+        assert sum(f"process {killed} ended" in row for row in chat.opening) == 1
+        chat.turn(second + "\r", "Back, and I see your question.")
+        chat.leave()
+    finally:
+        chat.close()
+    assert logged(tmp_path) == records(
+        ("user", first), ("user", second), ("ever", "Back, and I see your question."))
+    last = turn_requests(local)[-1]
+    assert sent_text(last) == second
+    assert sent_view(last) == f"<chat>\n0+1|user: {first}\n</chat>"
