@@ -26,11 +26,25 @@ from harness.service import Job, JobResult, Memory
 from harness.store import ChatBusy
 from harness.tools import Answer, Approval, WorkTools, approval_summary
 from harness.turn import Output, Quiet, Turn, TurnResult, TurnSettings
-from harness.usage import record_usage, usage_record
+from harness.usage import dollars_text, record_usage, usage_record
 
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 TURN_ATTEMPTS = 3
 ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
+
+
+# a message that joined a running call: its text, where its turn's output goes, its approval,
+# and the future its sender awaits (None for the message that started the turns)
+Joined = Tuple[str, Optional[Output], Optional[Approval], Optional["asyncio.Future[TurnResult]"]]
+
+
+def counted(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def settle_future(answered: Optional["asyncio.Future[TurnResult]"], result: TurnResult) -> None:
+    if answered is not None and not answered.done():
+        answered.set_result(result)
 
 
 class Chat:
@@ -47,7 +61,7 @@ class Chat:
         self.turn: Optional[Turn] = None
         self.turn_lock = asyncio.Lock()
         self.last: Optional[TurnResult] = None
-        self.joined: List[Tuple[str, Optional[Output], Optional[Approval]]] = []
+        self.joined: List[Joined] = []
         self.compactor: Optional[Compactor] = None
 
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
@@ -58,34 +72,49 @@ class Chat:
 
     async def say(self, text: str, output: Optional[Output] = None,
                   approval: Optional[Approval] = None) -> TurnResult:
-        """A user message: it joins the running call, or starts a turn [gist §6]. A call sees a
-        joined message only at its next tool call; one that joined after the last never reached
-        it, so it starts the next turn; if the call is stopped or fails, it is logged unanswered, as
-        the call's own message is."""
+        """A user message: it joins the running call, or starts a turn [gist §6]; the result is
+        the turn that answered it. A call sees a joined message only at its next tool call; one
+        that joined after the last never reached it, so it starts the next turn; if the call is
+        stopped or fails, it is logged unanswered, as the call's own message is."""
         if self.turn is not None:
-            self.turn.add_message(text)
-            self.joined.append((text, output, approval))
-            return TurnResult("", "", 0)
+            return await self.join(text, output, approval)
         first: Optional[TurnResult] = None
         async with self.turn_lock:
-            waiting = [(text, output, approval)]
+            waiting: List[Joined] = [(text, output, approval, None)]
             while waiting:
-                message, message_output, message_approval = waiting.pop(0)
+                message, message_output, message_approval, answered = waiting.pop(0)
                 self.turn = turn = self.new_turn(message_output, message_approval)
                 self.joined = []
                 try:
                     self.last = await turn.run(message)
                 except BaseException:  # stopped, or failed: no message typed is lost
-                    for unseen, _, _ in waiting + self.unseen(turn):
+                    for unseen, _, _, _ in waiting + self.unseen(turn):
                         turn.log("user", unseen)
+                    stopped = TurnResult("", "The call was stopped; your message is in the log.")
+                    for *_, other in waiting + self.joined:
+                        settle_future(other, stopped)
                     raise
                 finally:
                     self.turn = None
                 first = first or self.last
-                waiting += self.unseen(turn)
+                unseen = self.unseen(turn)
+                for joined in self.joined[:len(self.joined) - len(unseen)]:
+                    settle_future(joined[3], self.last)  # the call took it: its reply answers it
+                settle_future(answered, self.last)
+                waiting += unseen
         return first
 
-    def unseen(self, turn: Turn) -> List[Tuple[str, Optional[Output], Optional[Approval]]]:
+    def join(self, text: str, output: Optional[Output] = None,
+             approval: Optional[Approval] = None) -> "asyncio.Future[TurnResult]":
+        """A message typed while a call runs joins it between tool calls [gist §6]; the future is
+        the result of the turn that answers it."""
+        assert self.turn is not None, "join a running turn only"
+        self.turn.add_message(text)
+        answered: "asyncio.Future[TurnResult]" = asyncio.get_running_loop().create_future()
+        self.joined.append((text, output, approval, answered))
+        return answered
+
+    def unseen(self, turn: Turn) -> List["Joined"]:
         """The joined messages the turn's call never took: the last ones, still in its inbox."""
         return self.joined[len(self.joined) - len(turn.inbox):] if turn.inbox else []
 
@@ -102,8 +131,10 @@ class Chat:
     def status_line(self) -> str:
         view_bytes = self.memory.planner.view.bytes
         ceiling = self.memory.planner.config.view_bytes_ceiling
-        share = f"{self.last.cache_read_share:.0%}" if self.last and self.last.calls else "-"
-        return f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share}"
+        last = self.last if self.last and self.last.calls else None
+        share = f"{last.cache_read_share:.0%}" if last else "-"
+        cost = "-" if last is None else "?" if last.cost_e8 is None else dollars_text(last.cost_e8)
+        return f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
 
 
 async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = False,
@@ -234,13 +265,14 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
     server = await owner.serve(chat, settings.chat_dir / "socket")
     status = chat.memory.status()
     lines = chat.memory.render().split("\n")[1:-1]
-    terminal._write(f"Ever · {status['messages']} messages · view {status['view_bytes']:,} bytes, "
-                    f"{len(lines)} lines · /help\n")
+    terminal._write(f"Ever · {counted(status['messages'], 'message')} · view {status['view_bytes']:,} "
+                    f"bytes, {counted(len(lines), 'line')} · /help\n")
     for warning in chat.memory.store.warnings:  # a killed owner's lock taken over, a torn line
         terminal._write(f"{warning}\n")
     for line in lines[-5:]:
         terminal._write(f"{DIM}{line[:160]}{RESET}\n")
     running: Optional[asyncio.Task] = None
+    queued: set = set()
     try:
         with patch_stdout(raw=True):
             while True:
@@ -275,7 +307,11 @@ async def run_chat(settings: Settings, yes: bool = False) -> None:
                 # the final line break of an editor's file or of a paste is not the user's
                 text = text.rstrip("\n")
                 if running is not None and not running.done():
-                    await chat.say(text)  # joins the running call between tool calls
+                    if chat.turn is not None:
+                        chat.join(text)  # joins the running call between tool calls
+                    else:  # the running task has not started its turn yet: the next one
+                        queued.add(asyncio.create_task(chat.say(text)))
+                        queued = {task for task in queued if not task.done()}
                     continue
                 running = asyncio.create_task(_turn_then_status(chat, text, terminal))
     finally:

@@ -8,8 +8,9 @@ JSON line; the answer is one JSON line:
     {"op": "status"}                             -> {"status": {...}}
     {"op": "zoom", "id": 0, "n": 4}              -> {"text": "..."}
 
-A message sent while a call runs joins it between tool calls [gist §6]; the tools that ask first
-are declined for a sender without `yes` (nobody at the socket can be asked).
+A message sent while a call runs joins it between tool calls [gist §6], and its answer is the reply
+of the turn that took it; the owner's terminal shows its first line. The tools that ask first are
+declined for a sender without `yes` (nobody at the socket can be asked).
 """
 
 import asyncio
@@ -53,6 +54,9 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
 
                 # nobody at the socket can be asked: without `yes`, the asking tools decline
                 approval = None if request.get("yes") else Approval(chat.approval.allowed, False, None)
+                # the person at the chat sees what a script adds to it
+                first_line = request["text"].strip().split("\n", 1)[0]
+                chat.output.notice(f"[ever send] {first_line[:160]}")
                 result = await chat.say(request["text"], Quiet(), approval)
                 answer = {"reply": result.reply, "error": result.error}
             else:

@@ -274,13 +274,14 @@ class Memory:
         self._settled = asyncio.Event()
         self.failures_in_wait = 0
         self._apply(Wait())
-        if self.planner.waiting:
-            try:
+        try:
+            if self.planner.waiting:
                 await asyncio.wait_for(self._settled.wait(), timeout_seconds)
-            except asyncio.TimeoutError:
-                pass
-        if self.planner.waiting:
-            self._apply(TurnEnd())
+        except asyncio.TimeoutError:
+            pass
+        finally:  # a turn stopped while it waits ends its wait too
+            if self.planner.waiting:
+                self._apply(TurnEnd())
         return self.planner.render()
 
     def render(self) -> str:

@@ -33,7 +33,7 @@ from harness.images import kept, with_images
 from harness.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.service import Memory
 from harness.tools import ToolResult, WorkTools, date_error, error_result, split_long, zoom_error
-from harness.usage import record_usage, usage_record
+from harness.usage import cost_e8, record_usage, usage_record
 
 JSON = Dict[str, Any]
 MAX_TOKENS = 16_000
@@ -84,6 +84,7 @@ class TurnResult:
     error: str = ""  # one sentence, when the call could not be made
     calls: int = 0
     cache_read_share: float = 0.0  # of the turn's last call
+    cost_e8: Optional[int] = None  # the last call's cost in 10^-8 dollars; None if unpriced
 
 
 def end_marked(messages: List[JSON]) -> List[JSON]:
@@ -135,7 +136,11 @@ class Turn:
 
     async def run(self, text: str) -> TurnResult:
         memory = self.memory
-        view_text = await memory.settle(self.settings.settle_timeout_seconds)
+        try:
+            view_text = await memory.settle(self.settings.settle_timeout_seconds)
+        except asyncio.CancelledError:
+            self.log("user", text)  # stopped while it waited: the message is kept, unanswered
+            raise
         lines = view_text.split("\n")[1:-1]  # between "<chat>" and "</chat>"
         self.turn_id = memory.planner.T  # the user message's id: the turn's name in usage records
         self.log("user", text)  # [decision P17] after the view is rendered
@@ -167,8 +172,10 @@ class Turn:
             usage = reply.usage
             prompt_tokens = usage.prompt_tokens or 1
             result.cache_read_share = usage.cache_read_input_tokens / prompt_tokens
+            record = usage_record("turn", self._turn_id(), self.settings.model, usage)
+            result.cost_e8 = cost_e8(record)
             if self.settings.home:
-                record_usage(self.settings.home, usage_record("turn", self._turn_id(), self.settings.model, usage))
+                record_usage(self.settings.home, record)
             tool_results = []
             for block in reply.content:
                 if block["type"] == "text" and block["text"].strip():

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -115,7 +116,7 @@ def test_ever_chat_in_a_terminal_streams_the_reply_and_leaves_on_ctrl_d(tmp_path
     try:
         child.sendline("hi there")
         child.expect("Streaming, word by word, to the terminal.")
-        child.expect(r"mem \d+K/128K · cache")
+        child.expect(r"mem \d+K/128K · cache \d+% · \?")  # claude-test has no price
         child.expect("›")
         child.sendline("/memory zoom 0 1")
         child.expect("user: hi there")
@@ -168,3 +169,55 @@ def test_ever_send_is_handed_to_the_running_chat(tmp_path, api):
         child.close(force=True)
     assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [
         ("user", "from a script"), ("ever", "Answered by the owner.")]
+
+
+def test_ever_send_joins_the_running_call_and_gets_the_reply_that_took_it(tmp_path, api):
+    api.reset()
+    gate = threading.Event()
+    api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")], gate=gate))  # held: the call runs
+    api.enqueue("It is the day you started, and noted.")
+    child = spawn_chat(tmp_path, api)
+    sender = None
+    try:
+        child.sendline("check the date")
+        api.wait_for_requests(1, timeout_seconds=20)
+        sender = subprocess.Popen([EVER, "send", "and one more thing"], env=environment(tmp_path, api),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        child.expect(r"\[ever send\] and one more thing")  # shown as it joins the call
+        gate.set()
+        out, err = sender.communicate(timeout=60)
+        assert (sender.returncode, out, err) == (0, "It is the day you started, and noted.\n", "")
+        second = api.wait_for_requests(2, timeout_seconds=20)[1].body["messages"]
+        joined = second[-1]["content"]
+        assert joined[0]["type"] == "tool_result" and joined[-1]["text"] == "and one more thing"
+        child.expect("›")
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        gate.set()
+        if sender is not None and sender.poll() is None:
+            sender.kill()
+        child.close(force=True)
+    kinds = [(r["kind"], r["text"]) for r in lines(tmp_path)]
+    assert kinds[0] == ("user", "check the date")
+    assert [kind for kind, _ in kinds] == ["user", "tool", "echo", "user", "ever"]
+    assert kinds[3:] == [("user", "and one more thing"), ("ever", "It is the day you started, and noted.")]
+
+
+def test_ever_chat_opens_with_the_views_size_and_its_last_lines(tmp_path, api):
+    from harness.service import Memory
+
+    memory = Memory.open(tmp_path)
+    memory.append("user", "hello")  # a free line: "0+1|user: hello\n", 16 bytes
+    memory.close()
+    api.reset()
+    child = pexpect.spawn(EVER, ["chat"], env=environment(tmp_path, api), encoding="utf-8",
+                          timeout=30, dimensions=(40, 160))
+    try:
+        child.expect(r"Ever · 1 message · view 16 bytes, 1 line · /help\r\n")
+        child.expect("0\\+1\\|user: hello")
+        child.expect("›")
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)

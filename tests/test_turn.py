@@ -241,6 +241,36 @@ def test_after_the_settle_timeout_the_view_shows_placeholders(tmp_path, api):
         memory.close()
 
 
+def test_a_turn_stopped_while_it_waits_keeps_its_message_and_ends_the_wait(tmp_path, api):
+    api.reset()
+    never = asyncio.Event()
+
+    async def stuck(job: Job) -> JobResult:
+        await never.wait()
+        return JobResult("never")
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api, build=stuck, timeout=30.0)
+        memory.append("tool", "y" * 900)
+        running = asyncio.create_task(turn.run("are you there?"))
+        await asyncio.sleep(0.05)
+        assert memory.planner.waiting
+        running.cancel()  # Ctrl-C while the turn waits for the view
+        with pytest.raises(asyncio.CancelledError):
+            await running
+        waiting = memory.planner.waiting
+        await client.aclose()
+        return memory, waiting
+
+    memory, waiting = run(go())
+    try:
+        assert not waiting
+        assert logged(memory) == [("tool", "y" * 900), ("user", "are you there?")]
+        assert api.requests == []  # nothing was sent
+    finally:
+        memory.close()
+
+
 def test_thoughts_are_shown_and_never_logged(tmp_path, api):
     api.reset()
     api.enqueue(Reply([thinking("I should zoom first.", "sig-1"), tool_use("date", {"id": 0}, id="d1")]))

@@ -213,3 +213,19 @@ def test_the_printed_report(home):
 
 def test_an_empty_record_says_so(tmp_path):
     assert format_report(report(read_usage(tmp_path).records)) == "No API calls recorded yet.\n"
+
+
+def test_the_status_line_shows_the_view_the_cache_share_and_the_last_calls_cost():
+    from types import SimpleNamespace
+
+    from harness.app import Chat
+    from harness.planner import Config
+    from harness.turn import TurnResult
+
+    planner = SimpleNamespace(view=SimpleNamespace(bytes=96_512), config=Config())
+    chat = SimpleNamespace(memory=SimpleNamespace(planner=planner), last=None)
+    assert Chat.status_line(chat) == "mem 96K/128K · cache - · -"
+    chat.last = TurnResult("ok", calls=2, cache_read_share=0.9862, cost_e8=1_234_567)
+    assert Chat.status_line(chat) == "mem 96K/128K · cache 99% · $0.0123"  # 1,234,567e-8 dollars
+    chat.last = TurnResult("ok", calls=1, cache_read_share=0.5, cost_e8=None)  # a model with no price
+    assert Chat.status_line(chat) == "mem 96K/128K · cache 50% · ?"
