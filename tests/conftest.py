@@ -9,11 +9,16 @@
   at its first failing example instead of minutes later.
 
 Tests that set `max_examples` themselves keep it; everything else comes from the profile.
+
+The `api` fixture is a local Messages API (harness/localapi.py) shared by a module's tests.
 """
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, Phase, settings
+
+from harness.localapi import LocalAPI
 
 EXAMPLES_CI = 100
 
@@ -39,3 +44,10 @@ settings.register_profile(
     phases=[Phase.explicit, Phase.generate],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="module")
+def api():
+    """A local Messages API for a module's tests; each test calls `reset()` first."""
+    with LocalAPI() as server:
+        yield server

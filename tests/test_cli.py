@@ -21,12 +21,6 @@ from harness.localapi import LocalAPI, Reply, text, timeout, tool_use
 EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
 
 
-@pytest.fixture(scope="module")
-def api():
-    with LocalAPI() as server:
-        yield server
-
-
 def environment(home: Path, api: LocalAPI, key: str = "test-key") -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
     env.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, PROMPT_TOOLKIT_NO_CPR="1",

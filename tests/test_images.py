@@ -30,7 +30,7 @@ from harness import service
 from harness.app import slash
 from harness.client import Client, ClientSettings
 from harness.images import kept, pages, with_images
-from harness.localapi import LocalAPI, Reply, tool_use
+from harness.localapi import Reply, tool_use
 from harness.prompt import Prompt
 from harness.service import Job, JobResult, Memory
 from harness.tools import Approval, ToolResult, WorkTools
@@ -73,12 +73,6 @@ def image_block(data):
 
 def text_block(text):
     return {"type": "text", "text": text}
-
-
-@pytest.fixture(scope="module")
-def api():
-    with LocalAPI() as server:
-        yield server
 
 
 async def answer(job: Job) -> JobResult:

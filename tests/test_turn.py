@@ -24,12 +24,6 @@ MARK = {"type": "ephemeral"}
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=timezone.utc)
 
 
-@pytest.fixture(scope="module")
-def api():
-    with LocalAPI() as server:
-        yield server
-
-
 async def answer(job: Job) -> JobResult:
     return JobResult(f"{job.kind}: summary of {job.name}" if job.l == 0 else f"merged {job.name}")
 
