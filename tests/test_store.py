@@ -339,6 +339,40 @@ def test_the_nodes_after_a_checkpoint_are_read_in_log_order_across_days(home):
             store.nodes_after((2, 0))
 
 
+def test_each_line_is_one_write_fsynced_before_the_append_returns(home, monkeypatch):
+    store = Store.open(home)
+    calls = []
+    real_write, real_fsync = os.write, os.fsync
+
+    def write(fd, data):
+        calls.append(("write", fd, bytes(data)))
+        return real_write(fd, data)
+
+    def fsync(fd):
+        calls.append(("fsync", fd))
+        return real_fsync(fd)
+
+    monkeypatch.setattr(store_module.os, "write", write)
+    monkeypatch.setattr(store_module.os, "fsync", fsync)
+    try:
+        for k in range(3):
+            store.append_message("user", f"m{k}", now=clock(8, 10))
+            store.append_node(0, k, f"n{k}", k + 1, now=clock(8, 10))
+            appended = [call for call in calls if call[0] == "write" and call[2].endswith(b"}\n")]
+            # this call's two lines, each written whole by one write and fsync'd on its descriptor
+            # before the next line is written and before the call returned
+            assert len(appended) == 2 * (k + 1)
+            for line in appended[-2:]:
+                at = calls.index(line)
+                assert ("fsync", line[1]) in calls[at + 1:]
+                following = [call for call in calls[at + 1:] if call[0] == "write" and call[2].endswith(b"}\n")]
+                if following:
+                    assert calls.index(("fsync", line[1]), at) < calls.index(following[0])
+    finally:
+        monkeypatch.undo()
+        store.close()
+
+
 def test_a_failed_append_stops_appends_until_the_chat_is_opened_again(home, monkeypatch):
     fill(home, 1)
     store = Store.open(home)
