@@ -303,6 +303,12 @@ def approval_summary(name: str, tool_input: Mapping[str, Any]) -> str:
         return f"write: {tool_input.get('path', '')} ({size:,} bytes)"
     if name == "edit":
         return f"edit: {tool_input.get('path', '')}"
+    if name == "read":
+        return f"read: {tool_input.get('path', '')}"
+    if name == "zoom":
+        return f"zoom({tool_input.get('id', '')}, {tool_input.get('n', '')})"
+    if name == "date":
+        return f"date({tool_input.get('id', '')})"
     return name
 
 

@@ -25,7 +25,7 @@ import pyte
 import pytest
 
 from harness.app import paste_parser
-from harness.localapi import LocalAPI, Reply
+from harness.localapi import LocalAPI, Reply, text, thinking, tool_use
 from test_cli import EVER, environment, lines
 
 LONG = bool(os.environ.get("EVER_LONG_TESTS"))
@@ -209,6 +209,45 @@ def test_a_paste_is_one_message_alt_enter_breaks_a_line_up_sends_again_and_typin
         ("user", two_lines), ("ever", "Got two lines."), ("user", two_lines), ("ever", "Got them again."),
         ("user", question), ("ever", "Answered the question."), ("user", aside), ("ever", "Answered the aside."))
     assert [sent_text(r) for r in local.requests] == [pasted, slashed, two_lines, two_lines, question, aside]
+
+
+def test_a_scripted_chat_shows_exactly_this_transcript(tmp_path, local):
+    reply(local, "Hi! How can I help?")
+    reply(local, Reply([thinking("The date tool has it.", "sig-1"), tool_use("date", {"id": 0}, id="d1")]))
+    reply(local, "You said hello in message 0.")
+    chat = Chat(tmp_path, local)
+    try:
+        chat.turn("hello\r", "Hi! How can I help?")
+        chat.turn("when did I say hello?\r", "You said hello in message 0.")
+        chat.expect("›")
+        shown = chat.shown()
+        chat.leave()
+    finally:
+        chat.close()
+    said = lines(tmp_path)[0]["date"]  # the date the log gave message 0, which the tool reads
+    # the cache shares come from the local API's own accounting of each turn's last call
+    calls = turn_requests(local)  # the first turn's call, then the second turn's two
+    first, second = calls[0].cache, calls[2].cache
+    share = [round(100 * c.cache_read_input_tokens / (c.input_tokens + c.cache_creation_input_tokens
+                                                      + c.cache_read_input_tokens)) for c in (first, second)]
+    # the view: "0+1|user: hello\n" 16 bytes and "1+1|ever: Hi! How can I help?\n" 30, then
+    # "2+1|user: when did I say hello?\n" 32, the tool call, its result and the reply: under 1K
+    assert shown == [
+        "Ever · 0 messages · view 0 bytes, 0 lines · /help",
+        "› hello",
+        "Hi! How can I help?",
+        f"mem 0K/128K · cache {share[0]}% · ?",
+        "› when did I say hello?",
+        "The date tool has it.",
+        "· date(0)",
+        f"  → {said}",
+        "You said hello in message 0.",
+        f"mem 0K/128K · cache {share[1]}% · ?",
+        "›",
+    ]
+    assert logged(tmp_path) == records(
+        ("user", "hello"), ("ever", "Hi! How can I help?"), ("user", "when did I say hello?"),
+        ("tool", 'date {"id": 0}'), ("echo", said), ("ever", "You said hello in message 0."))
 
 
 def test_every_chat_command_answers_and_a_bad_one_is_one_line_and_the_chat_goes_on(tmp_path, local):
