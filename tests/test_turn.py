@@ -211,15 +211,15 @@ def test_a_refused_call_keeps_the_message_and_says_so(tmp_path, api):
         memory.close()
 
 
+async def stuck(job: Job) -> JobResult:
+    """A compactor that never answers."""
+    await asyncio.Event().wait()
+    return JobResult("never")
+
+
 def test_after_the_settle_timeout_the_view_shows_placeholders(tmp_path, api):
     api.reset()
     api.enqueue("ok")
-    never = asyncio.Event()
-
-    async def stuck(job: Job) -> JobResult:
-        await never.wait()
-        return JobResult("never")
-
     async def go():
         memory, client, turn = await make_turn(tmp_path, api, build=stuck, timeout=0.05)
         memory.append("tool", "y" * 900)
@@ -237,12 +237,6 @@ def test_after_the_settle_timeout_the_view_shows_placeholders(tmp_path, api):
 
 def test_a_turn_stopped_while_it_waits_keeps_its_message_and_ends_the_wait(tmp_path, api):
     api.reset()
-    never = asyncio.Event()
-
-    async def stuck(job: Job) -> JobResult:
-        await never.wait()
-        return JobResult("never")
-
     async def go():
         memory, client, turn = await make_turn(tmp_path, api, build=stuck, timeout=30.0)
         memory.append("tool", "y" * 900)
