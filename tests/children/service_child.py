@@ -64,6 +64,13 @@ def folded(memory: Memory) -> tuple:
     return planner.render(), planner.render(planner.cview.lines())
 
 
+def say(line: str) -> None:
+    """One line in one write: with PYTHONUNBUFFERED, print writes each piece apart, and a kill
+    between them would leave half a line."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def replayed(home: str) -> int:
     """The messages logged past the checkpoint: what this open replays [decision P10]."""
     try:
@@ -79,16 +86,16 @@ async def main(home: str, messages: int) -> None:
     memory = Memory.open(home, CONFIG, build=answer)
     loaded = (memory.render(), memory.render_cview())
     verdict = "ok" if loaded == folded(memory) else "MISMATCH"
-    print("open", memory.planner.T, verdict, past_checkpoint, flush=True)
+    say(f"open {memory.planner.T} {verdict} {past_checkpoint}")
     while memory.planner.T < messages:
         i = memory.planner.T
         memory.append(kind_for(i), text_for(i))
-        print("ack", i, flush=True)
+        say(f"ack {i}")
         await asyncio.sleep(0)
         if i % 3 == 0:
             await memory.idle()
     await memory.idle()
-    print("done", flush=True)
+    say("done")
     memory.close()
 
 
