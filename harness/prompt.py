@@ -136,6 +136,9 @@ TOOLS: Tuple[JSON, ...] = (
         "input_schema": _object({
             "id": {"type": "integer", "minimum": 0, "description": "The line's first message: a multiple of n."},
             "n": {"type": "integer", "minimum": 1, "description": "How many messages the line covers: a power of 2."},
+            "page": {"type": "integer", "minimum": 1,
+                     "description": "With n = 1, a long message comes in pages of 30,000 characters, "
+                                    "each headed [message id, page p of k]: the page to give (default 1)."},
         }, ("id", "n")),
     },
     {

@@ -243,6 +243,19 @@ def zoom_error(id: Any, n: Any, T: int) -> Optional[str]:
     return None
 
 
+def page_error(n: int, page: Any) -> Optional[str]:
+    """None if `page` can go with zoom(id, n); the message's own page count is checked by the
+    memory, which knows it."""
+    error = whole_number_error("zoom", "page", page)
+    if error:
+        return error
+    if page < 1:
+        return f"zoom: page must be 1 or more; got {page}."
+    if n != 1 and page != 1:
+        return f"zoom: only a message (n = 1) comes in pages; line id+{n} is two lines."
+    return None
+
+
 def date_error(id: Any, T: int) -> Optional[str]:
     """None if date(id) names a message of a chat of T messages; else the error text."""
     return whole_number_error("date", "id", id) or id_error("date", id, T)

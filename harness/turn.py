@@ -32,7 +32,7 @@ from harness.client import Client, Refused, RetriesExhausted, Unusable
 from harness.images import kept, with_images
 from harness.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.service import Memory
-from harness.tools import ToolResult, WorkTools, date_error, error_result, split_long, zoom_error
+from harness.tools import ToolResult, WorkTools, date_error, error_result, page_error, split_long, zoom_error
 from harness.usage import cost_e8, record_usage, usage_record
 
 JSON = Dict[str, Any]
@@ -232,11 +232,13 @@ class Turn:
         if not isinstance(tool_input, dict):
             return error_result(f"{name}: the input must be a JSON object.")
         if name == "zoom":
-            first, n = tool_input.get("id"), tool_input.get("n")
-            problem = zoom_error(first, n, T)
+            first, n, page = tool_input.get("id"), tool_input.get("n"), tool_input.get("page", 1)
+            problem = zoom_error(first, n, T) or page_error(n, page)
             if problem:
                 return error_result(problem)
-            text = self.memory.zoom(first, n)
+            text = self.memory.zoom(first, n, page)
+            if text.startswith(f"zoom: message {first} has "):  # a page past the message's last
+                return error_result(text)
             if n == 1:  # the message whole, with its images [gist §6] [decision H8]
                 return ToolResult(with_images(text, self.memory.store.chat), False)
             return ToolResult(({"type": "text", "text": text},), False)

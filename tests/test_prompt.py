@@ -215,6 +215,7 @@ def test_the_tools_are_zoom_and_date_with_the_gists_descriptions_then_the_machin
     assert required == {"zoom": ["id", "n"], "date": ["id"], "shell": ["command"], "read": ["path"],
                         "write": ["path", "content"], "edit": ["path", "old_text", "new_text"]}
     properties = {name: sorted(tool["input_schema"]["properties"]) for name, tool in by_name.items()}
+    assert properties["zoom"] == ["id", "n", "page"]  # a page of a long message
     assert properties["shell"] == ["command", "timeout_seconds"]
     assert properties["read"] == ["limit", "offset", "path"]
     assert "image" in by_name["read"]["description"]

@@ -122,6 +122,33 @@ def test_tool_calls_are_run_logged_and_answered_in_the_same_call(tmp_path, api):
         memory.close()
 
 
+def test_the_model_reads_a_long_message_page_by_page(tmp_path, api):
+    api.reset()
+    api.enqueue(Reply([tool_use("zoom", {"id": 0, "n": 1, "page": 2}, id="p2"),
+                       tool_use("zoom", {"id": 0, "n": 1, "page": 3}, id="p3"),
+                       tool_use("zoom", {"id": 0, "n": 2, "page": 2}, id="n2")]))
+    api.enqueue("Read it all.")
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api)
+        memory.append("user", "a" * 29_994 + "b" * 10_006)  # "user: " and it: 40,006 characters
+        await turn.run("read message 0")
+        await client.aclose()
+        return memory
+
+    memory = run(go())
+    try:
+        results = api.requests[1].body["messages"][-1]["content"]
+        # page 1 is the first 30,000 characters ("user: " and 29,994 a's); page 2 the rest
+        assert results[0]["content"] == [{"type": "text", "text": "[message 0, page 2 of 2]\n" + "b" * 10_006}]
+        assert not results[0].get("is_error")
+        assert results[1]["is_error"] and results[1]["content"][0]["text"] == "zoom: message 0 has 2 pages, not page 3"
+        assert results[2]["is_error"] and results[2]["content"][0]["text"] == (
+            "zoom: only a message (n = 1) comes in pages; line id+2 is two lines.")
+    finally:
+        memory.close()
+
+
 def test_a_message_typed_during_the_call_joins_it_between_tool_calls(tmp_path, api):
     api.reset()
     api.enqueue(Reply([tool_use("shell", {"command": "sleep 0.3; echo slept"}, id="s1")]))
