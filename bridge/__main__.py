@@ -3,7 +3,8 @@
 Each run sends one event list to model/ (`step`) and to harness/'s `Planner`, prints a trace of
 each side after every event with its own printer (bridge/model_trace.py, harness/trace.py; the
 format is bridge/FORMAT.md), and compares them byte for byte. A restart is done by the production
-side as a new process would: save, then load into a fresh Planner [fix F1].
+side as a new process would: its last checkpoint (taken when `save_due()` said so) loaded into a
+fresh Planner, which replays the texts logged past it [fix F1] [decision P10].
 """
 
 import argparse

@@ -468,7 +468,7 @@ class Planner:
         elif kind is TurnEnd:
             self.waiting = False
         else:
-            raise TypeError(f"not a planner event: {event!r} (a restart is save, then load)")
+            raise TypeError(f"not a planner event: {event!r} (a restart is a checkpoint, then load)")
         self._schedule()
         self._record_built()
 
