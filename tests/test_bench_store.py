@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.planner import Planner
 from harness.store import Store
 
 KINDS = ("user", "ever", "tool", "echo", "work", "note")
@@ -120,8 +121,7 @@ def saved_view(messages: int) -> dict:
     l, j = 0, T - 1
     while j % 2 == 1:
         l, j = l + 1, j // 2
-    config = [128_000, 64_000, 32_000, 16_000, 8, 3]
-    return {"config": config, "T": T, "view": view, "cview": view[::4], "shrinking": False,
+    return {"config": Planner().save()["config"], "T": T, "view": view, "cview": view[::4], "shrinking": False,
             "cshrinking": False, "failures": [], "last_node": [l, j]}
 
 
