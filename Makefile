@@ -8,9 +8,11 @@ DEEP_T ?= 1000000
 SCALE  ?= full
 SEED   ?=
 PROFILE ?= ci
+# where `make install` puts `ever` ($(PREFIX)/bin) and its own environment
+PREFIX ?= $(HOME)/.local
 
 .DEFAULT_GOAL := help
-.PHONY: help laws laws-deep test test-long bridge mutants lint check chat bench
+.PHONY: help laws laws-deep test test-long bridge mutants lint check chat install uninstall bench
 
 help:
 	@echo "Ever: one chat that never ends."
@@ -25,13 +27,22 @@ help:
 	@echo "  make lint        the model's subset lint and the layering rules"
 	@echo "  make bench       benchmarks (pytest-benchmark, ratios against a baseline)"
 	@echo "  make check       lint, laws, test-long (PROFILE=deep), bridge and mutants"
-	@echo "  make chat        the chat (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME)"
+	@echo "  make chat        the chat (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME); installs only what it needs"
+	@echo "  make install     \`ever\` in PREFIX/bin (default ~/.local/bin), in an environment of its own"
+	@echo "  make uninstall   removes what make install put there"
 	@echo ""
-	@echo "Knobs: PYTHON=$(PYTHON) VENV=$(VENV) T=$(T) DEEP_T=$(DEEP_T) SCALE=$(SCALE) SEED=$(SEED) PROFILE=$(PROFILE)"
+	@echo "Knobs: PYTHON=$(PYTHON) VENV=$(VENV) PREFIX=$(PREFIX) T=$(T) DEEP_T=$(DEEP_T) SCALE=$(SCALE) SEED=$(SEED) PROFILE=$(PROFILE)"
 
-$(VENV)/.installed: requirements.txt pyproject.toml
+$(VENV)/.installed: requirements.txt requirements-chat.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(VENV)/.chat-installed $@
+
+# the chat alone: no proof tools
+$(VENV)/.chat-installed: requirements-chat.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-chat.txt
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
 
@@ -66,5 +77,20 @@ bench: $(VENV)/.installed
 check: PROFILE = deep
 check: lint laws test-long bridge mutants
 
-chat: $(VENV)/.installed
+chat: $(VENV)/.chat-installed
 	$(VENV)/bin/ever chat
+
+# A copy, not a link to this checkout: `ever` keeps working when the checkout moves or changes.
+INSTALL_VENV = $(PREFIX)/share/ever/venv
+install:
+	$(PYTHON) -m venv $(INSTALL_VENV)
+	$(INSTALL_VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements-chat.txt
+	$(INSTALL_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation .
+	mkdir -p $(PREFIX)/bin
+	ln -sf $(abspath $(INSTALL_VENV))/bin/ever $(PREFIX)/bin/ever
+	@echo "ever is $(PREFIX)/bin/ever."
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "$(PREFIX)/bin is not on your PATH: add it, e.g. export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
+
+uninstall:
+	rm -f $(PREFIX)/bin/ever
+	rm -rf $(PREFIX)/share/ever

@@ -1,7 +1,7 @@
 """`python -m bridge`: the production planner against the model on seeded scenarios.
 
 Each run sends one event list to model/ (`step`) and to harness/'s `Planner`, prints a trace of
-each side after every event with its own printer (bridge/model_trace.py, harness/trace.py; the
+each side after every event with its own printer (bridge/model_trace.py, harness/memory/trace.py; the
 format is bridge/FORMAT.md), and compares them byte for byte. A restart is done by the production
 side as a new process would: its last checkpoint (taken when `save_due()` said so) loaded into a
 fresh Planner, which replays the texts logged past it [fix F1] [decision P10].
@@ -21,17 +21,17 @@ from typing import List, Optional, TextIO, Tuple
 
 from bridge import model_trace
 from bridge.scenarios import SCENARIOS, Run, format_event, runs
-from harness import events as he
-from harness import line as hl
-from harness import trace as ht
-from harness.planner import Config, Planner
+from harness.memory import events as he
+from harness.memory import line as hl
+from harness.memory import trace as ht
+from harness.memory.planner import Config, Planner
 from model import line as ml
 from model import planner as mp
 
 CONTEXT_LINES = 3
 
 
-# A scenario event's head names the same class in model/planner.py and harness/events.py.
+# A scenario event's head names the same class in model/planner.py and harness/memory/events.py.
 EVENT_CLASSES = {
     "message": "Message", "built": "Built", "failed": "Failed", "retry": "Retry",
     "wait": "Wait", "turn_end": "TurnEnd", "restart": "Restart",
@@ -39,7 +39,7 @@ EVENT_CLASSES = {
 
 
 def event_for(module, event):
-    """The scenario event as `module`'s event object (module: model.planner or harness.events)."""
+    """The scenario event as `module`'s event object (module: model.planner or harness.memory.events)."""
     if event[0] not in EVENT_CLASSES:
         raise ValueError(event)
     return getattr(module, EVENT_CLASSES[event[0]])(*event[1:])
@@ -50,7 +50,7 @@ LINE_BYTES_MAX = 512
 
 def line_records(k: int, event, side) -> List[str]:
     """FORMAT.md's `l`, `m` and `p` records; both sides print them the same way from plain
-    values. `side` is model.line or harness.line."""
+    values. `side` is model.line or harness.memory.line."""
     if event[0] == "line":
         outcome = side.line(event[1])
         records = [
@@ -391,9 +391,9 @@ def report(result: Result, out_dir: str) -> None:
     run = runs(result.scale, result.name, result.seed)[0]
     with open(stem + ".scenario", "w", encoding="utf-8") as scenario, open(
         stem + ".model.trace", "w", encoding="utf-8"
-    ) as model_file, open(stem + ".harness.trace", "w", encoding="utf-8") as harness_file:
+    ) as model_file, open(stem + ".harness.memory.trace", "w", encoding="utf-8") as harness_file:
         execute(run, limit=m.k + 1 + CONTEXT_LINES, sinks=(scenario, model_file, harness_file))
-    print(f"  traces: {stem}.model.trace {stem}.harness.trace (events: {stem}.scenario)")
+    print(f"  traces: {stem}.model.trace {stem}.harness.memory.trace (events: {stem}.scenario)")
     scale = "" if result.scale == "full" else f" --scale {result.scale}"
     print(f"  replay: python -m bridge --scenario {result.name} --seed {result.seed}{scale}")
 
@@ -417,7 +417,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             stem = os.path.join(arguments.out, f"{run.name}-{run.seed}-{run.scale}")
             with open(stem + ".scenario", "w", encoding="utf-8") as scenario, open(
                 stem + ".model.trace", "w", encoding="utf-8"
-            ) as model_file, open(stem + ".harness.trace", "w", encoding="utf-8") as harness_file:
+            ) as model_file, open(stem + ".harness.memory.trace", "w", encoding="utf-8") as harness_file:
                 results.append(execute(run, sinks=(scenario, model_file, harness_file)))
     elif arguments.jobs > 1 and len(chosen) > 1:
         with ProcessPoolExecutor(max_workers=arguments.jobs) as pool:

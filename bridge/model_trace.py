@@ -1,6 +1,6 @@
 """The model's trace, printed from model state as bridge/FORMAT.md specifies.
 
-Written from FORMAT.md alone, apart from harness/trace.py: the two printers share no code.
+Written from FORMAT.md alone, apart from harness/memory/trace.py: the two printers share no code.
 """
 
 from typing import Dict, List, Tuple

@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
-from harness.line import line
+from harness.memory.line import line
 
 KINDS = ("user", "ever", "tool", "echo", "work", "note")
 GIST_CONFIG = (128_000, 64_000, 32_000, 16_000, 8, 3)  # [gist §3.2, §4]

@@ -1,0 +1,10 @@
+"""Ever, the product: the chat a person lives in, in four rooms.
+
+    memory/    what is kept and decided: the logs, the planner, the memory service. No SDK.
+    calls/     what talks to a model: the SDK client, the prompt, the compactor's calls, the turn.
+    chat/      what a person touches: the `ever` commands, the terminal, the owner's socket, settings.
+    localapi/  a local Messages API as strict as Anthropic's, for the tests and the no-key demo.
+
+Imports go one way, memory ← calls ← chat, and localapi stands beside them: only the tests and the
+demo (`ever chat --local`) import it. `laws/test_subset`'s layering lint (`make lint`) checks it.
+"""

@@ -1,5 +1,5 @@
 """`python -m harness` is `ever`."""
 
-from harness.cli import main
+from harness.chat.cli import main
 
 main()

@@ -40,7 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
-import harness.line as production_line
+import harness.memory.line as production_line
 from laws import witness
 from laws.contracts import twins, views
 from laws.contracts.views import CONTEXT_LEVEL_MAX, LEVEL_MAX, NODE_BITS, VIEW_LINES_MAX
@@ -278,7 +278,7 @@ def cut_keeps_whole_characters(budget: Budget) -> Verdict:
     checked = 0
     for text, bytes_max in cut_cases():
         expected = longest_whole_prefix(text, bytes_max)
-        for where, function in (("model/line.py", cut), ("harness/line.py", production_line.cut)):
+        for where, function in (("model/line.py", cut), ("harness/memory/line.py", production_line.cut)):
             try:
                 got = function(text, bytes_max)
             except Exception as error:  # a cut that raises on a valid text is a wrong cut
@@ -408,10 +408,10 @@ def follows_up_too_long(replies, outcome) -> Optional[str]:
 
 
 LAWS = [
-    Law("line_matches_production", "§4", f"harness/line.py's `line` behaves as the model's on three replies of ≤ {twins.REPLY_CHARS_MAX} characters: calls, line and follow-ups.", "crosshair", diff_label("line"), lambda budget: diff_law("line_matches_production", "line")),
-    Law("cut_matches_production", "§4", f"harness/line.py's `cut` behaves as the model's on texts of ≤ {twins.CUT_CHARS_MAX} characters, budgets 0..{twins.CUT_BYTES_MAX} bytes.", "crosshair", diff_label("cut"), lambda budget: diff_law("cut_matches_production", "cut")),
-    Law("due_matches_production", "§3.2", f"harness/planner.py's `more_due` ((T + 1 − first)/2^l, oldest first on ties) orders pairs as the model's scan does, for levels ≤ {twins.LEVEL_MAX} and T ≤ {twins.T_MAX:,}.", "crosshair", diff_label("due"), lambda budget: diff_law("due_matches_production", "due")),
-    Law("cut_keeps_whole_characters", "§4", "The model's `cut` and harness/line.py's are the longest prefix within the budget that splits no character (a definition written character by character).", "exhaustive", f"Bounded: {CUT_SCOPE}; at least {CUT_CASES:,} cases", cut_keeps_whole_characters),
+    Law("line_matches_production", "§4", f"harness/memory/line.py's `line` behaves as the model's on three replies of ≤ {twins.REPLY_CHARS_MAX} characters: calls, line and follow-ups.", "crosshair", diff_label("line"), lambda budget: diff_law("line_matches_production", "line")),
+    Law("cut_matches_production", "§4", f"harness/memory/line.py's `cut` behaves as the model's on texts of ≤ {twins.CUT_CHARS_MAX} characters, budgets 0..{twins.CUT_BYTES_MAX} bytes.", "crosshair", diff_label("cut"), lambda budget: diff_law("cut_matches_production", "cut")),
+    Law("due_matches_production", "§3.2", f"harness/memory/planner.py's `more_due` ((T + 1 − first)/2^l, oldest first on ties) orders pairs as the model's scan does, for levels ≤ {twins.LEVEL_MAX} and T ≤ {twins.T_MAX:,}.", "crosshair", diff_label("due"), lambda budget: diff_law("due_matches_production", "due")),
+    Law("cut_keeps_whole_characters", "§4", "The model's `cut` and harness/memory/line.py's are the longest prefix within the budget that splits no character (a definition written character by character).", "exhaustive", f"Bounded: {CUT_SCOPE}; at least {CUT_CASES:,} cases", cut_keeps_whole_characters),
     Law("line_calls_at_most_tries", "§4", "A compaction asks for at most 5 replies.", "exhaustive", LABEL, lambda budget: line_law(calls_at_most_tries)),
     Law("line_fits", "§4", "Every kept line is 1 to 512 bytes; with no line at all the try failed.", "exhaustive", LABEL, lambda budget: line_law(kept_fits)),
     Law("line_takes_first_fit", "§4", "The first reply that fits in 512 bytes ends the tries and is the line.", "exhaustive", LABEL, lambda budget: line_law(takes_first_fit)),

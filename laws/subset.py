@@ -1,4 +1,5 @@
-"""The model's restricted subset, as a lint (model/__init__.py defines it), and the layering rules.
+"""The model's restricted subset, as a lint (model/__init__.py defines it), and the layering rules
+(harness/__init__.py states them).
 
 Strategy: walk the AST of each file and say one sentence per violation, with its place. A
 violation is a fact about the source, so this is exact, not a search.
@@ -81,24 +82,135 @@ def model_files() -> list[Path]:
     )
 
 
-def layering_violations() -> list[str]:
-    """harness/ never imports model/ (nor laws/ or bridge/, which import model/)."""
-    found: list[str] = []
-    for path in sorted((ROOT / "harness").rglob("*.py")):
-        tree = ast.parse(path.read_text(), filename=str(path))
-        for node in ast.walk(tree):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0:
-                names = [node.module or ""]
-            for name in names:
-                if module_root(name) in ("model", "laws", "bridge", "mutants"):
-                    found.append(
-                        f"{path.relative_to(ROOT)}:{node.lineno}: imports {name}; "
-                        "harness/ never imports the model."
-                    )
+# harness/'s rooms and what each may import of harness (harness/__init__.py says why). A room
+# imports itself and the rooms before it; localapi is test equipment beside the product.
+ROOMS = {
+    "memory": ("memory",),
+    "calls": ("memory", "calls"),
+    "chat": ("memory", "calls", "chat"),
+    "localapi": ("memory", "calls", "localapi"),
+}
+# The product's one way into localapi: the no-key demo.
+LOCALAPI_DEMO = "harness/chat/demo.py"
+# Third-party packages a room never imports, and the one module that talks to the SDK.
+KEPT_OUT = {"memory": ("anthropic", "httpx", "httpx2", "click", "prompt_toolkit")}
+SDK_MODULE = "harness/calls/client.py"
+OUTSIDE_HARNESS = ("model", "laws", "bridge", "mutants")
+
+
+def imported_names(tree: ast.AST, package: str) -> list[tuple[int, str]]:
+    """Every module an import statement names, anywhere in the file (a function's own import
+    too), with `from a import b` also naming `a.b`, so a submodule imported by name counts."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            found.append((node.lineno, base))
+            found.extend((node.lineno, f"{base}.{alias.name}") for alias in node.names)
     return found
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layering_violations(root: Path = ROOT) -> list[str]:
+    """harness/ never imports model/ (nor laws/, bridge/ or mutants/, which import it); each room
+    imports only the rooms it may; only the SDK module imports the SDK; only the tests and the demo
+    import localapi; and no two modules of harness/ import each other, however indirectly."""
+    found: list[str] = []
+    seen: set[tuple[str, int, str]] = set()
+
+    def say(where: str, lineno: int, rule: str, sentence: str) -> None:
+        # `from a import b` names a and a.b: one sentence per statement and rule
+        if (where, lineno, rule) not in seen:
+            seen.add((where, lineno, rule))
+            found.append(sentence)
+
+    modules = {module_name(path, root): path for path in sorted((root / "harness").rglob("*.py"))}
+    edges: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        where = path.relative_to(root).as_posix()
+        parts = name.split(".")
+        room = parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ROOMS) else None
+        package = name if path.name == "__init__.py" else ".".join(parts[:-1])
+        for lineno, imported in imported_names(ast.parse(path.read_text(), filename=where), package):
+            top = module_root(imported)
+            if top in OUTSIDE_HARNESS:
+                say(where, lineno, "model", f"{where}:{lineno}: imports {imported}; harness/ never imports the model.")
+            if top == "anthropic" and where != SDK_MODULE:
+                say(where, lineno, "sdk", f"{where}:{lineno}: imports {imported}; only {SDK_MODULE} imports the SDK.")
+            if room and top in KEPT_OUT.get(room, ()):
+                say(where, lineno, top, f"{where}:{lineno}: imports {imported}; harness/{room}/ never imports {top}.")
+            if top != "harness":
+                continue
+            if imported in modules and imported != name:
+                edges[name].add(imported)
+            target = imported.split(".")[1] if imported.count(".") >= 1 else None
+            if target not in ROOMS:
+                continue
+            if room is None:
+                allowed = ("chat",)  # harness/__main__.py is `ever`
+            else:
+                allowed = ROOMS[room]
+            if target == "localapi" and where == LOCALAPI_DEMO:
+                continue
+            if target not in allowed:
+                say(where, lineno, "room", f"{where}:{lineno}: imports {imported}; harness/{room or ''}"
+                             f"{'/' if room else ''} may import only "
+                             f"{', '.join('harness.' + r for r in allowed)}.")
+    found.extend(import_cycles(edges))
+    for outside in ("bridge", "laws", "mutants", "model"):
+        for path in sorted((root / outside).rglob("*.py")):
+            where = path.relative_to(root).as_posix()
+            for lineno, imported in imported_names(ast.parse(path.read_text(), filename=where), ""):
+                if imported.startswith("harness.localapi"):
+                    say(where, lineno, "localapi", f"{where}:{lineno}: imports {imported}; only harness/localapi/, "
+                                 "the demo and the tests import the local API.")
+    return found
+
+
+def import_cycles(edges: dict[str, set[str]]) -> list[str]:
+    """One sentence per group of harness modules that import each other (Tarjan's components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(name: str) -> None:
+        index[name] = low[name] = len(index)
+        stack.append(name)
+        on_stack.add(name)
+        for other in sorted(edges[name]):
+            if other not in index:
+                visit(other)
+                low[name] = min(low[name], low[other])
+            elif other in on_stack:
+                low[name] = min(low[name], index[other])
+        if low[name] == index[name]:
+            group = []
+            while True:
+                other = stack.pop()
+                on_stack.discard(other)
+                group.append(other)
+                if other == name:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for name in sorted(edges):
+        if name not in index:
+            visit(name)
+    return [f"{', '.join(group)}: import each other; harness/'s imports go one way." for group in groups]
 
 
 def all_violations() -> list[str]:

@@ -24,7 +24,7 @@ from typing import Callable, List, Optional, Tuple
 
 import z3
 
-import harness.planner as production
+import harness.memory.planner as production
 import model.base as base
 import model.view as model_view
 from laws import z3_model as zm
@@ -115,7 +115,7 @@ def due_cross_is_rational(budget: Budget) -> Verdict:
 
 @on_model_code
 def due_orders_agree(budget: Budget) -> Verdict:
-    """harness/planner.py's own `more_due` ((T + 1 − first)/2^l, the oldest of equal pairs first)
+    """harness/memory/planner.py's own `more_due` ((T + 1 − first)/2^l, the oldest of equal pairs first)
     orders pairs as the model's scan does: the model's `more_due`, and on a tie the older pair."""
     la, ia, lb, ib, T, domain = due_terms()
     model_ab, side_ab = on_terms(model_view.more_due, la, ia, lb, ib, T)
@@ -965,7 +965,7 @@ HISTORY_LABEL = f"Proved (Z3): each view step, model code ({TRUSTED}); steps = e
 
 LAWS = [
     Law("due_cross_is_rational", "§3.2", "The model's division-free `more_due` is the rational order (T − last)/2^l, for all T, i ≥ 0 and levels.", "z3", DUE_LABEL, due_cross_is_rational),
-    Law("due_orders_agree", "§3.2", "harness/planner.py's own `more_due` ((T + 1 − first)/2^l, the oldest of equal pairs first) orders pairs as the model's scan does.", "z3", DUE_LABEL, due_orders_agree),
+    Law("due_orders_agree", "§3.2", "harness/memory/planner.py's own `more_due` ((T + 1 − first)/2^l, the oldest of equal pairs first) orders pairs as the model's scan does.", "z3", DUE_LABEL, due_orders_agree),
     Law("due_is_transitive", "§3.2", "The due order is transitive and irreflexive, so the most due pair is well defined.", "z3", DUE_LABEL, due_is_transitive),
     Law("twins_agree", "—", "The Z3 twins of model/base.py's operations compute what the originals do, and the view functions run on concrete arrays give what they give on tuples.", "exhaustive", TWINS_LABEL, twins_agree),
     Law("view_covers", "§3", "After any history of events, the view covers messages 0..T−1, each once, contiguous, oldest first, each line a tree node.", "z3", HISTORY_LABEL, view_covers),

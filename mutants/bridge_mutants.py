@@ -1,6 +1,6 @@
 """Bugs planted in the production planner, each of which a check that `make test` runs must catch.
 
-Strategy: each mutant changes one line of harness/planner.py (or harness/line.py) into a mistake
+Strategy: each mutant changes one line of harness/memory/planner.py (or harness/memory/line.py) into a mistake
 the gist names or a plausible misreading of docs/planner.md. Its check is one of the fast checks
 `make test` runs: the tiny bridge (`python -m bridge --scale tiny`, which exits 1 on the first
 trace difference from the model), the fixed histories of tests/test_bridge_paths.py, or the
@@ -63,7 +63,7 @@ KEEPS_LONE_CR = (
 MUTANTS = [
     Mutant(
         name="planner_due_from_first",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old="    left = (T + 1 - first_a) << l_b\n    right = (T + 1 - first_b) << l_a\n",
         new="    left = (T - first_a) << l_b\n    right = (T - first_b) << l_a\n",
         check=BRIDGE_TINY,
@@ -71,7 +71,7 @@ MUTANTS = [
     ),
     Mutant(
         name="planner_batch_to_ceiling",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old="            merges = view.fit(T, c.view_bytes_floor, self)\n",
         new="            merges = view.fit(T, c.view_bytes_ceiling, self)\n",
         check=BRIDGE_TINY,
@@ -79,7 +79,7 @@ MUTANTS = [
     ),
     Mutant(
         name="planner_ready_by_level",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old="        heapq.heappush(self.ready, (last_message(l, i), l, i))\n",
         new="        heapq.heappush(self.ready, (l, l, i))\n",
         check=BRIDGE_TINY,
@@ -87,7 +87,7 @@ MUTANTS = [
     ),
     Mutant(
         name="planner_merges_before_messages",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old="        for node in candidates:\n            running.append(node)\n",
         new=(
             "        ready = self.ready\n"
@@ -103,7 +103,7 @@ MUTANTS = [
     ),
     Mutant(
         name="planner_restart_refolds_view",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old='        planner.view = planner._loaded_view(saved["view"])\n',
         new=(
             "        planner.view = _View()\n"
@@ -120,35 +120,35 @@ MUTANTS = [
 
 # ---- the planner's corrections, in the production planner ----
 MUTANTS += [
-    Mutant("planner_reserve_as_placeholder", "harness/planner.py",
+    Mutant("planner_reserve_as_placeholder", "harness/memory/planner.py",
            "    return len(str(i)) + 3 + LINE_BYTES_MAX + 1\n",
            "    return len(str(i)) + 3 + len(PLACEHOLDER) + 1\n",
            BRIDGE_TINY, "an unbuilt line counts its placeholder [decision P1]"),
-    Mutant("planner_flatten_newlines_only", "harness/planner.py",
+    Mutant("planner_flatten_newlines_only", "harness/memory/planner.py",
            "_BREAKS = {code: \" \" for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}",
            "_BREAKS = {10: \" \", 13: \" \"}",
            BRIDGE_TINY, "only CR and LF become spaces [decision P15]"),
-    Mutant("planner_failures_forgotten_at_load", "harness/planner.py",
+    Mutant("planner_failures_forgotten_at_load", "harness/memory/planner.py",
            "        planner.failures = {(l, i): count for l, i, count in saved[\"failures\"]}",
            "        planner.failures = {}",
            BRIDGE_TINY, "a restart forgets failure counts [decision P16]"),
-    Mutant("planner_retry_ignored", "harness/planner.py",
+    Mutant("planner_retry_ignored", "harness/memory/planner.py",
            "        elif kind is Retry:\n            self._retry()",
            "        elif kind is Retry:\n            pass",
            BRIDGE_TINY, "a Retry does not make failed nodes candidates again [decision P8]"),
-    Mutant("planner_retry_at_once_while_waiting", "harness/planner.py",
+    Mutant("planner_retry_at_once_while_waiting", "harness/memory/planner.py",
            "            if (0, i) not in running and (0, i) not in retry_later",
            "            if (0, i) not in running and (self.waiting or (0, i) not in retry_later)",
            BRIDGE_TINY, "a waiting turn retries a failed line at once [decision P8]"),
-    Mutant("planner_wait_stops_every_merge", "harness/planner.py",
+    Mutant("planner_wait_stops_every_merge", "harness/memory/planner.py",
            "        short = len(candidates) - (self.config.jobs_max - len(running))",
            "        short = len(running)",
            BRIDGE_TINY, "a wait stops every running merge [decision P8]"),
-    Mutant("planner_cap_without_mark", "harness/line.py",
+    Mutant("planner_cap_without_mark", "harness/memory/line.py",
            "    return CAPPED_MARK + cut(source, LINE_BYTES_MAX - utf8_bytes(CAPPED_MARK))",
            "    return cut(source, LINE_BYTES_MAX)",
            BRIDGE_TINY, "the failure cap's line has no mark [decision P16]"),
-    Mutant("planner_too_long_counts_raw_reply", "harness/line.py",
+    Mutant("planner_too_long_counts_raw_reply", "harness/memory/line.py",
            "        follow_up = too_long(text)",
            "        follow_up = too_long(reply)",
            BRIDGE_TINY, "the follow-up reports the raw reply's size [gist §4]"),
@@ -159,7 +159,7 @@ MUTANTS += [
 MUTANTS += [
     Mutant(
         name="planner_counts_stale_failed",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=COUNTS_STALE_FAILED[0],
         new=COUNTS_STALE_FAILED[1],
         check=BRIDGE_TINY,
@@ -167,7 +167,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_counts_stale_failed_fixed",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=COUNTS_STALE_FAILED[0],
         new=COUNTS_STALE_FAILED[1],
         check=fixed("test_outcomes_after_a_failure_and_for_calls_never_started_change_nothing"),
@@ -175,7 +175,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_takes_stale_merge",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=TAKES_STALE_MERGE[0],
         new=TAKES_STALE_MERGE[1],
         check=BRIDGE_TINY,
@@ -183,7 +183,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_takes_stale_message",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=TAKES_STALE_MERGE[0],
         new=(
             "            if (event.l, event.i) in self.running or (event.l == 0 and event.i in self.unbuilt_set):\n"
@@ -194,7 +194,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_shrinking_kept_without_merge",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=SHRINKING_KEPT[0],
         new=SHRINKING_KEPT[1],
         check=BRIDGE_TINY,
@@ -202,7 +202,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_shrinking_kept_without_merge_fixed",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=SHRINKING_KEPT[0],
         new=SHRINKING_KEPT[1],
         check=fixed("test_lines_built_smaller_than_counted_end_the_shrinking_with_no_merge"),
@@ -210,7 +210,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_cshrinking_kept_without_merge",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old="            cshrinking = cview.bytes > c.cview_bytes_floor\n",
         new="            cshrinking = cview.bytes > c.cview_bytes_floor if self.cmerges else cshrinking\n",
         check=BRIDGE_TINY,
@@ -218,7 +218,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_window_of_8",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=WINDOW_OF_8[0],
         new=WINDOW_OF_8[1],
         check=BRIDGE_TINY,
@@ -226,7 +226,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_cap_one_late",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old="        if count >= self.config.failures_max:\n",
         new="        if count > self.config.failures_max:\n",
         check=BRIDGE_TINY,
@@ -234,7 +234,7 @@ MUTANTS += [
     ),
     Mutant(
         name="line_six_tries",
-        path="harness/line.py",
+        path="harness/memory/line.py",
         old=SIX_TRIES[0],
         new=SIX_TRIES[1],
         check=BRIDGE_TINY,
@@ -242,7 +242,7 @@ MUTANTS += [
     ),
     Mutant(
         name="line_six_tries_fixed",
-        path="harness/line.py",
+        path="harness/memory/line.py",
         old=SIX_TRIES[0],
         new=SIX_TRIES[1],
         check=fixed("test_the_line_algorithm_stops_after_five_tries"),
@@ -250,7 +250,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_wait_stops_only_when_full",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=WAIT_ONLY_WHEN_FULL[0],
         new=WAIT_ONLY_WHEN_FULL[1],
         check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/test_bridge_paths.py::test_a_wait_with_too_few_free_slots_stops_only_the_youngest_merge"),
@@ -258,7 +258,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_wait_stops_only_when_full_fixed",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=WAIT_ONLY_WHEN_FULL[0],
         new=WAIT_ONLY_WHEN_FULL[1],
         check=fixed("test_a_wait_with_too_few_free_slots_stops_only_the_youngest_merge"),
@@ -266,7 +266,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_stopped_merge_deferred",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=(
             "                # a stopped call is no failure: back to its queue\n"
             "                self._push_ready(node[0], node[1])\n"
@@ -280,7 +280,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_turn_end_ignored",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old="        elif kind is TurnEnd:\n            self.waiting = False\n",
         new="        elif kind is TurnEnd:\n            pass\n",
         check=BRIDGE_TINY,
@@ -288,7 +288,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_flatten_keeps_lone_cr",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=KEEPS_LONE_CR[0],
         new=KEEPS_LONE_CR[1],
         check=BRIDGE_TINY,
@@ -296,7 +296,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_flatten_keeps_lone_cr_fixed",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old=KEEPS_LONE_CR[0],
         new=KEEPS_LONE_CR[1],
         check=fixed("test_every_kind_of_line_break_renders_alike_on_both_sides"),
@@ -312,7 +312,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_replay_adopts_a_node_after_its_message",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old="            while k < len(tail) and tail[k][3] <= t:\n",
         new="            while k < len(tail) and tail[k][3] < t:\n",
         check=BRIDGE_TINY,
@@ -320,7 +320,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_restart_takes_every_logged_node_as_built",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old="            built.discard(l, i)\n",
         new="            pass\n",
         check=BRIDGE_TINY,
@@ -328,7 +328,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_failure_counts_wait_for_the_next_checkpoint",
-        path="harness/planner.py",
+        path="harness/memory/planner.py",
         old="        return self.lines_since_save >= self.SAVE_LINES or self.failures != self.failures_saved\n",
         new="        return self.lines_since_save >= self.SAVE_LINES\n",
         check=BRIDGE_TINY,
@@ -336,7 +336,7 @@ MUTANTS += [
     ),
     Mutant(
         name="store_tail_starts_at_the_checkpoints_node",
-        path="harness/store.py",
+        path="harness/memory/store.py",
         old="                offset += len(self._read_line(self.tree, number, offset, None)) + 1\n",
         new="",
         check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",

@@ -18,7 +18,7 @@ def test(name: str) -> tuple:
 MUTANTS = [
     Mutant(
         name="store_append_without_fsync",
-        path="harness/store.py",
+        path="harness/memory/store.py",
         old="            os.fsync(log.append_fd)\n",
         new="",
         check=test("tests/test_store.py::test_each_line_is_one_write_fsynced_before_the_append_returns"),
@@ -26,7 +26,7 @@ MUTANTS = [
     ),
     Mutant(
         name="service_never_checkpoints",
-        path="harness/service.py",
+        path="harness/memory/service.py",
         old="        if self.planner.save_due():\n",
         new="        if False:\n",
         check=test("tests/test_service.py::test_a_checkpoint_is_written_every_128_lines_and_when_a_failure_is_counted"),
@@ -34,7 +34,7 @@ MUTANTS = [
     ),
     Mutant(
         name="turn_logs_its_message_before_the_view",
-        path="harness/turn.py",
+        path="harness/calls/turn.py",
         old="        memory = self.memory\n        try:\n",
         new="        memory = self.memory\n        self.log(\"user\", text)\n        try:\n",
         check=test("tests/test_turn.py::test_a_turn_sends_tools_system_the_view_in_blocks_the_state_and_the_message"),
@@ -42,7 +42,7 @@ MUTANTS = [
     ),
     Mutant(
         name="shell_keeps_the_key",
-        path="harness/tools.py",
+        path="harness/calls/tools.py",
         old="            if name not in KEY_VARIABLES and not any(secret in value for secret in secrets)}\n",
         new="            if not any(secret in value for secret in secrets) or name in KEY_VARIABLES}\n",
         check=test("tests/test_tools.py::test_the_shell_environment_holds_no_key"),
@@ -50,7 +50,7 @@ MUTANTS = [
     ),
     Mutant(
         name="zoom_gives_text_only",
-        path="harness/images.py",
+        path="harness/memory/images.py",
         old="        if image.data is None:\n            blocks.append(text_block(image.note(image.name)))\n        else:\n",
         new="        if image.data is None:\n            blocks.append(text_block(image.note(image.name)))\n        elif False:\n",
         check=test("tests/test_images.py::test_a_read_image_is_kept_and_a_later_zoom_gives_the_same_bytes_to_the_model"),
@@ -58,7 +58,7 @@ MUTANTS = [
     ),
     Mutant(
         name="ever_send_starts_its_own_turn",
-        path="harness/app.py",
+        path="harness/chat/session.py",
         old="        if self.turn is not None:\n            return await self.join(text, output, approval)\n",
         new="",
         check=test("tests/test_cli.py::test_ever_send_joins_the_running_call_and_gets_the_reply_that_took_it"),

@@ -28,7 +28,7 @@ PLANNER = "model/planner.py"
 PUSH = "model/push.py"
 LINE = "model/line.py"
 BASE = "model/base.py"
-HARNESS_PLANNER = "harness/planner.py"
+HARNESS_PLANNER = "harness/memory/planner.py"
 HARNESS_LEVELS = "    left = (T + 1 - first_a) << l_b\n    right = (T + 1 - first_b) << l_a\n"
 
 MORE_DUE_LASTS = "last_a = ((ia + 2) << la) - 1\n    last_b = ((ib + 2) << lb) - 1"
@@ -151,7 +151,7 @@ MUTANTS += [
     Mutant("model_draws_random", VIEW, "from dataclasses import dataclass\n",
            "from dataclasses import dataclass\nimport random\n",
            law("tie_at_11"), "the model imports randomness: the subset lint, run before every law, fails", lint=True),
-    Mutant("harness_imports_model", "harness/planner.py", "import heapq\n", "import heapq\nimport model.view\n",
+    Mutant("harness_imports_model", "harness/memory/planner.py", "import heapq\n", "import heapq\nimport model.view\n",
            test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "harness/ imports the model: the layering lint fails", lint=True),
 ]
@@ -174,16 +174,16 @@ MUTANTS += [
 
 # ---- the production twins, against the model (laws/confirmed.py diffbehavior) ----
 MUTANTS += [
-    Mutant("planner_due_levels_swapped", "harness/planner.py",
+    Mutant("planner_due_levels_swapped", "harness/memory/planner.py",
            "    left = (T + 1 - first_a) << l_b\n    right = (T + 1 - first_b) << l_a\n",
            "    left = (T + 1 - first_a) << l_a\n    right = (T + 1 - first_b) << l_b\n",
            law("due_matches_production"), "the production order swaps the two levels"),
-    Mutant("planner_due_ties_to_newer", "harness/planner.py",
+    Mutant("planner_due_ties_to_newer", "harness/memory/planner.py",
            "(left == right) & (first_a < first_b)", "(left == right) & (first_a > first_b)",
            law("due_matches_production"), "the production order lets the newer of equal pairs win"),
 ]
 MUTANTS += [
-    Mutant("cut_keeps_a_split_character", "harness/line.py",
+    Mutant("cut_keeps_a_split_character", "harness/memory/line.py",
            "    while end > 0 and data[end] & 0xC0 == 0x80:\n        end -= 1\n    return data[:end].decode(\"utf-8\")",
            "    return data[:end].decode(\"utf-8\", \"replace\")",
            ("python", "-m", "bridge", "--scale", "tiny"),
@@ -195,11 +195,11 @@ MUTANTS += [
 SPLIT_CUT = ("    while end > 0 and data[end] & 0xC0 == 0x80:\n        end -= 1\n    return data[:end].decode(\"utf-8\")",
              "    return data[:end].decode(\"utf-8\", \"replace\")")
 MUTANTS += [
-    Mutant("cut_splits_a_character", "harness/line.py", SPLIT_CUT[0], SPLIT_CUT[1],
+    Mutant("cut_splits_a_character", "harness/memory/line.py", SPLIT_CUT[0], SPLIT_CUT[1],
            law("cut_keeps_whole_characters"), "the production cut keeps half a character as U+FFFD"),
-    Mutant("cut_splits_a_character_diff", "harness/line.py", SPLIT_CUT[0], SPLIT_CUT[1],
+    Mutant("cut_splits_a_character_diff", "harness/memory/line.py", SPLIT_CUT[0], SPLIT_CUT[1],
            law("cut_matches_production"), "the same bug, found by CrossHair's diffbehavior on short texts"),
-    Mutant("cut_one_byte_short", "harness/line.py", "    end = bytes_max\n", "    end = bytes_max - 1\n",
+    Mutant("cut_one_byte_short", "harness/memory/line.py", "    end = bytes_max\n", "    end = bytes_max - 1\n",
            law("cut_keeps_whole_characters"), "the production cut stops one byte before its budget"),
     Mutant("model_cut_keeps_half_a_character", LINE, 'decode("utf-8", "ignore")', 'decode("utf-8", "replace")',
            law("cut_keeps_whole_characters"), "the model's cut keeps half a character as U+FFFD"),

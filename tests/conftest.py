@@ -10,7 +10,7 @@
 
 Tests that set `max_examples` themselves keep it; everything else comes from the profile.
 
-The `api` fixture is a local Messages API (harness/localapi.py) shared by a module's tests.
+The `api` fixture is a local Messages API (harness/localapi/server.py) shared by a module's tests.
 """
 
 import os
@@ -18,7 +18,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from harness.localapi import LocalAPI
+from harness.localapi.server import LocalAPI
 
 EXAMPLES_CI = 100
 

@@ -13,8 +13,8 @@ import random
 import time
 
 from bridge.scenarios import built_text, message_text
-from harness import events as he
-from harness.planner import Config, Planner
+from harness.memory import events as he
+from harness.memory.planner import Config, Planner
 from model import planner as mp
 
 KINDS = ("user", "ever", "tool", "echo", "work", "note")

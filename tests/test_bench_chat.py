@@ -16,13 +16,13 @@ import asyncio
 import os
 import time
 
-from harness.client import Client, ClientSettings
-from harness.localapi import LocalAPI, Reply, text
-from harness.planner import Config
-from harness.prompt import Prompt
-from harness.service import Job, JobResult, Memory
-from harness.tools import Approval, WorkTools
-from harness.turn import Turn, TurnSettings
+from harness.calls.client import Client, ClientSettings
+from harness.localapi.server import LocalAPI, Reply, text
+from harness.memory.planner import Config
+from harness.calls.prompt import Prompt
+from harness.memory.service import Job, JobResult, Memory
+from harness.calls.tools import Approval, WorkTools
+from harness.calls.turn import Turn, TurnSettings
 
 
 def enabled(request) -> bool:

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.planner import Planner
-from harness.store import Store
+from harness.memory.planner import Planner
+from harness.memory.store import Store
 
 KINDS = ("user", "ever", "tool", "echo", "work", "note")
 MESSAGES_PER_DAY = 2_000
@@ -288,7 +288,7 @@ def test_open_a_long_chat_and_look_lines_up(benchmark, request, chat_home):
 # this process's own peak resident set.
 PEAK = """
 import sys
-from harness.service import Memory
+from harness.memory.service import Memory
 memory = Memory.open(sys.argv[1])
 assert memory.planner.T == int(sys.argv[2])
 memory.render()
@@ -316,7 +316,7 @@ def test_memory_opens_a_long_chat_replays_its_tail_and_zooms(benchmark, request,
     """`Memory.open`: the store's open, view.json, the planner's load with REPLAYED messages and
     their nodes replayed; then `zoom(id, 1)` and `zoom(id, n)` at random ids. Against a bare
     `pread` of 256 bytes."""
-    from harness.service import Memory
+    from harness.memory.service import Memory
 
     messages = 1_000_000 if enabled(request) else 10_000
     opens = []

@@ -8,7 +8,7 @@ runner reports it with the command that replays it and exits 1.
 
 import pytest
 
-import harness.trace
+import harness.memory.trace
 from bridge.__main__ import PATHS, execute, main
 from bridge.scenarios import SCENARIOS, format_event, parse_event, runs
 
@@ -62,7 +62,7 @@ def test_the_scenario_format_round_trips():
 def test_a_difference_is_reported_with_its_replay_command(monkeypatch, capsys, tmp_path):
     # The production printer shows contexts at another period: a trace difference, not a
     # planner difference, but the runner must report it the same way.
-    monkeypatch.setattr(harness.trace, "CONTEXT_EVERY", 32)
+    monkeypatch.setattr(harness.memory.trace, "CONTEXT_EVERY", 32)
     code = main(["--scale", "tiny", "--scenario", "deep_4000", "--seed", "1", "--jobs", "1"])
     printed = capsys.readouterr().out
     assert code == 1
@@ -92,7 +92,7 @@ def _example_blocks():
 def test_the_format_example_is_what_both_printers_print():
     from bridge import model_trace
     from bridge.__main__ import Sides
-    from harness import trace as harness_trace
+    from harness.memory import trace as harness_trace
 
     scenario, expected = _example_blocks()
     assert scenario[1].startswith("config ")

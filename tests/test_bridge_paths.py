@@ -18,8 +18,8 @@ import pytest
 
 from bridge import model_trace
 from bridge.__main__ import PATHS, Paths, Sides
-from harness import line as harness_line
-from harness import trace as harness_trace
+from harness.memory import line as harness_line
+from harness.memory import trace as harness_trace
 from model import line as model_line
 
 LONG = "x" * 600  # never its own node: its line waits for a call [gist §2]

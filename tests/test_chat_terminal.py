@@ -24,8 +24,8 @@ import pexpect
 import pyte
 import pytest
 
-from harness.app import paste_parser
-from harness.localapi import LocalAPI, Reply, text, thinking, tool_use
+from harness.chat.terminal import paste_parser
+from harness.localapi.server import LocalAPI, Reply, text, thinking, tool_use
 from test_cli import EVER, environment, lines
 
 LONG = bool(os.environ.get("EVER_LONG_TESTS"))

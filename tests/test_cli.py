@@ -16,7 +16,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from harness.localapi import LocalAPI, Reply, text, timeout, tool_use
+from harness.localapi.server import LocalAPI, Reply, text, timeout, tool_use
 
 EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
 
@@ -199,7 +199,7 @@ def test_ever_send_joins_the_running_call_and_gets_the_reply_that_took_it(tmp_pa
 
 
 def test_ever_chat_opens_with_the_views_size_and_its_last_lines(tmp_path, api):
-    from harness.service import Memory
+    from harness.memory.service import Memory
 
     memory = Memory.open(tmp_path)
     memory.append("user", "hello")  # a free line: "0+1|user: hello\n", 16 bytes

@@ -1,5 +1,5 @@
 """Strategy: the compactor is tested as it runs, through the real SDK over real HTTP against the
-local Messages API (harness/localapi.py), which records every request and keeps Anthropic's prompt
+local Messages API (harness/localapi/server.py), which records every request and keeps Anthropic's prompt
 cache. Expected requests are written out here from the gist's layout (blocks of 4 lines, the marks,
 the task texts), never read back from the compactor; expected token counts come from the local
 API's documented rule, ceil(bytes of a block's canonical JSON / 4), written out again here. Each
@@ -23,7 +23,7 @@ import threading
 import httpx2
 import pytest
 
-from harness.client import (
+from harness.calls.client import (
     Client,
     ClientSettings,
     PrefixGate,
@@ -32,9 +32,9 @@ from harness.client import (
     Unusable,
     Usage,
 )
-from harness.compactor import Compactor, Compress, Job, Merge, MemorySettings, job_for
-from harness.events import Built, Failed, Message
-from harness.localapi import (
+from harness.calls.compactor import Compactor, Compress, Job, Merge, MemorySettings, job_for
+from harness.memory.events import Built, Failed, Message
+from harness.localapi.server import (
     LocalAPI,
     Reply,
     connection_reset,
@@ -49,9 +49,9 @@ from harness.localapi import (
     thinking,
     timeout,
 )
-from harness.planner import Config, Planner
-from harness.prompt import SYSTEM_PROMPT, TOOLS, Prompt
-from harness.replay import replay, share
+from harness.memory.planner import Config, Planner
+from harness.calls.prompt import SYSTEM_PROMPT, TOOLS, Prompt
+from harness.localapi.replay import replay, share
 
 MODEL = "claude-sonnet-4-5"  # published minimum: 1,024 tokens, so tools and system alone cache
 EPHEMERAL = {"type": "ephemeral"}
@@ -549,7 +549,7 @@ def test_a_cancelled_call_leaves_nothing_behind(api, client, runner):
 def test_a_reply_with_a_lone_surrogate_becomes_valid_text():
     class OneReply:
         async def stream(self, request):
-            from harness.client import Reply as ClientReply
+            from harness.calls.client import Reply as ClientReply
             return ClientReply(({"type": "text", "text": "line \ud800 end"},), "end_turn", Usage(), Usage(), 1)
 
     result = asyncio.run(Compactor(OneReply(), Prompt.build(""), MemorySettings()).build(compress_job()))
@@ -619,7 +619,7 @@ def test_only_the_client_imports_the_sdk():
     from pathlib import Path
 
     importers = set()
-    for path in sorted(Path(__file__).resolve().parent.parent.joinpath("harness").glob("*.py")):
+    for path in sorted(Path(__file__).resolve().parent.parent.joinpath("harness").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             names = []
             if isinstance(node, ast.Import):
@@ -627,5 +627,5 @@ def test_only_the_client_imports_the_sdk():
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
             if any(name.split(".")[0] == "anthropic" for name in names):
-                importers.add(path.name)
-    assert importers == {"client.py"}
+                importers.add(path.relative_to(path.parents[2]).as_posix())
+    assert importers == {"harness/calls/client.py"}

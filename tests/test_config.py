@@ -1,6 +1,6 @@
 """Strategy: settings are read from a mapping standing in for the environment and from files in a
 temporary EVER_HOME, never from the real ones. Expected values are the defaults and the precedence
-written in harness/config.py's docstring (environment over file over defaults), and exact file
+written in harness/chat/config.py's docstring (environment over file over defaults), and exact file
 texts written out by hand. The key is checked where it could leak: repr, str, format, log records,
 exception messages, pickling; and the key file is checked against its mode.
 """
@@ -13,7 +13,7 @@ import stat
 
 import pytest
 
-from harness.config import (
+from harness.chat.config import (
     ConfigError,
     load_key,
     load_settings,
@@ -81,7 +81,7 @@ def test_the_writer_renders_the_documented_layout(tmp_path):
                           "model": "m", "memory.settle_timeout_seconds": 2.5,
                           "cache.marks": False})
     assert text == (
-        "# Ever's settings; see harness/config.py. The environment overrides them\n"
+        "# Ever's settings; see harness/chat/config.py. The environment overrides them\n"
         "# (EVER_MODEL, ANTHROPIC_BASE_URL). Ever rewrites this file: comments are not kept.\n"
         'model = "m"\n'
         'approve = ["shell", "edit"]\n'

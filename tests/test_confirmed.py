@@ -178,4 +178,4 @@ def test_a_cut_that_splits_a_character_fails_the_cut_law(monkeypatch):
     monkeypatch.setattr(confirmed.production_line, "cut",
                         lambda text, bytes_max: text.encode("utf-8")[:bytes_max].decode("utf-8", "replace"))
     verdict = confirmed.cut_keeps_whole_characters(None)
-    assert not verdict.passed and "harness/line.py" in verdict.detail
+    assert not verdict.passed and "harness/memory/line.py" in verdict.detail

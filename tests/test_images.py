@@ -3,7 +3,7 @@ chunk, with its CRCs) is read by the model's `read` call in a turn, through the 
 HTTP against the local Messages API; a later turn's model zooms into the `echo`, and the request
 the local API recorded must carry the very same bytes (base64) as an image block in the zoom's
 tool result, after the text and the reference line, in the message's order. The reference line
-and the file name are written out here from the rule in harness/images.py's docstring, the hash
+and the file name are written out here from the rule in harness/memory/images.py's docstring, the hash
 computed by hashlib on the test's own bytes; the file's mode is read from the disk. The order
 "image on disk, then the echo" is watched at its source: every fsync (by the path of its
 descriptor) and every log append, in the order they happen. A damaged file, a missing file, a
@@ -26,15 +26,15 @@ from pathlib import Path
 
 import pytest
 
-from harness import service
-from harness.app import slash
-from harness.client import Client, ClientSettings
-from harness.images import kept, pages, with_images
-from harness.localapi import Reply, tool_use
-from harness.prompt import Prompt
-from harness.service import Job, JobResult, Memory
-from harness.tools import Approval, ToolResult, WorkTools
-from harness.turn import Turn, TurnSettings
+from harness.memory import service
+from harness.chat.terminal import slash
+from harness.calls.client import Client, ClientSettings
+from harness.memory.images import kept, pages, with_images
+from harness.localapi.server import Reply, tool_use
+from harness.calls.prompt import Prompt
+from harness.memory.service import Job, JobResult, Memory
+from harness.calls.tools import Approval, ToolResult, WorkTools
+from harness.calls.turn import Turn, TurnSettings
 
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=timezone.utc)
 EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"

@@ -1,4 +1,4 @@
-"""Strategy: the production line algorithm (harness/line.py) is written apart from the model's
+"""Strategy: the production line algorithm (harness/memory/line.py) is written apart from the model's
 (model/line.py); Hypothesis feeds both the same reply scripts and texts (over-long, not shorter,
 empty, blank, multibyte characters across byte 512) and requires the same outcome, and a few
 worked cases pin the behaviour docs/planner.md states.
@@ -7,7 +7,7 @@ worked cases pin the behaviour docs/planner.md states.
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import line as hl
+from harness.memory import line as hl
 from model import line as ml
 
 PIECES = ("a", "é", "日", "😀", " ", "\n", "\t", "b" * 100, "c" * 250)

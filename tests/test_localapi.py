@@ -19,7 +19,7 @@ import anthropic
 import httpx2
 import pytest
 
-from harness.localapi import (
+from harness.localapi.server import (
     LocalAPI,
     Reply,
     connection_reset,

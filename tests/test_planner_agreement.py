@@ -33,8 +33,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from bridge import model_trace
 from bridge.__main__ import Sides
-from harness import trace as harness_trace
-from harness.line import cut
+from harness.memory import trace as harness_trace
+from harness.memory.line import cut
 
 KINDS = ("user", "ever", "tool", "echo", "work", "note")
 # Every kind of line break and control character, and multibyte text [gist §3: "newlines turned

@@ -1,5 +1,5 @@
 """Strategy: the system prompt is the gist's, so the golden here is the gist's §5 prompt, transcribed
-from the gist (uniichat-gist-2026-10-08.md) by hand, never read from harness/prompt.py. Ever's
+from the gist (uniichat-gist-2026-10-08.md) by hand, never read from harness/calls/prompt.py. Ever's
 changes are applied to it as explicit edits, each one replacing text that must occur exactly once,
 and the result must equal the module's prompt byte for byte: a stray edit in the module, or an edit
 here that no longer matches the gist, fails. The tools and the task texts are checked against the
@@ -11,10 +11,10 @@ import re
 
 import pytest
 
-from harness.line import too_long
-from harness.planner import Planner
-from harness.events import Message
-from harness.prompt import (
+from harness.memory.line import too_long
+from harness.memory.planner import Planner
+from harness.memory.events import Message
+from harness.calls.prompt import (
     INSTRUCTIONS_FILE,
     SYSTEM_PROMPT,
     TOOLS,
@@ -273,7 +273,7 @@ def test_the_view_goes_in_blocks_of_4_lines_marked_on_the_last_whole_block(count
 
 
 def test_the_work_tools_schemas_are_what_the_tools_take():
-    from harness.tools import INPUT_SCHEMAS
+    from harness.calls.tools import INPUT_SCHEMAS
 
     by_name = {tool["name"]: tool["input_schema"] for tool in TOOLS}
     for name, schema in INPUT_SCHEMAS.items():

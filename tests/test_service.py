@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from harness.planner import Config
-from harness.service import Job, JobResult, Memory
+from harness.memory.planner import Config
+from harness.memory.service import Job, JobResult, Memory
 
 LONG = "x" * 600  # "user: " + 600 bytes: over 512, so it needs a compaction
 
@@ -159,7 +159,7 @@ def test_a_turn_waits_for_the_view_then_a_timeout_shows_placeholders(tmp_path):
 
 
 def test_a_content_failure_while_a_turn_waits_is_retried_after_the_backoff(tmp_path, monkeypatch):
-    monkeypatch.setattr("harness.service.RETRY_BACKOFF_SECONDS", (0.02,))
+    monkeypatch.setattr("harness.memory.service.RETRY_BACKOFF_SECONDS", (0.02,))
     replies = ["", "tool: read it"]  # an empty reply is a failed try [decision P16]
 
     async def flaky(job: Job) -> JobResult:
@@ -199,7 +199,7 @@ def test_zoom_and_date_answer_and_refuse_clearly(tmp_path):
 
 
 def test_a_long_message_comes_in_pages(tmp_path, monkeypatch):
-    monkeypatch.setattr("harness.service.PAGE_CHARS", 10)
+    monkeypatch.setattr("harness.memory.service.PAGE_CHARS", 10)
     memory = Memory.open(tmp_path)
     try:
         memory.append("echo", "abcdefghijklmnopqrstu")  # "echo: " and 21 characters: 27

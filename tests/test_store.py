@@ -1,4 +1,4 @@
-"""Strategy: drive harness/store.py through its public calls in a temporary home, and read what it
+"""Strategy: drive harness/memory/store.py through its public calls in a temporary home, and read what it
 wrote with plain file reads. Expected lines are written out by hand from the format in the gist
 [gist §1] and the store's docstring, never produced by the store's own encoder. Clocks are injected
 (`now=`), so day splits are exact. Crashes are simulated at the one step that matters (between the
@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import store as store_module
-from harness.store import ChatBusy, LogCorrupt, Store, StoreError, message_id, node_ids
-from harness.text import valid_text
+from harness.memory import store as store_module
+from harness.memory.store import ChatBusy, LogCorrupt, Store, StoreError, message_id, node_ids
+from harness.memory.text import valid_text
 
 PLUS_TWO = timezone(timedelta(hours=2))
 
@@ -441,7 +441,7 @@ def test_a_view_json_damaged_outside_the_store_is_a_clear_error(home):
 OWNER = textwrap.dedent(
     """
     import sys, time
-    from harness.store import Store
+    from harness.memory.store import Store
     store = Store.open(sys.argv[1])
     print("owned", flush=True)
     time.sleep(60)

@@ -33,7 +33,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from harness.store import Store
+from harness.memory.store import Store
 
 KILLS = int(os.environ.get("EVER_STORE_CRASH_KILLS", "20"))
 READ_TIMEOUT_SECONDS = 20
@@ -69,11 +69,11 @@ CHILD = "import random\n" + "".join(
     import sys
     import traceback
 
-    import harness.store
-    from harness.store import Store
+    import harness.memory.store
+    from harness.memory.store import Store
 
-    harness.store.INDEX_SAVE_LINES = 40  # index saves every few lines, so kills land in them
-    harness.store.OPEN_SAVE_LINES = 10
+    harness.memory.store.INDEX_SAVE_LINES = 40  # index saves every few lines, so kills land in them
+    harness.memory.store.OPEN_SAVE_LINES = 10
 
 
     def say(*words):

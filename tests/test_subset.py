@@ -36,3 +36,65 @@ def test_a_type_spelled_with_brackets_is_not_a_list(tmp_path: Path):
     probe = tmp_path / "probe.py"
     probe.write_text("from typing import Callable\nF = Callable[[int, int], int]\n")
     assert subset_violations(probe) == []
+
+
+def planted(tmp_path: Path, where: str, line: str) -> list[str]:
+    """The layering lint on a copy of the real tree with `line` added to the file `where`."""
+    import shutil
+
+    from laws.subset import ROOT, layering_violations
+
+    for folder in ("harness", "bridge", "laws", "mutants", "model"):
+        shutil.copytree(ROOT / folder, tmp_path / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    path = tmp_path / where
+    path.write_text(path.read_text() + "\n" + line + "\n")
+    return layering_violations(tmp_path)
+
+
+def test_the_rooms_as_they_are_break_no_rule(tmp_path: Path):
+    assert planted(tmp_path, "harness/memory/store.py", "# nothing planted") == []
+
+
+def test_the_memory_importing_the_calls_is_said(tmp_path: Path):
+    said = planted(tmp_path, "harness/memory/store.py", "from harness.calls import prompt")
+    assert len(said) == 1
+    assert said[0].startswith("harness/memory/store.py:")
+    assert "may import only harness.memory" in said[0]
+
+
+def test_the_memory_importing_the_sdk_or_the_terminal_library_is_said(tmp_path: Path):
+    said = planted(tmp_path, "harness/memory/planner.py", "def f():\n    import anthropic, click")
+    assert any("only harness/calls/client.py imports the SDK" in sentence for sentence in said)
+    assert any("never imports click" in sentence for sentence in said)
+
+
+def test_the_calls_importing_the_chat_is_said(tmp_path: Path):
+    said = planted(tmp_path, "harness/calls/turn.py", "def f():\n    from harness.chat.config import load_settings")
+    assert any(sentence.startswith("harness/calls/turn.py:") and "harness.chat" not in
+               sentence.split("may import only")[1] for sentence in said)
+
+
+def test_the_product_importing_the_local_api_is_said_but_the_demo_may(tmp_path: Path):
+    said = planted(tmp_path, "harness/chat/terminal.py", "from harness.localapi.server import LocalAPI")
+    assert [sentence.split(":")[0] for sentence in said] == ["harness/chat/terminal.py"]
+    assert planted(tmp_path / "again", "harness/chat/demo.py", "from harness.localapi import faults") == []
+
+
+def test_the_bridge_importing_the_local_api_is_said(tmp_path: Path):
+    said = planted(tmp_path, "bridge/scenarios.py", "from harness.localapi.replies import text")
+    assert len(said) == 1
+    assert "only harness/localapi/, the demo and the tests" in said[0]
+
+
+def test_two_modules_that_import_each_other_lazily_are_said(tmp_path: Path):
+    said = planted(tmp_path, "harness/chat/config.py", "def f():\n    from harness.chat.cli import main")
+    cycles = [sentence for sentence in said if "import each other" in sentence]
+    assert len(cycles) == 1
+    assert "harness.chat.cli" in cycles[0]
+    assert "harness.chat.config" in cycles[0]
+
+
+def test_harness_importing_the_model_is_said(tmp_path: Path):
+    said = planted(tmp_path, "harness/calls/prompt.py", "import model.view")
+    assert any("harness/ never imports the model" in sentence for sentence in said)

@@ -1,6 +1,6 @@
 """Strategy: each work tool runs for real in a temporary directory (the shell tool runs real bash
 commands), and each result is compared with the whole text it must be, written out by hand. The
-clip and split sizes are worked out by hand from the rule in harness/tools.py's docstring (the
+clip and split sizes are worked out by hand from the rule in harness/calls/tools.py's docstring (the
 note's length counted character by character in the comments). The key is planted in the
 environment under its own name and under another, and `env` must show neither. Every failure and
 refusal must come back as a result with is_error set, never as an exception.
@@ -15,7 +15,7 @@ import zlib
 
 import pytest
 
-from harness.tools import (
+from harness.calls.tools import (
     Answer,
     Approval,
     ToolResult,

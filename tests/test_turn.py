@@ -1,5 +1,5 @@
 """Strategy: a turn as it runs, through the real SDK over real HTTP against the local Messages API
-(harness/localapi.py), on a real store in a temporary EVER_HOME; the compactor is a stand-in that
+(harness/localapi/server.py), on a real store in a temporary EVER_HOME; the compactor is a stand-in that
 answers at once (tests/test_compactor.py tests the real one). Each expected request is written out
 here from the gist's layout — `[tools] [system] [view] [state] [message]`, the view in blocks of 4
 lines with a mark on the last whole block, one mark on the end — never read back from the turn;
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.client import Client, ClientSettings
-from harness.localapi import LocalAPI, Reply, status_error, text, thinking, tool_use
-from harness.prompt import TOOLS, Prompt
-from harness.service import Job, JobResult, Memory
-from harness.tools import Answer, Approval, WorkTools
-from harness.turn import Turn, TurnSettings
+from harness.calls.client import Client, ClientSettings
+from harness.localapi.server import LocalAPI, Reply, status_error, text, thinking, tool_use
+from harness.calls.prompt import TOOLS, Prompt
+from harness.memory.service import Job, JobResult, Memory
+from harness.calls.tools import Answer, Approval, WorkTools
+from harness.calls.turn import Turn, TurnSettings
 
 MARK = {"type": "ephemeral"}
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=timezone.utc)

@@ -15,13 +15,13 @@ import hashlib
 import os
 import random
 
-from harness.client import Client, ClientSettings
-from harness.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
-from harness.localapi import LocalAPI, Reply, text, tool_use
-from harness.prompt import Prompt
-from harness.service import Job, JobResult, Memory
-from harness.tools import Approval, WorkTools
-from harness.turn import Turn, TurnSettings
+from harness.calls.client import Client, ClientSettings
+from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
+from harness.localapi.server import LocalAPI, Reply, text, tool_use
+from harness.calls.prompt import Prompt
+from harness.memory.service import Job, JobResult, Memory
+from harness.calls.tools import Approval, WorkTools
+from harness.calls.turn import Turn, TurnSettings
 
 LONG = os.environ.get("EVER_LONG_TESTS") == "1"
 TURNS = 300 if LONG else 20

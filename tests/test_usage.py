@@ -1,7 +1,7 @@
 """Strategy: five API calls over two days (two calls of one turn, one of another, a compaction on
 a priced model and one on a model with no price) are written through `record_usage` into a
 temporary EVER_HOME, read back, and reported. Every count, share and cost below is worked out by
-hand in the comments from the records and from Anthropic's price list as harness/usage.py's
+hand in the comments from the records and from Anthropic's price list as harness/calls/usage.py's
 docstring cites it (written here as literal cents per million tokens, not read from the module).
 The file format is checked line for line, and damaged lines must be skipped and named.
 """
@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.usage import (
+from harness.calls.usage import (
     Price,
     Totals,
     format_report,
@@ -183,7 +183,7 @@ def line(label, *cells, note=""):
 def test_the_printed_report(home):
     columns = ("calls", "input", "cache write", "cache read", "output", "read share", "cost")
     expected = "\n".join([
-        "Tokens per API call's usage; cost at Anthropic's list prices (harness/usage.py).",
+        "Tokens per API call's usage; cost at Anthropic's list prices (harness/calls/usage.py).",
         "",
         line("day", *columns),
         # 61,200 / 63,050 = 97.07 %; 3,261,000 × 10^-8 = $0.03261
@@ -218,9 +218,9 @@ def test_an_empty_record_says_so(tmp_path):
 def test_the_status_line_shows_the_view_the_cache_share_and_the_last_calls_cost():
     from types import SimpleNamespace
 
-    from harness.app import Chat
-    from harness.planner import Config
-    from harness.turn import TurnResult
+    from harness.chat.session import Chat
+    from harness.memory.planner import Config
+    from harness.calls.turn import TurnResult
 
     planner = SimpleNamespace(view=SimpleNamespace(bytes=96_512), config=Config())
     chat = SimpleNamespace(memory=SimpleNamespace(planner=planner), last=None)

@@ -13,7 +13,7 @@ all in one user message: the context in blocks of 4 lines, a cache mark on the l
 one on the request's end, with the one on the system prompt's end, so at most 3 of the API's 4
 marks, all 5-minute ones [gist §3.3] [decision C1]. Tools are never called: `tool_choice` is
 `none` [decision C3]. If the line is over 512 bytes the "Too long" follow-up goes in the same
-conversation, the end mark moving to it (harness/line.py's `Tries`: at most 5 tries, the shortest
+conversation, the end mark moving to it (harness/memory/line.py's `Tries`: at most 5 tries, the shortest
 line kept, cut to 512 bytes).
 
 The result is the line (made valid text, P14) or a content failure: an empty reply, a refusal, or
@@ -27,12 +27,12 @@ state between calls, and the client's prefix gate lets its waiters go.
 from dataclasses import dataclass, field
 from typing import Any, List, Mapping, Optional, Tuple, Union
 
-from harness.client import Client, Refused, SettingsError, Usage
-from harness.events import Built, Failed
-from harness.line import Tries
-from harness.planner import flatten, last_message, node_name
-from harness.prompt import EPHEMERAL, Prompt, chat_blocks, compress_task, merge_task
-from harness.text import valid_text
+from harness.calls.client import Client, Refused, SettingsError, Usage
+from harness.memory.events import Built, Failed
+from harness.memory.line import Tries
+from harness.memory.planner import flatten, last_message, node_name
+from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks, compress_task, merge_task
+from harness.memory.text import valid_text
 
 JSON = dict
 # [decision C8] a cheap model of its own by default: see docs/compactor.md for the measured costs

@@ -24,8 +24,8 @@ import os
 from dataclasses import dataclass
 from typing import List, Sequence, Tuple
 
-from harness.line import LINE_BYTES_MAX
-from harness.text import valid_text
+from harness.memory.line import LINE_BYTES_MAX
+from harness.memory.text import valid_text
 
 JSON = dict
 EPHEMERAL = {"type": "ephemeral"}  # a 5-minute entry: never "1h" [gist §3.3]

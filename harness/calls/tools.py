@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from harness.config import ASKING_TOOLS
-from harness.text import valid_text
+from harness.memory.images import IMAGE_BYTES_MAX, ToolResult, image_type
+from harness.memory.text import valid_text
 
 OUTPUT_CHARS_MAX = 30_000  # [gist §1] a tool's output, head and tail, in all
 MESSAGE_CHARS_MAX = 30_000  # [decision H2] the longest piece split_long makes
@@ -54,21 +54,15 @@ SHELL_LINGER_SECONDS = 1.0
 CAPTURE_BYTES = 4 * OUTPUT_CHARS_MAX
 
 READ_LINES_DEFAULT = 2000
-# [decision H8] The API's limit is 5 MB of base64 per image; base64 is 4/3 of the bytes.
-IMAGE_BYTES_MAX = 3_750_000
-IMAGE_TYPES = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
 
 HIDDEN = "<API key hidden>"
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
-WORK_TOOLS = ("shell", "read", "write", "edit")  # ASKING_TOOLS, those that ask first, are config's
+# The tools that change things and so ask first; `approve` may name only these.
+ASKING_TOOLS = ("shell", "write", "edit")
+WORK_TOOLS = ("shell", "read", "write", "edit")
 
-# The input each work tool takes, as JSON Schema: the tool definitions (harness/prompt.py) can use
+# The input each work tool takes, as JSON Schema: the tool definitions (harness/calls/prompt.py) can use
 # these so that what the model is told and what the code checks cannot drift.
 INPUT_SCHEMAS: Dict[str, Dict[str, Any]] = {
     "shell": {
@@ -107,29 +101,6 @@ INPUT_SCHEMAS: Dict[str, Dict[str, Any]] = {
 
 
 # --- results ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """What a tool gives the model: Messages API content blocks (text, image) and the error flag."""
-
-    content: Tuple[Dict[str, Any], ...]
-    is_error: bool = False
-
-    def text(self) -> str:
-        """The text blocks joined: what the log keeps as the `echo` message."""
-        return "\n".join(block["text"] for block in self.content if block["type"] == "text")
-
-    def images(self) -> Tuple[Dict[str, Any], ...]:
-        return tuple(block for block in self.content if block["type"] == "image")
-
-    def block(self, tool_use_id: str) -> Dict[str, Any]:
-        """The `tool_result` block for the next request."""
-        result: Dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id,
-                                  "content": [dict(block) for block in self.content]}
-        if self.is_error:
-            result["is_error"] = True
-        return result
 
 
 def text_result(text: str, is_error: bool = False) -> ToolResult:
@@ -480,15 +451,6 @@ def shell_result(code: Optional[int], out: Capture, err: Capture, timed_out: boo
 
 
 # --- files -----------------------------------------------------------------------------------
-
-
-def image_type(head: bytes) -> Optional[str]:
-    for magic, media_type in IMAGE_TYPES:
-        if head.startswith(magic):
-            return media_type
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def numbered_lines(text: str, first: int, limit: int) -> Tuple[str, int, int]:

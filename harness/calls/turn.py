@@ -5,7 +5,7 @@
     call [tools] [system] [view] [state] [m]  # nothing carried over from earlier turns
     log each reply, tool call and tool result as it happens
 
-The request's prefix is the compactions' own: the same tools and system prompt (`harness/prompt.py`),
+The request's prefix is the compactions' own: the same tools and system prompt (`harness/calls/prompt.py`),
 then the view in blocks of 4 lines with a cache mark on the last whole block [gist §3.3]. The
 per-turn state (the local date and time, the working directory) goes after the view, before the
 user's words, never in the system prompt [gist §6, §7.10]. A second mark sits on the request's
@@ -17,7 +17,7 @@ the API requires. A tool's output is clipped by the tools; any other long text (
 long user message) is logged as several messages in a row, never cut [gist §1] [decision H2].
 
 An image in a tool's result is kept in the chat's directory before its `echo` is logged, and the
-echo names it; `zoom(id, 1)` on that echo gives the image back (harness/images.py) [decision H8].
+echo names it; `zoom(id, 1)` on that echo gives the image back (harness/memory/images.py) [decision H8].
 """
 
 import asyncio
@@ -28,12 +28,12 @@ from pathlib import Path
 from datetime import datetime
 from typing import Any, Callable, Dict, List, Optional, Protocol
 
-from harness.client import Client, Refused, RetriesExhausted, Unusable
-from harness.images import kept, with_images
-from harness.prompt import EPHEMERAL, Prompt, chat_blocks
-from harness.service import Memory
-from harness.tools import ToolResult, WorkTools, date_error, error_result, page_error, split_long, zoom_error
-from harness.usage import cost_e8, record_usage, usage_record
+from harness.calls.client import Client, Refused, RetriesExhausted, Unusable
+from harness.memory.images import kept, with_images
+from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
+from harness.memory.service import Memory
+from harness.calls.tools import ToolResult, WorkTools, date_error, error_result, page_error, split_long, zoom_error
+from harness.calls.usage import cost_e8, record_usage, usage_record
 
 JSON = Dict[str, Any]
 MAX_TOKENS = 16_000

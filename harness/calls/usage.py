@@ -423,7 +423,7 @@ def format_report(value: Report, turns_shown: Optional[int] = None) -> str:
     `turns_shown` of them, or all)."""
     if not value.days:
         return "No API calls recorded yet.\n"
-    lines = ["Tokens per API call's usage; cost at Anthropic's list prices (harness/usage.py).",
+    lines = ["Tokens per API call's usage; cost at Anthropic's list prices (harness/calls/usage.py).",
              "", heading("day")]
     for row in value.days:
         if row.turns.calls:

@@ -1,36 +1,27 @@
 """`ever`: the chat a person lives in, and the commands around it [gist §6].
 
     ever / ever chat          the chat, in a plain terminal (no screen redraws: scrollback works)
+    ever chat --local         the same with no key: a local API that echoes, in a chat of its own
     ever send TEXT | -        one turn, for scripts; handed to a running `ever chat` if one owns it
     ever memory status|view|zoom ID N
     ever log                  where the files are
     ever cost [--json]        tokens, cache reads and writes, and what they cost
 
 Settings: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME, EVER_MODEL and `$EVER_HOME/config.toml`
-(harness/config.py). The API key is never printed.
+(harness/chat/config.py). The API key is never printed.
 """
 
 import asyncio
 import json
 import sys
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 import click
 
-from harness import owner
-from harness.config import ConfigError, checked, load_settings, update_config
-from harness.store import ChatBusy, StoreError
-from harness.usage import format_report, read_usage, report, report_json
-
-HELP = """\
-/memory               the memory's status and every line of the view
-/memory zoom ID N     open line ID+N
-/memory-model [MODEL] [EFFORT]   the compaction model and its thinking effort (saved to config)
-/edit                 write the message in $EDITOR
-/help                 this list
-Alt-Enter (or Esc, then Enter) starts a new line of the message; a paste stays one message.
-Up and Down go through the messages sent before. Ctrl-C stops the running call; Ctrl-D leaves."""
-
+from harness.chat import owner
+from harness.chat.config import ConfigError, load_settings
+from harness.memory.store import ChatBusy, StoreError
+from harness.calls.usage import format_report, read_usage, report, report_json
 
 def fail(sentence: str) -> None:
     click.echo(f"ever: {sentence}", err=True)
@@ -47,12 +38,18 @@ def main(context: click.Context) -> None:
 
 @main.command()
 @click.option("--yes", is_flag=True, help="Let shell, write and edit run without asking.")
-def chat(yes: bool) -> None:
+@click.option("--local", is_flag=True, help="A demo with no key: a local API that echoes, in a chat of its own.")
+def chat(yes: bool, local: bool) -> None:
     """The chat, in this terminal."""
-    from harness.app import run_chat
+    from harness.chat.terminal import run_chat
 
     try:
-        asyncio.run(run_chat(load_settings(), yes=yes))
+        if local:
+            from harness.chat.demo import run_demo
+
+            asyncio.run(run_demo(load_settings(), yes=yes))
+        else:
+            asyncio.run(run_chat(load_settings(), yes=yes))
     except (ConfigError, StoreError) as error:
         fail(str(error))
 
@@ -62,7 +59,7 @@ def chat(yes: bool) -> None:
 @click.option("--yes", is_flag=True, help="Let shell, write and edit run without asking.")
 def send(text: str, yes: bool) -> None:
     """One turn: TEXT (or - for standard input); prints the reply."""
-    from harness.app import send_once
+    from harness.chat.session import send_once
 
     if text == "-":
         text = sys.stdin.read().rstrip("\n")  # the pipe's last newline is not the user's
@@ -86,7 +83,7 @@ def memory() -> None:
 
 def ask_owner_or_open(request: Dict[str, Any]) -> Dict[str, Any]:
     """Answer from the running chat over its socket, or open the chat here when none runs."""
-    from harness.app import local_answer
+    from harness.chat.session import local_answer
 
     settings = load_settings()
     try:
@@ -115,7 +112,7 @@ def memory_view() -> None:
 @click.argument("n", type=int)
 def memory_zoom(first: int, n: int) -> None:
     """Open line FIRST+N into the two lines under it; N = 1 gives the message whole."""
-    from harness.images import named_images
+    from harness.memory.images import named_images
 
     answer = ask_owner_or_open({"op": "zoom", "id": first, "n": n})
     click.echo(named_images(answer["text"], load_settings().chat_dir) if n == 1 else answer["text"])
@@ -146,20 +143,6 @@ def cost(as_json: bool, turns: int) -> None:
         click.echo(json.dumps(report_json(result), indent=2))
     else:
         click.echo(format_report(result, turns_shown=turns))
-
-
-def set_memory_model(model: Optional[str], effort: Optional[str]) -> str:
-    """`/memory-model`: save the compaction model and effort given; say what they are now."""
-    settings = load_settings()
-    changes: Dict[str, Any] = {}
-    if model:
-        changes["memory.model"] = checked("memory.model", model, "/memory-model")
-    if effort:
-        changes["memory.thinking"] = checked("memory.thinking", effort, "/memory-model")
-    if changes:
-        update_config(settings.home, changes)
-        settings = load_settings()
-    return f"memory model: {settings.memory_model}, thinking: {settings.memory_thinking}"
 
 
 if __name__ == "__main__":

@@ -45,12 +45,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+from harness.calls.tools import ASKING_TOOLS
+
 HOME_DEFAULT = "~/.ever"
 CONFIG_NAME = "config.toml"
 KEY_NAME = "key"
 
-# The tools that change things and so ask first; `approve` may name only these.
-ASKING_TOOLS = ("shell", "write", "edit")
 THINKING_EFFORTS = ("off", "low", "medium", "high", "xhigh")
 
 # [decision H1] the defaults. The compactor's model and effort are the gist's ("UniiChat uses
@@ -329,7 +329,7 @@ def render_config(values: Mapping[str, Any]) -> str:
     """The config file for `values` (dotted keys, checked): top-level keys, then one table each."""
     values = {key: checked(key, value, "render_config")
               for key, value in values.items() if value is not None}
-    lines = ["# Ever's settings; see harness/config.py. The environment overrides them",
+    lines = ["# Ever's settings; see harness/chat/config.py. The environment overrides them",
              "# (EVER_MODEL, ANTHROPIC_BASE_URL). Ever rewrites this file: comments are not kept."]
     tables: Dict[str, list] = {}
     for key in KEYS:
@@ -382,3 +382,17 @@ def update_config(home: Path, changes: Mapping[str, Any]) -> Path:
         else:
             values[key] = checked(key, value, "update_config")
     return write_config(home, values)
+
+
+def set_memory_model(model: Optional[str], effort: Optional[str]) -> str:
+    """`/memory-model`: save the compaction model and effort given; say what they are now."""
+    settings = load_settings()
+    changes: Dict[str, Any] = {}
+    if model:
+        changes["memory.model"] = checked("memory.model", model, "/memory-model")
+    if effort:
+        changes["memory.thinking"] = checked("memory.thinking", effort, "/memory-model")
+    if changes:
+        update_config(settings.home, changes)
+        settings = load_settings()
+    return f"memory model: {settings.memory_model}, thinking: {settings.memory_thinking}"

@@ -49,8 +49,8 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
             except ValueError:
                 request = {}
             if request.get("op") == "send" and isinstance(request.get("text"), str):
-                from harness.tools import Approval
-                from harness.turn import Quiet
+                from harness.calls.tools import Approval
+                from harness.calls.turn import Quiet
 
                 # nobody at the socket can be asked: without `yes`, the asking tools decline
                 approval = None if request.get("yes") else Approval(chat.approval.allowed, False, None)

@@ -4,7 +4,7 @@ Time, completions and failures arrive as events, so the planner reads no clock, 
 randomness [gist §3, §4, §6]. A restart is not an event of a live planner: the process ends, and
 the next one loads what was saved (`Planner.load`) [fix F1].
 
-Every text an event carries is valid (no lone surrogate: `harness.text.valid_text` made it so
+Every text an event carries is valid (no lone surrogate: `harness.memory.text.valid_text` made it so
 where it entered) [decision P14]; a `Built` text is a line of 1 to 512 bytes.
 
 **The failure contract** [decision P16]. `Failed` is a content failure only: the model answered

@@ -37,10 +37,51 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from harness.store import DIRECTORY_MODE, make_directory, write_whole
-from harness.tools import IMAGE_BYTES_MAX, ToolResult, image_type
+from harness.memory.store import DIRECTORY_MODE, make_directory, write_whole
 
 JSON = Dict[str, Any]
+
+# [decision H8] The API's limit is 5 MB of base64 per image; base64 is 4/3 of the bytes.
+IMAGE_BYTES_MAX = 3_750_000
+IMAGE_TYPES = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool gives the model: Messages API content blocks (text, image) and the error flag."""
+
+    content: Tuple[Dict[str, Any], ...]
+    is_error: bool = False
+
+    def text(self) -> str:
+        """The text blocks joined: what the log keeps as the `echo` message."""
+        return "\n".join(block["text"] for block in self.content if block["type"] == "text")
+
+    def images(self) -> Tuple[Dict[str, Any], ...]:
+        return tuple(block for block in self.content if block["type"] == "image")
+
+    def block(self, tool_use_id: str) -> Dict[str, Any]:
+        """The `tool_result` block for the next request."""
+        result: Dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id,
+                                  "content": [dict(block) for block in self.content]}
+        if self.is_error:
+            result["is_error"] = True
+        return result
+
+
+def image_type(head: bytes) -> Optional[str]:
+    for magic, media_type in IMAGE_TYPES:
+        if head.startswith(magic):
+            return media_type
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
 
 IMAGES_DIRECTORY = "images"
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Dict, List, Optional, Protocol, Set, Tuple
 
-from harness.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
-from harness.line import LINE_BYTES_MAX, capped_line, capped_merge
-from harness.text import is_valid_text
+from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
+from harness.memory.line import LINE_BYTES_MAX, capped_line, capped_merge
+from harness.memory.text import is_valid_text
 
 Node = Tuple[int, int]
 PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
@@ -448,11 +448,11 @@ class Planner:
             if event.kind not in KINDS:
                 raise ValueError(f"not a message kind: {event.kind!r} (one of {', '.join(KINDS)})")
             if not is_valid_text(event.text):
-                raise ValueError("a message's text has a lone surrogate: pass it through harness.text.valid_text first")
+                raise ValueError("a message's text has a lone surrogate: pass it through harness.memory.text.valid_text first")
             self._message(event.kind, event.text)
         elif kind is Built:
             if not is_valid_text(event.text):
-                raise ValueError("a built line has a lone surrogate: pass it through harness.text.valid_text first")
+                raise ValueError("a built line has a lone surrogate: pass it through harness.memory.text.valid_text first")
             if not 0 < utf8_bytes(event.text) <= LINE_BYTES_MAX:
                 raise ValueError(f"a built line is 1 to {LINE_BYTES_MAX} bytes, not {utf8_bytes(event.text)}")
             # [decision P7] an outcome of a call that is not running is ignored

@@ -1,7 +1,7 @@
 """The memory service: the log, the tree and the view on disk, kept by the planner, built by the
 compactor [gist §1, §2, §3.2, §4].
 
-`harness/planner.py` is the brain; this module feeds it events and carries out what it decides.
+`harness/memory/planner.py` is the brain; this module feeds it events and carries out what it decides.
 Every change goes through `_apply`, in one order, one event at a time:
 
 1. what the event brings is on disk first: a message is logged (fsync) before the planner sees it;
@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Awaitable, Callable, Dict, List, Optional, Tuple
 
-from harness.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
-from harness.images import pages as paged
-from harness.planner import Config, Node, Planner, node_name
-from harness.store import Store
+from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
+from harness.memory.images import pages as paged
+from harness.memory.planner import Config, Node, Planner, node_name
+from harness.memory.store import Store
 
 log = logging.getLogger("ever.memory")
 
@@ -298,7 +298,7 @@ class Memory:
         whole, in pages of PAGE_CHARS characters. Bad arguments give a sentence, never a raise.
 
         The text is the log's; a page never ends inside an image's reference line, so each image
-        goes with the page that names it (harness/images.py turns the references into images for
+        goes with the page that names it (harness/memory/images.py turns the references into images for
         the model, and into file paths for the terminal) [decision H8]."""
         T = self.planner.T
         if n < 1 or n & (n - 1):

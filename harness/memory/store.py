@@ -12,7 +12,7 @@ Layout, under the home `$EVER_HOME` (default `~/.ever`):
       main/YYYY-MM-DD.jsonl  the messages, one per line
       tree/YYYY-MM-DD.jsonl  the tree's nodes, one per line
       view.json              the planner's checkpoint [decision P10], replaced whole
-      images/<sha256>.<ext>  images from tool results, kept for zoom (harness/images.py)
+      images/<sha256>.<ext>  images from tool results, kept for zoom (harness/memory/images.py)
       index/                 where each line starts; rebuilt from the logs when lost or stale
 
 A message line: these keys in this order, no spaces, UTF-8 with non-ASCII written as is:
@@ -82,8 +82,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
-from harness.planner import KINDS
-from harness.text import valid_text
+from harness.memory.planner import KINDS
+from harness.memory.text import valid_text
 
 INDEX_FORMAT = 1
 INDEX_SAVE_LINES = 16_384  # lines appended between index saves: the most an open parses after a crash

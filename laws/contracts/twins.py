@@ -7,8 +7,8 @@ tuples, so a difference CrossHair reports is a difference of behaviour, not of t
 
 from typing import Tuple
 
-import harness.line as production
-import harness.planner as production_planner
+import harness.memory.line as production
+import harness.memory.planner as production_planner
 import model.line as reference
 import model.view as reference_view
 
@@ -52,7 +52,7 @@ def harness_cut(text: str, bytes_max: int) -> str:
 
 
 # The due order: the model's `more_due` with its scan's tie-break (the oldest of equal pairs
-# wins), against harness/planner.py's `more_due`, on pairs of lines that end before T.
+# wins), against harness/memory/planner.py's `more_due`, on pairs of lines that end before T.
 LEVEL_MAX = 12
 T_MAX = 1 << 16
 

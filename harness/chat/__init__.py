@@ -1,0 +1,11 @@
+"""What a person touches [gist §1, §6].
+
+    cli         `ever` and its commands
+    config      the settings: environment, `config.toml`, the key
+    session     the chat's process: it owns the chat, runs its turns, answers `ever memory`
+    terminal    `ever chat` in a plain terminal
+    owner       the owner's Unix socket, through which a second `ever` talks to it
+
+May import: the standard library, click, prompt_toolkit, harness.memory, harness.calls and
+harness.chat. harness.localapi only in `demo`, for `ever chat --local`.
+"""
