@@ -399,6 +399,7 @@ def test_kill_9_mid_reply_leaves_the_message_unanswered_and_the_next_chat_answer
     first, second = "a question the killed chat never answers", "are you back?"
     local.stall(5)  # message_start, content_block_start, ping, then two text deltas of 24 characters
     reply(local, "The first line streams.\nThe rest never comes.")
+    reply(local, "Your question, answered at last.")
     reply(local, "Back, and I see your question.")
     chat = Chat(tmp_path, local)
     try:
@@ -426,12 +427,17 @@ def test_kill_9_mid_reply_leaves_the_message_unanswered_and_the_next_chat_answer
     try:
         # it opens without asking, and says whose lock it took over
         assert sum(f"process {killed} ended" in row for row in chat.opening) == 1
+        # the accepted message is answered once, at open, and not logged again [decision S8]
+        chat.expect("Your question, answered at last.")
         chat.turn(second + "\r", "Back, and I see your question.")
         chat.leave()
     finally:
         chat.close()
     assert logged(tmp_path) == records(
-        ("user", first), ("user", second), ("ever", "Back, and I see your question."))
-    last = turn_requests(local)[-1]
+        ("user", first), ("ever", "Your question, answered at last."),
+        ("user", second), ("ever", "Back, and I see your question."))
+    resumed, last = turn_requests(local)[-2:]
+    assert sent_text(resumed) == first
     assert sent_text(last) == second
-    assert sent_view(last) == f"<chat>\n0+1|user: {first}\n</chat>"
+    assert sent_view(last) == (f"<chat>\n0+1|user: {first}\n1+1|ever: Your question, answered at last.\n"
+                               "</chat>")

@@ -50,7 +50,9 @@ def test_ever_send_prints_the_reply_and_logs_both_lines(tmp_path, api):
     logged = lines(tmp_path)
     assert [(r["i"], r["kind"], r["text"], r["size"]) for r in logged] == [
         (0, "user", "Hello, Ever", 11), (1, "ever", "Hello back.", 11)]
-    assert list(logged[0]) == ["i", "kind", "text", "size", "date"]
+    # the message's key ends its line [decision S8]: one made up here, as no --key was given
+    assert list(logged[0]) == ["i", "kind", "text", "size", "date", "key"] and logged[0]["key"][0] == "~"
+    assert list(logged[1]) == ["i", "kind", "text", "size", "date"]
     usage = lines(tmp_path, "usage")
     assert [r["kind"] for r in usage] == ["turn"] and usage[0]["model"] == "claude-test"
     assert oct(os.stat(tmp_path / "chat").st_mode & 0o777) == "0o700"
@@ -70,7 +72,7 @@ def test_ever_send_reads_standard_input_and_memory_view_is_what_the_next_turn_se
 
 def test_without_a_key_one_sentence_says_what_to_set_and_the_message_stays(tmp_path, api):
     done = ever(["send", "are you there?"], environment(tmp_path, api, key=""))
-    assert done.returncode == 1 and done.stdout == ""
+    assert done.returncode == 3 and done.stdout == ""  # logged, not answered
     assert done.stderr.count("\n") == 1 and "ANTHROPIC_API_KEY" in done.stderr
     assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [("user", "are you there?")]
 
@@ -79,7 +81,7 @@ def test_an_unreachable_server_is_a_clear_error_and_the_message_stays(tmp_path, 
     env = environment(tmp_path, api)
     env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # nothing listens on the discard port
     done = ever(["send", "hello?"], env, timeout_seconds=120)
-    assert done.returncode == 1 and "in the log" in done.stderr
+    assert done.returncode == 3 and "in the log" in done.stderr
     assert "test-key" not in done.stderr + done.stdout
     assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [("user", "hello?")]
 

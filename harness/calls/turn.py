@@ -134,16 +134,20 @@ class Turn:
         for piece in split_long(text):
             self.memory.append(kind, piece)
 
-    async def run(self, text: str) -> TurnResult:
+    async def run(self, text: str, logged: bool = False) -> TurnResult:
+        """`logged`: the message is in the log already (delivered before a crash, never answered:
+        the chat's inbox [decision S8]); the turn answers it without logging it again."""
         memory = self.memory
         try:
             view_text = await memory.settle(self.settings.settle_timeout_seconds)
         except asyncio.CancelledError:
-            self.log("user", text)  # stopped while it waited: the message is kept, unanswered
+            if not logged:
+                self.log("user", text)  # stopped while it waited: the message is kept, unanswered
             raise
         lines = view_text.split("\n")[1:-1]  # between "<chat>" and "</chat>"
         self.turn_id = memory.planner.T  # the user message's id: the turn's name in usage records
-        self.log("user", text)  # [decision P17] after the view is rendered
+        if not logged:
+            self.log("user", text)  # [decision P17] after the view is rendered
         now = self.settings.clock()
         state = f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: {self.settings.workdir}]"
         first = chat_blocks(lines) + [

@@ -18,7 +18,6 @@ from typing import Any, Dict
 
 import click
 
-from harness.chat import owner
 from harness.chat.config import ConfigError, load_settings
 from harness.memory.store import ChatBusy, StoreError
 from harness.calls.usage import format_report, read_usage, report, report_json
@@ -54,26 +53,53 @@ def chat(yes: bool, local: bool) -> None:
         fail(str(error))
 
 
+# `ever send`'s exit codes [decision S8]: a script can tell a message to send again from one kept
+EXIT_ANSWERED = 0
+EXIT_LOGGED_UNANSWERED = 3  # the message is kept (log or inbox) and not answered: do not send it again
+EXIT_NOT_LOGGED = 4  # nothing of the message was kept: safe to send again
+
+
+def fail_send(sentence: str, code: int) -> None:
+    click.echo(f"ever: {sentence}", err=True)
+    sys.exit(code)
+
+
 @main.command()
 @click.argument("text")
 @click.option("--yes", is_flag=True, help="Let shell, write and edit run without asking.")
-def send(text: str, yes: bool) -> None:
-    """One turn: TEXT (or - for standard input); prints the reply."""
-    from harness.chat.session import send_once
+@click.option("--key", default=None, help="A name for this message: sent again with the same key, "
+              "it is not logged twice, and the answer is its reply.")
+def send(text: str, yes: bool, key) -> None:
+    """One turn: TEXT (or - for standard input); prints the reply.
 
+    Exit codes: 0 answered; 3 kept and not answered (in the log, or in the inbox until the chat
+    next opens: do not send it again); 4 nothing kept (safe to send again); 2 a wrong command."""
+    from harness.chat.session import send_once
+    from harness.memory.store import checked_key
+
+    if key is not None:
+        try:
+            checked_key(key)
+        except ValueError as error:
+            fail_send(f"{error}.", EXIT_NOT_LOGGED)
     if text == "-":
         text = sys.stdin.read().rstrip("\n")  # the pipe's last newline is not the user's
     if not text.strip():
-        fail("the message is empty")
-    settings = load_settings()
+        fail_send("the message is empty; nothing was logged", EXIT_NOT_LOGGED)
     try:
-        answer = asyncio.run(send_once(settings, text, yes=yes))
-    except (ConfigError, StoreError) as error:
-        fail(str(error))
+        settings = load_settings()
+        answer = asyncio.run(send_once(settings, text, yes=yes, key=key, say=say_waiting))
+    except (ConfigError, StoreError, OSError) as error:
+        sentence = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        fail_send(f"{sentence} Nothing was logged.", EXIT_NOT_LOGGED)
     if answer.get("error"):
         click.echo(answer.get("reply", ""), nl=bool(answer.get("reply")))
-        fail(answer["error"])
+        fail_send(answer["error"], EXIT_LOGGED_UNANSWERED if answer.get("logged", True) else EXIT_NOT_LOGGED)
     click.echo(answer["reply"])
+
+
+def say_waiting(sentence: str) -> None:
+    click.echo(f"ever: {sentence}", err=True)
 
 
 @main.group()
@@ -87,9 +113,9 @@ def ask_owner_or_open(request: Dict[str, Any]) -> Dict[str, Any]:
 
     settings = load_settings()
     try:
-        return asyncio.run(local_answer(settings, request))
-    except ChatBusy:
-        return asyncio.run(owner.ask(settings.chat_dir / "socket", request))
+        return asyncio.run(local_answer(settings, request, say=say_waiting))
+    except StoreError as error:
+        fail(str(error))
 
 
 @memory.command("status")

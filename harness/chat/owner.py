@@ -3,13 +3,16 @@
 The owner serves `$EVER_HOME/chat/socket` (0600, in the 0700 chat directory). A request is one
 JSON line; the answer is one JSON line:
 
-    {"op": "send", "text": "...", "yes": false} -> {"reply": "...", "error": ""}
+    {"op": "send", "text": "...", "yes": false, "key": "..."}
+                                      -> {"accepted": true}, once the message is on disk,
+                                         then {"reply": "...", "error": "", "logged": true}
     {"op": "view"}                               -> {"view": "<chat>\\n...</chat>"}
     {"op": "status"}                             -> {"status": {...}}
     {"op": "zoom", "id": 0, "n": 4}              -> {"text": "..."}
 
 A message sent while a call runs joins it between tool calls [gist §6], and its answer is the reply
-of the turn that took it; the owner's terminal shows its first line. The tools that ask first are
+of the turn that took it, sent as that turn ends; a key seen before gives that message's answer and
+logs nothing [decision S8]; the owner's terminal shows its first line. The tools that ask first are
 declined for a sender without `yes` (nobody at the socket can be asked).
 """
 
@@ -42,28 +45,25 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
     path.unlink(missing_ok=True)
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        chat.busy.add(asyncio.current_task())
         try:
             raw = await reader.readline()
             try:
                 request = json.loads(raw)
             except ValueError:
                 request = {}
+            if not isinstance(request, dict):
+                request = {}
             if request.get("op") == "send" and isinstance(request.get("text"), str):
-                from harness.calls.tools import Approval
-                from harness.calls.turn import Quiet
-
-                # nobody at the socket can be asked: without `yes`, the asking tools decline
-                approval = None if request.get("yes") else Approval(chat.approval.allowed, False, None)
-                # the person at the chat sees what a script adds to it
-                first_line = request["text"].strip().split("\n", 1)[0]
-                chat.output.notice(f"[ever send] {first_line[:160]}")
-                result = await chat.say(request["text"], Quiet(), approval)
-                answer = {"reply": result.reply, "error": result.error}
+                answer = await answer_send(chat, request, writer)
             else:
                 answer = answer_memory(chat.memory, request)
             writer.write(json.dumps(answer, ensure_ascii=False).encode() + b"\n")
             await writer.drain()
+        except (ConnectionError, BrokenPipeError):
+            pass  # the sender went away; what it sent is answered all the same
         finally:
+            chat.busy.discard(asyncio.current_task())
             writer.close()
 
     old_umask = os.umask(0o177)
@@ -75,14 +75,81 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
     return server
 
 
+async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWriter) -> Dict[str, Any]:
+    """A message handed over: `accepted` once it is on disk [decision S8], then its turn's reply."""
+    from harness.calls.tools import Approval
+    from harness.calls.turn import Quiet
+    from harness.memory.store import StoreError, checked_key
+
+    key = request.get("key")
+    try:
+        key = None if key is None else checked_key(key)
+    except ValueError as error:
+        return {"reply": "", "error": f"{error}.", "logged": False}
+    # nobody at the socket can be asked: without `yes`, the asking tools decline
+    approval = None if request.get("yes") else Approval(chat.approval.allowed, False, None)
+    try:
+        answered = chat.submit(request["text"], key, Quiet(), approval)
+    except (OSError, StoreError) as error:
+        what = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        return {"reply": "", "error": f"The message could not be written to the chat's disk ({what}); "
+                                      "nothing was logged: try again.", "logged": False}
+    writer.write(json.dumps({"accepted": True}).encode() + b"\n")
+    # the person at the chat sees what a script adds to it
+    first_line = request["text"].strip().split("\n", 1)[0]
+    chat.output.notice(f"[ever send] {first_line[:160]}")
+    try:
+        await writer.drain()
+    except (ConnectionError, BrokenPipeError):
+        pass
+    result = await asyncio.shield(answered)
+    return {"reply": result.reply, "error": result.error, "logged": True}
+
+
+async def close_when_drained(server: asyncio.AbstractServer, chat) -> None:
+    """Stop listening once nothing is in hand, then finish what came in meanwhile: a sender
+    refused after this finds the chat free and owns it."""
+    await chat.drained()
+    server.close()
+    for _ in range(3):  # a connection accepted just before the close gets its handler
+        await asyncio.sleep(0)
+    await chat.drained()
+
+
+class Unanswered(Exception):
+    """The owner did not take the request: nothing of it was kept, and it may be sent again."""
+
+
+class Dropped(Exception):
+    """The owner took the message (it is on disk) and ended before answering."""
+
+
 async def ask(path: Path, request: Dict[str, Any]) -> Dict[str, Any]:
-    """One request to the chat's owner."""
+    """One request to the chat's owner; Unanswered or Dropped when it does not answer."""
     try:
         reader, writer = await asyncio.open_unix_connection(str(path), limit=LINE_BYTES_MAX)
     except OSError as error:
-        raise ConnectionError(f"another process owns the chat, but its socket {path} does not answer ({error.strerror})") from None
-    writer.write(json.dumps(request, ensure_ascii=False).encode() + b"\n")
-    await writer.drain()
-    raw = await reader.readline()
-    writer.close()
-    return json.loads(raw)
+        raise Unanswered(error.strerror or str(error)) from None
+    accepted = False
+    try:
+        writer.write(json.dumps(request, ensure_ascii=False).encode() + b"\n")
+        await writer.drain()
+        while True:
+            raw = await reader.readline()
+            try:
+                answer = json.loads(raw) if raw.endswith(b"\n") else None
+            except ValueError:
+                answer = None
+            if not isinstance(answer, dict):
+                break
+            if answer == {"accepted": True}:
+                accepted = True
+                continue
+            return answer
+    except OSError:
+        pass
+    finally:
+        writer.close()
+    if accepted:
+        raise Dropped("the chat's owner ended before it answered")
+    raise Unanswered("the chat's owner closed the connection before it took the request")

@@ -9,6 +9,7 @@
 import asyncio
 import dataclasses
 import os
+import time
 from typing import Any, Dict, List, Optional, Tuple
 from harness.chat import owner
 from harness.calls.client import Client, ClientSettings
@@ -17,18 +18,34 @@ from harness.chat.config import ConfigError, Secret, Settings, load_key
 from harness.memory.planner import Config
 from harness.calls.prompt import Prompt
 from harness.memory.service import Job, JobResult, Memory
-from harness.memory.store import ChatBusy
+from harness.memory.store import ChatBusy, StoreError, checked_text
 from harness.calls.tools import Approval, WorkTools
 from harness.calls.turn import Output, Quiet, Turn, TurnResult, TurnSettings
 from harness.calls.usage import dollars_text, record_usage, usage_record
 
 
 TURN_ATTEMPTS = 3
+OWNER_WAIT_SECONDS = 30.0  # how long a newcomer waits for the chat's owner to answer its socket
+OWNER_WAIT_SAID_SECONDS = 1.0  # a wait longer than this is said on stderr
+STOPPED = "The call was stopped; your message is in the log."
 
 
-# a message that joined a running call: its text, where its turn's output goes, its approval,
-# and the future its sender awaits (None for the message that started the turns)
-Joined = Tuple[str, Optional[Output], Optional[Approval], Optional["asyncio.Future[TurnResult]"]]
+def new_key() -> str:
+    """A message's key when its sender gave none [decision S8]."""
+    return "~" + os.urandom(8).hex()
+
+
+@dataclasses.dataclass
+class Delivery:
+    """A message the chat accepted (its inbox line is on disk), on its way to a call: where its
+    turn's output goes, its approval, and the future its sender awaits."""
+
+    text: str
+    key: str
+    output: Optional[Output] = None
+    approval: Optional[Approval] = None
+    answered: Optional["asyncio.Future[TurnResult]"] = None
+    logged: bool = False  # in the log before a crash, never answered: answer it, log it not again
 
 
 def counted(count: int, noun: str) -> str:
@@ -54,8 +71,10 @@ class Chat:
         self.turn: Optional[Turn] = None
         self.turn_lock = asyncio.Lock()
         self.last: Optional[TurnResult] = None
-        self.joined: List[Joined] = []
+        self.joined: List[Delivery] = []
         self.compactor: Optional[Compactor] = None
+        self.answers: Dict[str, "asyncio.Future[TurnResult]"] = {}  # key -> its turn, in flight
+        self.busy: set = set()  # the turns started for the socket and the socket's requests
 
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
@@ -63,51 +82,143 @@ class Chat:
                                      home=self.settings.home)
         return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output)
 
+    # ---- accepting a message [decision S8] ----
+
+    def accept(self, text: str, key: Optional[str], output: Optional[Output],
+               approval: Optional[Approval]) -> Delivery:
+        """The message on disk in the inbox (an OSError, else), then on its way: only now may it
+        be shown as accepted."""
+        key = key or new_key()
+        text = checked_text(text)
+        self.memory.inbox.accept(key, text)
+        delivery = Delivery(text, key, output, approval, asyncio.get_running_loop().create_future())
+        self.answers[key] = delivery.answered
+        return delivery
+
+    def submit(self, text: str, key: Optional[str] = None, output: Optional[Output] = None,
+               approval: Optional[Approval] = None) -> "asyncio.Future[TurnResult]":
+        """A message from the socket or `ever send`: accepted, then joined to the running call or
+        given a turn; the future is the result of the turn that answers it. A key already seen
+        gives that message's answer, and nothing is logged again."""
+        if key is not None and key in self.answers:
+            return self.answers[key]
+        if key is not None and self.memory.store.key_id(key) is not None:
+            done = asyncio.get_running_loop().create_future()
+            done.set_result(self.logged_answer(self.memory.store.key_id(key)))
+            return done
+        delivery = self.accept(text, key, output, approval)
+        self.route(delivery)
+        return delivery.answered
+
+    def route(self, delivery: Delivery) -> None:
+        if self.turn is not None and not delivery.logged:
+            self.add_to_turn(delivery)
+        else:
+            task = asyncio.get_running_loop().create_task(self.turns(delivery))
+            self.busy.add(task)
+            task.add_done_callback(self.busy.discard)
+
+    def logged_answer(self, i: int) -> TurnResult:
+        """What a retry of logged message i gets: the reply logged after it, if any."""
+        store = self.memory.store
+        for record in store.messages(i + 1, store.count):
+            if record["kind"] == "ever":
+                return TurnResult(record["text"])
+        return TurnResult("", f"Message {i} is in the log already, not answered yet; it is not sent again.")
+
+    def resume(self) -> None:
+        """The inbox's messages a killed owner accepted and never answered: each answered once
+        [decision S8]."""
+        store = self.memory.store
+        for key, text in self.memory.inbox.pending():
+            i = store.key_id(key)
+            if i is not None and any(r["kind"] == "ever" for r in store.messages(i + 1, store.count)):
+                self.memory.inbox.done(key)  # answered; its `done` died with the process
+                continue
+            delivery = Delivery(text, key, None, None, asyncio.get_running_loop().create_future(),
+                                logged=i is not None)
+            first_line = text.strip().split("\n", 1)[0]
+            self.output.notice(f"[accepted before a restart, answered now] {first_line[:160]}")
+            self.answers[key] = delivery.answered
+            self.route(delivery)
+
+    def answered(self, delivery: Delivery, result: TurnResult) -> None:
+        settle_future(delivery.answered, result)
+        self.answers.pop(delivery.key, None)
+        self.memory.inbox.done(delivery.key)
+
+    async def drained(self) -> None:
+        """Until no turn runs or waits for the socket's messages and no request is in hand."""
+        while self.busy or self.turn_lock.locked():
+            if self.busy:
+                await asyncio.wait(list(self.busy))
+            else:
+                await asyncio.sleep(0.05)
+
+    # ---- turns [gist §6] ----
+
     async def say(self, text: str, output: Optional[Output] = None,
                   approval: Optional[Approval] = None) -> TurnResult:
         """A user message: it joins the running call, or starts a turn [gist §6]; the result is
-        the turn that answered it. A call sees a joined message only at its next tool call; one
-        that joined after the last never reached it, so it starts the next turn; if the call is
-        stopped or fails, it is logged unanswered, as the call's own message is."""
+        the turn that answered it."""
         if self.turn is not None:
             return await self.join(text, output, approval)
-        first: Optional[TurnResult] = None
+        return await self.turns(self.accept(text, None, output, approval))
+
+    async def turns(self, delivery: Delivery) -> TurnResult:
+        """The message's turn, then a turn for each message that joined after the call's last
+        tool call. Each sender's future is settled as its own turn ends. A call sees a joined
+        message only at its next tool call; if the call is stopped or fails, every message not
+        logged yet is logged unanswered, as the call's own message is."""
         async with self.turn_lock:
-            waiting: List[Joined] = [(text, output, approval, None)]
+            waiting: List[Delivery] = [delivery]
             while waiting:
-                message, message_output, message_approval, answered = waiting.pop(0)
-                self.turn = turn = self.new_turn(message_output, message_approval)
+                current = waiting.pop(0)
+                self.turn = turn = self.new_turn(current.output, current.approval)
                 self.joined = []
+                if not current.logged:
+                    self.memory.delivering(current.key, current.text)
                 try:
-                    self.last = await turn.run(message)
-                except BaseException:  # stopped, or failed: no message typed is lost
-                    for unseen, _, _, _ in waiting + self.unseen(turn):
-                        turn.log("user", unseen)
-                    stopped = TurnResult("", "The call was stopped; your message is in the log.")
-                    for *_, other in waiting + self.joined:
-                        settle_future(other, stopped)
+                    self.last = await turn.run(current.text, logged=current.logged)
+                except BaseException as error:  # stopped, or failed: no message typed is lost
+                    cut = [current] + waiting + self.joined
+                    for unseen in waiting + self.unseen(turn):
+                        if not unseen.logged:
+                            self.memory.delivering(unseen.key, unseen.text)
+                            turn.log("user", unseen.text)
+                    for other in cut:
+                        if isinstance(error, asyncio.CancelledError):
+                            self.answered(other, TurnResult("", STOPPED))  # the person stopped it
+                        else:  # left in the inbox: the next open answers it
+                            settle_future(other.answered, TurnResult("", f"{STOPPED} ({error})"))
                     raise
                 finally:
                     self.turn = None
-                first = first or self.last
+                end_line = getattr(turn.output, "end_line", None)
+                if end_line is not None:  # a turn nobody typed at the screen ends its last line too
+                    end_line()
                 unseen = self.unseen(turn)
                 for joined in self.joined[:len(self.joined) - len(unseen)]:
-                    settle_future(joined[3], self.last)  # the call took it: its reply answers it
-                settle_future(answered, self.last)
+                    self.answered(joined, self.last)  # the call took it: its reply answers it
+                self.answered(current, self.last)
                 waiting += unseen
-        return first
+        return delivery.answered.result()
 
     def join(self, text: str, output: Optional[Output] = None,
              approval: Optional[Approval] = None) -> "asyncio.Future[TurnResult]":
         """A message typed while a call runs joins it between tool calls [gist §6]; the future is
         the result of the turn that answers it."""
         assert self.turn is not None, "join a running turn only"
-        self.turn.add_message(text)
-        answered: "asyncio.Future[TurnResult]" = asyncio.get_running_loop().create_future()
-        self.joined.append((text, output, approval, answered))
-        return answered
+        delivery = self.accept(text, None, output, approval)
+        self.add_to_turn(delivery)
+        return delivery.answered
 
-    def unseen(self, turn: Turn) -> List["Joined"]:
+    def add_to_turn(self, delivery: Delivery) -> None:
+        self.memory.delivering(delivery.key, delivery.text)
+        self.turn.add_message(delivery.text)
+        self.joined.append(delivery)
+
+    def unseen(self, turn: Turn) -> List[Delivery]:
         """The joined messages the turn's call never took: the last ones, still in its inbox."""
         return self.joined[len(self.joined) - len(turn.inbox):] if turn.inbox else []
 
@@ -159,36 +270,105 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
     chat = Chat(settings, memory, client, prompt, approval, output)
     chat.clients = (client, compactor_client)
     chat.compactor = compactor
+    chat.resume()
     return chat
 
 
-async def send_once(settings: Settings, text: str, yes: bool = False) -> Dict[str, Any]:
-    """`ever send`: one turn here, or handed to the chat's owner [gist §1]."""
-    try:
-        chat = await open_chat(settings, Quiet(), ask=None, yes=yes)
-    except ChatBusy:
-        return await owner.ask(settings.chat_dir / "socket", {"op": "send", "text": text, "yes": yes})
-    except ConfigError as error:
-        # the message stays in the log, unanswered: the next turn sees it [gist §1]
-        memory = Memory.open(settings.home)
+class OwnerSilent(StoreError):
+    """Another process owns the chat and did not answer its socket in OWNER_WAIT_SECONDS."""
+
+
+async def with_owner(settings: Settings, here, request: Dict[str, Any], say=None) -> Dict[str, Any]:
+    """`here()` with the chat owned by this process, or `request` answered by the process that
+    owns it. An owner answers its socket for as long as it holds the chat, but it takes the chat
+    a moment before it listens and lets it go a moment after: meanwhile a newcomer tries again,
+    for OWNER_WAIT_SECONDS at most, and says that it waits once it has waited a second."""
+    started = time.monotonic()
+    said = False
+    while True:
         try:
-            memory.append("user", text)
-        finally:
-            memory.close()
-        return {"reply": "", "error": f"{error} Your message is in the log; the next turn will see it."}
+            return await here()
+        except ChatBusy as busy:
+            try:
+                return await owner.ask(settings.chat_dir / "socket", request)
+            except (owner.Unanswered, owner.Dropped) as silent:
+                # Dropped: the owner died with the message on disk; the next owner (maybe this
+                # process) answers it, and the key makes the request safe to repeat
+                waited = time.monotonic() - started
+                if waited > OWNER_WAIT_SECONDS:
+                    raise OwnerSilent(f"{busy} It did not answer on {settings.chat_dir / 'socket'} for "
+                                      f"{OWNER_WAIT_SECONDS:.0f} s ({silent}); nothing was sent: try again.") from None
+                if say is not None and not said and waited > OWNER_WAIT_SAID_SECONDS:
+                    say(f"{busy} Waiting for it to answer (at most {OWNER_WAIT_SECONDS:.0f} s).")
+                    said = True
+                await asyncio.sleep(0.05)
+
+
+async def send_once(settings: Settings, text: str, yes: bool = False, key: Optional[str] = None,
+                    say=None) -> Dict[str, Any]:
+    """`ever send`: one turn here, or handed to the chat's owner [gist §1]. The answer's `logged`
+    says whether the message is kept (in the log or the inbox) when there is an error."""
+    key = key or new_key()  # a retry inside, or by the script with --key, is never logged twice
+
+    async def here() -> Dict[str, Any]:
+        try:
+            chat = await open_chat(settings, Quiet(), ask=None, yes=yes)
+        except ConfigError as error:
+            return log_unanswered(settings, text, key, error)
+        return await send_here(chat, settings, text, key)
+
+    return await with_owner(settings, here, {"op": "send", "text": text, "yes": yes, "key": key}, say)
+
+
+def log_unanswered(settings: Settings, text: str, key: str, error: ConfigError) -> Dict[str, Any]:
+    """No turn can be made (no key, say): the message stays in the log, unanswered; the next
+    turn sees it [gist §1]."""
+    memory = Memory.open(settings.home)
     try:
-        result = await chat.say(text)
-        await chat.memory.idle_or_stop(5.0)
-        return {"reply": result.reply, "error": result.error}
+        if memory.store.key_id(key) is None:
+            memory.append("user", text, key=key)
     finally:
+        memory.close()
+    return {"reply": "", "error": f"{error} Your message is in the log; the next turn will see it.",
+            "logged": True}
+
+
+async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict[str, Any]:
+    """This process owns the chat: it answers the socket for as long as it does, so that the
+    sends and the `ever memory` that arrive meanwhile are answered, not refused [issue 15]."""
+    server = None
+    try:
+        server = await owner.serve(chat, settings.chat_dir / "socket")
+        try:
+            answered = chat.submit(text, key)
+        except (OSError, StoreError) as error:
+            return {"reply": "", "error": failed_append(error), "logged": False}
+        result = await answered
+        await owner.close_when_drained(server, chat)
+        server = None
+        await chat.memory.idle_or_stop(5.0)
+        return {"reply": result.reply, "error": result.error, "logged": True}
+    finally:
+        if server is not None:
+            server.close()
         chat.memory.close()
         await chat.close_clients()
 
 
-async def local_answer(settings: Settings, request: Dict[str, Any]) -> Dict[str, Any]:
-    """`ever memory …` when no chat runs: open the chat here (no key needed) and answer."""
-    memory = Memory.open(settings.home)
-    try:
-        return owner.answer_memory(memory, request)
-    finally:
-        memory.close()
+def failed_append(error: BaseException) -> str:
+    what = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    return f"The message could not be written to the chat's disk ({what}); nothing was logged: try again."
+
+
+async def local_answer(settings: Settings, request: Dict[str, Any], say=None) -> Dict[str, Any]:
+    """`ever memory …`: answered by the chat's owner, or, when none runs, by opening the chat
+    here (no key needed)."""
+
+    async def here() -> Dict[str, Any]:
+        memory = Memory.open(settings.home)
+        try:
+            return owner.answer_memory(memory, request)
+        finally:
+            memory.close()
+
+    return await with_owner(settings, here, request, say)

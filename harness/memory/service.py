@@ -33,6 +33,7 @@ from typing import Awaitable, Callable, Dict, List, Optional, Tuple
 
 from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.memory.images import pages as paged
+from harness.memory.inbox import Inbox
 from harness.memory.planner import Config, Node, Planner, node_name
 from harness.memory.store import Store
 
@@ -126,6 +127,9 @@ class Memory:
         self.failures_in_wait = 0
         self._settled = asyncio.Event()
         self._retry_handle: Optional[asyncio.TimerHandle] = None
+        self.inbox = Inbox(store.chat)
+        # accepted messages a turn is about to log: [key, the text not yet logged, first piece?]
+        self._delivering: List[list] = []
 
     # ---- opening ----
 
@@ -154,23 +158,51 @@ class Memory:
         self.tasks.clear()
         if self._retry_handle is not None:
             self._retry_handle.cancel()
+        self.inbox.close()
         if not self.store.closed and self.store.writable and self.planner.lines_since_save:
-            self.store.save_view(self.planner.checkpoint())  # the next open replays nothing
+            self._checkpoint()  # the next open replays nothing
         self.store.close()
 
     # ---- what changes the memory ----
 
-    def append(self, kind: str, text: str, now: Optional[datetime] = None) -> dict:
+    def append(self, kind: str, text: str, now: Optional[datetime] = None,
+               key: Optional[str] = None) -> dict:
         """Log one message, then let the planner see it [gist §1, §3.2]; the record is returned
-        once it is on disk."""
-        record = self.store.append_message(kind, text, now)
+        once it is on disk. A user message the inbox holds is logged with its key [decision S8]."""
+        if key is None and kind == "user":
+            key = self._delivered_key(text)
+        record = self.store.append_message(kind, text, now, key)
         self._apply(Message(kind, record["text"]))
         return record
+
+    def delivering(self, key: str, text: str) -> None:
+        """The inbox's message `key` is about to be logged by a turn, as `text` (maybe in pieces)."""
+        if all(entry[0] != key for entry in self._delivering):
+            self._delivering.append([key, text, True])
+
+    def _delivered_key(self, text: str) -> Optional[str]:
+        """The key of the accepted message whose next piece is `text`: on its first piece only."""
+        for at, entry in enumerate(self._delivering):
+            key, rest, first = entry
+            if rest == text or (text and rest.startswith(text)):
+                entry[1], entry[2] = rest[len(text):], False
+                if not entry[1]:
+                    del self._delivering[at]
+                return key if first else None
+        return None
+
+    def _checkpoint(self) -> None:
+        """view.json is a checkpoint: the logs replay what a failed save leaves out [P10]."""
+        try:
+            self.store.save_view(self.planner.checkpoint())
+        except OSError as error:
+            log.warning("view.json was not saved (%s); the next open replays the logs past the last one",
+                        error.strerror or error)
 
     def _apply(self, event: Event) -> None:
         self.planner.apply(event)
         if self.planner.save_due():
-            self.store.save_view(self.planner.checkpoint())
+            self._checkpoint()
         if self.planner.merges:
             self._row(f"the view merged {len(self.planner.merges)} pairs")
         self._follow_running()

@@ -95,6 +95,7 @@ UNBUILT = -1
 READ_CHUNK_BYTES = 4 << 20
 LINE_GUESS_BYTES = 4096  # a node is at most 512 bytes of text; one read nearly always holds it
 READERS_MAX = 64  # read descriptors kept open
+KEYS_KEPT = 10_000  # the latest message keys the index remembers: how far back a retry is known
 DIRECTORY_MODE = 0o700
 FILE_MODE = 0o600
 
@@ -104,7 +105,7 @@ DAY_FILE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\.jsonl\Z")
 # found only where the text ends; and a prefix of a line (a torn write) never has the tail, whose
 # last byte is the line's closing brace.
 MESSAGE_HEAD = re.compile(rb'\{"i":(0|[1-9][0-9]*),"kind":"[a-z]+","text":"')
-MESSAGE_TAIL = re.compile(rb'","size":[0-9]+,"date":"[^"\\]*"\}')
+MESSAGE_TAIL = re.compile(rb'","size":[0-9]+,"date":"[^"\\]*"(?:,"key":"([A-Za-z0-9._:~-]+)")?\}')
 NODE_HEAD = re.compile(rb'\{"l":(0|[1-9][0-9]*),"i":(0|[1-9][0-9]*),"text":"')
 NODE_TAIL = re.compile(rb'","size":[0-9]+,"T":[0-9]+\}')
 TEXT_END = b'","size":'
@@ -146,11 +147,29 @@ def encode_line(record: Record) -> bytes:
 
 def message_id(line: bytes) -> Optional[int]:
     """The id of a message line in the shape written here (without its newline), else None."""
+    found = message_id_key(line)
+    return None if found is None else found[0]
+
+
+def message_id_key(line: bytes) -> Optional[Tuple[int, Optional[str]]]:
+    """The id and key (None without one) of a message line in the shape written here."""
     head = MESSAGE_HEAD.match(line)
     tail = line.rfind(TEXT_END)
-    if head and tail >= head.end() and MESSAGE_TAIL.fullmatch(line, tail):
-        return int(head[1])
+    if head:
+        ended = tail >= head.end() and MESSAGE_TAIL.fullmatch(line, tail)
+        if ended:
+            return int(head[1]), ended[1].decode("ascii") if ended[1] else None
     return None
+
+
+KEY = re.compile(r"[A-Za-z0-9._:~-]{1,128}\Z")
+
+
+def checked_key(key: object) -> str:
+    """A message's key [decision S8]: what a retry names it by."""
+    if not isinstance(key, str) or not KEY.match(key):
+        raise ValueError(f"a key is 1 to 128 letters, digits or . _ : ~ -, got {key!r}")
+    return key
 
 
 def node_ids(line: bytes) -> Optional[Tuple[int, int]]:
@@ -258,6 +277,7 @@ class Store:
         self._skipped: List[List[object]] = []
         self._skipped_seen: set = set()
         self._last_node: Optional[Tuple[int, int]] = None
+        self._keys: Dict[str, int] = {}  # a message's key -> its id [decision S8]
         self._generation = 0
         self._unsaved_lines = 0
         self._index_changed = False
@@ -372,10 +392,14 @@ class Store:
         """The number of messages, T."""
         return len(self._messages)
 
-    def append_message(self, kind: str, text: str, now: Optional[datetime] = None) -> Record:
-        """Log one message; return its record once it is on disk [gist §1]."""
+    def append_message(self, kind: str, text: str, now: Optional[datetime] = None,
+                       key: Optional[str] = None) -> Record:
+        """Log one message; return its record once it is on disk [gist §1]. A key, if given,
+        ends the line [decision S8]."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+        if key is not None:
+            checked_key(key)
         text = checked_text(text)
         now = local_now(now)
         with self._mutex:
@@ -387,7 +411,11 @@ class Store:
                 "size": utf8_bytes(text),
                 "date": now.isoformat(timespec="seconds"),
             }
+            if key is not None:
+                record["key"] = key
             number, offset = self._append(self.main, now, encode_line(record))
+            if key is not None:
+                self._keys[key] = record["i"]
             self._messages.append(pack(number, offset))
             self._appended()
         return record
@@ -529,6 +557,11 @@ class Store:
     def writable(self) -> bool:
         """False after a failed append [decision S5] until the chat is opened again."""
         return self._failed is None
+
+    def key_id(self, key: str) -> Optional[int]:
+        """The id of the message logged with `key`, among the latest KEYS_KEPT keys, else None."""
+        with self._mutex:
+            return self._keys.get(key)
 
     def last_node(self) -> Optional[Tuple[int, int]]:
         """The node logged last (the last first-logged one), or None before the first."""
@@ -739,6 +772,7 @@ class Store:
                     levels.append(level)
             skipped = [[str(path), int(line), str(why)] for path, line, why in meta["skipped"]]
             last_node = (int(meta["last_node"][0]), int(meta["last_node"][1])) if meta["last_node"] else None
+            keys = {str(key): int(i) for key, i in meta["keys"]}
             generation = int(meta["generation"])
         except FileNotFoundError:
             return None, f"its index-{meta.get('generation')}.bin was missing"
@@ -752,6 +786,7 @@ class Store:
         self._skipped = skipped
         self._skipped_seen = {(path, line) for path, line, _ in skipped}
         self._last_node = last_node
+        self._keys = keys
         self._adopt_listing(self.main, sizes["main"], meta["main"])
         self._adopt_listing(self.tree, sizes["tree"], meta["tree"])
         reason = self._spot_check()
@@ -794,6 +829,7 @@ class Store:
         self._skipped = []
         self._skipped_seen = set()
         self._last_node = None
+        self._keys = {}
         self._index_changed = True
 
     def _rebuild(self, reason: str) -> None:
@@ -862,12 +898,14 @@ class Store:
         self.warnings.append(f"{log.path(number)} did not end with a newline; one was appended")
 
     def _index_message(self, log: _Log, number: int, offset: int, line_number: int, line: bytes) -> None:
-        i = message_id(line)
-        if i is None:
+        found = message_id_key(line)
+        if found is not None:
+            i, key = found
+        else:
             record = self._json_line(log, number, line_number, line)
             if record is None:
                 return
-            i = record.get("i")
+            i, key = record.get("i"), record.get("key")
             if type(i) is not int or not isinstance(record.get("text"), str):
                 raise LogCorrupt(
                     f"{log.path(number)} line {line_number} is JSON but not a message "
@@ -883,6 +921,8 @@ class Store:
                 f"{log.path(number)} line {line_number} has {what}; the chat is not opened, "
                 "so that no message is lost or renumbered"
             )
+        if isinstance(key, str):
+            self._keys[key] = i
         self._messages.append(number << OFFSET_BITS | offset)
 
     def _index_node(self, log: _Log, number: int, offset: int, line_number: int, line: bytes) -> None:
@@ -963,6 +1003,7 @@ class Store:
             "tree": [[n, s, c] for n, s, c in zip(self.tree.names, self.tree.sizes, self.tree.lines)],
             "skipped": self._skipped,
             "last_node": list(self._last_node) if self._last_node else None,
+            "keys": [[key, i] for key, i in list(self._keys.items())[-KEYS_KEPT:]],
         }
         write_whole(index / "meta.json", json.dumps(meta, ensure_ascii=False).encode("utf-8"))
         self._generation = generation

@@ -1,0 +1,108 @@
+"""The chat's inbox: each message the chat accepts, on disk before it is shown as accepted, until a
+call has taken it [decision S8].
+
+    chat/inbox.jsonl    {"key":"...","text":"..."}   a message accepted
+                        {"done":"..."}               its turn ended (answered, or its error shown)
+
+A message is accepted when its inbox line is fsync'd; it is delivered when the turn that takes it
+logs it in `main/`, at the place the model sees it (after the tool results of the call it joins),
+with the same key at the end of its line. So the log keeps the order the model saw things in, and
+the inbox says what was promised. A turn that ends writes `done` for each message it answered.
+
+At open, an entry with no `done` was accepted by a process that died: if its key is not in the
+log, it was never delivered, and the next turn delivers it; if it is, and an `ever` line follows
+it, it was answered; else it was delivered and not answered, and a turn answers it without
+logging it again. When no entry is pending the file is emptied (replaced whole), so it holds only
+what waits.
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from harness.memory.store import checked_key, checked_text, encode_line, open_file, write_whole
+
+
+class Inbox:
+    """The inbox of the chat in `chat` (the store's directory), owned with the store's lock."""
+
+    def __init__(self, chat: Path):
+        self.path = chat / "inbox.jsonl"
+        self.entries: Dict[str, str] = {}  # key -> text, accepted and not done, in order
+        self.torn = 0
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            data = b""
+        for raw in data.split(b"\n"):
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                self.torn += bool(raw)  # a write cut by a kill: never acknowledged
+                continue
+            if isinstance(line, dict) and isinstance(line.get("key"), str) and isinstance(line.get("text"), str):
+                self.entries[line["key"]] = line["text"]
+            elif isinstance(line, dict) and isinstance(line.get("done"), str):
+                self.entries.pop(line["done"], None)
+        self._fd: Optional[int] = None
+        self._torn_tail = bool(data) and not data.endswith(b"\n")
+
+    def pending(self) -> List[Tuple[str, str]]:
+        """(key, text) of every message accepted and not done, in the order accepted."""
+        return list(self.entries.items())
+
+    def accept(self, key: str, text: str) -> None:
+        """On disk, or an OSError: only then is the message accepted."""
+        key, text = checked_key(key), checked_text(text)
+        self._write({"key": key, "text": text})
+        self.entries[key] = text
+
+    def done(self, key: str) -> None:
+        """The message's turn ended. A `done` lost to a failed write costs nothing but a check at
+        the next open (an `ever` line after the message says it was answered)."""
+        if self.entries.pop(key, None) is None:
+            return
+        try:
+            self._write({"done": key})
+        except OSError:
+            pass
+        if not self.entries:
+            self.compact()
+
+    def compact(self) -> None:
+        """Empty the file once nothing waits; a failure leaves it as it was, still right."""
+        if self.entries:
+            return
+        try:
+            if self.path.exists() and self.path.stat().st_size:
+                self.close()
+                write_whole(self.path, b"")
+                self._torn_tail = False
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def _write(self, line: dict) -> None:
+        if self._fd is None:
+            self._fd = open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        data = encode_line(line)
+        if self._torn_tail:
+            data = b"\n" + data  # a torn tail never glues onto the next line
+        size = os.fstat(self._fd).st_size
+        try:
+            written = os.write(self._fd, data)
+            while written < len(data):
+                written += os.write(self._fd, data[written:])
+            os.fsync(self._fd)
+        except OSError:
+            try:  # the line was never acknowledged: leave no part of it
+                os.ftruncate(self._fd, size)
+            except OSError:
+                self._torn_tail = True
+            raise
+        self._torn_tail = False
