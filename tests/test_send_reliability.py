@@ -43,6 +43,15 @@ def echo_api(api):
     api.reset()
 
 
+def answering(text: str):
+    """A scripted reply's condition: the request is the turn of the message `text` (not a
+    compaction, which the echo answers)."""
+    def is_turn(body: dict) -> bool:
+        blocks = body["messages"][-1]["content"]
+        return isinstance(blocks, list) and blocks[-1].get("text") == text
+    return is_turn
+
+
 def environment(home: Path, api: LocalAPI) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
     env.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="test-key",
@@ -104,3 +113,109 @@ def test_memory_status_answers_during_a_slow_send(tmp_path, echo_api):
     out, err = sender.communicate(timeout=60)
     assert (sender.returncode, err) == (ANSWERED, ""), err
     assert out == "The tool ran.\n"
+
+
+def wait_until(predicate, what: str, timeout_seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_seconds
+    while not predicate():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.02)
+
+
+def inbox_holds(home: Path, text: str) -> bool:
+    path = home / "chat" / "inbox.jsonl"
+    return path.exists() and any(json.loads(line).get("text") == text
+                                 for line in path.read_text().splitlines() if line.endswith("}"))
+
+
+def test_a_message_handed_over_during_a_call_survives_the_owners_kill_and_is_answered_once(tmp_path, echo_api):
+    gate = threading.Event()
+    echo_api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")], gate=gate))  # held: the call runs
+    env = environment(tmp_path, echo_api)
+    owner = start(["send", "first"], env)
+    joined = None
+    try:
+        echo_api.wait_for_requests(1, timeout_seconds=60)
+        joined = start(["send", "second"], env)
+        # accepted: on disk in the inbox, waiting for the call's next tool boundary
+        wait_until(lambda: inbox_holds(tmp_path, "second"), "the second message accepted")
+        owner.send_signal(signal.SIGKILL)
+        owner.wait(timeout=60)
+        # the sender finds its owner gone, owns the chat itself, and answers what was accepted
+        out, err = joined.communicate(timeout=120)
+    finally:
+        gate.set()
+        for process in (owner, joined):
+            if process is not None and process.poll() is None:
+                process.kill()
+    assert_no_traceback(out, err)
+    assert (joined.returncode, out) == (ANSWERED, f"{ECHO}second\n"), err
+    records = logged(tmp_path)
+    assert [(r["kind"], r["text"]) for r in records] == [
+        ("user", "first"), ("ever", f"{ECHO}first"), ("user", "second"), ("ever", f"{ECHO}second")]
+    keys = [r["key"] for r in records if r["kind"] == "user"]
+    assert len(set(keys)) == 2
+    assert (tmp_path / "chat" / "inbox.jsonl").read_bytes() == b""  # nothing waits any more
+    # the first was delivered before the kill: it was answered without being logged again
+    sent = [request.body["messages"][-1]["content"][-1]["text"] for request in echo_api.requests]
+    assert sent.count("first") == 2 and sent.count("second") == 1
+
+
+def test_a_sender_gets_its_reply_when_its_own_turn_ends_not_after_the_next(tmp_path, echo_api):
+    first_call, second_call = threading.Event(), threading.Event()
+    echo_api.enqueue(Reply("Yours, first.", gate=first_call), when=answering("first"))
+    echo_api.enqueue(Reply("Yours, second.", gate=second_call), when=answering("second"))
+    env = environment(tmp_path, echo_api)
+    first = start(["send", "first"], env)
+    second = None
+    try:
+        wait_until(lambda: any(answering("first")(r.body) for r in echo_api.requests), "the first's turn")
+        second = start(["send", "second"], env)
+        wait_until(lambda: inbox_holds(tmp_path, "second"), "the second message accepted")
+        first_call.set()  # the call ends with a reply: the second message never reached it
+        wait_until(lambda: any(answering("second")(r.body) for r in echo_api.requests),
+                   "the second's own turn, held")
+        out, err = first.communicate(timeout=60)
+        assert (first.returncode, out, err) == (ANSWERED, "Yours, first.\n", "")
+        assert second.poll() is None
+        second_call.set()
+        out, err = second.communicate(timeout=60)
+        assert (second.returncode, out, err) == (ANSWERED, "Yours, second.\n", "")
+    finally:
+        first_call.set()
+        second_call.set()
+        for process in (first, second):
+            if process is not None and process.poll() is None:
+                process.kill()
+
+
+def run_ever(args, env, stdin=None):
+    return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, text=True, timeout=120)
+
+
+def test_the_exit_codes_tell_a_message_to_send_again_from_one_kept(tmp_path, echo_api):
+    env = environment(tmp_path, echo_api)
+    empty = run_ever(["send", "  "], env)
+    assert (empty.returncode, empty.stdout) == (NOT_LOGGED, "")
+    assert empty.stderr.count("\n") == 1 and "nothing was logged" in empty.stderr
+    bad_key = run_ever(["send", "--key", "no spaces please", "hi"], env)
+    assert bad_key.returncode == NOT_LOGGED and bad_key.stderr.count("\n") == 1
+    assert not (tmp_path / "chat" / "main").exists() or logged(tmp_path) == []
+    no_key = {k: v for k, v in env.items() if k != "ANTHROPIC_API_KEY"}
+    kept = run_ever(["send", "kept for later"], no_key)
+    assert kept.returncode == LOGGED_UNANSWERED and kept.stderr.count("\n") == 1
+    assert [(r["kind"], r["text"]) for r in logged(tmp_path)] == [("user", "kept for later")]
+    for done in (empty, bad_key, kept):
+        assert_no_traceback(done.stdout, done.stderr)
+
+
+def test_a_retry_with_the_same_key_is_logged_once_and_gets_the_same_reply(tmp_path, echo_api):
+    env = environment(tmp_path, echo_api)
+    once = run_ever(["send", "--key", "job-17", "do it once"], env)
+    again = run_ever(["send", "--key", "job-17", "do it once"], env)
+    other = run_ever(["send", "--key", "job-18", "do it once"], env)
+    assert [(d.returncode, d.stdout) for d in (once, again, other)] == [(ANSWERED, f"{ECHO}do it once\n")] * 3
+    records = logged(tmp_path)
+    assert [(r["kind"], r.get("key")) for r in records] == [
+        ("user", "job-17"), ("ever", None), ("user", "job-18"), ("ever", None)]
+    assert len(echo_api.requests) == 2

@@ -20,7 +20,7 @@ import asyncio
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 LINE_BYTES_MAX = 64 << 20
 
@@ -56,6 +56,8 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
                 request = {}
             if request.get("op") == "send" and isinstance(request.get("text"), str):
                 answer = await answer_send(chat, request, writer)
+                if answer is None:
+                    return  # the owner is going: the sender tries the next one
             else:
                 answer = answer_memory(chat.memory, request)
             writer.write(json.dumps(answer, ensure_ascii=False).encode() + b"\n")
@@ -75,10 +77,11 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
     return server
 
 
-async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWriter) -> Dict[str, Any]:
+async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWriter) -> Optional[Dict[str, Any]]:
     """A message handed over: `accepted` once it is on disk [decision S8], then its turn's reply."""
     from harness.calls.tools import Approval
     from harness.calls.turn import Quiet
+    from harness.chat.session import Leaving
     from harness.memory.store import StoreError, checked_key
 
     key = request.get("key")
@@ -90,6 +93,8 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
     approval = None if request.get("yes") else Approval(chat.approval.allowed, False, None)
     try:
         answered = chat.submit(request["text"], key, Quiet(), approval)
+    except Leaving:
+        return None
     except (OSError, StoreError) as error:
         what = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         return {"reply": "", "error": f"The message could not be written to the chat's disk ({what}); "
@@ -102,18 +107,14 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
         await writer.drain()
     except (ConnectionError, BrokenPipeError):
         pass
-    result = await asyncio.shield(answered)
+    if not answered.done():
+        left = asyncio.ensure_future(chat.left.wait())
+        await asyncio.wait({answered, left}, return_when=asyncio.FIRST_COMPLETED)
+        left.cancel()
+        if not answered.done():
+            return None  # the owner is going, the message in its inbox: the next owner answers it
+    result = answered.result()
     return {"reply": result.reply, "error": result.error, "logged": True}
-
-
-async def close_when_drained(server: asyncio.AbstractServer, chat) -> None:
-    """Stop listening once nothing is in hand, then finish what came in meanwhile: a sender
-    refused after this finds the chat free and owns it."""
-    await chat.drained()
-    server.close()
-    for _ in range(3):  # a connection accepted just before the close gets its handler
-        await asyncio.sleep(0)
-    await chat.drained()
 
 
 class Unanswered(Exception):

@@ -30,6 +30,10 @@ OWNER_WAIT_SAID_SECONDS = 1.0  # a wait longer than this is said on stderr
 STOPPED = "The call was stopped; your message is in the log."
 
 
+class Leaving(Exception):
+    """The owner is going: a message is not taken now; its sender tries the next owner."""
+
+
 def new_key() -> str:
     """A message's key when its sender gave none [decision S8]."""
     return "~" + os.urandom(8).hex()
@@ -75,6 +79,9 @@ class Chat:
         self.compactor: Optional[Compactor] = None
         self.answers: Dict[str, "asyncio.Future[TurnResult]"] = {}  # key -> its turn, in flight
         self.busy: set = set()  # the turns started for the socket and the socket's requests
+        self.left = asyncio.Event()  # set when the owner goes: the senders still waiting are let go
+        self.leaving = False  # an `ever send` that owns the chat has its answer: no new turn starts
+        self.leave_after: Optional[str] = None  # the key of that `ever send`'s message
 
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
@@ -100,6 +107,8 @@ class Chat:
         """A message from the socket or `ever send`: accepted, then joined to the running call or
         given a turn; the future is the result of the turn that answers it. A key already seen
         gives that message's answer, and nothing is logged again."""
+        if self.leaving:
+            raise Leaving()
         if key is not None and key in self.answers:
             return self.answers[key]
         if key is not None and self.memory.store.key_id(key) is not None:
@@ -143,17 +152,22 @@ class Chat:
             self.route(delivery)
 
     def answered(self, delivery: Delivery, result: TurnResult) -> None:
+        if delivery.key == self.leave_after:
+            self.leaving = True  # before the next turn can start
         settle_future(delivery.answered, result)
         self.answers.pop(delivery.key, None)
         self.memory.inbox.done(delivery.key)
 
-    async def drained(self) -> None:
-        """Until no turn runs or waits for the socket's messages and no request is in hand."""
-        while self.busy or self.turn_lock.locked():
-            if self.busy:
-                await asyncio.wait(list(self.busy))
-            else:
-                await asyncio.sleep(0.05)
+    async def leave(self) -> None:
+        """An `ever send` that owns the chat has its answer, and goes: no turn starts after the
+        one running, and a sender still waiting is let go (its connection closed) with its
+        message in the inbox, where the next owner, maybe that sender, answers it [decision S8]."""
+        self.leaving = True
+        for _ in range(3):  # an answer settled just now is written first
+            await asyncio.sleep(0)
+        self.left.set()
+        while self.busy:
+            await asyncio.wait(list(self.busy))
 
     # ---- turns [gist §6] ----
 
@@ -172,7 +186,7 @@ class Chat:
         logged yet is logged unanswered, as the call's own message is."""
         async with self.turn_lock:
             waiting: List[Delivery] = [delivery]
-            while waiting:
+            while waiting and not self.leaving:  # leaving: what waits stays in the inbox
                 current = waiting.pop(0)
                 self.turn = turn = self.new_turn(current.output, current.approval)
                 self.joined = []
@@ -202,7 +216,7 @@ class Chat:
                     self.answered(joined, self.last)  # the call took it: its reply answers it
                 self.answered(current, self.last)
                 waiting += unseen
-        return delivery.answered.result()
+        return delivery.answered.result() if delivery.answered.done() else TurnResult("", STOPPED)
 
     def join(self, text: str, output: Optional[Output] = None,
              approval: Optional[Approval] = None) -> "asyncio.Future[TurnResult]":
@@ -292,8 +306,11 @@ async def with_owner(settings: Settings, here, request: Dict[str, Any], say=None
             try:
                 return await owner.ask(settings.chat_dir / "socket", request)
             except (owner.Unanswered, owner.Dropped) as silent:
-                # Dropped: the owner died with the message on disk; the next owner (maybe this
-                # process) answers it, and the key makes the request safe to repeat
+                # Dropped: the owner took the message (it is on disk) and went, or died; the
+                # next owner (maybe this process) answers it, and the key makes the request
+                # safe to repeat. An owner that took it was alive: the wait starts again.
+                if isinstance(silent, owner.Dropped):
+                    started = time.monotonic()
                 waited = time.monotonic() - started
                 if waited > OWNER_WAIT_SECONDS:
                     raise OwnerSilent(f"{busy} It did not answer on {settings.chat_dir / 'socket'} for "
@@ -339,13 +356,15 @@ async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict
     server = None
     try:
         server = await owner.serve(chat, settings.chat_dir / "socket")
+        chat.leave_after = key
         try:
             answered = chat.submit(text, key)
         except (OSError, StoreError) as error:
             return {"reply": "", "error": failed_append(error), "logged": False}
         result = await answered
-        await owner.close_when_drained(server, chat)
+        server.close()
         server = None
+        await chat.leave()
         await chat.memory.idle_or_stop(5.0)
         return {"reply": result.reply, "error": result.error, "logged": True}
     finally:
