@@ -219,3 +219,95 @@ def test_a_retry_with_the_same_key_is_logged_once_and_gets_the_same_reply(tmp_pa
     assert [(r["kind"], r.get("key")) for r in records] == [
         ("user", "job-17"), ("ever", None), ("user", "job-18"), ("ever", None)]
     assert len(echo_api.requests) == 2
+
+
+class Disk:
+    """A small tmpfs mounted at `path` (root only; the test is skipped elsewhere): a real full
+    disk (ENOSPC) and a real read-only one (EROFS), not a patched call."""
+
+    def __init__(self, path: Path, size: str = "256k"):
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(path)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+
+    def fill(self) -> None:
+        fd = os.open(self.path / "filler", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        try:
+            for size in (65536, 4096, 1):
+                try:
+                    while True:
+                        os.write(fd, b"\0" * size)
+                except OSError:
+                    pass
+        finally:
+            os.close(fd)
+
+    def free(self) -> None:
+        (self.path / "filler").unlink()
+
+    def read_only(self, on: bool = True) -> None:
+        subprocess.run(["mount", "-o", f"remount,{'ro' if on else 'rw'}", str(self.path)], check=True)
+
+    def unmount(self) -> None:
+        subprocess.run(["umount", "-l", str(self.path)], check=False)
+
+
+@pytest.fixture
+def disks():
+    made = []
+
+    def make(path: Path, size: str = "256k") -> Disk:
+        made.append(Disk(path, size))
+        return made[-1]
+
+    yield make
+    for disk in reversed(made):
+        disk.unmount()
+
+
+def test_a_full_disk_under_the_index_does_not_fail_a_send_whose_lines_were_logged(tmp_path, echo_api, disks):
+    env = environment(tmp_path, echo_api)
+    assert run_ever(["send", "before"], env).returncode == ANSWERED
+    index = tmp_path / "chat" / "index"
+    shutil.rmtree(index)
+    disk = disks(index, "16k")
+    disk.fill()
+    done = run_ever(["send", "while the index cannot be saved"], env)
+    assert_no_traceback(done.stdout, done.stderr)
+    assert (done.returncode, done.stdout) == (ANSWERED, f"{ECHO}while the index cannot be saved\n"), done.stderr
+    assert [r["text"] for r in logged(tmp_path)][-2:] == [
+        "while the index cannot be saved", f"{ECHO}while the index cannot be saved"]
+    disk.free()
+    again = run_ever(["send", "and after"], env)
+    assert (again.returncode, again.stdout) == (ANSWERED, f"{ECHO}and after\n")
+    assert (index / "meta.json").exists()  # saved again once there was room
+
+
+def test_a_message_typed_during_a_call_survives_a_kill_of_the_chat_and_is_answered_once(tmp_path, echo_api):
+    import pexpect
+
+    gate = threading.Event()
+    echo_api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")], gate=gate), when=answering("check the date"))
+    env = dict(environment(tmp_path, echo_api), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
+    chat = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=30, dimensions=(40, 160))
+    try:
+        chat.expect("›")
+        chat.sendline("check the date")
+        wait_until(lambda: any(answering("check the date")(r.body) for r in echo_api.requests), "the call")
+        chat.sendline("typed meanwhile")
+        wait_until(lambda: inbox_holds(tmp_path, "typed meanwhile"), "the typed message accepted")
+        os.kill(chat.pid, signal.SIGKILL)
+        chat.expect(pexpect.EOF)
+    finally:
+        gate.set()
+        chat.close(force=True)
+    # the next owner answers what the killed one accepted, each once, before its own message
+    done = run_ever(["send", "after"], env)
+    assert (done.returncode, done.stdout) == (ANSWERED, f"{ECHO}after\n"), done.stderr
+    assert [(r["kind"], r["text"]) for r in logged(tmp_path)] == [
+        ("user", "check the date"), ("ever", f"{ECHO}check the date"),
+        ("user", "typed meanwhile"), ("ever", f"{ECHO}typed meanwhile"),
+        ("user", "after"), ("ever", f"{ECHO}after")]

@@ -76,6 +76,7 @@ class Chat:
         self.turn_lock = asyncio.Lock()
         self.last: Optional[TurnResult] = None
         self.joined: List[Delivery] = []
+        self.queue: List[Delivery] = []  # accepted, waiting for a turn of their own
         self.compactor: Optional[Compactor] = None
         self.answers: Dict[str, "asyncio.Future[TurnResult]"] = {}  # key -> its turn, in flight
         self.busy: set = set()  # the turns started for the socket and the socket's requests
@@ -120,10 +121,12 @@ class Chat:
         return delivery.answered
 
     def route(self, delivery: Delivery) -> None:
-        if self.turn is not None and not delivery.logged:
+        """Join the running call if nothing waits before it, else queue for a turn."""
+        if self.turn is not None and not self.queue and not delivery.logged:
             self.add_to_turn(delivery)
         else:
-            task = asyncio.get_running_loop().create_task(self.turns(delivery))
+            self.queue.append(delivery)
+            task = asyncio.get_running_loop().create_task(self.turns())
             self.busy.add(task)
             task.add_done_callback(self.busy.discard)
 
@@ -175,19 +178,21 @@ class Chat:
                   approval: Optional[Approval] = None) -> TurnResult:
         """A user message: it joins the running call, or starts a turn [gist §6]; the result is
         the turn that answered it."""
-        if self.turn is not None:
+        if self.turn is not None and not self.queue:
             return await self.join(text, output, approval)
-        return await self.turns(self.accept(text, None, output, approval))
+        delivery = self.accept(text, None, output, approval)
+        self.queue.append(delivery)
+        await self.turns()
+        return delivery.answered.result() if delivery.answered.done() else await delivery.answered
 
-    async def turns(self, delivery: Delivery) -> TurnResult:
-        """The message's turn, then a turn for each message that joined after the call's last
-        tool call. Each sender's future is settled as its own turn ends. A call sees a joined
-        message only at its next tool call; if the call is stopped or fails, every message not
-        logged yet is logged unanswered, as the call's own message is."""
+    async def turns(self) -> None:
+        """A turn for each message queued, in the order accepted: a message that joined a call
+        after its last tool call goes first, as it came before the ones queued meanwhile. Each
+        sender's future is settled as its own turn ends. If a call is stopped or fails, every
+        message not logged yet is logged unanswered, as the call's own message is."""
         async with self.turn_lock:
-            waiting: List[Delivery] = [delivery]
-            while waiting and not self.leaving:  # leaving: what waits stays in the inbox
-                current = waiting.pop(0)
+            while self.queue and not self.leaving:  # leaving: what waits stays in the inbox
+                current = self.queue.pop(0)
                 self.turn = turn = self.new_turn(current.output, current.approval)
                 self.joined = []
                 if not current.logged:
@@ -195,11 +200,12 @@ class Chat:
                 try:
                     self.last = await turn.run(current.text, logged=current.logged)
                 except BaseException as error:  # stopped, or failed: no message typed is lost
-                    cut = [current] + waiting + self.joined
-                    for unseen in waiting + self.unseen(turn):
+                    cut = [current] + self.joined + self.queue
+                    for unseen in self.unseen(turn) + self.queue:
                         if not unseen.logged:
                             self.memory.delivering(unseen.key, unseen.text)
                             turn.log("user", unseen.text)
+                    self.queue = []
                     for other in cut:
                         if isinstance(error, asyncio.CancelledError):
                             self.answered(other, TurnResult("", STOPPED))  # the person stopped it
@@ -215,8 +221,7 @@ class Chat:
                 for joined in self.joined[:len(self.joined) - len(unseen)]:
                     self.answered(joined, self.last)  # the call took it: its reply answers it
                 self.answered(current, self.last)
-                waiting += unseen
-        return delivery.answered.result() if delivery.answered.done() else TurnResult("", STOPPED)
+                self.queue[:0] = unseen
 
     def join(self, text: str, output: Optional[Output] = None,
              approval: Optional[Approval] = None) -> "asyncio.Future[TurnResult]":

@@ -285,6 +285,8 @@ class Store:
         self._lock_fd: Optional[int] = None
         self._failed: Optional[BaseException] = None
         self._closed = False
+        self._read_only = False
+        self._index_failure = ""
         self._mutex = threading.RLock()
 
     # ---- opening and closing ----
@@ -325,7 +327,7 @@ class Store:
             self._closed = True
             try:
                 if self._failed is None and (self._unsaved_lines or self._index_changed):
-                    self._save_index()
+                    self._save_index_or_warn()
             finally:
                 self._release()
 
@@ -497,7 +499,7 @@ class Store:
     def _appended(self) -> None:
         self._unsaved_lines += 1
         if self._unsaved_lines >= INDEX_SAVE_LINES:
-            self._save_index()
+            self._save_index_or_warn()
 
     # ---- reading ----
 
@@ -725,7 +727,7 @@ class Store:
         # A new chat gets its index at once, so a missing one is always news. A long tail is
         # saved at once, so a chat that keeps crashing does not parse a growing tail at each open.
         if meta is None or self._unsaved_lines >= OPEN_SAVE_LINES:
-            self._save_index()
+            self._save_index_or_warn()
 
     def _listing(self, log: _Log) -> List[Tuple[str, int]]:
         """The day files in name order, with their sizes; strays are reported and left alone."""
@@ -842,7 +844,7 @@ class Store:
         self.main.lines = [0] * len(self.main.names)
         self.tree.lines = [0] * len(self.tree.names)
         self._parse_tails([], [])
-        self._save_index()
+        self._save_index_or_warn()
 
     def _parse_tails(self, covered_main: list, covered_tree: list) -> None:
         """Index every line past what the index covered: messages first, so nodes can be checked
@@ -980,6 +982,23 @@ class Store:
 
     def _skip_text(self, path: str, line_number: int, why: str) -> str:
         return f"{self.chat / path} line {line_number}: {why}; skipped"
+
+    def _save_index_or_warn(self) -> None:
+        """The index is a cache [decision S7]: a save that fails (a full disk) is said in
+        `warnings` and tried again at the next save; what it covers is parsed at open."""
+        if self._read_only:
+            return
+        try:
+            self._save_index()
+        except OSError as error:
+            self._index_failure = f"the index was not saved ({error.strerror or error}); the logs are whole"
+            self.warnings.append(self._index_failure)
+            for leftover in (self.chat / "index" / f"index-{self._generation + 1}.bin",
+                             self.chat / "index" / "meta.json.tmp"):
+                try:
+                    leftover.unlink(missing_ok=True)
+                except OSError:
+                    pass
 
     def _save_index(self) -> None:
         """A new generation of the index, then meta.json renamed onto it [decision S7]."""
