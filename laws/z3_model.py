@@ -370,6 +370,9 @@ class Loop:
     # what the loop needs of its inputs: fold (env, count) → formula, repeat (env) → formula;
     # each call must meet it (an obligation), and the body's step is proved for any inputs that do
     requires: Optional[Callable[..., Any]] = None
+    # fold only: (env, k, value) → formulas assumed in the step at index k: only instances of
+    # facts a law proved (the due order's meaning, say)
+    index_facts: Optional[Callable[..., List[Any]]] = None
 
     def step_facts(self, env, value) -> List[Any]:
         return self.facts(env, value) if self.facts else []
@@ -636,6 +639,8 @@ def fold(count, start, body):
         k, any_n = z3.Int(fresh_name("k")), z3.Int(fresh_name("n"))
         value = fresh(shape, "acc")
         hypotheses = [requires(any_env, Sym(any_n)), 0 <= k, k < any_n, loop.invariant(any_env, Sym(k), value)]
+        if loop.index_facts:
+            hypotheses += loop.index_facts(any_env, Sym(k), value)
         with inside(apart(hypotheses + loop.step_facts(any_env, value))) as step:
             after = lifted(shape, any_body(value, Sym(k)))
             step.check(f"{name}: the body keeps the invariant", loop.invariant(any_env, Sym(k + 1), after))

@@ -337,3 +337,17 @@ MUTANTS += [
            "        return States(1, life, new_state, older)",
            law("push_agrees_always"), "push's absorb keeps the new state: caught by Z3 on push's own code"),
 ]
+
+# ---- the merge order's choice (laws/choice.py), restarts and the batch's floor ----
+MOST_DUE_WINS = "            wins = more_due(a.l, a.i, b.l, b.i, T)\n"
+TIE_TO_NEWER_HIGH = ("            wins = more_due(a.l, a.i, b.l, b.i, T) | ((b.l >= 5) & ((T - (((a.i + 2) << a.l) - 1)) << b.l"
+                     " == (T - (((b.i + 2) << b.l) - 1)) << a.l))\n")
+MUTANTS += [
+    Mutant("most_due_tie_to_newer_high", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
+           law("most_due_is_the_choice"), "most_due gives a tie with an older pair of level ≥ 5 to the newer pair"),
+    Mutant("most_due_tie_to_newer_orders", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
+           law("due_orders_agree"), "the same bug, against the production order"),
+    Mutant("most_due_keeps_first", VIEW, "        return choose(can_merge & ((best < 0) | wins), k, best)",
+           "        return choose(can_merge & (best < 0), k, best)",
+           law("most_due_is_the_choice"), "most_due returns the first pair that can merge, not the most due"),
+]
