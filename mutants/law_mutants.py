@@ -351,3 +351,16 @@ MUTANTS += [
            "        return choose(can_merge & (best < 0), k, best)",
            law("most_due_is_the_choice"), "most_due returns the first pair that can merge, not the most due"),
 ]
+
+HEAP_SCAN = "                if best_l < 0 or more_due(l, first, best_l, best_first, T):\n"
+MUTANTS += [
+    Mutant("planner_heap_tie_to_newer_high", HARNESS_PLANNER, HEAP_SCAN,
+           "                if best_l < 0 or (more_due(l, first, best_l, best_first, T) and not (\n"
+           "                        best_l >= 5 and ((T + 1 - first) << best_l) == ((T + 1 - best_first) << l))):\n",
+           test("tests/test_choice_agreement.py::test_the_production_heaps_choose_as_the_model_on_ties_at_high_levels"),
+           "the production fit gives a tie with a pair of level ≥ 5 to the newer pair"),
+    Mutant("tree_lookup_wraps_past_2_14", "model/tree.py", "    return trie_get(tree.levels[l], i)\n",
+           "    return trie_get(tree.levels[l], i & 0x3FFF)\n",
+           test("tests/test_bridge.py::test_every_tiny_run_agrees"),
+           "a tree lookup wraps its index at 16,384: wrong only once T passes 2^14"),
+]
