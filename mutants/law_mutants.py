@@ -364,3 +364,27 @@ MUTANTS += [
            test("tests/test_bridge.py::test_every_tiny_run_agrees"),
            "a tree lookup wraps its index at 16,384: wrong only once T passes 2^14"),
 ]
+
+RESTART = "        state = replace(state, running=(), retry_later=(), waiting=False)\n"
+MUTANTS += [
+    Mutant("restart_forgets_shrinking", PLANNER, RESTART,
+           "        state = replace(state, running=(), retry_later=(), waiting=False, shrinking=False)\n",
+           law("restart_keeps_state"), "a restart forgets that the view was shrinking (fix F1)"),
+    Mutant("restart_forgets_cshrinking", PLANNER, RESTART,
+           "        state = replace(state, running=(), retry_later=(), waiting=False, cshrinking=False)\n",
+           law("restart_keeps_state"), "a restart forgets that the compaction view was shrinking"),
+    Mutant("restart_keeps_retries", PLANNER, RESTART, "        state = replace(state, running=(), waiting=False)\n",
+           law("restart_keeps_state"), "a restart keeps the old process's due retries"),
+    Mutant("batch_to_floor_plus_one", PLANNER, "view, merges = fit(view, state.T, c.view_bytes_floor, parents)",
+           "view, merges = fit(view, state.T, c.view_bytes_floor + 1, parents)",
+           law("batch_ends_at_floor"), "a batch fits to the floor plus one byte"),
+    Mutant("cbatch_to_floor_plus_one", PLANNER, "cview, cmerges = fit(view, state.T, c.cview_bytes_floor, parents)",
+           "cview, cmerges = fit(view, state.T, c.cview_bytes_floor + 300, parents)",
+           law("batch_ends_at_floor"), "the compaction view's batch stops 300 bytes over its floor"),
+    Mutant("tree_lookup_wraps_law", "model/tree.py", "    return trie_get(tree.levels[l], i)\n",
+           "    return trie_get(tree.levels[l], i & 0x3FFF)\n",
+           law("tree_lookup_gives_what_was_put"), "a tree lookup wraps its index at 16,384"),
+    Mutant("tree_put_drops_high_bit", "model/tree.py", "    if i & 1 == 0:\n        return (trie[0], trie_put(trie[1], i >> 1, text), trie[2])",
+           "    if i & 1 == 0 or i == (1 << 16) + 1:\n        return (trie[0], trie_put(trie[1], i >> 1, text), trie[2])",
+           law("tree_lookup_gives_what_was_put"), "a put of node 2^16 + 1 lands on node 2^16"),
+]
