@@ -118,7 +118,7 @@ def batch_ends_at_floor(budget: Budget) -> Verdict:
 
 
 TREE_LEVELS = 3
-TREE_INDICES = 1 << 17
+TREE_INDICES = 1 << 16
 
 
 def tree_lookup_gives_what_was_put(budget: Budget) -> Verdict:

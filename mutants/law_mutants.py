@@ -397,6 +397,6 @@ MUTANTS += [
            "    return trie_get(tree.levels[l], i & 0x3FFF)\n",
            law("tree_lookup_gives_what_was_put"), "a tree lookup wraps its index at 16,384"),
     Mutant("tree_put_drops_high_bit", "model/tree.py", "    if i & 1 == 0:\n        return (trie[0], trie_put(trie[1], i >> 1, text), trie[2])",
-           "    if i & 1 == 0 or i == (1 << 16) + 1:\n        return (trie[0], trie_put(trie[1], i >> 1, text), trie[2])",
-           law("tree_lookup_gives_what_was_put"), "a put of node 2^16 + 1 lands on node 2^16"),
+           "    if i & 1 == 0 or i == (1 << 15) + 1:\n        return (trie[0], trie_put(trie[1], i >> 1, text), trie[2])",
+           law("tree_lookup_gives_what_was_put"), "a put of node 2^15 + 1 lands on node 2^15"),
 ]
