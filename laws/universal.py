@@ -48,7 +48,7 @@ TRUSTED = ("trusted: the integer encoding, 7 sequence twins (twins_agree), 2 loo
            "decimal, utf8_bytes and the tree left unknown")
 VIEW_LABEL = f"Proved (Z3): model code, any view; {TRUSTED}"
 DUE_LABEL = "Proved (Z3): model code, all T, i ≥ 0, all levels; trusted: the integer encoding"
-ORDERS_LABEL = ("Proved (Z3): production and model code, all T, i ≥ 0, all levels; "
+ORDERS_LABEL = ("Proved (Z3): model code and production's more_due, all T, i ≥ 0, all levels; "
                 "trusted: the integer encoding, 7 sequence twins (twins_agree)")
 
 
