@@ -528,9 +528,10 @@ def short_messages(rng: random.Random, messages: int, bytes_max: int):
 def make_high_levels(name, seed, scale) -> Run:
     rng = _rng(name, seed, scale)
     n = _pick(scale, 17_000, 70_000)
-    # a view of a few lines: each message costs little, and the lines' levels reach 14
-    config = (900, 450, 500, 250, 8, 3)
-    return Run(name, seed, scale, "planner", config, short_messages(rng, n, 12), n)
+    # a view of a few lines: each message costs little, and the lines' levels reach 14; ties
+    # between an older pair of level ≥ 5 and a newer one come within the first few thousand
+    config = (2_500, 1_250, 1_000, 500, 8, 3)
+    return Run(name, seed, scale, "planner", config, short_messages(rng, n, 30), n)
 
 
 def make_line_scripts(name, seed, scale) -> Run:

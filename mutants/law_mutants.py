@@ -368,7 +368,7 @@ HEAP_SCAN = "                if best_l < 0 or more_due(l, first, best_l, best_fi
 MUTANTS += [
     Mutant("planner_heap_tie_to_newer_high", HARNESS_PLANNER, HEAP_SCAN,
            "                if best_l < 0 or (more_due(l, first, best_l, best_first, T) and not (\n"
-           "                        best_l >= 5 and ((T + 1 - first) << best_l) == ((T + 1 - best_first) << l))):\n",
+           "                        l >= 5 and ((T + 1 - first) << best_l) == ((T + 1 - best_first) << l))):\n",
            test("tests/test_choice_agreement.py::test_the_production_heaps_choose_as_the_model_on_ties_at_high_levels"),
            "the production fit gives a tie with a pair of level ≥ 5 to the newer pair"),
     Mutant("tree_lookup_wraps_past_2_14", "model/tree.py", "    return trie_get(tree.levels[l], i)\n",
@@ -399,4 +399,15 @@ MUTANTS += [
     Mutant("tree_put_drops_high_bit", "model/tree.py", "    if i & 1 == 0:\n        return (trie[0], trie_put(trie[1], i >> 1, text), trie[2])",
            "    if i & 1 == 0 or i == (1 << 15) + 1:\n        return (trie[0], trie_put(trie[1], i >> 1, text), trie[2])",
            law("tree_lookup_gives_what_was_put"), "a put of node 2^15 + 1 lands on node 2^15"),
+]
+
+# the same two ties, caught in `make test` by the tiny bridge's high_levels run (T = 3,135)
+MUTANTS += [
+    Mutant("most_due_tie_to_newer_high_bridge", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
+           test("tests/test_bridge.py::test_every_tiny_run_agrees"),
+           "most_due gives a tie with an older pair of level ≥ 5 to the newer pair: the tiny bridge"),
+    Mutant("planner_heap_tie_to_newer_high_bridge", HARNESS_PLANNER, HEAP_SCAN,
+           [m for m in MUTANTS if m.name == "planner_heap_tie_to_newer_high"][0].new,
+           test("tests/test_bridge.py::test_every_tiny_run_agrees"),
+           "the production fit gives such a tie to the newer pair: the tiny bridge"),
 ]
