@@ -411,3 +411,14 @@ MUTANTS += [
            test("tests/test_bridge.py::test_every_tiny_run_agrees"),
            "the production fit gives such a tie to the newer pair: the tiny bridge"),
 ]
+
+# the production planner's save-then-load (tests/test_restart_state.py)
+RESTART_TEST = test("tests/test_restart_state.py::test_save_then_load_keeps_both_views_both_shrinking_states_and_the_failure_counts")
+MUTANTS += [
+    Mutant("load_forgets_shrinking", HARNESS_PLANNER, '        planner.shrinking = saved["shrinking"]\n',
+           "        planner.shrinking = False\n", RESTART_TEST,
+           "a loaded planner forgets that the view was shrinking (fix F1)"),
+    Mutant("load_forgets_failures", HARNESS_PLANNER,
+           '        planner.failures = {(l, i): count for l, i, count in saved["failures"]}\n',
+           "        planner.failures = {}\n", RESTART_TEST, "a loaded planner forgets the failure counts (P16)"),
+]
