@@ -661,7 +661,8 @@ TWINS_LABEL = "Bounded: tuples of ≤ 3 lines, indices −4..4, integers −20..
 
 
 PUSH_LABEL = ("Proved (Z3): push is the counter (model code, induction on its list), L0–L5; "
-              "the fold's view is the digit view: by hand, Bounded t ≤ {t:,}")
+              "the fold's view is the digit view: by hand, Bounded t ≤ {t:,}; "
+              "trusted: the integer encoding, the case split on push's list")
 
 
 def push_agrees_always(budget: Budget) -> Verdict:
