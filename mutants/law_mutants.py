@@ -422,3 +422,14 @@ MUTANTS += [
            '        planner.failures = {(l, i): count for l, i, count in saved["failures"]}\n',
            "        planner.failures = {}\n", RESTART_TEST, "a loaded planner forgets the failure counts (P16)"),
 ]
+
+MUTANTS += [
+    Mutant("kind_reads_only_the_opening", "laws/core.py", "    parts = [opening(label)] + NAMED.findall(label)\n",
+           "    parts = [opening(label)]\n",
+           test("tests/test_laws_table.py::test_a_label_ranks_as_its_weakest_part"),
+           "a label ranks by its first words: a proof with a searched link ranks as a proof"),
+    Mutant("kind_reads_only_the_opening_readme", "laws/core.py", "    parts = [opening(label)] + NAMED.findall(label)\n",
+           "    parts = [opening(label)]\n",
+           test("tests/test_laws_table.py::test_the_readme_counts_eukhes_laws_by_their_weakest_part"),
+           "the same: the README's count of eukhe's 13 no longer matches the registry's"),
+]
