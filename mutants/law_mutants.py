@@ -433,3 +433,28 @@ MUTANTS += [
            test("tests/test_laws_table.py::test_the_readme_counts_eukhes_laws_by_their_weakest_part"),
            "the same: the README's count of eukhe's 13 no longer matches the registry's"),
 ]
+
+# ---- the gaps of the laws that rank as Searched or Bounded: each bug passes its law in `make
+# laws` (it shows only past T = 5,000, or t = 30,000) and is caught further on ----
+BRIDGE_TEST = test("tests/test_bridge.py::test_every_tiny_run_agrees")
+MUTANTS += [
+    Mutant("cview_drops_line_past_5000", PLANNER, "        cview=appended(state.cview, line),\n",
+           "        cview=choose(i < 5_000, appended(state.cview, line), state.cview),\n", BRIDGE_TEST,
+           "past T = 5,000 a message's line is not appended to the compaction view: cview_covers and "
+           "message_appends pass (their event link is searched to T = 300); the tiny bridge's high_levels run catches it"),
+    Mutant("batch_merges_unbuilt_past_5000", PLANNER, "    parents = tree_parents(state.tree)\n",
+           "    parents = choose(state.T < 5_000, tree_parents(state.tree), Parents(lambda l, i: True, tree_parents(state.tree).line))\n",
+           BRIDGE_TEST,
+           "past T = 5,000 a batch merges into parents that are not built: view_summarized passes (its link is "
+           "searched to T = 300); the tiny bridge catches it"),
+    Mutant("batch_past_floor_after_5000", PLANNER,
+           "    shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_ceiling\n",
+           "    shrinking = state.shrinking or view_bytes(state.view) > choose(state.T > 5_000, c.view_bytes_floor, c.view_bytes_ceiling)\n",
+           BRIDGE_TEST,
+           "past T = 5,000 a batch starts past the floor: message_merges_nothing passes (searched to T = 300); "
+           "the tiny bridge catches it"),
+    Mutant("fold_wrong_past_30000", PUSH, FOLD_FIT, FOLD_FIT.replace("budget_lines,", "budget_lines + (T > 30_000),"),
+           ("python", "-m", "laws", "--t", "40000", "--only", "push_agrees_always"),
+           "past t = 30,000 the fold's budget is one more: push_agrees_always passes in make laws (its fold side "
+           "is checked to t = 20,000); at --t 40000 it fails"),
+]

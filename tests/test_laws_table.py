@@ -141,7 +141,7 @@ def test_a_misnamed_law_is_found():
 def test_a_label_ranks_as_its_weakest_part():
     mixed = "Proved (Z3): each view step, model code; steps = events: Searched, at least 4,800 events"
     assert kind(mixed) == "Searched"
-    assert kind("Proved (Z3): push is the counter; the fold's side: Bounded t ≤ 20,000") == "Bounded"
+    assert kind("Proved (Z3): push is the counter; the fold's side: Bounded for every t up to 20,000") == "Bounded"
     assert kind("Proved (Z3): model code, any view") == "Proved (Z3)"
     # a mixed label is no stronger than a plain search, and a plain proof is stronger than it
     assert not stronger(mixed, "Searched: 3 runs")
