@@ -4,6 +4,7 @@
     ever chat --local         the same with no key: a local API that echoes, in a chat of its own
     ever send TEXT | -        one turn, for scripts; handed to a running `ever chat` if one owns it
     ever memory status|view|zoom ID N
+    ever browse [--out F] [--serve]   the whole memory as one HTML page
     ever log                  where the files are
     ever cost [--json]        tokens, cache reads and writes, and what they cost
 
@@ -116,6 +117,27 @@ def memory_zoom(first: int, n: int) -> None:
 
     answer = ask_owner_or_open({"op": "zoom", "id": first, "n": n})
     click.echo(named_images(answer["text"], load_settings().chat_dir) if n == 1 else answer["text"])
+
+
+@main.command()
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              help="Where to write the page (default: memory.html in the chat's directory).")
+@click.option("--serve", is_flag=True, help="Serve the page on 127.0.0.1 instead, until Ctrl-C.")
+@click.option("--port", type=int, default=0, help="The port for --serve (default: any free one).")
+def browse(out_path, serve: bool, port: int) -> None:
+    """The whole memory as one self-contained HTML page: the view's lines, down to each message."""
+    from harness.chat.browsing import serve_page, write_page
+
+    settings = load_settings()
+    try:
+        if serve:
+            serve_page(settings, port, click.echo)
+        else:
+            click.echo(write_page(settings, out_path))
+    except ChatBusy:
+        fail("the chat is open in another process; close it (or run this when it is idle) to browse its memory")
+    except (ConfigError, StoreError, OSError) as error:
+        fail(str(error))
 
 
 @main.command("log")
