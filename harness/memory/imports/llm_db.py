@@ -11,7 +11,7 @@ is opened read-only. (llm 0.32 writes new exchanges to other tables as well as t
 import sqlite3
 from pathlib import Path
 
-from harness.memory.imports import ImportFailed, Note, Parsed, utc_date
+from harness.memory.imports.notes import ImportFailed, Note, Parsed, utc_date
 
 
 def parse(path: Path) -> Parsed:

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from harness.memory.imports import ImportFailed, Note, Parsed, tool_call, tool_result, utc_date
+from harness.memory.imports.notes import ImportFailed, Note, Parsed, tool_call, tool_result, utc_date
 
 
 def parts_text(content: object) -> str:
