@@ -121,6 +121,7 @@ def test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met(tmp_p
     assert len(notes) == 10
     assert all("SECRET THOUGHT" not in r["text"] and r["kind"] == "note" for r in logged(home))
     assert [r["date"] for r in logged(home)][:2] == ["2026-03-01T10:00:00+00:00", "2026-03-01T10:00:01+00:00"]
+    assert "\n10 messages to add as notes; about " in done.stdout  # the count said before is the count written
     assert done.stdout.endswith("Added 10 notes: messages 0 to 9.\n")
 
 
