@@ -23,6 +23,14 @@ MUTANTS = [
         note="a message's HTML is parsed into the page [decision B2]",
     ),
     Mutant(
+        name="browse_json_unescaped",
+        path="harness/memory/browse.py",
+        old='    return text.replace("&", "\\\\u0026").replace("<", "\\\\u003c").replace(">", "\\\\u003e")\n',
+        new="    return text\n",
+        check=test("tests/test_browse.py::test_a_planted_script_in_a_line_of_the_view_stays_text"),
+        note="a line's `</script>` ends the first screen's JSON block [decision B2]",
+    ),
+    Mutant(
         name="import_key_of_the_run",
         path="harness/memory/imports/__init__.py",
         old="    return f\"import:{hashlib.sha256(identity.encode('utf-8')).hexdigest()[:40]}.{part}\"\n",

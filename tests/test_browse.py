@@ -258,3 +258,42 @@ def test_a_page_of_100000_messages_opens_with_a_bounded_first_screen(browser, tm
           f"from goto; script's mark {timings['mark']:.0f} ms, first paint {timings['paint']} ms, "
           f"load {timings['load']} ms after navigation (the whole file: {loaded_seconds * 1000:.0f} ms)")
     assert errors == []
+
+
+def test_a_planted_script_in_a_line_of_the_view_stays_text(browser, tmp_path):
+    """A chat logged through the memory itself: short messages are their own lines, so the
+    planted text is in the first screen's JSON, not only in a compressed part."""
+    memory = Memory.open(tmp_path)
+    try:
+        memory.append("user", "hello")
+        memory.append("ever", PLANTED)
+        data = page(memory.store, memory.planner)
+        view = [(l, i) for l, i in memory.planner.view.lines()]
+    finally:
+        memory.close()
+    first_screen = data[:first_screen_bytes(data)]
+    assert b"</script><script>" not in first_screen and b"<img src=x" not in first_screen
+    assert "ever: " + PLANTED in memory_texts(first_screen)  # it is there, escaped
+    path = tmp_path / "memory.html"
+    path.write_bytes(data)
+    shown = Opened(browser, path.as_uri())
+    try:
+        tab = shown.tab
+        ids = tab.eval_on_selector_all("#view > details", "ds => ds.map(d => d.id)")
+        assert ids == [f"n{i << l}+{1 << l}" for l, i in view]
+        assert PLANTED in tab.text_content("#view")
+        assert tab.evaluate("window.__ran") is None
+        assert tab.eval_on_selector_all("main img, main b", "es => es.length") == 0
+        assert shown.errors == []
+    finally:
+        shown.close()
+
+
+def memory_texts(first_screen: bytes) -> str:
+    """The texts of the first screen's JSON, decoded as a browser's JSON.parse would."""
+    import json
+
+    start = first_screen.index(b'<script type="application/json" id="head">') + len(b'<script type="application/json" id="head">')
+    end = first_screen.index(b"</script>", start)
+    head = json.loads(first_screen[start:end])
+    return "\n".join(line[2] or "" for line in head["view"])
