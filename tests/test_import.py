@@ -374,3 +374,20 @@ def test_the_estimate_counts_high_when_the_compactor_writes_shorter_lines():
     actual = compactions_run([2_000] * 600, line_bytes=200)  # two such lines join for free
     print(f"\n600 notes of 2,000 bytes, lines of 200 bytes: estimated {summaries + merges}, asked for {actual}")
     assert actual < summaries + merges <= 2 * actual
+
+
+def test_a_directory_passes_over_what_it_cannot_read_and_says_so_but_a_named_file_stops(tmp_path):
+    source = tmp_path / "sessions"
+    (source / "s1" / "tool-results").mkdir(parents=True)
+    write_jsonl(source / "s1.jsonl", [cc("user", "u1", None, "00:00", "kept")])
+    (source / "s1" / "tool-results" / "big.txt").write_text("a long tool output, noise")
+    history = write_jsonl(source / "history.jsonl", [{"session_id": "x", "ts": 1, "text": "t"}])
+    bad = source / "bad.jsonl"
+    bad.write_bytes(b'{"type": "user", "text": "\xff\xfe"}\n')
+    done = run(tmp_path / "home", source)
+    assert done.returncode == 0, done.stderr
+    assert f"{history}: not imported: {history} is JSON Lines of no format Ever knows; name one with --format\n" in done.stdout
+    assert f"{bad}: not imported: {bad} is not UTF-8 text, so it is not a session file\n" in done.stdout
+    assert [body for _, body in bodies(tmp_path / "home")] == ["kept"]
+    named = run(tmp_path / "home2", bad, "--format", "claude-code")
+    assert (named.returncode, named.stderr) == (1, f"ever: {bad} is not UTF-8 text, so it is not a Claude Code file\n")

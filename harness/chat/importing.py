@@ -27,6 +27,8 @@ def run_import(settings: Settings, paths: Sequence[str], fmt: Optional[str], yes
         for path, this, notes, skipped in todo.files:
             note = f"; {counted(skipped, 'line')} not read (not JSON, or no time)" if skipped else ""
             say(f"{path}: {counted(notes, 'note')} ({SOURCE_NAMES[this]}){note}")
+        for path, why in todo.passed_over:
+            say(f"{path}: not imported: {why}")
         summaries, merges = todo.summaries_and_merges
         already = f" ({todo.present:,} already in the chat)" if todo.present else ""
         if not todo.messages:

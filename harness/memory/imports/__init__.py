@@ -27,7 +27,7 @@ them and estimates the compactions they will cost from their sizes (`estimate_co
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -55,6 +55,8 @@ def detect(path: Path) -> str:
     for raw in head.split(b"\n")[:20]:
         try:
             record = json.loads(raw)
+        except UnicodeDecodeError:
+            raise ImportFailed(f"{path} is not UTF-8 text, so it is not a session file") from None
         except ValueError:
             continue
         if not isinstance(record, dict):
@@ -85,10 +87,13 @@ def parse(path: Path, fmt: str) -> Parsed:
         raise ImportFailed(f"{path} cannot be read: {error.strerror or error}") from None
 
 
-def source_files(paths: Sequence[str], own: Optional[Path] = None) -> List[Path]:
-    """Each path given, and the files under each directory given, in name order; never the
-    files of the chat itself (`own`, its directory)."""
-    found: List[Path] = []
+SIDE_DIRECTORIES = ("tool-results",)  # Claude Code's copies of long tool output: noise, not sessions
+
+
+def source_files(paths: Sequence[str], own: Optional[Path] = None) -> List[Tuple[Path, bool]]:
+    """Each path given (True: named), and the files under each directory given (False), in name
+    order; never the files of the chat itself (`own`, its directory)."""
+    found: List[Tuple[Path, bool]] = []
     for given in paths:
         path = Path(given).expanduser()
         if path.is_dir():
@@ -97,11 +102,12 @@ def source_files(paths: Sequence[str], own: Optional[Path] = None) -> List[Path]
                 if own is not None and Path(root).resolve().is_relative_to(own.resolve()):
                     directories.clear()
                     continue
+                directories[:] = [d for d in directories if d not in SIDE_DIRECTORIES]
                 for name in sorted(files):
                     if name.lower().endswith((".jsonl", ".md", ".markdown", ".txt", ".db")):
-                        found.append(Path(root) / name)
+                        found.append((Path(root) / name, False))
         elif path.is_file():
-            found.append(path)
+            found.append((path, True))
         else:
             raise ImportFailed(f"{given} is neither a file nor a directory")
     return found
@@ -202,6 +208,7 @@ class Plan:
     files: List[Tuple[Path, str, int, int]]  # path, format, notes, lines skipped
     messages: List[Message]
     present: int
+    passed_over: List[Tuple[Path, str]] = field(default_factory=list)  # a directory's files not read, and why
 
     @property
     def summaries_and_merges(self) -> Tuple[int, int]:
@@ -210,15 +217,22 @@ class Plan:
 
 def plan(paths: Sequence[str], fmt: Optional[str], present_keys: set, own: Optional[Path] = None) -> Plan:
     files = []
+    passed_over: List[Tuple[Path, str]] = []
     notes: List[Note] = []
-    for path in source_files(paths, own):
-        this = fmt or detect(path)
-        parsed = parse(path, this)
+    for path, named in source_files(paths, own):
+        try:
+            this = fmt or detect(path)
+            parsed = parse(path, this)
+        except ImportFailed as error:
+            if named:
+                raise
+            passed_over.append((path, str(error)))  # a stray file in a directory stops nothing
+            continue
         files.append((path, this, len(parsed.notes), parsed.skipped))
         notes.extend(parsed.notes)
     every = messages_of(notes)
     todo = [m for m in every if m.key not in present_keys]
-    return Plan(files, todo, len(every) - len(todo))
+    return Plan(files, todo, len(every) - len(todo), passed_over)
 
 
 def write(memory, messages: Sequence[Message], progress: Callable[[int], None] = lambda n: None) -> int:
