@@ -391,3 +391,25 @@ def test_a_directory_passes_over_what_it_cannot_read_and_says_so_but_a_named_fil
     assert [body for _, body in bodies(tmp_path / "home")] == ["kept"]
     named = run(tmp_path / "home2", bad, "--format", "claude-code")
     assert (named.returncode, named.stderr) == (1, f"ever: {bad} is not UTF-8 text, so it is not a Claude Code file\n")
+
+
+def test_on_a_terminal_the_import_asks_and_shows_its_progress(tmp_path):
+    import pexpect
+
+    lines = [cc("user", f"u{k}", None, "00:00", f"message {k} " + "y" * 600) for k in range(600)]
+    source = write_jsonl(tmp_path / "many.jsonl", lines)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    env.update(EVER_HOME=str(tmp_path / "home"), TERM="xterm")
+    child = pexpect.spawn(EVER, ["import", str(source)], env=env, encoding="utf-8", timeout=60)
+    child.expect_exact("Go on? [y/N]: ")
+    child.sendline("n")
+    child.expect_exact("Nothing imported.")
+    child.expect(pexpect.EOF)
+    assert logged(tmp_path / "home") == []
+    child = pexpect.spawn(EVER, ["import", str(source)], env=env, encoding="utf-8", timeout=120)
+    child.expect_exact("Go on? [y/N]: ")
+    child.sendline("y")
+    child.expect(r"100%\|[^\r\n]*\| 600/600")  # tqdm's bar, at its end
+    child.expect_exact("Added 600 notes: messages 0 to 599.")
+    child.expect(pexpect.EOF)
+    assert len(logged(tmp_path / "home")) == 600
