@@ -5,7 +5,8 @@ row: `id`, `model`, `prompt`, `system`, `response`, `conversation_id`, `datetime
 without an offset) and more columns that later versions added. A continued conversation logs
 only the new prompt in each row, so nothing repeats there; the system prompt does, at every row
 of a conversation that keeps it, and is imported where it first appears or changes. The database
-is opened read-only. (llm 0.32 writes new exchanges to other tables as well as these.)
+is opened read-only. (From 0.32, llm writes new exchanges only to the tables of a new message
+store, which are not read here; the `responses` table keeps everything older versions logged.)
 """
 
 import sqlite3
