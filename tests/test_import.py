@@ -85,6 +85,7 @@ def claude_files(tmp_path):
     # a resumed session: a new file that repeats the history, then goes on
     resumed = [line for line in first if isinstance(line, dict) and line.get("type") in ("user", "assistant")]
     resumed = [dict(line, sessionId="s2") for line in resumed]
+    resumed[0] = dict(resumed[0], uuid="u1-copied")  # a repeated line whose uuid changed
     resumed += [cc("user", "u11", "u9", "05:00", PASTE, session="s2"),
                 cc("user", "u12", "u11", "05:01", LONG, session="s2")]
     b = write_jsonl(tmp_path / "s2.jsonl", resumed)

@@ -9,13 +9,14 @@ hold: `user` and `assistant` lines, each an envelope (`uuid`, `parentUuid`, `ses
 Its traps, each met here:
 - one API response is written as several lines, one per content block, that share the message's
   `id`: they are one note, keyed by that id;
-- a resumed session starts a new file that repeats the earlier lines with their uuids: a uuid (or
-  a message id) seen before is the same note [I3];
+- a resumed session starts a new file that repeats the earlier lines: a response's message id, or
+  a user line's time and text, seen before is the same note [I3] (whether the uuid was kept);
 - a compaction writes a `user` line with `isCompactSummary`: a note of role "compaction summary";
 - a subagent's lines have `isSidechain`: notes marked "sidechain";
 - `isMeta` lines (the caveat before local commands) are the tool's boilerplate, not the user's.
 """
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -100,7 +101,12 @@ def parse(path: Path) -> Parsed:
                                            earlier.body + "\n" + body, earlier.file, earlier.position,
                                            earlier.marks)
                 continue
-            identity = f"claude-code:message:{message_id}" if message_id else f"claude-code:uuid:{uuid}"
+            if message_id:
+                identity = f"claude-code:message:{message_id}"
+            else:
+                # a repeated line keeps its time and text, whether or not its uuid was kept
+                digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+                identity = f"claude-code:{date.isoformat()}:{digest}"
             marks.append(f"id {message_id or uuid}")
             if message_id:
                 by_message_id[message_id] = len(parsed.notes)
