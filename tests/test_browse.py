@@ -297,3 +297,25 @@ def memory_texts(first_screen: bytes) -> str:
     end = first_screen.index(b"</script>", start)
     head = json.loads(first_screen[start:end])
     return "\n".join(line[2] or "" for line in head["view"])
+
+
+def test_an_empty_chat_gives_a_page_that_says_so(browser, tmp_path):
+    memory = Memory.open(tmp_path)
+    try:
+        data = page(memory.store, memory.planner)
+    finally:
+        memory.close()
+    path = tmp_path / "memory.html"
+    path.write_bytes(data)
+    tab = browser.new_page()
+    errors = []
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    tab.goto(path.as_uri())
+    tab.wait_for_function("() => document.getElementById('notice').textContent != ''")
+    assert tab.text_content("#notice") == "The chat has no messages yet."
+    assert tab.text_content("#status").startswith("0 messages · the view: 0 lines, 0 B")
+    tab.fill("#search", "anything")
+    tab.press("#search", "Enter")
+    tab.wait_for_function("() => document.getElementById('searching').textContent.endsWith('found')")
+    assert tab.text_content("#searching") == "0 found" and errors == []
+    tab.close()
