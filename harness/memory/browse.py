@@ -32,7 +32,7 @@ import json
 from datetime import datetime
 from typing import Dict, List, Optional, Tuple
 
-from harness.memory.planner import Planner, node_name
+from harness.memory.planner import Planner
 from harness.memory.store import Store
 
 PART_LEVEL = 8
