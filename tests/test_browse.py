@@ -319,3 +319,24 @@ def test_an_empty_chat_gives_a_page_that_says_so(browser, tmp_path):
     tab.wait_for_function("() => document.getElementById('searching').textContent.endsWith('found')")
     assert tab.text_content("#searching") == "0 found" and errors == []
     tab.close()
+
+
+def test_a_chat_owned_by_another_process_is_browsed_from_a_copy_and_the_owner_goes_on(tmp_path):
+    owner = Memory.open(tmp_path)
+    try:
+        for k in range(300):
+            owner.append("user" if k % 2 == 0 else "ever", f"message {k} while the chat runs")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+        env["EVER_HOME"] = str(tmp_path)
+        scratch = tmp_path / "scratch"
+        scratch.mkdir()
+        env["TMPDIR"] = str(scratch)  # where the copy is made, and must be gone after
+        out = tmp_path / "page.html"
+        done = subprocess.run([EVER, "browse", "--out", str(out)], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert b"300 messages" in out.read_bytes()
+        record = owner.append("user", "and the owner goes on")  # it never gave the chat up
+        assert record["i"] == 300
+    finally:
+        owner.close()
+    assert list(scratch.iterdir()) == []

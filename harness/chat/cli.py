@@ -153,8 +153,6 @@ def browse(out_path, serve: bool, port: int) -> None:
             serve_page(settings, port, click.echo)
         else:
             click.echo(write_page(settings, out_path))
-    except ChatBusy:
-        fail("the chat is open in another process; close it (or run this when it is idle) to browse its memory")
     except (ConfigError, StoreError, OSError) as error:
         fail(str(error))
 
