@@ -414,3 +414,16 @@ def test_on_a_terminal_the_import_asks_and_shows_its_progress(tmp_path):
     child.expect_exact("Added 600 notes: messages 0 to 599.")
     child.expect(pexpect.EOF)
     assert len(logged(tmp_path / "home")) == 600
+
+
+def test_an_import_into_a_chat_another_process_owns_is_one_sentence_and_adds_nothing(tmp_path):
+    from harness.memory.service import Memory
+
+    source = write_jsonl(tmp_path / "s.jsonl", [cc("user", "u1", None, "00:00", "hello")])
+    owner = Memory.open(tmp_path / "home")
+    try:
+        done = run(tmp_path / "home", source)
+        assert (done.returncode, done.stderr) == (1, "ever: the chat is open in another process; close it to import into it\n")
+        assert owner.store.count == 0
+    finally:
+        owner.close()
