@@ -132,6 +132,8 @@ def import_command(paths, fmt, yes: bool) -> None:
 
     try:
         run_import(load_settings(), paths, fmt, yes)
+    except KeyboardInterrupt:
+        fail("stopped; the notes logged so far stay, and the same import run again adds the rest")
     except ChatBusy:
         fail("the chat is open in another process; close it to import into it")
     except (ImportFailed, ConfigError, StoreError) as error:
