@@ -136,7 +136,7 @@ class Turn:
 
     async def run(self, text: str, logged: bool = False) -> TurnResult:
         """`logged`: the message is in the log already (delivered before a crash, never answered:
-        the chat's inbox [decision S8]); the turn answers it without logging it again."""
+        the chat's inbox [decision S9]); the turn answers it without logging it again."""
         memory = self.memory
         try:
             view_text = await memory.settle(self.settings.settle_timeout_seconds)

@@ -12,7 +12,7 @@ JSON line; the answer is one JSON line:
 
 A message sent while a call runs joins it between tool calls [gist §6], and its answer is the reply
 of the turn that took it, sent as that turn ends; a key seen before gives that message's answer and
-logs nothing [decision S8]; the owner's terminal shows its first line. The tools that ask first are
+logs nothing [decision S9]; the owner's terminal shows its first line. The tools that ask first are
 declined for a sender without `yes` (nobody at the socket can be asked).
 """
 
@@ -78,10 +78,9 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
 
 
 async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWriter) -> Optional[Dict[str, Any]]:
-    """A message handed over: `accepted` once it is on disk [decision S8], then its turn's reply."""
+    """A message handed over: `accepted` once it is on disk [decision S9], then its turn's reply."""
     from harness.calls.tools import Approval
     from harness.calls.turn import Quiet
-    from harness.chat.session import Leaving
     from harness.memory.store import StoreError, checked_key
 
     key = request.get("key")
@@ -115,6 +114,10 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
             return None  # the owner is going, the message in its inbox: the next owner answers it
     result = answered.result()
     return {"reply": result.reply, "error": result.error, "logged": True}
+
+
+class Leaving(Exception):
+    """The owner is going: a message is not taken now; its sender tries the next owner."""
 
 
 class Unanswered(Exception):

@@ -30,13 +30,9 @@ OWNER_WAIT_SAID_SECONDS = 1.0  # a wait longer than this is said on stderr
 STOPPED = "The call was stopped; your message is in the log."
 
 
-class Leaving(Exception):
-    """The owner is going: a message is not taken now; its sender tries the next owner."""
-
-
 def new_key() -> str:
-    """A message's key when its sender gave none [decision S8]."""
-    return "~" + os.urandom(8).hex()
+    """A message's key when its sender gave none [decision S9]."""
+    return "send=" + os.urandom(8).hex()
 
 
 @dataclasses.dataclass
@@ -90,7 +86,7 @@ class Chat:
                                      home=self.settings.home)
         return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output)
 
-    # ---- accepting a message [decision S8] ----
+    # ---- accepting a message [decision S9] ----
 
     def accept(self, text: str, key: Optional[str], output: Optional[Output],
                approval: Optional[Approval]) -> Delivery:
@@ -109,7 +105,7 @@ class Chat:
         given a turn; the future is the result of the turn that answers it. A key already seen
         gives that message's answer, and nothing is logged again."""
         if self.leaving:
-            raise Leaving()
+            raise owner.Leaving()
         if key is not None and key in self.answers:
             return self.answers[key]
         if key is not None and self.memory.store.key_id(key) is not None:
@@ -140,7 +136,7 @@ class Chat:
 
     def resume(self) -> None:
         """The inbox's messages a killed owner accepted and never answered: each answered once
-        [decision S8]."""
+        [decision S9]."""
         store = self.memory.store
         for key, text in self.memory.inbox.pending():
             i = store.key_id(key)
@@ -164,7 +160,7 @@ class Chat:
     async def leave(self) -> None:
         """An `ever send` that owns the chat has its answer, and goes: no turn starts after the
         one running, and a sender still waiting is let go (its connection closed) with its
-        message in the inbox, where the next owner, maybe that sender, answers it [decision S8]."""
+        message in the inbox, where the next owner, maybe that sender, answers it [decision S9]."""
         self.leaving = True
         for _ in range(3):  # an answer settled just now is written first
             await asyncio.sleep(0)

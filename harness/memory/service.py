@@ -168,7 +168,7 @@ class Memory:
     def append(self, kind: str, text: str, now: Optional[datetime] = None,
                key: Optional[str] = None) -> dict:
         """Log one message, then let the planner see it [gist §1, §3.2]; the record is returned
-        once it is on disk. A user message the inbox holds is logged with its key [decision S8]."""
+        once it is on disk. A user message the inbox holds is logged with its key [decision S9]."""
         if key is None and kind == "user":
             key = self._delivered_key(text)
         record = self.store.append_message(kind, text, now, key)
