@@ -311,3 +311,96 @@ def test_a_message_typed_during_a_call_survives_a_kill_of_the_chat_and_is_answer
         ("user", "check the date"), ("ever", f"{ECHO}check the date"),
         ("user", "typed meanwhile"), ("ever", f"{ECHO}typed meanwhile"),
         ("user", "after"), ("ever", f"{ECHO}after")]
+
+
+def saved_view(home: Path) -> dict:
+    return json.loads((home / "chat" / "view.json").read_text())
+
+
+DAMAGES = {
+    "message 0 left out": (lambda v: dict(v, view=v["view"][1:]), "messages 0 to 0 are in no line"),
+    "T past the log": (lambda v: dict(v, T=v["T"] + 5), "not a message count within"),
+    "an empty object": (lambda v: {}, "it has no config"),
+    "jobs_max 0": (lambda v: dict(v, config=v["config"][:4] + [0] + v["config"][5:]), "not six whole numbers"),
+    "a line never logged": (lambda v: dict(v, view=v["view"][:2] + [[1, 1]]), "which the tree has not logged"),
+    "a view of the wrong shape": (lambda v: dict(v, view="0+1"), "is not a list of lines"),
+    "not JSON": (lambda v: "{not json", "is not valid JSON"),
+}
+
+
+@pytest.fixture(scope="module")
+def four_messages(tmp_path_factory):
+    """A chat of two sends, each message summarized by the echo: its home and its view."""
+    home = tmp_path_factory.mktemp("four")
+    with LocalAPI(responder=echo) as api:
+        env = environment(home, api)
+        for text in ("one", "two"):
+            assert run_ever(["send", text], env).returncode == ANSWERED
+    from harness.memory.service import Memory
+
+    memory = Memory.open(home)
+    try:
+        assert memory.planner.T == 4 and memory.store.node(0, 3) is not None  # every message a line
+        view = memory.render()
+    finally:
+        memory.close()
+    return home, view
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_a_damaged_view_json_is_set_aside_and_the_view_rebuilt_from_the_logs(tmp_path, echo_api, four_messages, damage):
+    from harness.memory.service import Memory
+
+    source, view = four_messages
+    home = tmp_path / "home"
+    shutil.copytree(source, home, ignore=shutil.ignore_patterns("socket"))
+    change, named = DAMAGES[damage]
+
+    def damage_it() -> None:
+        if damage == "a line never logged":  # and the tree without node 2+2's line
+            tree = sorted((home / "chat" / "tree").glob("*.jsonl"))[-1]
+            tree.write_bytes(b"".join(line for line in tree.read_bytes().splitlines(keepends=True)
+                                      if not line.startswith(b'{"l":1,"i":1,')))
+        damaged = change(saved_view(home))
+        (home / "chat" / "view.json").write_text(damaged if isinstance(damaged, str) else json.dumps(damaged))
+
+    damage_it()
+    memory = Memory.open(home)
+    try:
+        said = [w for w in memory.store.warnings if "view.json was set aside" in w]
+        assert len(said) == 1 and named in said[0], memory.store.warnings
+        assert memory.render() == view
+    finally:
+        memory.close()
+    damage_it()
+    env = environment(home, echo_api)
+    shown = run_ever(["memory", "view"], env)
+    assert_no_traceback(shown.stdout, shown.stderr)
+    assert (shown.returncode, shown.stdout) == (0, view + "\n")  # message 0 and all: the live view
+    damage_it()
+    done = run_ever(["send", "still here?"], env)
+    assert (done.returncode, done.stdout) == (ANSWERED, f"{ECHO}still here?\n"), done.stderr
+    sent = "".join(b["text"] for b in echo_api.requests[-1].body["messages"][0]["content"][:-2])
+    assert sent.startswith(view)
+
+
+def test_a_torn_tree_line_is_named_as_such_not_blamed_on_view_json(tmp_path, echo_api, four_messages):
+    from harness.memory.service import Memory
+
+    source, _ = four_messages
+    home = tmp_path / "home"
+    shutil.copytree(source, home, ignore=shutil.ignore_patterns("socket"))
+    tree = sorted((home / "chat" / "tree").glob("*.jsonl"))[-1]
+    data = tree.read_bytes()
+    tree.write_bytes(data[:-20])  # the last node's line, cut by a crash
+    shown = run_ever(["memory", "view"], environment(home, echo_api))
+    assert_no_traceback(shown.stdout, shown.stderr)
+    assert shown.returncode == 0 and shown.stdout.startswith("<chat>\n0+1|")
+    (home / "chat" / "view.json").write_text(json.dumps(saved_view(source)))
+    tree.write_bytes(data[:-20])
+    memory = Memory.open(home)
+    try:
+        said = [w for w in memory.store.warnings if "view.json was set aside" in w]
+        assert len(said) == 1 and "a tree line is torn" in said[0] and "not JSON (a torn write)" in said[0]
+    finally:
+        memory.close()

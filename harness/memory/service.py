@@ -35,7 +35,7 @@ from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd,
 from harness.memory.images import pages as paged
 from harness.memory.inbox import Inbox
 from harness.memory.planner import Config, Node, Planner, node_name
-from harness.memory.store import Store
+from harness.memory.store import Store, StoreError
 
 log = logging.getLogger("ever.memory")
 
@@ -114,6 +114,71 @@ class JobResult:
 Build = Callable[[Job], Awaitable[JobResult]]
 
 
+def _is_int(value: object, least: int = 0) -> bool:
+    return type(value) is int and value >= least
+
+
+def _lines_problem(name: str, lines: object, T: int, store: Store) -> str:
+    """A view's lines must tile messages 0..T−1 in order, each line built unless a message's."""
+    if not isinstance(lines, list):
+        return f"its {name} is not a list of lines"
+    first = 0
+    for line in lines:
+        if not (isinstance(line, list) and len(line) == 2 and _is_int(line[0]) and _is_int(line[1])
+                and line[0] <= 62):
+            return f"its {name} holds {line!r}, not a line [l, i]"
+        l, i = line
+        if i << l != first:
+            missing = f"messages {first} to {(i << l) - 1} are in no line" if i << l > first else \
+                f"line {node_name(l, i)} overlaps the line before it"
+            return f"its {name} does not tile the chat: {missing}"
+        first = (i + 1) << l
+        if l > 0 and store.node(l, i) is None:
+            return f"its {name} shows line {node_name(l, i)}, which the tree has not logged"
+    if first != T:
+        return f"its {name} covers messages 0 to {first - 1}, not the {T} the checkpoint counts"
+    return ""
+
+
+def saved_view_problem(saved: dict, store: Store) -> str:
+    """What is wrong with view.json against the logs, or "" [decision S10]: a sane config, T
+    within the log, both views tiling 0..T−1 with logged lines, failure counts in range, and a
+    last node the tree holds (a torn or missing tree line is named as such)."""
+    fields = ("config", "T", "view", "cview", "shrinking", "cshrinking", "failures")
+    missing = [field for field in fields if field not in saved]
+    if missing:
+        return f"it has no {', '.join(missing)}"
+    config = saved["config"]
+    if not (isinstance(config, list) and len(config) == 6 and all(_is_int(v, 1) for v in config)):
+        return f"its config {config!r} is not six whole numbers of at least 1"
+    if config[1] > config[0] or config[3] > config[2]:
+        return f"its config {config!r} has a floor above its ceiling"
+    T = saved["T"]
+    if not _is_int(T) or T > store.count:
+        return f"its T {T!r} is not a message count within the {store.count:,} messages logged"
+    for name in ("view", "cview"):
+        problem = _lines_problem(name, saved[name], T, store)
+        if problem:
+            return problem
+    if not (isinstance(saved["shrinking"], bool) and isinstance(saved["cshrinking"], bool)):
+        return "its shrinking flags are not true or false"
+    failures = saved["failures"]
+    if not (isinstance(failures, list) and all(
+            isinstance(f, list) and len(f) == 3 and _is_int(f[0]) and _is_int(f[1]) and _is_int(f[2], 1)
+            and f[2] <= config[5] for f in failures)):
+        return "its failure counts are not [l, i, count] with a count from 1 to the cap"
+    last = saved.get("last_node")
+    if last is not None:
+        if not (isinstance(last, list) and len(last) == 2 and _is_int(last[0]) and _is_int(last[1])
+                and last[0] <= 62):
+            return f"its last node {last!r} is not a node [l, i]"
+        if store.node(last[0], last[1]) is None:
+            torn = [w for w in store.warnings if "/tree/" in w and "skipped" in w]
+            return (f"it names node {node_name(*last)} as the tree's last, and the tree has no such line: "
+                    + (f"a tree line is torn ({torn[-1]})" if torn else "a tree line is missing"))
+    return ""
+
+
 class Memory:
     """One chat's memory, owned by this process [gist §1]."""
 
@@ -140,13 +205,26 @@ class Memory:
         store = Store.open(home)
         try:
             texts = StoreTexts(store)
-            saved = store.load_view()
+            try:
+                saved = store.load_view()
+                problem = "" if saved is None else saved_view_problem(saved, store)
+            except StoreError as error:
+                saved, problem = None, str(error)
+            if problem:
+                # [decision S10] the logs are the truth and view.json their checkpoint: a damaged
+                # one is replaced by the state the logs alone give
+                store.warnings.append(f"{store.chat / 'view.json'} was set aside: {problem}; the view "
+                                      "was rebuilt from the logs (the compactor's failure counts start again)")
+                saved = None
             if saved is None:
                 # a new chat, or one cut short before its first checkpoint: an empty chat's
                 # state, and the whole log replayed
                 saved = Planner(config).save()
             planner = Planner.load(saved, texts)
-            store.save_view(planner.checkpoint())
+            try:
+                store.save_view(planner.checkpoint())
+            except OSError:
+                pass  # a read-only or full disk: the logs replay it next time [decision P10]
         except BaseException:
             store.close()
             raise
