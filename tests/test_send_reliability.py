@@ -6,6 +6,7 @@ read with plain `json.loads`: every accepted message once, in id order, each ans
 """
 
 import json
+import re
 import os
 import shutil
 import signal
@@ -361,7 +362,7 @@ def test_a_damaged_view_json_is_set_aside_and_the_view_rebuilt_from_the_logs(tmp
             tree = sorted((home / "chat" / "tree").glob("*.jsonl"))[-1]
             tree.write_bytes(b"".join(line for line in tree.read_bytes().splitlines(keepends=True)
                                       if not line.startswith(b'{"l":1,"i":1,')))
-        damaged = change(saved_view(home))
+        damaged = change(saved_view(source))
         (home / "chat" / "view.json").write_text(damaged if isinstance(damaged, str) else json.dumps(damaged))
 
     damage_it()
@@ -404,3 +405,53 @@ def test_a_torn_tree_line_is_named_as_such_not_blamed_on_view_json(tmp_path, ech
         assert len(said) == 1 and "a tree line is torn" in said[0] and "not JSON (a torn write)" in said[0]
     finally:
         memory.close()
+
+
+def test_read_only_commands_work_on_a_read_only_disk_and_a_send_says_so_in_one_sentence(tmp_path, echo_api, disks):
+    home = tmp_path / "home"
+    disk = disks(home)
+    env = environment(home, echo_api)
+    assert run_ever(["send", "written before"], env).returncode == ANSWERED
+    view = run_ever(["memory", "view"], env).stdout
+    disk.read_only()
+    for args in (["memory", "status"], ["memory", "view"], ["memory", "zoom", "0", "1"], ["log"], ["cost"]):
+        done = run_ever(args, env)
+        assert_no_traceback(done.stdout, done.stderr)
+        assert (done.returncode, done.stderr) == (0, ""), (args, done.stderr)
+    assert run_ever(["memory", "view"], env).stdout == view
+    assert "user: written before" in run_ever(["memory", "zoom", "0", "1"], env).stdout
+    refused = run_ever(["send", "on a read-only disk"], env)
+    assert_no_traceback(refused.stdout, refused.stderr)
+    assert refused.returncode == NOT_LOGGED and refused.stderr.count("\n") == 1, refused.stderr
+    disk.read_only(False)
+    assert [r["text"] for r in logged(home) if r["kind"] == "user"] == ["written before"]
+
+
+def test_on_a_full_disk_a_message_is_refused_in_one_sentence_and_the_next_one_is_logged(tmp_path, echo_api, disks):
+    import pexpect
+
+    home = tmp_path / "home"
+    disk = disks(home, "512k")
+    env = dict(environment(home, echo_api), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
+    chat = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=30, dimensions=(40, 160))
+    try:
+        chat.expect("›")
+        disk.fill()
+        chat.sendline("while the disk is full")
+        chat.expect("nothing was logged")
+        send = run_ever(["send", "a script, meanwhile"], env)
+        assert send.returncode == NOT_LOGGED and send.stderr.count("\n") == 1, send.stderr
+        disk.free()
+        chat.sendline("and now there is room")
+        chat.expect(re.escape(f"{ECHO}and now there is room"))
+        chat.expect("›")
+        chat.sendcontrol("d")
+        chat.expect(pexpect.EOF)
+        shown = chat.before
+    finally:
+        chat.close(force=True)
+    assert "Traceback" not in shown
+    assert [(r["kind"], r["text"]) for r in logged(home)] == [
+        ("user", "and now there is room"), ("ever", f"{ECHO}and now there is room")]
+    for path in (home / "chat" / "main").glob("*.jsonl"):
+        assert path.read_bytes().endswith(b"}\n")  # whole lines only

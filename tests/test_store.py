@@ -373,24 +373,26 @@ def test_each_line_is_one_write_fsynced_before_the_append_returns(home, monkeypa
         store.close()
 
 
-def test_a_failed_append_stops_appends_until_the_chat_is_opened_again(home, monkeypatch):
+def test_a_failed_append_leaves_no_part_of_its_line_and_the_next_append_tries_again(home, monkeypatch):
     fill(home, 1)
     store = Store.open(home)
+    size = sum(path.stat().st_size for path in (home / "chat" / "main").glob("*.jsonl"))
 
     def failing_fsync(fd):
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(store_module.os, "fsync", failing_fsync)
-    with pytest.raises(OSError):
+    with pytest.raises(StoreError, match="nothing of it was logged, and the next one tries again") as failed:
         store.append_message("user", "written, not acknowledged", now=clock(8, 11))
+    assert "\n" not in str(failed.value) and "Input/output error" in str(failed.value)
+    # [decision S5] the unacknowledged bytes are cut off: the file ends at its last whole line
+    assert sum(path.stat().st_size for path in (home / "chat" / "main").glob("*.jsonl")) == size
     monkeypatch.undo()
-    with pytest.raises(StoreError, match="open the chat again"):
-        store.append_message("user", "next", now=clock(8, 11))
+    assert store.append_message("user", "next", now=clock(8, 11))["i"] == 1
     store.close()
-    # The line did reach the file; the reopened store counts it and gives the next id after it.
     with Store.open(home) as store:
-        assert store.count == 2
-        assert store.append_message("user", "next", now=clock(8, 11))["i"] == 2
+        assert store.count == 2 and store.message(1)["text"] == "next"
+        assert not [w for w in store.warnings if "torn" in w or "newline" in w]
 
 
 # ---- view.json ----

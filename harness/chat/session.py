@@ -176,7 +176,10 @@ class Chat:
         the turn that answered it."""
         if self.turn is not None and not self.queue:
             return await self.join(text, output, approval)
-        delivery = self.accept(text, None, output, approval)
+        try:
+            delivery = self.accept(text, None, output, approval)
+        except (OSError, StoreError) as error:
+            return self.refused(error, output)
         self.queue.append(delivery)
         await self.turns()
         return delivery.answered.result() if delivery.answered.done() else await delivery.answered
@@ -224,9 +227,20 @@ class Chat:
         """A message typed while a call runs joins it between tool calls [gist §6]; the future is
         the result of the turn that answers it."""
         assert self.turn is not None, "join a running turn only"
-        delivery = self.accept(text, None, output, approval)
+        try:
+            delivery = self.accept(text, None, output, approval)
+        except (OSError, StoreError) as error:
+            refused = asyncio.get_running_loop().create_future()
+            refused.set_result(self.refused(error, output))
+            return refused
         self.add_to_turn(delivery)
         return delivery.answered
+
+    def refused(self, error: BaseException, output: Optional[Output]) -> TurnResult:
+        """A message the disk would not take: one sentence, and nothing of it kept [S5]."""
+        sentence = failed_append(error)
+        (output or self.output).notice(sentence)
+        return TurnResult("", sentence)
 
     def add_to_turn(self, delivery: Delivery) -> None:
         self.memory.delivering(delivery.key, delivery.text)
@@ -385,7 +399,7 @@ async def local_answer(settings: Settings, request: Dict[str, Any], say=None) ->
     here (no key needed)."""
 
     async def here() -> Dict[str, Any]:
-        memory = Memory.open(settings.home)
+        memory = Memory.open(settings.home, read_only=True)
         try:
             return owner.answer_memory(memory, request)
         finally:

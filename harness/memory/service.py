@@ -48,9 +48,10 @@ class StoreTexts:
 
     def __init__(self, store: Store):
         self.store = store
+        self.unlogged: Dict[Tuple[int, int], str] = {}  # a read-only chat's nodes built in memory
 
     def node(self, l: int, i: int) -> Optional[str]:
-        return self.store.node(l, i)
+        return self.unlogged.get((l, i)) or self.store.node(l, i)
 
     def message(self, i: int) -> Tuple[str, str]:
         record = self.store.message(i)
@@ -66,8 +67,10 @@ class StoreTexts:
 
     def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
         for l, i, text in nodes:
-            logged = self.store.node(l, i)
-            if logged is None:
+            logged = self.node(l, i)
+            if logged is None and not self.store.writable and self.store.read_only:
+                self.unlogged[(l, i)] = text  # read only: what a replay builds stays in memory
+            elif logged is None:
                 self.store.append_node(l, i, text, T)
             elif logged != text:
                 # a node is built once [gist §2]; a replay must give the text logged before
@@ -200,9 +203,10 @@ class Memory:
 
     @classmethod
     def open(cls, home=None, config: Config = Config(), build: Optional[Build] = None,
-             on_change: Optional[Callable[[str], None]] = None) -> "Memory":
-        """Own the chat under `home` and load its view [decision P10]: see the module's text."""
-        store = Store.open(home)
+             on_change: Optional[Callable[[str], None]] = None, read_only: bool = False) -> "Memory":
+        """Own the chat under `home` and load its view [decision P10]: see the module's text.
+        `read_only` (for `ever memory`, and any chat on a read-only disk) writes nothing."""
+        store = Store.open(home, read_only=read_only)
         try:
             texts = StoreTexts(store)
             try:
@@ -221,10 +225,11 @@ class Memory:
                 # state, and the whole log replayed
                 saved = Planner(config).save()
             planner = Planner.load(saved, texts)
-            try:
-                store.save_view(planner.checkpoint())
-            except OSError:
-                pass  # a read-only or full disk: the logs replay it next time [decision P10]
+            if store.writable:
+                try:
+                    store.save_view(planner.checkpoint())
+                except OSError:
+                    pass  # a full disk: the logs replay it next time [decision P10]
         except BaseException:
             store.close()
             raise
@@ -271,6 +276,8 @@ class Memory:
 
     def _checkpoint(self) -> None:
         """view.json is a checkpoint: the logs replay what a failed save leaves out [P10]."""
+        if not self.store.writable:
+            return
         try:
             self.store.save_view(self.planner.checkpoint())
         except OSError as error:

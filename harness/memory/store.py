@@ -47,9 +47,13 @@ Decisions the gist leaves open:
 - **S4, a node logged twice.** The first line is kept, the repeat reported: the first is the one
   the live chat read and may have shown in a view [gist §2: built once, never again].
   `append_node` refuses a node already built, so a repeat only comes from outside the store.
-- **S5, a failed write.** If an append raises after its write may have begun (a full disk, an
-  interrupt), the store refuses further appends until it is opened again: the line may be in the
-  file, and reading the file is the only way to know which id comes next.
+- **S5, a failed write.** If an append fails after its write may have begun (a full disk), the
+  bytes it wrote are cut off again (`ftruncate` to the file's last whole line, which the store
+  knows): the line was never acknowledged, so no acknowledged byte is touched, and no
+  unterminated line is left for the next to glue onto. The error is one sentence, and the next
+  append tries again. If the cut itself fails, appends are refused (each retrying the cut) until
+  it succeeds. A chat on a read-only disk (or opened `read_only`) is read under a shared lock and
+  writes nothing: no index save, no newline after a torn tail, no view.json.
 - **S6, view.json** is written to `view.json.tmp`, fsync'd, renamed over `view.json`, and the
   directory fsync'd: a crash leaves the old file or the new one, whole [decision P10].
 - **S8, a message's key** is checked by the writer, not the store: `keys()` scans the logs' line
@@ -76,6 +80,7 @@ written here is read by its two ends (its ids, and the fields after its text), a
 `json.loads`; the inside of a text is trusted there, and `json.loads` reads it at every lookup.
 """
 
+import errno
 import fcntl
 import json
 import os
@@ -297,27 +302,37 @@ class Store:
     # ---- opening and closing ----
 
     @classmethod
-    def open(cls, home: Union[str, Path, None] = None) -> "Store":
+    def open(cls, home: Union[str, Path, None] = None, read_only: bool = False) -> "Store":
         """Own the chat under `home` (default `$EVER_HOME`, else ~/.ever), making it if new.
 
         Raises ChatBusy if a live process owns it, LogCorrupt if its message ids have a gap or a
         repeat. Torn lines, a rebuilt index and a taken-over lock are reported in `warnings`.
+        `read_only` (or a chat on a read-only disk) reads the chat and writes nothing, under a
+        shared lock; its appends are refused in one sentence [decision S5].
         """
         if home is not None and not str(home):
             raise ValueError("home must name a directory, got an empty path")
         store = cls(Path(home) if home is not None else ever_home())
-        store.home.parent.mkdir(parents=True, exist_ok=True)
-        make_directory(store.home)
-        make_directory(store.chat)
-        if os.stat(store.chat).st_mode & 0o777 != DIRECTORY_MODE:
+        store._read_only = read_only and (store.chat / "lock").exists()  # a new chat is made
+        if not store._read_only:
+            try:
+                store.home.parent.mkdir(parents=True, exist_ok=True)
+                make_directory(store.home)
+                make_directory(store.chat)
+            except OSError as error:
+                if error.errno not in (errno.EROFS, errno.EACCES) or not (store.chat / "lock").exists():
+                    raise
+                store._read_only = True
+        if not store._read_only and os.stat(store.chat).st_mode & 0o777 != DIRECTORY_MODE:
             os.chmod(store.chat, DIRECTORY_MODE)
             store.warnings.append(f"{store.chat} was open to others; it is now 0700")
         store._take_lock()
         try:
-            for directory in (store.main.directory, store.tree.directory, store.chat / "index"):
-                make_directory(directory)
-            for leftover in (store.chat / "view.json.tmp", store.chat / "index" / "meta.json.tmp"):
-                leftover.unlink(missing_ok=True)
+            if not store._read_only:
+                for directory in (store.main.directory, store.tree.directory, store.chat / "index"):
+                    make_directory(directory)
+                for leftover in (store.chat / "view.json.tmp", store.chat / "index" / "meta.json.tmp"):
+                    leftover.unlink(missing_ok=True)
             store._load()
         except BaseException:
             store._release()
@@ -351,15 +366,28 @@ class Store:
         if self._lock_fd is not None:
             # An empty lock file says the last owner closed the chat; a pid left in it says the
             # owner died holding it.
-            os.ftruncate(self._lock_fd, 0)
+            try:
+                if not self._read_only:
+                    os.ftruncate(self._lock_fd, 0)
+            except OSError:
+                pass  # a full disk cannot fail a close: the next owner overwrites the pid
             os.close(self._lock_fd)
             self._lock_fd = None
 
     def _take_lock(self) -> None:
-        """flock dies with its process, so a lock left by a killed owner is simply free."""
-        fd = open_file(self.chat / "lock", os.O_RDWR | os.O_CREAT)
+        """flock dies with its process, so a lock left by a killed owner is simply free. A
+        reader takes it shared: readers read together, and never while an owner writes."""
+        if not self._read_only:
+            try:
+                fd = open_file(self.chat / "lock", os.O_RDWR | os.O_CREAT)
+            except OSError as error:
+                if error.errno not in (errno.EROFS, errno.EACCES):
+                    raise
+                self._read_only = True
+        if self._read_only:
+            fd = os.open(self.chat / "lock", os.O_RDONLY | os.O_CLOEXEC)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if self._read_only else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
             owner = self._lock_owner(fd, wait=True)
             os.close(fd)
@@ -368,6 +396,9 @@ class Store:
         except BaseException:
             os.close(fd)
             raise
+        if self._read_only:
+            self._lock_fd = fd
+            return
         previous = self._lock_owner(fd, wait=False)
         if previous:
             self.warnings.append(
@@ -459,11 +490,25 @@ class Store:
     def _check_writable(self) -> None:
         if self._closed:
             raise StoreError("the store is closed")
+        if self._read_only:
+            raise StoreError(f"the chat in {self.chat} is open read only (its disk is read-only); nothing was logged")
         if self._failed is not None:
-            raise StoreError(
-                f"an earlier append failed ({self._failed!r}); open the chat again to go on, "
-                "so that the next id is read from the log"
-            )
+            self._recover()
+
+    def _recover(self) -> None:
+        """After a failed append whose bytes could not be taken back: take them back now, so
+        the file ends where its last whole line does [decision S5]; until then, refuse."""
+        for log in (self.main, self.tree):
+            if log.append_fd is not None and log.names:
+                try:
+                    if os.fstat(log.append_fd).st_size != log.sizes[-1]:
+                        os.ftruncate(log.append_fd, log.sizes[-1])
+                        os.fsync(log.append_fd)
+                except OSError as error:
+                    raise StoreError(f"an earlier append failed and {log.path(len(log.names) - 1)} could not "
+                                     f"be cut back to its last whole line ({error.strerror}); nothing was "
+                                     "logged: try again") from None
+        self._failed = None
 
     def _append(self, log: _Log, now: datetime, line: bytes) -> Tuple[int, int]:
         """Append one whole line to the day's file: one write, then fsync [gist §1, §7.12]."""
@@ -481,6 +526,16 @@ class Store:
             while written < len(line):  # a short write: only on a full disk or the like
                 written += os.write(log.append_fd, line[written:])
             os.fsync(log.append_fd)
+        except OSError as error:
+            # [decision S5] the line was never acknowledged: no part of it stays in the file
+            self._failed = error
+            try:
+                self._recover()
+            except StoreError:
+                pass
+            where = log.path(len(log.names) - 1) if log.names else str(log.directory)
+            raise StoreError(f"the line could not be written to {where} ({error.strerror or error}); "
+                             "nothing of it was logged, and the next one tries again") from None
         except BaseException as error:
             self._failed = error  # [decision S5]
             raise
@@ -585,9 +640,13 @@ class Store:
         return self._closed
 
     @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    @property
     def writable(self) -> bool:
-        """False after a failed append [decision S5] until the chat is opened again."""
-        return self._failed is None
+        """False when read only, or after a failed append not yet taken back [decision S5]."""
+        return self._failed is None and not self._read_only
 
     def key_id(self, key: str) -> Optional[int]:
         """The id of the message logged with `key`, among the latest KEYS_KEPT keys, else None."""
@@ -722,6 +781,8 @@ class Store:
         with self._mutex:
             if self._closed:
                 raise StoreError("the store is closed")
+            if self._read_only:
+                raise StoreError("the chat is open read only")
             write_whole(self.chat / "view.json", data.encode("utf-8"))
 
     def load_view(self) -> Optional[dict]:
@@ -920,6 +981,9 @@ class Store:
         log.lines[number] = line_number
 
     def _terminate(self, log: _Log, number: int) -> None:
+        if self._read_only:
+            self.warnings.append(f"{log.path(number)} does not end with a newline (read only: left as it is)")
+            return
         fd = open_file(log.path(number), os.O_WRONLY | os.O_APPEND)
         try:
             os.write(fd, b"\n")
