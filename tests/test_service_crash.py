@@ -85,3 +85,105 @@ def test_kills_at_random_points_lose_and_double_nothing(tmp_path):
     finally:
         store.close()
     assert len(opens) == kills + 1  # every restart checked its view
+
+
+# ---- kills of the chat's owner with messages in hand [decision S9] ----
+
+SEND_ROUNDS = 12 if FULL else 3
+
+
+def test_kills_while_messages_wait_are_joined_or_run_concurrently_lose_and_double_nothing(tmp_path, api):
+    """Each round: an `ever send` owns the chat and its call is held; one more send joins the
+    call and three run at once behind it, all accepted (on disk in the inbox); then the owner is
+    SIGKILLed at a random moment, and one of the three senders too. The senders left find the
+    owner gone, one of them owns the chat, and every accepted message, the killed owner's own
+    among them, is answered. At the end each message is logged at most once, and each accepted
+    one exactly once, answered by exactly one reply that names it."""
+    import json
+    import shutil
+    import threading
+
+    from harness.localapi.server import Reply, tool_use
+
+    ever = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    env.update(EVER_HOME=str(tmp_path), ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="k",
+               EVER_MODEL="claude-test")
+    said = "You said: "
+
+    def echo(body):
+        blocks = body["messages"][-1]["content"]
+        texts = [b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+        return Reply(said + texts[-1] if texts else "The tool ran.")
+
+    def turn_of(text):
+        return lambda body: body["messages"][-1]["content"][-1].get("text") == text
+
+    def inbox() -> set:
+        path = tmp_path / "chat" / "inbox.jsonl"
+        found = set()
+        for line in (path.read_text().splitlines() if path.exists() else ()):
+            try:
+                found.add(json.loads(line).get("text"))
+            except ValueError:
+                pass  # a line cut by a kill: never accepted
+        return found
+
+    def send(text):
+        return subprocess.Popen([ever, "send", text], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    def until(predicate, seconds=60.0):
+        deadline = time.monotonic() + seconds
+        while not predicate():
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+
+    api.reset()
+    api.responder = echo
+    rng = random.Random(2027)
+    attempted, accepted, tracebacks = [], set(), []
+    try:
+        for round_ in range(SEND_ROUNDS):
+            gate = threading.Event()
+            first, joined = f"r{round_} owner", f"r{round_} joined"
+            api.enqueue(Reply([tool_use("date", {"id": 0}, id=f"d{round_}")], gate=gate), when=turn_of(first))
+            owner = send(first)
+            until(lambda: any(turn_of(first)(r.body) for r in api.requests))
+            others = {joined: send(joined)}
+            until(lambda: joined in inbox())
+            for k in range(3):
+                others[f"r{round_} c{k}"] = send(f"r{round_} c{k}")
+            attempted += [first, *others]
+            victim = rng.choice([t for t in others if t != joined])
+            time.sleep(rng.uniform(0.0, 0.3))  # some of the three accepted, some not yet
+            accepted |= {first, joined} | (inbox() & set(others))
+            owner.send_signal(signal.SIGKILL)
+            others[victim].send_signal(signal.SIGKILL)
+            owner.wait(timeout=60)
+            gate.set()
+            for text, process in others.items():
+                out, err = process.communicate(timeout=240)
+                tracebacks += [err] if "Traceback" in err else []
+                if text != victim:
+                    assert (process.returncode, out) == (0, f"{said}{text}\n"), (text, err)
+                    accepted.add(text)
+            accepted |= inbox() & set(others)
+        # whatever the killed sender's message became, the next owner answers it if accepted
+        assert subprocess.run([ever, "send", "the end"], env=env, capture_output=True, text=True,
+                              timeout=240).returncode == 0
+    finally:
+        api.reset()
+    assert not tracebacks, tracebacks[0]
+    records = []
+    for path in sorted((tmp_path / "chat" / "main").glob("*.jsonl")):
+        records += [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r["i"] for r in records] == list(range(len(records)))
+    users = [r["text"] for r in records if r["kind"] == "user"]
+    replies = [r["text"] for r in records if r["kind"] == "ever"]
+    assert len(users) == len(set(users)) and set(users) <= set(attempted) | {"the end"}
+    for text in accepted:
+        assert users.count(text) == 1, text
+        assert replies.count(f"{said}{text}") == 1, text
+    print(f"\n{SEND_ROUNDS} rounds, {2 * SEND_ROUNDS} kills; {len(accepted)} messages accepted, "
+          f"each logged and answered once; {len(set(users) - accepted - {'the end'})} more logged")
