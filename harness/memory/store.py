@@ -11,7 +11,9 @@ Layout, under the home `$EVER_HOME` (default `~/.ever`):
       socket                 the owner's Unix socket: only its path is fixed here
       main/YYYY-MM-DD.jsonl  the messages, one per line
       tree/YYYY-MM-DD.jsonl  the tree's nodes, one per line
-      view.json              the planner's checkpoint [decision P10], replaced whole
+      view.json              the planner's checkpoint [decision P10], replaced whole; checked
+                             against the logs at open (docs/reliability.md, S10)
+      inbox.jsonl            messages accepted and not yet answered (harness/memory/inbox.py, S9)
       images/<sha256>.<ext>  images from tool results, kept for zoom (harness/memory/images.py)
       index/                 where each line starts; rebuilt from the logs when lost or stale
 
@@ -67,7 +69,8 @@ The index:
 
     index/meta.json       {"format", "byteorder", "generation", "messages": n, "levels": [n0, ...],
                            "main": [[name, bytes, lines], ...], "tree": [...],
-                           "skipped": [[path, line, why], ...], "last_node": [l, i] or null}
+                           "skipped": [[path, line, why], ...], "last_node": [l, i] or null,
+                           "keys": [[key, id], ...] (the latest KEYS_KEPT message keys)}
     index/index-G.bin     int64s: n for the messages, then n0 for level 0, n1 for level 1, ...
 
 An entry is `file_number << 40 | byte_offset`, the file number being the file's position in its
