@@ -294,15 +294,15 @@ def test_every_chat_command_answers_and_a_bad_one_is_one_line_and_the_chat_goes_
         (sentence,) = chat.answer("/edit", "nothing sent")
         assert "empty" in sentence
 
-        (sentence,) = chat.answer("/memory-model claude-cheap-test low", "low")
-        assert "claude-cheap-test" in sentence
+        (sentence,) = chat.answer("/memory-model claude-opus-4-6 low", "low")
+        assert "claude-opus-4-6" in sentence
         config = tomllib.loads((tmp_path / "config.toml").read_text())
-        assert config == {"memory": {"model": "claude-cheap-test", "thinking": "low"}}
+        assert config == {"memory": {"model": "claude-opus-4-6", "thinking": "low"}}
         (sentence,) = chat.answer("/memory-model claude-other lukewarm", "lukewarm")
         assert sentence.startswith("/memory-model") and "memory.thinking" in sentence
         assert tomllib.loads((tmp_path / "config.toml").read_text()) == config
         (sentence,) = chat.answer("/memory-model", "low")
-        assert "claude-cheap-test" in sentence
+        assert "claude-opus-4-6" in sentence
 
         chat.turn("are you still there?\r", "Still here.")
         chat.turn(long_message + "\r", "Long one read.")
@@ -318,7 +318,7 @@ def test_every_chat_command_answers_and_a_bad_one_is_one_line_and_the_chat_goes_
     compactions = [r.body for r in local.requests if r.body and is_compaction(r.body)]
     # the long message's line is built on the model and effort just chosen, without a restart
     assert [(body["model"], body["output_config"]) for body in compactions] == [
-        ("claude-cheap-test", {"effort": "low"})]
+        ("claude-opus-4-6", {"effort": "low"})]
     assert long_message in json.dumps(compactions[0]["messages"])
 
 

@@ -145,7 +145,8 @@ def client(shared_client, api, recorder):
 
 
 def compactor_for(client: Client, **memory) -> Compactor:
-    return Compactor(client, Prompt.build(""), MemorySettings(model=MODEL, **memory))
+    memory.setdefault("model", MODEL)
+    return Compactor(client, Prompt.build(""), MemorySettings(**memory))
 
 
 def compress_job(i: int = 9, context: tuple = None, said: str = "Fix the cache, then tell me.") -> Job:
@@ -278,7 +279,8 @@ def test_a_refusal_after_a_long_line_keeps_that_line(api, client, runner):
 def test_thinking_is_set_from_memory_thinking_and_only_the_text_is_the_line(api, client, runner):
     api.enqueue([thinking("Keep the user's words first.", "sig-1"), text("a" * 520)])
     api.enqueue([thinking("Shorter.", "sig-2"), text(GOOD)])
-    result = runner.run(compactor_for(client, thinking="xhigh").build(compress_job()))
+    # Opus 4.8 has adaptive thinking and the effort xhigh (harness/calls/models.py)
+    result = runner.run(compactor_for(client, thinking="xhigh", model="claude-opus-4-8").build(compress_job()))
     assert result.text == GOOD
     first, second = (request.body for request in api.requests)
     assert first["thinking"] == {"type": "adaptive"}
@@ -561,8 +563,8 @@ def test_a_reply_with_a_lone_surrogate_becomes_valid_text():
 
 def test_memory_settings_come_from_the_config():
     assert MemorySettings.from_config({}, "claude-sonnet-4-6") == MemorySettings("claude-haiku-4-5", "off", 16000)
-    same = MemorySettings.from_config({"model": "turns", "thinking": "xhigh"}, "claude-sonnet-4-6")
-    assert (same.model, same.thinking) == ("claude-sonnet-4-6", "xhigh")
+    same = MemorySettings.from_config({"model": "turns", "thinking": "high"}, "claude-sonnet-4-6")
+    assert (same.model, same.thinking) == ("claude-sonnet-4-6", "high")
     for memory in ({"modle": "x"}, {"thinking": "extreme"}, {"thinking": 512}, {"thinking": 20000},
                    {"thinking": True}, {"max_tokens": 0}, {"model": ""}):
         with pytest.raises(SettingsError):

@@ -488,20 +488,23 @@ def numbered_blocks(count: int, mark_at: int) -> list[dict]:
     return blocks
 
 
-def test_a_mark_finds_an_entry_20_blocks_back(api, client):
+def test_a_mark_finds_an_entry_within_20_positions_counting_itself(api, client):
+    # prompt-caching: the system checks for a hit at the breakpoint and then at earlier block
+    # boundaries, "up to 20 positions" in all, the breakpoint's own position among them. A mark on
+    # block 60 checks 60, 59, …, 41: block 41 is the 20th position.
     # 41 blocks of 50 tokens = 2,050 tokens: just over the minimum.
     first = ask(api, client, messages=[{"role": "user", "content": numbered_blocks(41, mark_at=41)}])
-    second = ask(api, client, messages=[{"role": "user", "content": numbered_blocks(61, mark_at=61)}])
+    second = ask(api, client, messages=[{"role": "user", "content": numbered_blocks(60, mark_at=60)}])
     assert first == (0, 41 * 50, 0)
-    assert second == (41 * 50, 20 * 50, 0)
+    assert second == (41 * 50, 19 * 50, 0)
     assert api.requests[1].cache.read_blocks == 41
-    assert api.requests[1].cache.written_blocks == (61,)
+    assert api.requests[1].cache.written_blocks == (60,)
 
 
-def test_a_mark_does_not_find_an_entry_21_blocks_back(api, client):
+def test_a_mark_does_not_find_an_entry_21_positions_back(api, client):
     ask(api, client, messages=[{"role": "user", "content": numbered_blocks(41, mark_at=41)}])
-    second = ask(api, client, messages=[{"role": "user", "content": numbered_blocks(62, mark_at=62)}])
-    assert second == (0, 62 * 50, 0)
+    second = ask(api, client, messages=[{"role": "user", "content": numbered_blocks(61, mark_at=61)}])
+    assert second == (0, 61 * 50, 0)
     assert api.requests[1].cache.read_blocks == 0
 
 
@@ -582,7 +585,8 @@ def test_a_prefix_below_the_model_minimum_is_not_cached(api, client):
 
 
 def test_a_prefix_of_exactly_the_minimum_is_cached():
-    with LocalAPI(minimum_cacheable_tokens={"claude-x": SYSTEM_TOKENS, "claude-y": SYSTEM_TOKENS + 1}) as api, \
+    with LocalAPI(minimum_cacheable_tokens={"claude-x": SYSTEM_TOKENS, "claude-y": SYSTEM_TOKENS + 1},
+                  unknown_models=True) as api, \
             anthropic.Anthropic(base_url=api.base_url, api_key="k", max_retries=0) as sdk:
         assert ask(api, sdk, system=[marked(SYSTEM)], model="claude-x") == (0, SYSTEM_TOKENS, QUESTION_TOKENS)
         assert ask(api, sdk, system=[marked(SYSTEM)], model="claude-y") == (0, 0, SYSTEM_TOKENS + QUESTION_TOKENS)

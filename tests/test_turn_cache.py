@@ -73,7 +73,7 @@ def test_turns_read_their_prefix_from_the_cache(tmp_path):
             memory.close()
             await client.aclose()
 
-    with LocalAPI(responder=respond, minimum_cacheable_tokens_default=1024) as api:
+    with LocalAPI(responder=respond, minimum_cacheable_tokens_default=1024, unknown_models=True) as api:
         T, view_bytes = asyncio.run(chat(api))
         requests = api.requests
         turn_requests = [(k, r) for k, r in enumerate(requests) if r.body and not _is_compaction(r.body)]

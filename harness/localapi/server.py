@@ -93,6 +93,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from harness.calls.models import IMAGES
 from harness.localapi.cache import CacheOutcome, ManualClock, PendingWrite, PromptCache, WallClock
 from harness.localapi.faults import (Fault, Item, Predicate, Responder, as_reply_or_fault, connection_reset,
                                      malformed_event, overloaded, rate_limited, server_error, status_error,
@@ -127,6 +128,7 @@ text_delta_chars = 24
 tool_input_pieces = 3
 gate_wait_seconds_max = 30.0
 redacted_headers = frozenset({"authorization", "x-api-key"})
+request_bytes_max = IMAGES.request_bytes_max
 
 # ---------------------------------------------------------------- responses
 
@@ -320,9 +322,13 @@ class LocalAPI:
                  clock: ManualClock | WallClock | None = None,
                  responder: Responder | None = None,
                  minimum_cacheable_tokens: dict[str, int] | None = None,
-                 minimum_cacheable_tokens_default: int = minimum_cacheable_tokens_default) -> None:
+                 minimum_cacheable_tokens_default: int = minimum_cacheable_tokens_default,
+                 unknown_models: bool = False) -> None:
         self.clock = clock if clock is not None else ManualClock()
         self.responder = responder
+        # Strict by default, as the real API: a model id the capability table does not know is a
+        # 404. A test of a compatible server's own model ids asks for leniency by this name.
+        self.unknown_models = unknown_models
         self.cache = PromptCache(
             minimum_cacheable_tokens if minimum_cacheable_tokens is not None
             else minimum_cacheable_tokens_published,
@@ -471,6 +477,7 @@ class LocalAPI:
                    for name, value in handler.headers.items()}
         length = int(handler.headers.get("content-length") or 0)
         raw = handler.rfile.read(length) if length else b""
+        too_large = length > request_bytes_max
         received = time.perf_counter()
         try:
             body: Any = json.loads(raw) if raw else None
@@ -488,10 +495,12 @@ class LocalAPI:
                 raise ApiError(401, "authentication_error", "x-api-key header is required")
             if "anthropic-version" not in headers:
                 raise invalid("anthropic-version: header is required")
+            if too_large:  # errors: "The maximum request size is 32 MB for standard API endpoints"
+                raise ApiError(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
             if not isinstance(body, dict):
                 raise invalid("There was an issue with your request body: it is not a JSON object")
             counting = path == "/v1/messages/count_tokens"
-            check_request(body, counting)
+            check_request(body, counting, unknown_models=self.unknown_models)
             blocks = prompt_blocks(body)
             marks = cache_marks(body, blocks)
             if counting:
@@ -522,7 +531,7 @@ class LocalAPI:
         with self._lock:
             outcome, writes = self.cache.look(body["model"], blocks, marks, now)
         record(200, "reply" if fault is None else fault.kind, outcome)
-        self._answer(handler, body, reply, fault, outcome, writes, number, request_id)
+        self._answer(handler, body, reply, fault, outcome, writes, number, request_id, now)
 
     def _answer_fault(self, handler: _Handler, fault: Fault, request_id: str,
                       record: Callable[..., None]) -> None:
@@ -543,7 +552,7 @@ class LocalAPI:
 
     def _answer(self, handler: _Handler, body: JSON, reply: Reply, fault: Fault | None,
                 outcome: CacheOutcome, writes: tuple[PendingWrite, ...], number: int,
-                request_id: str) -> None:
+                request_id: str, started: float) -> None:
         blocks = reply.blocks()
         for index, block in enumerate(blocks):
             if block["type"] == "tool_use" and "id" not in block:
@@ -560,9 +569,10 @@ class LocalAPI:
                 if self._stopping.is_set() or time.monotonic() > deadline:
                     handler.close_connection = True
                     return
-        # The response starts now: from here on other requests read what this one writes.
+        # The response starts now: from here on other requests read what this one writes. The
+        # entry's life runs from the start of the request that wrote it (prompt-caching).
         with self._lock:
-            self.cache.commit(writes, self.clock.now())
+            self.cache.commit(writes, started)
 
         if not body.get("stream"):
             self._answer_whole(handler, message, fault, request_id)
