@@ -110,7 +110,7 @@ def test_ever_chat_in_a_terminal_streams_the_reply_and_leaves_on_ctrl_d(tmp_path
     try:
         child.sendline("hi there")
         child.expect("Streaming, word by word, to the terminal.")
-        child.expect(r"mem \d+K/128K · cache \d+% · \?")  # claude-test has no price
+        child.expect(r"mem \d+K/128K · cache \d+% · \$\d+\.\d{4}")  # claude-sonnet-4-6 is priced
         child.expect("›")
         child.sendline("/memory zoom 0 1")
         child.expect("user: hi there")
