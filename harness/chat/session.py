@@ -135,11 +135,6 @@ class Chat:
 async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = False,
                     on_change=None, api_key: Optional[str] = None) -> Chat:
     """Own the chat and start its compactor; ChatBusy when another process owns it."""
-    check_memory_setting(settings)  # a thinking setting the model lacks: refused at the start
-    key = load_key(settings.home) if api_key is None else Secret(api_key)
-    prompt = Prompt.load(str(settings.home))
-    memory_settings = MemorySettings.from_config(
-        {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
     memory_ref: Dict[str, Any] = {}
 
     async def build(job: Job) -> JobResult:
@@ -154,6 +149,11 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
     memory = Memory.open(settings.home, Config(), build=build, on_change=on_change)
     memory_ref["m"] = memory
     try:
+        check_memory_setting(settings)  # a thinking setting the model lacks: refused at the start
+        key = load_key(settings.home) if api_key is None else Secret(api_key)
+        prompt = Prompt.load(str(settings.home))
+        memory_settings = MemorySettings.from_config(
+            {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
         from harness.calls.client import Client, ClientSettings  # the SDK: only a chat that calls
 
         client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
