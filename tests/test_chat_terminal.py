@@ -230,19 +230,31 @@ def test_a_scripted_chat_shows_exactly_this_transcript(tmp_path, local):
     first, second = calls[0].cache, calls[2].cache
     share = [round(100 * c.cache_read_input_tokens / (c.input_tokens + c.cache_creation_input_tokens
                                                       + c.cache_read_input_tokens)) for c in (first, second)]
+    # each status line's cost: the turn's last call at Sonnet 4.6's list prices per million
+    # tokens, $3 in, $3.75 a 5-minute write, $0.30 a read, $15 out
+    # (platform.claude.com/docs/en/about-claude/pricing), to 4 places, half up
+    usage = [json.loads(line) for day in sorted((tmp_path / "chat" / "usage").glob("*.jsonl"))
+             for line in day.read_text().splitlines()]
+    turns = [record for record in usage if record["kind"] == "turn"]
+    cost = []
+    for record in (turns[0], turns[-1]):
+        e8 = (300 * record["input_tokens"] + 375 * record["cache_creation_input_tokens"]
+              + 30 * record["cache_read_input_tokens"] + 1500 * record["output_tokens"])
+        tenths_of_mills = (e8 + 5000) // 10000
+        cost.append(f"${tenths_of_mills // 10000}.{tenths_of_mills % 10000:04d}")
     # the view: "0+1|user: hello\n" 16 bytes and "1+1|ever: Hi! How can I help?\n" 30, then
     # "2+1|user: when did I say hello?\n" 32, the tool call, its result and the reply: under 1K
     assert shown == [
         "Ever · 0 messages · view 0 bytes, 0 lines · /help",
         "› hello",
         "Hi! How can I help?",
-        f"mem 0K/128K · cache {share[0]}% · ?",
+        f"mem 0K/128K · cache {share[0]}% · {cost[0]}",
         "› when did I say hello?",
         "The date tool has it.",
         "· date(0)",
         f"  → {said}",
         "You said hello in message 0.",
-        f"mem 0K/128K · cache {share[1]}% · ?",
+        f"mem 0K/128K · cache {share[1]}% · {cost[1]}",
         "›",
     ]
     assert logged(tmp_path) == records(
