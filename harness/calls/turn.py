@@ -81,6 +81,9 @@ class TurnSettings:
     home: Optional[Path] = None  # EVER_HOME, for the usage records
     thinking: Union[str, int] = "off"  # as harness/calls/models.py has it for the model
     cache_marks: bool = True  # the config's cache.marks
+    # [decision H11] the end mark on the user's message in a turn's first call: measured against
+    # none there (tests/test_turn_cache.py); it pays when more than about a fifth of turns call a tool
+    end_mark_first_call: bool = True
     clock: Callable[[], datetime] = lambda: datetime.now().astimezone()
 
 
@@ -158,8 +161,12 @@ class Turn:
         ]
         messages: List[JSON] = [{"role": "user", "content": first}]
         result = TurnResult("")
+        first_call = True
         while True:
-            messages = end_marked(messages)
+            if first_call and not self.settings.end_mark_first_call:
+                first_call = False  # the view's mark only: nothing after it is written
+            else:
+                messages = end_marked(messages)
             request = finished({
                 "model": self.settings.model,
                 "max_tokens": self.settings.max_tokens,
