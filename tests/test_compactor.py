@@ -53,12 +53,11 @@ from harness.memory.planner import Config, Planner
 from harness.calls.prompt import SYSTEM_PROMPT, TOOLS, Prompt
 from harness.localapi.replay import replay, share
 
-MODEL = "claude-sonnet-4-5"  # published minimum: 1,024 tokens, so tools and system alone cache
+MODEL = "claude-opus-4-8"  # minimum cacheable 1,024 tokens, so tools and system alone cache
 EPHEMERAL = {"type": "ephemeral"}
 RULER = "-" * 512
 GOOD = "user: asked to fix the cache; ever: fixed it in src/cache.py."
 LONG_TESTS = os.environ.get("EVER_LONG_TESTS") == "1"
-pytestmark = pytest.mark.filterwarnings("ignore:The model 'claude-sonnet-4-5' is deprecated")
 
 
 def rule_tokens(block: dict) -> int:
@@ -206,7 +205,7 @@ def test_a_compaction_reads_the_tools_and_system_prompt_a_turn_wrote(api, client
             {"type": "text", "text": "</chat>"},
             {"type": "text", "text": "What did we decide about the cache?", "cache_control": EPHEMERAL}]
     turn = {"model": MODEL, "max_tokens": 4096, "tools": list(prompt.tools), "system": list(prompt.system),
-            "thinking": {"type": "enabled", "budget_tokens": 2048},
+            "thinking": {"type": "adaptive"}, "output_config": {"effort": "high"},
             "messages": [{"role": "user", "content": view}]}
     api.enqueue("We decided to batch.")
     runner.run(client.stream(turn))
@@ -290,7 +289,8 @@ def test_thinking_is_set_from_memory_thinking_and_only_the_text_is_the_line(api,
 
 def test_a_thinking_budget_is_extended_thinking(api, client, runner):
     api.enqueue(GOOD)
-    runner.run(compactor_for(client, thinking=2048).build(compress_job()))
+    # Haiku 4.5 takes a budget; Opus 4.8 takes adaptive thinking only (harness/calls/models.py)
+    runner.run(compactor_for(client, thinking=2048, model="claude-haiku-4-5").build(compress_job()))
     body = api.requests[0].body
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     assert "output_config" not in body

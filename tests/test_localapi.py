@@ -910,6 +910,6 @@ def test_cache_adding_an_image_invalidates_the_messages_cache(api, client):
 
 def test_cache_the_minimum_comes_from_the_capability_table(api):
     from harness.calls.models import capabilities
-    for model in ("claude-haiku-4-5", "claude-sonnet-4-6", "claude-sonnet-4-5", "claude-opus-4-8"):
+    for model in ("claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-6", "claude-opus-4-8"):
         assert api.cache.minimum_for(model) == capabilities(model).cache_min_tokens
     assert (api.cache.minimum_for("claude-haiku-4-5"), api.cache.minimum_for("claude-opus-4-8")) == (4096, 1024)

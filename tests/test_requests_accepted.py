@@ -64,6 +64,16 @@ def test_each_models_thinking_is_as_its_documentation_says(model, adaptive, budg
                                                                                 default_on)
 
 
+def test_retired_and_deprecated_models_are_marked():
+    # SDK 2.14's anthropic/_data/deprecated_models.py: "claude-sonnet-4-5": "November 30th, 2026",
+    # "claude-opus-4-5": "January 22nd, 2027"; model-deprecations: Haiku 3 retired on 2026-04-20
+    assert (capabilities("claude-sonnet-4-5").status, capabilities("claude-sonnet-4-5").retired_on) == (
+        models.RETIRED, "2026-11-30")
+    assert capabilities("claude-opus-4-5").status == models.DEPRECATED
+    assert capabilities("claude-3-haiku-20240307").status == models.RETIRED
+    assert "retired on 2026-11-30" in setting_problem("claude-sonnet-4-5", "off", 16000)
+
+
 def test_a_dated_id_finds_its_row_and_an_unknown_one_none():
     assert capabilities("claude-haiku-4-5-20251001") is capabilities("claude-haiku-4-5")
     assert capabilities("claude-haiku-5-5") is None

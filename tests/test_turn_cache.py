@@ -25,7 +25,7 @@ from harness.calls.turn import Turn, TurnSettings
 
 LONG = os.environ.get("EVER_LONG_TESTS") == "1"
 TURNS = 300 if LONG else 20
-MODEL = "claude-sonnet-4-5"  # a model the strict local API knows; minimum cacheable 1,024
+MODEL = "claude-opus-4-8"  # a model the strict local API knows; minimum cacheable 1,024
 
 
 def respond(body: dict) -> Reply:

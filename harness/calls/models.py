@@ -34,7 +34,8 @@ DOCS = "https://platform.claude.com/docs/en"
 SOURCES = {
     "ids, output caps, status": f"{DOCS}/about-claude/models/overview, "
                                 f"{DOCS}/about-claude/model-deprecations, "
-                                f"{DOCS}/about-claude/models/whats-new-sonnet-5",
+                                f"{DOCS}/about-claude/models/whats-new-sonnet-5; the pinned SDK's "
+                                "anthropic/_data/deprecated_models.py (2.14) for end-of-life dates",
     "adaptive and budget thinking": f"{DOCS}/build-with-claude/adaptive-thinking, "
                                     f"{DOCS}/build-with-claude/extended-thinking",
     "effort levels": f"{DOCS}/build-with-claude/effort",
@@ -92,7 +93,7 @@ class Model:
     output_cap: int  # max_tokens above this is refused
     price: Optional[Price]
     status: str = ACTIVE
-    retired_on: str = ""
+    retired_on: str = ""  # retired: the day it was; deprecated: the day it will be
     notes: str = ""
     images: Images = IMAGES
 
@@ -166,9 +167,10 @@ _ROWS = (
     ("claude-sonnet-4-6", True, True, NO_XHIGH, False, True, False, 2048, 64_000, SONNET_PRICE,
      ACTIVE, "", "budget_tokens deprecated here (adaptive-thinking)"),
     ("claude-opus-4-5", False, True, ("low", "medium", "high"), False, True, False, 4096, 64_000,
-     OPUS_4_5_PRICE, ACTIVE, "", "effort without adaptive thinking: only with a budget or none"),
+     OPUS_4_5_PRICE, DEPRECATED, "2027-01-22", "effort without adaptive thinking; end of life "
+     "January 22nd, 2027 (SDK 2.14, anthropic/_data/deprecated_models.py)"),
     ("claude-sonnet-4-5", False, True, (), False, True, False, 1024, 64_000, SONNET_PRICE,
-     ACTIVE, "", ""),
+     RETIRED, "2026-11-30", "end of life November 30th, 2026 (SDK 2.14, anthropic/_data/deprecated_models.py)"),
     ("claude-haiku-4-5", False, True, (), False, True, False, 4096, 64_000, HAIKU_4_5_PRICE,
      ACTIVE, "", "no effort: the effort page's model list has no Haiku 4.5"),
     ("claude-opus-4-1", False, True, (), False, True, False, 1024, 32_000, OPUS_4_PRICE,
