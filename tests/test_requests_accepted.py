@@ -300,3 +300,45 @@ def test_7_cache_marks_false_sends_no_mark(api, tmp_path):
     assert [request.status for request in api.requests] == [200, 200]
     for request in api.requests:
         assert "cache_control" not in json.dumps(request.body)
+
+
+# ---------------------------------------------------------------- 3: images by pixels
+
+
+def png(width: int, height: int) -> bytes:
+    import struct
+    import zlib
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
+            + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)))
+
+
+def image_block(width: int, height: int) -> dict:
+    import base64
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                        "data": base64.b64encode(png(width, height)).decode("ascii")}}
+
+
+def test_3_an_image_over_8000_pixels_is_neither_kept_nor_sent(tmp_path):
+    from harness.memory.images import ToolResult, kept
+    result = kept(ToolResult(({"type": "text", "text": "shot.png"}, image_block(9000, 600)), False), tmp_path)
+    assert [block["type"] for block in result.content] == ["text", "text"]
+    assert "9000×600 px, over the API's 8,000 pixels a side" in result.content[1]["text"]
+    assert not (tmp_path / "images").exists() or not any((tmp_path / "images").iterdir())
+
+
+def test_3_more_than_20_images_drop_those_over_2000_pixels_and_the_strict_api_takes_the_rest(api):
+    from harness.calls.requests import finished
+    content = [image_block(2500, 100)] + [image_block(10, 10) for _ in range(20)] + [
+        {"type": "text", "text": "what are these?"}]
+    request = finished({"model": "claude-sonnet-4-6", "max_tokens": 64,
+                        "messages": [{"role": "user", "content": content}]})
+    assert request["messages"][0]["content"][0]["type"] == "text"
+    assert "2,000 pixels a side" in request["messages"][0]["content"][0]["text"]
+    assert content[0]["type"] == "image"  # the conversation itself keeps its image
+    api.reset()
+    api.enqueue("Twenty squares.")
+    sdk = anthropic.Anthropic(api_key="k", base_url=api.base_url, max_retries=0)
+    assert sdk.messages.create(**request).content[0].text == "Twenty squares."
+    with pytest.raises(anthropic.BadRequestError):
+        sdk.messages.create(model="claude-sonnet-4-6", max_tokens=64, messages=[{"role": "user", "content": content}])

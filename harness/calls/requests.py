@@ -6,9 +6,13 @@ the cache marks on or off, and reply blocks fit to go back (harness/calls/models
 Pure functions of their arguments; no SDK.
 """
 
+import base64
+import binascii
+import json
 from typing import Any, Dict, List, Optional
 
-from harness.calls.models import THINKING_OFF, Thinking, capabilities
+from harness.calls.models import IMAGES, THINKING_OFF, Thinking, capabilities
+from harness.memory.pixels import too_big
 
 JSON = Dict[str, Any]
 
@@ -50,10 +54,72 @@ def without_marks(request: JSON) -> JSON:
 
 
 def finished(request: JSON, thinking: Thinking = THINKING_OFF, marks: bool = True) -> JSON:
-    """`request` with its thinking fields, and without its marks when `marks` is false."""
+    """`request` with its thinking fields, without its marks when `marks` is false, and with the
+    images the API would refuse it for replaced by a note (`within_image_limits`)."""
     request = dict(request)
     request.update(thinking_fields(request["model"], thinking))
-    return request if marks else without_marks(request)
+    return within_image_limits(request if marks else without_marks(request))
+
+
+def _image_places(request: JSON) -> List[tuple]:
+    """(message index, block index, inner index or None) of every image, oldest first."""
+    places = []
+    for m, message in enumerate(request["messages"]):
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for b, block in enumerate(content):
+            if block.get("type") == "image":
+                places.append((m, b, None))
+            elif block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                places += [(m, b, k) for k, part in enumerate(block["content"]) if part.get("type") == "image"]
+    return places
+
+
+def _image_problem(block: JSON, side_px_max: int) -> str:
+    source = block.get("source") or {}
+    if source.get("type") != "base64":
+        return ""
+    try:
+        data = base64.b64decode(source.get("data", ""), validate=True)
+    except (binascii.Error, ValueError):
+        return ""
+    return too_big(data, source.get("media_type", ""), side_px_max)
+
+
+def within_image_limits(request: JSON) -> JSON:
+    """The request with each image the API would refuse it for replaced by a text note, so one
+    image never fails a whole turn (vision: "The per-image dimension cap is 8000x8000 pixels,
+    except when the request contains more than 20 images, in which case it drops to 2000x2000.
+    The total request payload limit is 32 MB"): an image over the cap that applies, then the
+    oldest images while the request is over 32 MB."""
+    places = _image_places(request)
+    if not places:
+        return request
+    request = json.loads(json.dumps(request))  # a copy: the conversation keeps its images
+
+    def replace(place: tuple, why: str) -> None:
+        m, b, k = place
+        note = {"type": "text", "text": f"[an image was left out of this request: {why}]"}
+        if k is None:
+            request["messages"][m]["content"][b] = note
+        else:
+            request["messages"][m]["content"][b]["content"][k] = note
+
+    cap = IMAGES.side_px_max_many if len(places) > IMAGES.many_over else IMAGES.side_px_max
+    kept = []
+    for place in places:
+        m, b, k = place
+        block = request["messages"][m]["content"][b]
+        block = block if k is None else block["content"][k]
+        problem = _image_problem(block, cap)
+        if problem:
+            replace(place, problem)
+        else:
+            kept.append(place)
+    while kept and len(json.dumps(request).encode("utf-8")) > IMAGES.request_bytes_max:
+        replace(kept.pop(0), "the request would pass the API's 32 MB")
+    return request
 
 
 def sent_back(content: List[JSON]) -> List[JSON]:
