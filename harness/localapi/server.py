@@ -24,11 +24,17 @@ body (no predicate accepts all); with none, it asks `responder(body)`; with no r
 `wait_for_requests(n)`), so a test can hold replies at a gate until n requests are in; `reset()`
 makes a running server as new, so one server can serve a whole test run.
 
-Validation covers what clients most often get wrong: missing or mistyped `model`, `max_tokens`,
-`messages`; unknown top-level fields (the fields of SDK 2.14's request types, plus the sampling
-ones); roles; empty text blocks; tool_use/tool_result pairing; thinking budgets; cache marks
-(count, shape, lifetimes in order, none on thinking blocks); a missing key (401) or
-`anthropic-version` header.
+Validation is as strict as the real API, rule by rule (harness/localapi/validation.py; each rule's
+test in tests/test_localapi.py quotes the sentence of Anthropic's documentation it follows): missing
+or mistyped `model`, `max_tokens`, `messages`; unknown top-level fields (the fields of SDK 2.14's
+request types, plus the sampling ones); a model id the capability table (harness/calls/models.py)
+does not know, or one retired (404 `not_found_error`); thinking, effort or sampling the model does
+not take; temperature with thinking; budgets; `max_tokens` past the model's output cap; roles;
+empty and whitespace-only text blocks; tool_use/tool_result pairing (results first, one per id);
+tool names and schemas; images (media type, pixels, count); cache marks (count, shape, lifetimes
+in order, none on thinking or empty text); a request over 32 MB (413 `request_too_large`); a
+missing key (401) or `anthropic-version` header. A test of another server's model ids asks for
+leniency by name: `LocalAPI(unknown_models=True)`.
 
 Token rule. A prompt is the sequence of its blocks in the cache's order: each tool definition, each
 system block, then each content block of each message (a `str` system or message content is one
@@ -49,16 +55,18 @@ Prompt cache (Anthropic's published rules, one workspace):
 - An entry is the prefix up to and including its marked block, tools → system → messages; any
   changed byte before the mark is another prefix.
 - At each mark on block p (blocks counted from 1 across tools, system and messages) the cache looks
-  for a live entry ending at block p, p − 1, …, p − 20: the mark and the 20 block boundaries before
-  it, so an entry 20 blocks back is found and one 21 back is not. The longest prefix found over all
-  marks is read.
+  for a live entry ending at block p, p − 1, …: 20 positions, the mark's own counted, so an entry
+  19 blocks back is found and one 20 back is not; a run of consecutive tool_use blocks of one
+  message is one position. The longest prefix found over all marks is read.
 - Every mark whose prefix has no live entry and is at least the model's minimum length gets an entry
   (prefixes below the minimum are not cached at all). Tokens between the prefix read and the last
   such mark are written; a mark inside the prefix read gets its entry free.
-- Entries live `ttl` (5 minutes, or 1 hour) from their write or their last read: a read refreshes
-  the entry it reads. Time is the server's `clock`, which a test advances by hand. An entry is live
+- Entries live `ttl` (5 minutes, or 1 hour) from the start of the request that wrote or last read
+  them: a read refreshes the entry it reads. Time is the server's `clock`, which a test advances by hand. An entry is live
   while now < its last write or read + ttl.
-- Caches are kept per model.
+- Caches are kept per model; the minimum cacheable prefix is the capability table's per model
+  (a test may give its own). Adding or removing an image anywhere in the prompt, or changing
+  the thinking, effort or tool_choice settings, breaks the messages' part of the prefix.
 - A request's entries become readable by other requests only when its response starts (the JSON
   body, or the SSE `message_start`): requests sent together on one new prefix each pay to write it;
   a request arriving after the writer's response started reads it. Faults that answer before a
