@@ -342,3 +342,24 @@ def test_3_more_than_20_images_drop_those_over_2000_pixels_and_the_strict_api_ta
     assert sdk.messages.create(**request).content[0].text == "Twenty squares."
     with pytest.raises(anthropic.BadRequestError):
         sdk.messages.create(model="claude-sonnet-4-6", max_tokens=64, messages=[{"role": "user", "content": content}])
+
+
+def test_1_ever_send_with_a_setting_the_model_lacks_says_so_in_one_sentence_and_keeps_the_message(tmp_path, api):
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "config.toml").write_text('[memory]\nthinking = "xhigh"\n')
+    env = dict(os.environ, EVER_HOME=str(tmp_path), ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL=api.base_url)
+    env.pop("EVER_MODEL", None)
+    api.reset()
+    done = subprocess.run([sys.executable, "-m", "harness", "send", "hello"], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "memory.thinking 'xhigh' does not suit claude-haiku-4-5" in done.stderr
+    assert "Your message is in the log" in done.stderr
+    assert api.requests == []  # refused before any call
+    memory = Memory.open(tmp_path)
+    try:
+        assert [r["text"] for r in memory.store.messages(0, memory.store.count)] == ["hello"]
+    finally:
+        memory.close()
