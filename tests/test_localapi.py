@@ -913,3 +913,12 @@ def test_cache_the_minimum_comes_from_the_capability_table(api):
     for model in ("claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-6", "claude-opus-4-8"):
         assert api.cache.minimum_for(model) == capabilities(model).cache_min_tokens
     assert (api.cache.minimum_for("claude-haiku-4-5"), api.cache.minimum_for("claude-opus-4-8")) == (4096, 1024)
+
+
+def test_strict_an_image_over_5_mb_of_base64(api):
+    # vision (as quoted in shellicar/claude-cli#323): "When an image's base64 payload exceeds the
+    # Anthropic API's 5 MB per-image cap, the request returns a 400."
+    block = image(10, 10)
+    block["source"]["data"] = block["source"]["data"] + "A" * (5 * 1024 * 1024)
+    status, kind, message = refused(api, body_for(messages=[{"role": "user", "content": [block]}]))
+    assert (status, kind) == (400, "invalid_request_error") and "image exceeds 5 MB maximum" in message

@@ -27,6 +27,7 @@ cache_ttl_seconds = {"5m": 300, "1h": 3600}
 thinking_budget_tokens_min = THINKING_BUDGET_MIN
 tool_name_pattern = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 images_max = 100  # vision: "up to 100 images per API request"
+image_base64_bytes_max = 5 * 1024 * 1024  # an image's base64 data: "the Anthropic API's 5 MB per-image cap"
 request_fields = frozenset({
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "thinking", "stream",
     "cache_control", "metadata", "stop_sequences", "temperature", "top_k", "top_p", "service_tier",
@@ -198,7 +199,11 @@ def check_image(block: JSON, where: str) -> None:
     if media_type not in IMAGES.media_types:
         raise invalid(f"{where}.source.base64.media_type: Input should be "
                       + ", ".join(f"'{kind}'" for kind in IMAGES.media_types))
-    size = image_size(source.get("data"), media_type)
+    data = source.get("data")
+    if isinstance(data, str) and len(data) > image_base64_bytes_max:
+        raise invalid(f"{where}.image.source.base64: image exceeds 5 MB maximum: {len(data)} bytes > "
+                      f"{image_base64_bytes_max} bytes")
+    size = image_size(data, media_type)
     if size is None:
         raise invalid(f"{where}.source.base64: The image was specified using the {media_type} media "
                       "type, but the image appears to be another type or is not a valid image")
