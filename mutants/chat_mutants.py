@@ -64,4 +64,28 @@ MUTANTS = [
         check=test("tests/test_cli.py::test_ever_send_joins_the_running_call_and_gets_the_reply_that_took_it"),
         note="a script's message waits for the running call to end instead of joining it [gist §6]",
     ),
+    Mutant(
+        name="memory_commands_load_the_sdk",
+        path="harness/chat/cli.py",
+        old="from harness.chat import owner\n",
+        new="from harness.chat import owner\nimport harness.calls.client  # noqa: F401\n",
+        check=test("tests/test_fast_start.py::test_a_command_that_needs_no_model_imports_no_sdk[memory status]"),
+        note="`ever memory status` and the other commands that need no model import the SDK",
+    ),
+    Mutant(
+        name="whitespace_text_goes_back",
+        path="harness/calls/requests.py",
+        old='        if block.get("type") == "text" and not str(block.get("text", "")).strip():\n',
+        new="        if False:\n",
+        check=test("tests/test_requests_accepted.py::test_2_whitespace_text_before_a_tool_call_does_not_go_back"),
+        note="a reply's whitespace-only text block goes back in the tool loop, which the API refuses",
+    ),
+    Mutant(
+        name="local_api_takes_whitespace_text",
+        path="harness/localapi/validation.py",
+        old='        if not block["text"].strip():\n',
+        new="        if False:\n",
+        check=test("tests/test_localapi.py::test_strict_whitespace_only_text"),
+        note="the local API accepts what the real one refuses: the suite cannot see the bug above",
+    ),
 ]
