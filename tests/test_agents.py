@@ -493,3 +493,15 @@ def test_sigkill_of_the_owner_then_a_restart_reports_the_subagent_cut_off(tmp_pa
     assert ever(["send", "hi"], environment(tmp_path, api)).returncode == 0
     assert [k for k, _ in logged(tmp_path)].count("work") == 1
     assert "ended (cut off)" in ever(["agents"], environment(tmp_path, api)).stdout
+
+
+def test_the_agents_caps_come_from_the_config(tmp_path):
+    from harness.chat.config import ConfigError
+
+    assert load_settings({"EVER_HOME": str(tmp_path)}).agent_caps == AgentCaps(2_000_000, 1800, 100)
+    (tmp_path / "config.toml").write_text("[agents]\ntokens_max = 5000\nseconds_max = 60\ntool_calls_max = 3\n")
+    assert load_settings({"EVER_HOME": str(tmp_path)}).agent_caps == AgentCaps(5000, 60, 3)
+    (tmp_path / "config.toml").write_text("[agents]\ntool_calls_max = 0\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings({"EVER_HOME": str(tmp_path)})
+    assert str(caught.value).endswith("agents.tool_calls_max must be a whole number above 0; it is 0.")

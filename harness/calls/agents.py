@@ -57,7 +57,7 @@ own log, which zoom("Name") opens."""
 
 @dataclass(frozen=True)
 class AgentCaps:
-    """What one subagent may spend [decision H9]; the config's `[agents]` overrides each."""
+    """What one subagent may spend [decision A1]; the config's `[agents]` overrides each."""
 
     tokens: int = 2_000_000  # prompt (cache reads included) and output, over all its calls
     seconds: float = 1800.0  # wall time from its start
@@ -69,7 +69,7 @@ class AgentCaps:
 
 @dataclass(frozen=True)
 class Ending:
-    how: str  # one of agentlog.HOWS
+    how: str  # one of agentlog.HOWS [decision A5]
     said: str  # how it ended, in words: "reached its cap of 3 tool calls"
     last_text: str = ""  # its last reply's text
 
@@ -86,7 +86,8 @@ def report_text(name: str, ending: Ending) -> str:
 
 
 def subagent_prompt(prompt: Prompt) -> Prompt:
-    """The turns' tools less `agent`, their system blocks and SUBAGENT_ROLE, the mark moved to it."""
+    """The turns' tools less `agent`, their system blocks and SUBAGENT_ROLE, the mark moved to it
+    [decision A4]."""
     system = [{k: v for k, v in block.items() if k != "cache_control"} for block in prompt.system]
     system.append({"type": "text", "text": SUBAGENT_ROLE, "cache_control": dict(EPHEMERAL)})
     tools = tuple(tool for tool in prompt.tools if tool["name"] != "agent")
@@ -304,7 +305,7 @@ class Agents:
 
     def joined(self, turn: Turn) -> List[JSON]:
         """The reports that arrived since, logged by the turn and given to it between its tool
-        calls [gist §6]."""
+        calls [gist §6] [decision A2]."""
         blocks = []
         while self.pending:
             report = self.pending.pop(0)
@@ -352,7 +353,7 @@ class Agents:
 
     def recover(self) -> None:
         """At a start: a subagent that was running when its owner died ends as cut off; an end
-        whose report never reached the chat's log is reported now."""
+        whose report never reached the chat's log is reported now [decision A3]."""
         for path, records in agentlog.recover_list(self.chat):
             if not records or records[0].get("kind") != "start":
                 continue

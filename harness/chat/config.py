@@ -23,7 +23,7 @@ ignored):
     settle_timeout_seconds = 20            # how long a turn waits for its view [deliberate D10]
     [cache]
     marks = true                           # false: send no cache marks (servers that reject them)
-    [agents]                               # each subagent's caps [decision H9]
+    [agents]                               # each subagent's caps [decision A1]
     tokens_max = 2000000                   # prompt (cache reads too) and output, all its calls
     seconds_max = 1800                     # wall time
     tool_calls_max = 100

@@ -186,7 +186,7 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
 async def send_once(settings: Settings, text: str, yes: bool = False) -> Dict[str, Any]:
     """`ever send`: one turn here, or handed to the chat's owner [gist §1]."""
     try:
-        # one turn, then the process ends: a report is logged, never a turn of its own
+        # one turn, then the process ends: a report is logged, never a turn of its own [decision A6]
         chat = await open_chat(settings, Quiet(), ask=None, yes=yes, report_turns=False)
     except ChatBusy:
         return await owner.ask(settings.chat_dir / "socket", {"op": "send", "text": text, "yes": yes})
