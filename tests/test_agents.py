@@ -505,3 +505,41 @@ def test_the_agents_caps_come_from_the_config(tmp_path):
     with pytest.raises(ConfigError) as caught:
         load_settings({"EVER_HOME": str(tmp_path)})
     assert str(caught.value).endswith("agents.tool_calls_max must be a whole number above 0; it is 0.")
+
+
+def test_ctrl_c_in_the_chat_stops_a_subagent_which_reports_it(tmp_path, api):
+    api.reset()
+    api.responder = compactions
+    never = threading.Event()
+    api.enqueue(Reply([tool_use("agent", {"name": "Scout", "task": "Wait for ever."}, id="a1")]),
+                when=is_master)
+    api.enqueue("Scout is running.", when=is_master)
+    api.enqueue(Reply("never seen", gate=never), when=is_sub("Scout"))
+    api.enqueue("Scout was stopped before it found anything.", when=is_master)
+    child = pexpect.spawn(EVER, ["chat", "--yes"], env=environment(tmp_path, api), encoding="utf-8",
+                          timeout=30, dimensions=(40, 160))
+    try:
+        child.expect("/help")
+        child.expect("›")
+        child.sendline("start Scout")
+        child.expect(r"\[Scout\] started in the background")
+        child.expect("Scout is running.")
+        deadline = time.monotonic() + 20
+        while not any(is_sub("Scout")(r.body) for r in api.requests):
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        time.sleep(0.3)
+        child.sendintr()  # no call runs: Ctrl-C stops the newest subagent
+        child.expect(r"stopping the subagent Scout; its report follows")
+        child.expect(r"\[Scout\] ended: cancel")
+        child.expect("Scout was stopped before it found anything.")  # the report's own turn
+        child.expect("›")
+        time.sleep(0.2)
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        never.set()
+        child.close(force=True)
+    log = logged(tmp_path)
+    assert [k for k, _ in log] == ["user", "tool", "echo", "ever", "work", "ever"]
+    assert log[4][1].startswith("[Scout] report: it was stopped by the user; its log ends at its start")

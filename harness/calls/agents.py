@@ -131,7 +131,9 @@ class Subagent(Turn):
 
     async def work(self, task: str) -> Ending:
         caps = self.agents.caps
-        view_text = await self.memory.settle(self.settings.settle_timeout_seconds)
+        # one wait at a time: the memory keeps one settle event, which a second waiter would replace
+        async with self.agents.settling:
+            view_text = await self.memory.settle(self.settings.settle_timeout_seconds)
         lines = view_text.split("\n")[1:-1]
         now = self.settings.clock()
         state = (f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: "
@@ -207,6 +209,7 @@ class Agents:
         self.report_turns: Optional[Callable[[], Awaitable[None]]] = None
         self.starter: Optional[asyncio.Task] = None
         self.closing = False
+        self.settling = asyncio.Lock()
 
     @property
     def chat(self) -> Path:

@@ -74,6 +74,12 @@ class Chat:
                 self.turn = turn = self.new_turn()
                 try:
                     self.last = await turn.run(report.text, kind="work")
+                    end_line = getattr(self.output, "end_line", None)  # the terminal's last line
+                    if end_line is not None:
+                        end_line()
+                except asyncio.CancelledError:  # stopped: the other reports are logged, for the next view
+                    self.agents.flush()
+                    raise
                 finally:
                     self.turn = None
                     report.logged(turn.turn_id if turn.turn_id >= 0 else None)

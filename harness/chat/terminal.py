@@ -148,6 +148,9 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     if running is not None and not running.done():
                         running.cancel()
                         terminal.notice("(stopped)")
+                    elif chat.turn is not None and chat.agents.starter and not chat.agents.starter.done():
+                        chat.agents.starter.cancel()  # a report's own turn
+                        terminal.notice("(stopped)")
                     elif chat.agents.newest_running():  # no call runs: the newest subagent stops
                         name = chat.agents.newest_running()
                         chat.agents.stop(name)

@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from harness.memory.store import FILE_MODE, fsync_directory, make_directory, open_file
+from harness.memory.store import fsync_directory, make_directory, open_file
 
 AGENTS_DIR = "agents"
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
@@ -69,14 +69,16 @@ def names(chat: Path) -> List[str]:
     directory = agents_dir(chat)
     if not directory.is_dir():
         return []
-    paths = [path for path in directory.glob("*.jsonl")]
-    paths.sort(key=lambda path: (path.stat().st_mtime_ns, path.name))
     starts = []
-    for path in paths:
-        records = read_log(path)
-        first = records[0] if records else {}
-        starts.append((first.get("time", ""), path.stat().st_ctime_ns, path.stem))
-    return [name for _, _, name in sorted(starts)]
+    for path in directory.glob("*.jsonl"):
+        with open(path, "rb") as file:
+            try:
+                first = json.loads(file.readline())
+            except ValueError:
+                first = {}
+        started = first.get("time", "") if isinstance(first, dict) else ""
+        starts.append((started, path.stem))
+    return [name for _, name in sorted(starts)]
 
 
 def find(chat: Path, name: str) -> Optional[Path]:
@@ -117,8 +119,7 @@ class AgentLog:
     @classmethod
     def create(cls, chat: Path, name: str, start: Dict[str, Any]) -> "AgentLog":
         """A new log whose first line is `start`; NameTaken if the chat has a subagent `name`."""
-        if make_directory(agents_dir(chat)) is False:
-            os.chmod(agents_dir(chat), 0o700)
+        make_directory(agents_dir(chat))
         if find(chat, name) is not None:
             raise NameTaken(f"agent: this chat already has a subagent named {name}; names are "
                             "unique in a chat, so choose another.")
@@ -211,23 +212,32 @@ def conversation(records: List[dict]) -> str:
     return "\n\n".join(parts)
 
 
-def mode_ok(path: Path) -> bool:
-    return path.stat().st_mode & 0o777 == FILE_MODE
-
-
-def parse_time(text: str) -> Optional[datetime]:
-    try:
-        return datetime.fromisoformat(text)
-    except (TypeError, ValueError):
-        return None
+def last_record(path: Path) -> Optional[dict]:
+    """The file's last line, read from its end: a start reads no more of a finished log."""
+    with open(path, "rb") as file:
+        size = file.seek(0, os.SEEK_END)
+        chunk = 4096
+        while True:
+            start = max(size - chunk, 0)
+            file.seek(start)
+            data = file.read(size - start).rstrip(b"\n")
+            cut = data.rfind(b"\n")
+            if cut >= 0 or start == 0:
+                try:
+                    value = json.loads(data[cut + 1:])
+                except ValueError:
+                    return None
+                return value if isinstance(value, dict) else None
+            chunk *= 4
 
 
 def recover_list(chat: Path) -> List[Tuple[Path, List[dict]]]:
-    """Each log that has no `reported` line, with its records: the ones a start must finish."""
+    """Each log whose last line is not `reported`, with its records: the ones a start must
+    finish (nothing is written after `reported`)."""
     found = []
     for name in names(chat):
         path = log_path(chat, name)
-        records = read_log(path)
-        if not any(r.get("kind") == "reported" for r in records):
-            found.append((path, records))
+        last = last_record(path)
+        if last is None or last.get("kind") != "reported":
+            found.append((path, read_log(path)))
     return found
