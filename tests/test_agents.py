@@ -234,8 +234,9 @@ def test_two_subagents_run_at_once_and_each_reports_once_and_names_are_unique(tm
     for name in gates:
         kinds = [r["kind"] for r in agent_records(home, name)]
         assert kinds.count("end") == 1 and kinds.count("reported") == 1
-    # each subagent's steps stay out of the chat's log
-    assert not any("finished" in t for k, t in log if k not in ("work", "ever"))
+    # each subagent's steps stay out of the chat's log: its reply is there only inside its report
+    assert [t for _, t in log if "finished" in t] == [t for k, t in log if k == "work"]
+    assert [r["kind"] for r in agent_records(home, "Alpha")][:6] == ["start", "usage", "tool", "echo", "usage", "ever"]
 
 
 def test_a_subagent_ending_on_a_tool_call_reports_it_and_does_not_run_it(tmp_path, api):
@@ -543,3 +544,44 @@ def test_ctrl_c_in_the_chat_stops_a_subagent_which_reports_it(tmp_path, api):
     log = logged(tmp_path)
     assert [k for k, _ in log] == ["user", "tool", "echo", "ever", "work", "ever"]
     assert log[4][1].startswith("[Scout] report: it was stopped by the user; its log ends at its start")
+
+
+def test_a_kill_between_the_end_and_the_report_neither_loses_nor_doubles_it(tmp_path, api):
+    """The two states a kill can leave between agentlog's `end` line and its `reported` line."""
+    api.reset()
+    api.responder = compactions
+    home = tmp_path / "home"
+    api.enqueue(Reply([tool_use("agent", {"name": "Scout", "task": "Look."}, id="a1")]), when=is_master)
+    api.enqueue("Started.", when=is_master)
+    api.enqueue("Found it.", when=is_sub("Scout"))
+
+    async def first():
+        chat = await chat_for(home, api)
+        await chat.say("look with Scout")
+        await until(lambda: not chat.agents.running and (chat.agents.starter is None or chat.agents.starter.done()))
+        await closed(chat)
+
+    run(first())
+    path = home / "chat" / "agents" / "Scout.jsonl"
+    data = path.read_bytes()
+    assert json.loads(data.splitlines()[-1])["kind"] == "reported"
+    # killed after the report was logged, before its `reported` line: the log as the kill left it
+    path.write_bytes(data[:data.rstrip(b"\n").rfind(b"\n") + 1])
+    # and a second subagent killed after its `end` line, before its report reached the chat
+    log = agentlog.AgentLog.create(home / "chat", "Other", {"task": "Other work.", "turn": 0, "T": 6})
+    log.append({"kind": "ever", "text": "Other found nothing."})
+    log.append({"kind": "end", "how": "done", "said": "ended with its reply",
+                "report": "[Other] report\nOther found nothing.", "T": 6})
+    log.close()
+
+    async def again():
+        chat = await open_chat(settings_for(home, api), Quiet(), yes=True, api_key="test-key",
+                               report_turns=False)
+        await closed(chat)
+
+    run(again())
+    works = [(k, t) for k, t in logged(home) if k == "work"]
+    assert works == [("work", "[Scout] report\nFound it."), ("work", "[Other] report\nOther found nothing.")]
+    scout_id = [t for _, t in logged(home)].index("[Scout] report\nFound it.")
+    assert agent_records(home, "Scout")[-1]["id"] == scout_id
+    assert agent_records(home, "Other")[-1]["id"] == len(logged(home)) - 1
