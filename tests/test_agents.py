@@ -416,6 +416,11 @@ def test_cost_and_the_list_keep_subagents_apart(tmp_path, api):
         ("Scout", "ended (done)", 1, 0, 4)]
     assert rows[0]["tokens"] == sum(r.prompt_tokens + r.output_tokens for r in records if r.kind == "agent")
     assert listing_text(rows).splitlines()[1].startswith("Scout           ended (done)")
+    from harness.calls.usage import format_report
+
+    shown = format_report(result).splitlines()
+    assert sum(line.startswith("subagents ") for line in shown) == 1
+    assert [line.split()[1] for line in shown if line.startswith("turns ")] == ["3"]  # calls
 
 
 def test_a_stopped_subagent_reports_that_it_was_stopped(tmp_path, api):
@@ -585,3 +590,27 @@ def test_a_kill_between_the_end_and_the_report_neither_loses_nor_doubles_it(tmp_
     scout_id = [t for _, t in logged(home)].index("[Scout] report\nFound it.")
     assert agent_records(home, "Scout")[-1]["id"] == scout_id
     assert agent_records(home, "Other")[-1]["id"] == len(logged(home)) - 1
+
+
+def test_a_subagent_has_the_chats_approvals(tmp_path, api):
+    api.reset()
+    api.responder = compactions
+    api.enqueue(Reply([tool_use("agent", {"name": "Scout", "task": "Make a file."}, id="a1")]), when=is_master)
+    api.enqueue("Started.", when=is_master)
+    api.enqueue(Reply([tool_use("shell", {"command": "touch made.txt"}, id="s1"),
+                       tool_use("read", {"path": "nothing-here.txt"}, id="r1")]), when=is_sub("Scout"))
+    api.enqueue("I was not allowed to make it.", when=is_sub("Scout"))
+    home = tmp_path / "home"
+
+    async def go():
+        # as `ever send` without --yes: nobody can be asked, so shell is declined
+        chat = await open_chat(settings_for(home, api), Quiet(), ask=None, yes=False, api_key="test-key")
+        await chat.say("make a file with Scout")
+        await until(lambda: not chat.agents.running and (chat.agents.starter is None or chat.agents.starter.done()))
+        await closed(chat)
+
+    run(go())
+    echoes = [r["text"] for r in agent_records(home, "Scout") if r["kind"] == "echo"]
+    assert echoes[0].startswith("Not run: shell asks the user first, and this run cannot ask")
+    assert echoes[1].startswith("read failed: No such file or directory")  # read never asks
+    assert not (Path.cwd() / "made.txt").exists()

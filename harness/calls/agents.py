@@ -159,13 +159,15 @@ class Subagent(Turn):
             self.agent_log.append({"kind": "usage", "record": record.to_json()})
             if self.settings.home:
                 record_usage(self.settings.home, record)
-            uses = []
+            uses, said = [], []
             for block in reply.content:
                 if block["type"] == "text" and block["text"].strip():
                     self.log("ever", block["text"])
-                    self.last_text = block["text"]
+                    said.append(block["text"])
                 elif block["type"] == "tool_use":
                     uses.append(block)
+            if said:
+                self.last_text = "\n\n".join(said)  # the last reply's words, all of them
             if not uses:
                 if reply.stop_reason == "max_tokens":
                     return Ending("cap", f"stopped at the reply's cap of {self.settings.max_tokens:,} "
@@ -422,7 +424,12 @@ def listing(chat: Path) -> List[Dict[str, Any]]:
     for name in agentlog.names(chat):
         records = agentlog.read_log(agentlog.log_path(chat, name))
         facts = agentlog.summary(records)
-        usage = [UsageRecord.from_json(r["record"]) for r in facts["usage"]]
+        usage = []
+        for line in facts["usage"]:
+            try:
+                usage.append(UsageRecord.from_json(line.get("record")))
+            except ValueError:  # a line not written by Ever: left out of the sums, not a crash
+                pass
         costs = [cost_e8(record) for record in usage]
         end = facts["end"]
         if end is not None:
