@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import os
 from typing import Any, Dict, List, Optional, Tuple
-from harness.calls.agents import Agents
+from harness.calls.agents import AgentCaps, Agents
 from harness.chat import owner
 from harness.calls.client import Client, ClientSettings
 from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
@@ -65,24 +65,6 @@ class Chat:
                                      home=self.settings.home)
         return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,
                     agents=self.agents)
-
-    async def report_turns(self) -> None:
-        """Subagents' reports that no running turn took start turns of their own [gist §6]."""
-        async with self.turn_lock:
-            while self.agents.pending:
-                report = self.agents.pending.pop(0)
-                self.turn = turn = self.new_turn()
-                try:
-                    self.last = await turn.run(report.text, kind="work")
-                    end_line = getattr(self.output, "end_line", None)  # the terminal's last line
-                    if end_line is not None:
-                        end_line()
-                except asyncio.CancelledError:  # stopped: the other reports are logged, for the next view
-                    self.agents.flush()
-                    raise
-                finally:
-                    self.turn = None
-                    report.logged(turn.turn_id if turn.turn_id >= 0 else None)
 
     async def say(self, text: str, output: Optional[Output] = None,
                   approval: Optional[Approval] = None) -> TurnResult:
@@ -182,9 +164,9 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
     chat.compactor = compactor
     chat.agents = Agents(memory, client, prompt, TurnSettings(settings.model, settings.settle_timeout_seconds,
                                                               home=settings.home),
-                         settings.agent_caps, output)
-    if report_turns:
-        chat.agents.report_turns = chat.report_turns
+                         settings.agent_caps or AgentCaps(), output)
+    if report_turns:  # a report no running turn takes starts a turn of this chat
+        chat.agents.report_turns = lambda: chat.agents.turns_for_reports(chat)
     chat.agents.recover()  # a subagent cut off by a kill of the last owner reports now
     return chat
 
