@@ -237,6 +237,16 @@ def test_two_subagents_run_at_once_and_each_reports_once_and_names_are_unique(tm
     # each subagent's steps stay out of the chat's log: its reply is there only inside its report
     assert [t for _, t in log if "finished" in t] == [t for k, t in log if k == "work"]
     assert [r["kind"] for r in agent_records(home, "Alpha")][:6] == ["start", "usage", "tool", "echo", "usage", "ever"]
+    # one constant prefix for every subagent: the second's first call reads what the first wrote
+    firsts = [next(r.body for r in api.requests if is_sub(name)(r.body)) for name in ("Alpha", "Beta")]
+    assert firsts[0]["tools"] == firsts[1]["tools"] and firsts[0]["system"] == firsts[1]["system"]
+    beta_usage = next(r["record"] for r in agent_records(home, "Beta") if r["kind"] == "usage")
+    alpha_usage = next(r["record"] for r in agent_records(home, "Alpha") if r["kind"] == "usage")
+    assert alpha_usage["cache_creation_input_tokens"] > 0
+    # Beta reads the shared tools and system (the view here is shorter than a block of 4 lines, so
+    # it has no mark of its own) and writes only what follows them
+    assert beta_usage["cache_read_input_tokens"] > 0
+    assert beta_usage["cache_creation_input_tokens"] < alpha_usage["cache_creation_input_tokens"]
 
 
 def test_a_subagent_ending_on_a_tool_call_reports_it_and_does_not_run_it(tmp_path, api):
