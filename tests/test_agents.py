@@ -12,6 +12,7 @@ the subagent's own log only. The kill test runs `ever chat` in a pseudo-terminal
 import asyncio
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -55,8 +56,11 @@ def is_master(body):
 def compactions(body):
     last = body["messages"][-1]["content"]
     task = last[-1].get("text", "") if isinstance(last, list) else ""
-    if "Compaction:" in task or "Too long" in task:
-        return Reply("work: Scout reported the three file names, alpha beta gamma.")
+    found = re.search(r"Compaction: compress message (\d+) ", task)
+    if found:
+        return Reply(f"summary of message {found.group(1)}, as the compactor wrote it.")
+    if "Compaction:" in task:
+        return Reply("two lines merged, as the compactor wrote it.")
     return Reply("Noted.")  # the master's reply to anything not scripted
 
 
@@ -398,7 +402,7 @@ def test_the_report_is_summarized_by_the_compactor_like_any_message(tmp_path, ap
     asked = [r.body for r in api.requests
              if f"Compaction: compress message {work_id} " in r.body["messages"][-1]["content"][-1].get("text", "")]
     assert asked and f"work: [Scout] report\n{found}" in asked[0]["messages"][-1]["content"][-1]["text"]
-    assert f"\n{work_id}+1|work: Scout reported the three file names, alpha beta gamma.\n" in view
+    assert f"\n{work_id}+1|summary of message {work_id}, as the compactor wrote it.\n" in view
 
 
 def test_cost_and_the_list_keep_subagents_apart(tmp_path, api):
@@ -624,3 +628,35 @@ def test_a_subagent_has_the_chats_approvals(tmp_path, api):
     assert echoes[0].startswith("Not run: shell asks the user first, and this run cannot ask")
     assert echoes[1].startswith("read failed: No such file or directory")  # read never asks
     assert not (Path.cwd() / "made.txt").exists()
+
+
+def test_the_subagents_view_is_settled_before_its_first_call(tmp_path, api):
+    api.reset()
+    api.responder = compactions
+    long_words = "Please look into the cache module and tell me what it does. " * 12  # over 512 bytes
+    api.enqueue(Reply([tool_use("agent", {"name": "Scout", "task": "Read it."}, id="a1")]), when=is_master)
+    api.enqueue("Started.", when=is_master)
+    api.enqueue("It caches.", when=is_sub("Scout"))
+    held = threading.Event()
+    api.enqueue(Reply("summary of message 0, as the compactor wrote it.", gate=held),
+                when=lambda body: "Compaction: compress message 0 " in json.dumps(body))
+    home = tmp_path / "home"
+
+    async def go():
+        chat = await chat_for(home, api)
+        await chat.say(long_words)  # the master's view was rendered before its message: no wait
+        await until(lambda: chat.memory.planner.waiting)  # the subagent waits for message 0's line
+        assert not any(is_sub("Scout")(r.body) for r in api.requests)
+        held.set()
+        await until(lambda: not chat.agents.running and (chat.agents.starter is None or chat.agents.starter.done()))
+        await closed(chat)
+
+    try:
+        run(go())
+    finally:
+        held.set()
+    sub = next(r.body for r in api.requests if is_sub("Scout")(r.body))
+    view = sub["messages"][0]["content"][0]["text"]
+    # message 0 needed a compaction: the subagent waited for it, as a turn does, and sees its line
+    assert view.startswith("<chat>\n0+1|summary of message 0, as the compactor wrote it.\n")
+    assert "not summarized yet" not in view
