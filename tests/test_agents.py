@@ -21,7 +21,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from harness.calls.agents import SUBAGENT_ROLE, AgentCaps, listing, listing_text
+from harness.calls.agentlist import listing, listing_text
+from harness.calls.agents import SUBAGENT_ROLE
+from harness.memory.agentlog import AgentCaps
 from harness.calls.prompt import TOOLS, Prompt
 from harness.calls.usage import read_usage, report
 from harness.chat.config import load_settings

@@ -22,12 +22,11 @@ two neither loses the report nor doubles it (agentlog's docstring).
 Its system prompt is the turns' with one more block, SUBAGENT_ROLE, constant, so every subagent
 call of a chat shares one cached prefix; its tools are the turns' less `agent`, so a subagent
 starts none. Its calls are recorded in the usage files as kind "agent" (`ever cost` shows them
-apart) and in its own log, from which `ever agents` gives each one's cost.
+apart) and in its own log, from which `ever agents` gives each one's cost (harness/calls/agentlist.py).
 """
 
 import asyncio
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional
@@ -36,9 +35,9 @@ from harness.calls.client import Client, Refused, RetriesExhausted, Unusable
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.calls.tools import ToolResult, WorkTools, error_result, split_long, text_result
 from harness.calls.turn import JSON, Output, Quiet, Turn, TurnSettings, end_marked, wire
-from harness.calls.usage import UsageRecord, cost_e8, dollars_text, record_usage, usage_record
+from harness.calls.usage import record_usage, usage_record
 from harness.memory import agentlog
-from harness.memory.agentlog import AgentLog, NameTaken
+from harness.memory.agentlog import AgentCaps, AgentLog, NameTaken
 from harness.memory.images import pages, with_images
 from harness.memory.service import PAGE_CHARS, Memory
 
@@ -53,18 +52,6 @@ reply is your report: it reaches Ever as a message "[Name] report", and it is
 all Ever learns from you, so make it whole: what you did, what you found, what
 is left, with names, paths, numbers and errors exactly. Your steps stay in your
 own log, which zoom("Name") opens."""
-
-
-@dataclass(frozen=True)
-class AgentCaps:
-    """What one subagent may spend [decision A1]; the config's `[agents]` overrides each."""
-
-    tokens: int = 2_000_000  # prompt (cache reads included) and output, over all its calls
-    seconds: float = 1800.0  # wall time from its start
-    tool_calls: int = 100
-
-    def to_json(self) -> Dict[str, Any]:
-        return {"tokens": self.tokens, "seconds": self.seconds, "tool_calls": self.tool_calls}
 
 
 @dataclass(frozen=True)
@@ -416,64 +403,3 @@ class Agents:
             if record["kind"] == "work" and record["text"].startswith(head):
                 return min(since, store.count) + offset
         return None
-
-
-# ---- `ever agents` ----
-
-
-def owner_alive(chat: Path) -> bool:
-    """Whether a live process holds the chat (its pid in the lock file)."""
-    try:
-        text = (chat / "lock").read_text().strip()
-        pid = int(text)
-    except (OSError, ValueError):
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def listing(chat: Path) -> List[Dict[str, Any]]:
-    """Each subagent of the chat: its state, steps, tool calls, tokens and cost."""
-    alive = owner_alive(chat)
-    rows = []
-    for name in agentlog.names(chat):
-        records = agentlog.read_log(agentlog.log_path(chat, name))
-        facts = agentlog.summary(records)
-        usage = []
-        for line in facts["usage"]:
-            try:
-                usage.append(UsageRecord.from_json(line.get("record")))
-            except ValueError:  # a line not written by Ever: left out of the sums, not a crash
-                pass
-        costs = [cost_e8(record) for record in usage]
-        end = facts["end"]
-        if end is not None:
-            state = f"ended ({end.get('how')})"
-        else:
-            state = "running" if alive else "cut off (reported at the chat's next start)"
-        rows.append({
-            "name": facts["name"] or name, "state": state, "started": facts["started"],
-            "turn": facts["turn"], "steps": facts["steps"], "tool_calls": facts["tool_calls"],
-            "calls": len(usage),
-            "tokens": sum(r.prompt_tokens + r.output_tokens for r in usage),
-            "cost_e8": None if any(c is None for c in costs) else sum(c for c in costs if c is not None),
-            "report": (facts["reported"] or {}).get("id"),
-            "task": facts["task"],
-        })
-    return rows
-
-
-def listing_text(rows: List[Dict[str, Any]]) -> str:
-    if not rows:
-        return "No subagents in this chat yet."
-    lines = [f"{'name':<16}{'state':<24}{'calls':>6}{'tools':>6}{'tokens':>12}{'cost':>10}  started"]
-    for row in rows:
-        cost = "?" if row["cost_e8"] is None else dollars_text(row["cost_e8"])
-        lines.append(f"{row['name']:<16}{row['state']:<24}{row['calls']:>6}{row['tool_calls']:>6}"
-                     f"{row['tokens']:>12,}{cost:>10}  {row['started']}")
-    return "\n".join(lines)

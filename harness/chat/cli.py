@@ -151,7 +151,7 @@ def cost(as_json: bool, turns: int) -> None:
 @click.option("--json", "as_json", is_flag=True, help="The list as JSON, for scripts.")
 def agents(as_json: bool) -> None:
     """The chat's subagents: running or how each ended, its calls, tokens and cost."""
-    from harness.calls.agents import listing, listing_text
+    from harness.calls.agentlist import listing, listing_text
 
     rows = listing(load_settings().chat_dir)
     click.echo(json.dumps(rows, indent=2) if as_json else listing_text(rows))

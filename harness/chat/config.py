@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from harness.calls.agents import AgentCaps
+from harness.memory.agentlog import AgentCaps
 from harness.calls.tools import ASKING_TOOLS
 
 HOME_DEFAULT = "~/.ever"

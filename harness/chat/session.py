@@ -10,7 +10,8 @@ import asyncio
 import dataclasses
 import os
 from typing import Any, Dict, List, Optional, Tuple
-from harness.calls.agents import AgentCaps, Agents
+from harness.calls.agents import Agents
+from harness.memory.agentlog import AgentCaps
 from harness.chat import owner
 from harness.calls.client import Client, ClientSettings
 from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings

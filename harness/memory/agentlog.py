@@ -24,6 +24,7 @@ read, and the next line written starts on a line of its own.
 import json
 import os
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -36,6 +37,18 @@ STEP_KINDS = ("ever", "tool", "echo")
 # how a subagent ended: its final reply; an API error; a reply cut off in a tool call; a cap; a stop
 # by the user or the chat's closing; its owner killed (found at the next start)
 HOWS = ("done", "error", "tool call", "cap", "cancel", "cut off")
+
+
+@dataclass(frozen=True)
+class AgentCaps:
+    """What one subagent may spend [decision A1]; the config's `[agents]` overrides each."""
+
+    tokens: int = 2_000_000  # prompt (cache reads included) and output, over all its calls
+    seconds: float = 1800.0  # wall time from its start
+    tool_calls: int = 100
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"tokens": self.tokens, "seconds": self.seconds, "tool_calls": self.tool_calls}
 
 
 class NameTaken(Exception):
