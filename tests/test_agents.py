@@ -662,3 +662,21 @@ def test_the_subagents_view_is_settled_before_its_first_call(tmp_path, api):
     # message 0 needed a compaction: the subagent waited for it, as a turn does, and sees its line
     assert view.startswith("<chat>\n0+1|summary of message 0, as the compactor wrote it.\n")
     assert "not summarized yet" not in view
+
+
+def test_ever_send_stops_its_subagent_when_it_ends_and_logs_its_report(tmp_path, api):
+    api.reset()
+    api.responder = compactions
+    never = threading.Event()
+    api.enqueue(Reply([tool_use("agent", {"name": "Scout", "task": "Look."}, id="a1")]), when=is_master)
+    api.enqueue("Scout started.", when=is_master)
+    api.enqueue(Reply("never seen", gate=never), when=is_sub("Scout"))
+    try:
+        done = ever(["send", "look with Scout"], environment(tmp_path, api))
+    finally:
+        never.set()
+    assert (done.returncode, done.stdout) == (0, "Scout started.\n")
+    log = logged(tmp_path)
+    assert [k for k, _ in log] == ["user", "tool", "echo", "ever", "work"]
+    assert log[4][1].startswith("[Scout] report: it was stopped when the chat closed; its log ends at its start")
+    assert agent_records(tmp_path, "Scout")[-1]["id"] == 4
