@@ -73,8 +73,9 @@ def settings_for(home: Path, api: LocalAPI, caps: AgentCaps = AgentCaps()):
     return dataclasses.replace(load_settings(env), agent_caps=caps, settle_timeout_seconds=5)
 
 
-async def chat_for(home, api, caps=AgentCaps()):
-    return await open_chat(settings_for(home, api, caps), Quiet(), yes=True, api_key="test-key")
+async def chat_for(home, api, caps=AgentCaps(), report_turns=True):
+    return await open_chat(settings_for(home, api, caps), Quiet(), yes=True, api_key="test-key",
+                           report_turns=report_turns)
 
 
 async def until(condition, seconds=10.0):
@@ -166,7 +167,8 @@ def test_a_report_between_turns_is_logged_as_work_and_starts_a_turn(tmp_path, ap
     assert oct((home / "chat" / "agents").stat().st_mode & 0o777) == "0o700"
 
 
-def test_a_report_mid_turn_joins_between_the_masters_tool_calls(tmp_path, api):
+@pytest.mark.parametrize("report_turns", [True, False], ids=["ever chat", "ever send"])
+def test_a_report_mid_turn_joins_between_the_masters_tool_calls(tmp_path, api, report_turns):
     api.reset()
     api.responder = compactions
     held = threading.Event()
@@ -177,7 +179,7 @@ def test_a_report_mid_turn_joins_between_the_masters_tool_calls(tmp_path, api):
     home = tmp_path / "home"
 
     async def go():
-        chat = await chat_for(home, api)
+        chat = await chat_for(home, api, report_turns=report_turns)
         said = asyncio.create_task(chat.say("have Scout count"))
         await until(lambda: chat.agents.pending)  # the report arrived while the master's call runs
         assert chat.turn is not None

@@ -191,10 +191,10 @@ class Agents:
         self.caps = caps
         self.output = output or Quiet()
         self.running: Dict[str, asyncio.Task] = {}
-        self.subagents: Dict[str, Subagent] = {}
         self.stopping: Dict[str, str] = {}  # name -> why it was stopped
         self.pending: List[Report] = []
-        # the chat's: runs turns for pending reports; None logs them at once (`ever send`, tests)
+        # the chat's: runs turns for pending reports; None: a report waits for a running turn's
+        # next tool call, or is logged at close (`ever send`: one turn, then the process ends)
         self.report_turns: Optional[Callable[[], Awaitable[None]]] = None
         self.starter: Optional[asyncio.Task] = None
         self.closing = False
@@ -227,7 +227,6 @@ class Agents:
         tools = WorkTools(turn.tools.workdir, turn.tools.approval, secrets=turn.tools.secrets,
                           environ=turn.tools.environ)
         sub = Subagent(self, name, log, started_by, tools)
-        self.subagents[name] = sub
         self.running[name] = asyncio.get_running_loop().create_task(self._life(sub, task))
         self.output.notice(f"[{name}] started in the background")
         return text_result(f"Started the subagent {name} in the background. Its report will reach you "
@@ -286,11 +285,9 @@ class Agents:
 
     def _arrive(self, report: Report) -> None:
         self.pending.append(report)
-        if self.closing:
-            return  # close logs it
-        if self.report_turns is None:
-            self.flush()
-        elif self.starter is None or self.starter.done():
+        if self.closing or self.report_turns is None:
+            return  # a running turn takes it, or close logs it
+        if self.starter is None or self.starter.done():
             self.starter = asyncio.get_running_loop().create_task(self.report_turns())
 
     # ---- delivery ----
