@@ -69,7 +69,7 @@ MUTANTS = [
         path="harness/calls/agents.py",
         old="            turn.log(\"work\", report.text)\n",
         new="            turn.log(\"user\", report.text)\n",
-        check=test("tests/test_agents.py::test_a_report_mid_turn_joins_between_the_masters_tool_calls"),
+        check=test("tests/test_agents.py::test_a_report_mid_turn_joins_between_the_masters_tool_calls[send]"),
         note="a subagent's report joins the running call as the user's words, not one `work` message [gist §6]",
     ),
     Mutant(

@@ -167,7 +167,7 @@ def test_a_report_between_turns_is_logged_as_work_and_starts_a_turn(tmp_path, ap
     assert oct((home / "chat" / "agents").stat().st_mode & 0o777) == "0o700"
 
 
-@pytest.mark.parametrize("report_turns", [True, False], ids=["ever chat", "ever send"])
+@pytest.mark.parametrize("report_turns", [True, False], ids=["chat", "send"])
 def test_a_report_mid_turn_joins_between_the_masters_tool_calls(tmp_path, api, report_turns):
     api.reset()
     api.responder = compactions
