@@ -66,8 +66,8 @@ def compactions(body):
     return Reply("Noted.")  # the master's reply to anything not scripted
 
 
-def settings_for(home: Path, api: LocalAPI, caps: AgentCaps = AgentCaps()):
-    env = {"EVER_HOME": str(home), "ANTHROPIC_BASE_URL": api.base_url, "EVER_MODEL": "claude-test"}
+def settings_for(home: Path, api: LocalAPI, caps: AgentCaps = AgentCaps(), model: str = "claude-test"):
+    env = {"EVER_HOME": str(home), "ANTHROPIC_BASE_URL": api.base_url, "EVER_MODEL": model}
     import dataclasses
 
     return dataclasses.replace(load_settings(env), agent_caps=caps, settle_timeout_seconds=5)
@@ -418,7 +418,8 @@ def test_cost_and_the_list_keep_subagents_apart(tmp_path, api):
     home = tmp_path / "home"
 
     async def go():
-        chat = await chat_for(home, api)
+        chat = await open_chat(settings_for(home, api, model="claude-haiku-4-5"), Quiet(), yes=True,
+                               api_key="test-key")
         await chat.say("look with Scout")
         await until(lambda: not chat.agents.running and (chat.agents.starter is None or chat.agents.starter.done()))
         await closed(chat)
@@ -433,6 +434,11 @@ def test_cost_and_the_list_keep_subagents_apart(tmp_path, api):
     assert [(r["name"], r["state"], r["calls"], r["tool_calls"], r["report"]) for r in rows] == [
         ("Scout", "ended (done)", 1, 0, 4)]
     assert rows[0]["tokens"] == sum(r.prompt_tokens + r.output_tokens for r in records if r.kind == "agent")
+    # Haiku 4.5's list prices in cents per million tokens (input 100, cache write 125, cache read
+    # 10, output 500), so tokens × cents is the cost in 10^-8 dollars
+    (agent,) = [r for r in records if r.kind == "agent"]
+    assert rows[0]["cost_e8"] == (agent.input_tokens * 100 + agent.cache_creation_input_tokens * 125
+                                  + agent.cache_read_input_tokens * 10 + agent.output_tokens * 500) > 0
     assert listing_text(rows).splitlines()[1].startswith("Scout           ended (done)")
     from harness.calls.usage import format_report
 
@@ -552,6 +558,8 @@ def test_ctrl_c_in_the_chat_stops_a_subagent_which_reports_it(tmp_path, api):
         while not any(is_sub("Scout")(r.body) for r in api.requests):
             assert time.monotonic() < deadline
             time.sleep(0.02)
+        listed = ever(["agents"], environment(tmp_path, api)).stdout.splitlines()
+        assert listed[1].startswith("Scout           running ")
         time.sleep(0.3)
         child.sendintr()  # no call runs: Ctrl-C stops the newest subagent
         child.expect(r"stopping the subagent Scout; its report follows")
