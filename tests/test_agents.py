@@ -361,7 +361,8 @@ def test_zoom_by_name_gives_the_whole_conversation_in_pages(tmp_path, api):
     api.enqueue(Reply([text(long_text), tool_use("date", {"id": 0}, id="d1")]), when=is_sub("Scout"))
     api.enqueue(Reply([text("y" * 20_000)]), when=is_sub("Scout"))
     api.enqueue(Reply([tool_use("zoom", {"id": "Scout"}, id="z1"), tool_use("zoom", {"id": "Scout", "page": 2}, id="z2"),
-                       tool_use("zoom", {"id": "Nobody"}, id="z3")]), when=is_master)
+                       tool_use("zoom", {"id": "Nobody"}, id="z3"),
+                       tool_use("zoom", {"id": "../agents/Scout"}, id="z4")]), when=is_master)
     home = tmp_path / "home"
 
     async def go():
@@ -380,6 +381,9 @@ def test_zoom_by_name_gives_the_whole_conversation_in_pages(tmp_path, api):
     assert page2.endswith("\n\n[ended (done) " + agent_records(home, "Scout")[-2]["time"] + ": ended with its reply]")
     assert 'tool: date {"id": 0}' in page1 + page2
     assert nobody == "zoom: this chat has no subagent named 'Nobody'; its subagents are Scout."
+    # a name is a name, never a path
+    assert zoomed[3]["content"][0]["text"] == ("zoom: this chat has no subagent named '../agents/Scout'; "
+                                               "its subagents are Scout.")
     assert zoomed[2]["is_error"]
 
 

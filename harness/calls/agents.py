@@ -238,7 +238,7 @@ class Agents:
         name, page = tool_input.get("id"), tool_input.get("page", 1)
         if isinstance(page, bool) or not isinstance(page, int) or page < 1:
             return error_result(f"zoom: page must be a whole number, 1 or more; got {page!r}.")
-        path = agentlog.find(self.chat, name)
+        path = agentlog.find(self.chat, name) if agentlog.name_error(name) is None else None
         if path is None:
             known = agentlog.names(self.chat)
             listed = f"; its subagents are {', '.join(known)}" if known else "; it has none yet"
