@@ -56,7 +56,7 @@ def answering(text: str):
 def environment(home: Path, api: LocalAPI) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
     env.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="test-key",
-               EVER_MODEL="claude-test")
+               EVER_MODEL="claude-sonnet-4-6")
     return env
 
 

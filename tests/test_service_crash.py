@@ -108,7 +108,7 @@ def test_kills_while_messages_wait_are_joined_or_run_concurrently_lose_and_doubl
     ever = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
     env.update(EVER_HOME=str(tmp_path), ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="k",
-               EVER_MODEL="claude-test")
+               EVER_MODEL="claude-sonnet-4-6")
     said = "You said: "
 
     def echo(body):

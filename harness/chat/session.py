@@ -10,11 +10,12 @@ import asyncio
 import dataclasses
 import os
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from harness.calls.agents import Agents
+from harness.memory.agentlog import AgentCaps
 from harness.chat import owner
-from harness.calls.client import Client, ClientSettings
 from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
-from harness.chat.config import ConfigError, Secret, Settings, load_key
+from harness.chat.config import ConfigError, Secret, Settings, check_memory_setting, load_key
 from harness.memory.planner import Config
 from harness.calls.prompt import Prompt
 from harness.memory.service import Job, JobResult, Memory
@@ -22,6 +23,9 @@ from harness.memory.store import ChatBusy, StoreError, checked_text
 from harness.calls.tools import Approval, WorkTools
 from harness.calls.turn import Output, Quiet, Turn, TurnResult, TurnSettings
 from harness.calls.usage import dollars_text, record_usage, usage_record
+
+if TYPE_CHECKING:  # the SDK (harness/calls/client.py) is imported only when a chat opens
+    from harness.calls.client import Client
 
 
 TURN_ATTEMPTS = 3
@@ -60,7 +64,7 @@ def settle_future(answered: Optional["asyncio.Future[TurnResult]"], result: Turn
 class Chat:
     """Everything one owning process holds."""
 
-    def __init__(self, settings: Settings, memory: Memory, client: Client, prompt: Prompt,
+    def __init__(self, settings: Settings, memory: Memory, client: "Client", prompt: Prompt,
                  approval: Approval, output: Output):
         self.settings = settings
         self.memory = memory
@@ -74,17 +78,20 @@ class Chat:
         self.joined: List[Delivery] = []
         self.queue: List[Delivery] = []  # accepted, waiting for a turn of their own
         self.compactor: Optional[Compactor] = None
+        self.agents: Optional[Agents] = None  # harness/calls/agents.py; open_chat makes it
         self.answers: Dict[str, "asyncio.Future[TurnResult]"] = {}  # key -> its turn, in flight
         self.busy: set = set()  # the turns started for the socket and the socket's requests
         self.left = asyncio.Event()  # set when the owner goes: the senders still waiting are let go
         self.leaving = False  # an `ever send` that owns the chat has its answer: no new turn starts
         self.leave_after: Optional[str] = None  # the key of that `ever send`'s message
+        self.queue_turn = False  # the running turn is one of the queue's (not a report's)
 
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
-                                     home=self.settings.home)
-        return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output)
+                                     home=self.settings.home, cache_marks=self.settings.cache_marks)
+        return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,
+                    agents=self.agents)
 
     # ---- accepting a message [decision S9] ----
 
@@ -118,7 +125,7 @@ class Chat:
 
     def route(self, delivery: Delivery) -> None:
         """Join the running call if nothing waits before it, else queue for a turn."""
-        if self.turn is not None and not self.queue and not delivery.logged:
+        if self.joinable() and not delivery.logged:
             self.add_to_turn(delivery)
         else:
             self.queue.append(delivery)
@@ -174,7 +181,7 @@ class Chat:
                   approval: Optional[Approval] = None) -> TurnResult:
         """A user message: it joins the running call, or starts a turn [gist §6]; the result is
         the turn that answered it."""
-        if self.turn is not None and not self.queue:
+        if self.joinable():
             return await self.join(text, output, approval)
         try:
             delivery = self.accept(text, None, output, approval)
@@ -193,6 +200,7 @@ class Chat:
             while self.queue and not self.leaving:  # leaving: what waits stays in the inbox
                 current = self.queue.pop(0)
                 self.turn = turn = self.new_turn(current.output, current.approval)
+                self.queue_turn = True
                 self.joined = []
                 if not current.logged:
                     self.memory.delivering(current.key, current.text)
@@ -213,6 +221,7 @@ class Chat:
                     raise
                 finally:
                     self.turn = None
+                    self.queue_turn = False
                 end_line = getattr(turn.output, "end_line", None)
                 if end_line is not None:  # a turn nobody typed at the screen ends its last line too
                     end_line()
@@ -226,15 +235,19 @@ class Chat:
              approval: Optional[Approval] = None) -> "asyncio.Future[TurnResult]":
         """A message typed while a call runs joins it between tool calls [gist §6]; the future is
         the result of the turn that answers it."""
-        assert self.turn is not None, "join a running turn only"
         try:
             delivery = self.accept(text, None, output, approval)
         except (OSError, StoreError) as error:
             refused = asyncio.get_running_loop().create_future()
             refused.set_result(self.refused(error, output))
             return refused
-        self.add_to_turn(delivery)
+        self.route(delivery)  # a report's turn takes no message: it then waits for its own
         return delivery.answered
+
+    def joinable(self) -> bool:
+        """A message joins the running call if it is the queue's and nothing waits before it;
+        a subagent report's turn settles no sender, so a message waits for a turn of its own."""
+        return self.turn is not None and self.queue_turn and not self.queue
 
     def refused(self, error: BaseException, output: Optional[Output]) -> TurnResult:
         """A message the disk would not take: one sentence, and nothing of it kept [S5]."""
@@ -271,34 +284,51 @@ class Chat:
 
 
 async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = False,
-                    on_change=None, api_key: Optional[str] = None) -> Chat:
+                    on_change=None, api_key: Optional[str] = None, report_turns: bool = True) -> Chat:
     """Own the chat and start its compactor; ChatBusy when another process owns it."""
-    key = load_key(settings.home) if api_key is None else Secret(api_key)
-    client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
-    # a compaction retries while its call runs [decision P16]; a turn, whose user waits, gives
-    # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
-    compactor_client = Client(client_settings)
-    client = Client(dataclasses.replace(client_settings, attempts_max=TURN_ATTEMPTS),
-                    gate=compactor_client.gate)
-    prompt = Prompt.load(str(settings.home))
-    memory_settings = MemorySettings.from_config(
-        {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
-    compactor = Compactor(compactor_client, prompt, memory_settings)
-    memory_ref: Dict[str, Memory] = {}
+    memory_ref: Dict[str, Any] = {}
 
     async def build(job: Job) -> JobResult:
+        compactor = memory_ref["compactor"]
         task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
         result = await compactor.build(CompactorJob(job.l, job.i, job.context, task))
         record_usage(settings.home, usage_record("compaction", memory_ref["m"].planner.T - 1,
                                                       compactor.settings.model, result.usage))
         return JobResult(result.text, result.failure or "")
 
+    # owned first: an `ever send` handed to a running chat (ChatBusy) never loads the SDK
     memory = Memory.open(settings.home, Config(), build=build, on_change=on_change)
     memory_ref["m"] = memory
+    try:
+        check_memory_setting(settings)  # a thinking setting the model lacks: refused at the start
+        key = load_key(settings.home) if api_key is None else Secret(api_key)
+        prompt = Prompt.load(str(settings.home))
+        memory_settings = MemorySettings.from_config(
+            {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
+        from harness.calls.client import Client, ClientSettings  # the SDK: only a chat that calls
+
+        client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
+        # a compaction retries while its call runs [decision P16]; a turn, whose user waits, gives
+        # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
+        compactor_client = Client(client_settings)
+        client = Client(dataclasses.replace(client_settings, attempts_max=TURN_ATTEMPTS),
+                        gate=compactor_client.gate)
+    except BaseException:
+        memory.close()
+        raise
+    compactor = Compactor(compactor_client, prompt, memory_settings, marks=settings.cache_marks)
+    memory_ref["compactor"] = compactor
     approval = Approval(allowed=tuple(settings.approve), yes=yes, ask=ask)
     chat = Chat(settings, memory, client, prompt, approval, output)
     chat.clients = (client, compactor_client)
     chat.compactor = compactor
+    chat.agents = Agents(memory, client, prompt, TurnSettings(settings.model, settings.settle_timeout_seconds,
+                                                              home=settings.home,
+                                                              cache_marks=settings.cache_marks),
+                         settings.agent_caps or AgentCaps(), output)
+    if report_turns:  # a report no running turn takes starts a turn of this chat
+        chat.agents.report_turns = lambda: chat.agents.turns_for_reports(chat)
+    chat.agents.recover()  # a subagent cut off by a kill of the last owner reports now
     chat.resume()
     return chat
 
@@ -344,7 +374,8 @@ async def send_once(settings: Settings, text: str, yes: bool = False, key: Optio
 
     async def here() -> Dict[str, Any]:
         try:
-            chat = await open_chat(settings, Quiet(), ask=None, yes=yes)
+            # one turn, then the process ends: a report is logged, never a turn of its own [decision A6]
+            chat = await open_chat(settings, Quiet(), ask=None, yes=yes, report_turns=False)
         except ConfigError as error:
             return log_unanswered(settings, text, key, error)
         return await send_here(chat, settings, text, key)
@@ -380,11 +411,13 @@ async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict
         server.close()
         server = None
         await chat.leave()
+        await chat.agents.close()  # a subagent it started stops, and reports so
         await chat.memory.idle_or_stop(5.0)
         return {"reply": result.reply, "error": result.error, "logged": True}
     finally:
         if server is not None:
             server.close()
+        await chat.agents.close()
         chat.memory.close()
         await chat.close_clients()
 
