@@ -354,7 +354,7 @@ def test_1_ever_send_with_a_setting_the_model_lacks_says_so_in_one_sentence_and_
     api.reset()
     done = subprocess.run([sys.executable, "-m", "harness", "send", "hello"], env=env, capture_output=True,
                           text=True, timeout=60)
-    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == 3 and "Traceback" not in done.stderr  # logged, not answered [S9]
     assert "memory.thinking 'xhigh' does not suit claude-haiku-4-5" in done.stderr
     assert "Your message is in the log" in done.stderr
     assert api.requests == []  # refused before any call

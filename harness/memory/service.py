@@ -121,8 +121,9 @@ def _is_int(value: object, least: int = 0) -> bool:
     return type(value) is int and value >= least
 
 
-def _lines_problem(name: str, lines: object, T: int, store: Store) -> str:
-    """A view's lines must tile messages 0..T−1 in order, each line built unless a message's."""
+def _lines_problem(name: str, lines: object, T: int, store: Store, tiles: bool = True) -> str:
+    """A view's lines must tile messages 0..T−1 in order, each line built unless a message's;
+    the compaction view's lines only need to be in order, within T and logged."""
     if not isinstance(lines, list):
         return f"its {name} is not a list of lines"
     first = 0
@@ -131,21 +132,21 @@ def _lines_problem(name: str, lines: object, T: int, store: Store) -> str:
                 and line[0] <= 62):
             return f"its {name} holds {line!r}, not a line [l, i]"
         l, i = line
-        if i << l != first:
+        if i << l < first or (tiles and i << l != first):
             missing = f"messages {first} to {(i << l) - 1} are in no line" if i << l > first else \
                 f"line {node_name(l, i)} overlaps the line before it"
             return f"its {name} does not tile the chat: {missing}"
         first = (i + 1) << l
         if l > 0 and store.node(l, i) is None:
             return f"its {name} shows line {node_name(l, i)}, which the tree has not logged"
-    if first != T:
+    if first > T or (tiles and first != T):
         return f"its {name} covers messages 0 to {first - 1}, not the {T} the checkpoint counts"
     return ""
 
 
 def saved_view_problem(saved: dict, store: Store) -> str:
     """What is wrong with view.json against the logs, or "" [decision S10]: a sane config, T
-    within the log, both views tiling 0..T−1 with logged lines, failure counts in range, and a
+    within the log, the view tiling 0..T−1 with logged lines (the compaction view's in order), failure counts in range, and a
     last node the tree holds (a torn or missing tree line is named as such)."""
     fields = ("config", "T", "view", "cview", "shrinking", "cshrinking", "failures")
     missing = [field for field in fields if field not in saved]
@@ -160,7 +161,7 @@ def saved_view_problem(saved: dict, store: Store) -> str:
     if not _is_int(T) or T > store.count:
         return f"its T {T!r} is not a message count within the {store.count:,} messages logged"
     for name in ("view", "cview"):
-        problem = _lines_problem(name, saved[name], T, store)
+        problem = _lines_problem(name, saved[name], T, store, tiles=name == "view")
         if problem:
             return problem
     if not (isinstance(saved["shrinking"], bool) and isinstance(saved["cshrinking"], bool)):
