@@ -506,7 +506,7 @@ class Store:
                 try:
                     if os.fstat(log.append_fd).st_size != log.sizes[-1]:
                         os.ftruncate(log.append_fd, log.sizes[-1])
-                        os.fsync(log.append_fd)
+                        os.fsync(log.append_fd)  # the cut on disk before the next line
                 except OSError as error:
                     raise StoreError(f"an earlier append failed and {log.path(len(log.names) - 1)} could not "
                                      f"be cut back to its last whole line ({error.strerror}); nothing was "
