@@ -35,9 +35,9 @@ COUNTS_STALE_FAILED = (
 )
 TAKES_STALE_MERGE = (
     "            if (event.l, event.i) in self.running:\n"
-    "                self._build(event.l, event.i, event.text)\n",
+    "                self._build(event.l, event.i, event.text, sizes)\n",
     "            if (event.l, event.i) in self.running or (event.l > 0 and not self.built(event.l, event.i)):\n"
-    "                self._build(event.l, event.i, event.text)\n",
+    "                self._build(event.l, event.i, event.text, sizes)\n",
 )
 SHRINKING_KEPT = (
     "            shrinking = view.bytes > c.view_bytes_floor\n",
@@ -187,7 +187,7 @@ MUTANTS += [
         old=TAKES_STALE_MERGE[0],
         new=(
             "            if (event.l, event.i) in self.running or (event.l == 0 and event.i in self.unbuilt_set):\n"
-            "                self._build(event.l, event.i, event.text)\n"
+            "                self._build(event.l, event.i, event.text, sizes)\n"
         ),
         check=BRIDGE_TINY,
         note="a message's line reported built while its call does not run is taken [decision P7]",

@@ -17,6 +17,7 @@ model/: the bridge compares the two on the same events.
 """
 
 import heapq
+import re
 from collections import deque
 from dataclasses import dataclass
 from itertools import islice
@@ -24,11 +25,12 @@ from typing import Dict, List, Optional, Protocol, Set, Tuple
 
 from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.memory.line import LINE_BYTES_MAX, capped_line, capped_merge
-from harness.memory.text import is_valid_text
 
 Node = Tuple[int, int]
+Entry = Tuple[str, int, int, int]  # a built node's text, its UTF-8, flattened and line bytes
 PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
 KINDS = ("user", "ever", "tool", "echo", "work", "note")  # [gist §1] [decision P12]
+KIND_SET = frozenset(KINDS)
 
 
 @dataclass(frozen=True)
@@ -61,14 +63,54 @@ def flatten(text: str) -> str:
     return text.replace("\r\n", " ").translate(_BREAKS)
 
 
-def built_line_bytes(l: int, i: int, text: str) -> int:
-    """A built line's cost: `id+n|text` flattened, and its newline [decision P1]."""
+def text_bytes(text: str) -> int:
+    """UTF-8 bytes, or −1 for a text with a lone surrogate: one encoding checks and counts."""
     if text.isascii():
-        # an ASCII break is one byte, as is its space: only "\r\n" changes the size
-        body_bytes = len(text) - text.count("\r\n")
-    else:
-        body_bytes = utf8_bytes(flatten(text))
-    return len(node_name(l, i)) + 1 + body_bytes + 1
+        return len(text)
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return -1
+
+
+# The breaks wider than the space they become: C1 controls (2 bytes) and U+2028, U+2029 (3).
+_WIDE_BREAKS = re.compile("[\x80-\x9f\u2028\u2029]")
+
+
+def text_sizes(text: str) -> Tuple[int, int]:
+    """The text's UTF-8 bytes and its flattened bytes (what `flatten` renders), counted in one
+    encoding without building the flattened text; (−1, −1) for a text with a lone surrogate.
+    Each break becomes one space, so only "\r\n" and the breaks wider than a byte shrink."""
+    if text.isascii():
+        size = len(text)
+        return size, size - text.count("\r\n")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return -1, -1
+    size = len(data)
+    flat = size - data.count(b"\r\n")
+    # a C1 control is C2 80..9F in UTF-8 (C2 A0..BF are printable), U+2028 and U+2029 E2 80 A8..A9
+    if b"\xc2" in data or b"\xe2\x80\xa8" in data or b"\xe2\x80\xa9" in data:
+        for found in _WIDE_BREAKS.finditer(text):
+            flat -= 1 if found.group() < "\u0100" else 2
+    return size, flat
+
+
+def joined_sizes(left: Tuple[str, int, int, int], right: Tuple[str, int, int, int]) -> Tuple[int, int]:
+    """The `text_sizes` of two node texts joined by a newline, from their entries (text, UTF-8
+    bytes, flattened bytes, line bytes): the newline flattens to one space, but after a "\r"
+    the two are one break [decision P15]; nothing else reaches across it."""
+    flat = left[2] + 1 + right[2]
+    if left[0].endswith("\r"):
+        flat -= 1
+    return left[1] + 1 + right[1], flat
+
+
+def built_line_bytes(l: int, i: int, flat_bytes: int) -> int:
+    """A built line's cost: `id+n|text` flattened, and its newline [decision P1], given the text's
+    flattened bytes (`text_sizes`)."""
+    return len(node_name(l, i)) + 1 + flat_bytes + 1
 
 
 def waiting_line_bytes(i: int) -> int:
@@ -150,14 +192,17 @@ class MemoryTexts:
         self.messages.append((kind, text))
 
     def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
+        known = self.nodes
+        logged = self.logged
         for l, i, text in nodes:
-            if (l, i) in self.nodes:
+            node = (l, i)
+            if node in known:
                 # a restart replays what the log holds: a node is built once [gist §2]
-                assert self.nodes[(l, i)] == text, f"node {node_name(l, i)} built again with another text"
+                assert known[node] == text, f"node {node_name(l, i)} built again with another text"
                 continue
-            self.nodes[(l, i)] = text
-            self.position[(l, i)] = len(self.logged)
-            self.logged.append((l, i, T))
+            known[node] = text
+            self.position[node] = len(logged)
+            logged.append((l, i, T))
 
     def built_levels(self) -> List[List]:
         built = _Built()
@@ -173,38 +218,38 @@ class MemoryTexts:
         return [(l, i, self.nodes[(l, i)], T) for l, i, T in self.logged[start:]]
 
 
+LEVELS_MAX = 64  # a level-64 node would cover 2^64 messages
+
+
 class _Built:
     """Which nodes of each level are built: every i below the level's watermark, and the few
-    built beyond it (nodes are built nearly in order, so the set stays small)."""
+    built beyond it (nodes are built nearly in order, so the set stays small). Every level has
+    its slot from the start, so `has` is one comparison, and at most one set lookup."""
 
     __slots__ = ("watermarks", "beyond")
 
     def __init__(self) -> None:
-        self.watermarks: List[int] = []
-        self.beyond: List[Set[int]] = []
+        self.watermarks: List[int] = [0] * LEVELS_MAX
+        self.beyond: List[Set[int]] = [set() for _ in range(LEVELS_MAX)]
 
     def has(self, l: int, i: int) -> bool:
-        if l >= len(self.watermarks):
-            return False
         return i < self.watermarks[l] or i in self.beyond[l]
 
     def add(self, l: int, i: int) -> None:
-        while len(self.watermarks) <= l:
-            self.watermarks.append(0)
-            self.beyond.append(set())
-        if i < self.watermarks[l]:
-            return
-        beyond = self.beyond[l]
-        beyond.add(i)
         mark = self.watermarks[l]
-        while mark in beyond:
+        if i != mark:
+            if i > mark:
+                self.beyond[l].add(i)
+            return
+        # the next in order, as most are: the watermark moves past it and what was built beyond
+        beyond = self.beyond[l]
+        mark += 1
+        while beyond and mark in beyond:
             beyond.remove(mark)
             mark += 1
         self.watermarks[l] = mark
 
     def discard(self, l: int, i: int) -> None:
-        if l >= len(self.watermarks):
-            return
         mark = self.watermarks[l]
         if i < mark:
             self.beyond[l].update(range(i + 1, mark))
@@ -212,14 +257,22 @@ class _Built:
         else:
             self.beyond[l].discard(i)
 
+    def levels(self) -> int:
+        """How many levels have a node built, the levels above them none."""
+        count = LEVELS_MAX
+        while count > 0 and self.watermarks[count - 1] == 0 and not self.beyond[count - 1]:
+            count -= 1
+        return count
+
     def saved(self) -> List[List]:
-        return [[mark, sorted(beyond)] for mark, beyond in zip(self.watermarks, self.beyond)]
+        return [[self.watermarks[l], sorted(self.beyond[l])] for l in range(self.levels())]
 
     @classmethod
     def loaded(cls, saved: List[List]) -> "_Built":
         built = cls()
-        built.watermarks = [mark for mark, _ in saved]
-        built.beyond = [set(beyond) for _, beyond in saved]
+        for l, (mark, beyond) in enumerate(saved):
+            built.watermarks[l] = mark
+            built.beyond[l] = set(beyond)
         return built
 
 
@@ -282,34 +335,80 @@ class _View:
             self._push_pair(child_level, i << 1)
 
     def fit(self, T: int, budget_bytes: int, planner: "Planner") -> List[Node]:
-        """Merge the most due pair whose parent is built until within budget [gist §3.2]."""
+        """Merge the most due pair whose parent is built until within budget [gist §3.2].
+
+        The levels with a pair are kept in due order of their heaps' tops, most due first. A
+        merge changes only two tops, its level's and the level above's (where its parent may
+        make a pair), and T stays: so each merge places at most those two levels again, by
+        binary search, instead of comparing every level's top. `add` and `_push_pair` are
+        written out in the loop, which runs for every merge of both views."""
         merges: List[Node] = []
+        total = self.bytes
+        if total <= budget_bytes:
+            return merges
         pairs = self.pairs
         level = self.level
         line_bytes = self.line_bytes
-        while self.bytes > budget_bytes:
-            best_l = -1
-            best_i = 0
-            best_first = 0
-            for l in range(len(pairs)):
-                heap = pairs[l]
-                if not heap:
-                    continue
-                i = heap[0]
-                first = i << l
-                if best_l < 0 or more_due(l, first, best_l, best_first, T):
-                    best_l, best_i, best_first = l, i, first
-            if best_l < 0:
-                break
-            heapq.heappop(pairs[best_l])
-            self.paired.discard((best_l, best_i))
+        paired = self.paired
+        recent = planner._recent  # a stale copy still holds true sizes: a node's text never changes
+        entry_of = planner._entry
+        built = planner.built_nodes
+        heappop = heapq.heappop
+        heappush = heapq.heappush
+        tops: Dict[int, int] = {}  # each ordered level's top pair, by its first message
+        order: List[int] = []  # the levels with a pair, most due first
+
+        def place(l: int) -> None:
+            first = pairs[l][0] << l
+            tops[l] = first
+            low = 0
+            high = len(order)
+            while low < high:
+                middle = (low + high) >> 1
+                other = order[middle]
+                if more_due(l, first, other, tops[other], T):
+                    high = middle
+                else:
+                    low = middle + 1
+            order.insert(low, l)
+
+        for l, heap in enumerate(pairs):
+            if heap:
+                place(l)
+        while order and total > budget_bytes:
+            best_l = order.pop(0)
+            heap = pairs[best_l]
+            best_i = heappop(heap)
+            paired.discard((best_l, best_i))
+            best_first = best_i << best_l
             second = (best_i + 1) << best_l
-            self.bytes -= line_bytes.pop(best_first) + line_bytes.pop(second)
+            total -= line_bytes.pop(best_first) + line_bytes.pop(second)
             del level[second]
+            if heap:
+                place(best_l)
             parent_level = best_l + 1
             parent = best_i >> 1
-            self.add(parent_level, parent, planner.line_bytes(parent_level, parent), planner.built_nodes)
-            merges.append((parent_level, parent))
+            node = (parent_level, parent)
+            entry = recent.get(node) or entry_of(parent_level, parent)
+            level[best_first] = parent_level
+            line_bytes[best_first] = entry[3]
+            total += entry[3]
+            merges.append(node)
+            # the parent and its sibling make a pair if the node above them is built
+            pair_i = parent & ~1
+            if (level.get((parent ^ 1) << parent_level) == parent_level
+                    and built.has(parent_level + 1, parent >> 1)
+                    and (parent_level, pair_i) not in paired):
+                paired.add((parent_level, pair_i))
+                while len(pairs) <= parent_level:
+                    pairs.append([])
+                above = pairs[parent_level]
+                heappush(above, pair_i)
+                if above[0] == pair_i:  # a new top for its level
+                    if len(above) > 1:
+                        order.remove(parent_level)
+                    place(parent_level)
+        self.bytes = total
         return merges
 
     def lines(self) -> List[Node]:
@@ -327,7 +426,7 @@ class Planner:
         self.texts: Texts = MemoryTexts() if texts is None else texts
         self.built_nodes = _Built()
         self.built_now: List[Tuple[int, int, str]] = []  # this event's nodes, until recorded
-        self._recent: Dict[Node, str] = {}  # texts read or built lately: a bounded cache
+        self._recent: Dict[Node, Entry] = {}  # nodes read or built lately: a bounded cache
         self.view = _View()
         self.cview = _View()
         self.shrinking = False
@@ -350,73 +449,113 @@ class Planner:
 
     RECENT_MAX = 20_000  # texts kept in memory: about two views' worth of lines
 
-    def text(self, l: int, i: int) -> Optional[str]:
+    def _entry(self, l: int, i: int) -> Optional[Entry]:
+        """Node (l, i)'s text, its UTF-8 bytes, its flattened bytes and its line's bytes in a
+        view, or None while it is not built: counted once, when the node is built or its text
+        read from the store, not each time a batch asks [decision P1]."""
+        node = (l, i)
+        entry = self._recent.get(node)
+        if entry is not None:
+            return entry
         if not self.built_nodes.has(l, i):
             return None
-        recent = self._recent
-        text = recent.get((l, i))
+        text = self.texts.node(l, i)
         if text is None:
-            text = self.texts.node(l, i)
-            if text is None:
-                raise LookupError(f"node {node_name(l, i)} is built but its store has no text")
-            if len(recent) >= self.RECENT_MAX:
-                self._forget_recent()
-            recent[(l, i)] = text
-        return text
+            raise LookupError(f"node {node_name(l, i)} is built but its store has no text")
+        size_bytes, flat_bytes = text_sizes(text)
+        entry = (text, size_bytes, flat_bytes, built_line_bytes(l, i, flat_bytes))
+        self._remember(node, entry)
+        return entry
 
-    def _forget_recent(self) -> None:
+    def _remember(self, node: Node, entry: Entry) -> None:
+        recent = self._recent
+        if len(recent) >= self.RECENT_MAX:
+            recent = self._forget_recent()
+        recent[node] = entry
+
+    def _forget_recent(self) -> Dict[Node, Entry]:
         # the texts of this event's nodes are not in the store yet: keep them
-        pending = {(l, i): text for l, i, text in self.built_now}
-        self._recent = pending
+        recent = self._recent
+        recent = {(l, i): recent[(l, i)] for l, i, _ in self.built_now}
+        self._recent = recent
+        return recent
+
+    def text(self, l: int, i: int) -> Optional[str]:
+        entry = self._entry(l, i)
+        return None if entry is None else entry[0]
 
     def line_bytes(self, l: int, i: int) -> int:
         """A built node's line size in a view [decision P1]."""
-        text = self.text(l, i)
-        assert text is not None
-        return built_line_bytes(l, i, text)
+        entry = self._recent.get((l, i)) or self._entry(l, i)
+        assert entry is not None
+        return entry[3]
 
-    def _put(self, l: int, i: int, text: str) -> None:
-        if self.built_nodes.has(l, i):
-            return  # replayed at start: the store logged it before the crash
-        self.built_nodes.add(l, i)
-        self.built_now.append((l, i, text))
-        if len(self._recent) >= self.RECENT_MAX:
-            self._forget_recent()
-        self._recent[(l, i)] = text
-
-    def _build(self, l: int, i: int, text: str) -> None:
-        """Node (l, i) is built once: show it, leave the queues, ready or build its parent."""
-        self._put(l, i, text)
+    def _build(self, l: int, i: int, text: str, sizes: Optional[Tuple[int, int]] = None) -> None:
+        """Node (l, i) is built once: show it, leave the queues, ready or build its parent.
+        `sizes` are the text's `text_sizes` when the caller has counted them. Every event runs
+        it once or more: the helpers it needs are written out."""
         node = (l, i)
+        size_bytes, flat_bytes = text_sizes(text) if sizes is None else sizes
+        line_bytes = built_line_bytes(l, i, flat_bytes)
+        built = self.built_nodes
+        if not (i < built.watermarks[l] or i in built.beyond[l]):
+            # (else replayed at start: the store logged it before the crash)
+            built.add(l, i)
+            recent = self._recent
+            if len(recent) >= self.RECENT_MAX:
+                recent = self._forget_recent()
+            recent[node] = (text, size_bytes, flat_bytes, line_bytes)
+            self.built_now.append((l, i, text))
+        view = self.view
+        cview = self.cview
         if l == 0:
-            line_bytes = built_line_bytes(0, i, text)
-            for view in (self.view, self.cview):
-                if view.level.get(i) == 0:
-                    view.resize(i, line_bytes)
+            # the line shows its summary now, and costs what it shows [decision P1]
+            if view.level.get(i) == 0:
+                view.bytes += line_bytes - view.line_bytes[i]
+                view.line_bytes[i] = line_bytes
+            if cview.level.get(i) == 0:
+                cview.bytes += line_bytes - cview.line_bytes[i]
+                cview.line_bytes[i] = line_bytes
             if i in self.unbuilt_set:
                 self.unbuilt_set.remove(i)
                 self.unbuilt.remove(i)  # a built message is within the window: near the left
         else:
-            self.view.parent_built(l, i)
-            self.cview.parent_built(l, i)
-        if node in self.running:
-            self.running.remove(node)
-        self.failures.pop(node, None)
-        self.retry_later.discard(node)
-        self._ready_parent(l, i)
+            view.parent_built(l, i)
+            cview.parent_built(l, i)
+        running = self.running
+        if node in running:
+            running.remove(node)
+        if self.failures:
+            self.failures.pop(node, None)
+        if self.retry_later:
+            self.retry_later.discard(node)
+        # its parent: built at once if free [gist §2], else ready to merge
+        sibling_i = i ^ 1
+        recent = self._recent
+        sibling = recent.get((l, sibling_i))
+        if sibling is None:
+            if not (sibling_i < built.watermarks[l] or sibling_i in built.beyond[l]):
+                return
+            sibling = self._entry(l, sibling_i)
+        own = recent.get(node) or self._entry(l, i)
+        left, right = (own, sibling) if sibling_i & 1 else (sibling, own)
+        if left[1] + 1 + right[1] <= LINE_BYTES_MAX:
+            # [gist §2] two short lines joined by a newline: a free node, no call
+            self._build(l + 1, i >> 1, left[0] + "\n" + right[0], joined_sizes(left, right))
+            return
+        self._push_ready(l + 1, i >> 1)
 
     def _ready_parent(self, l: int, i: int) -> None:
-        left = self.text(l, i & ~1)
-        right = self.text(l, i | 1)
-        if left is None or right is None:
+        """At a restart: node (l, i)'s parent, if both halves are built, as `_build` readies it."""
+        sibling = self._entry(l, i ^ 1)
+        own = self._entry(l, i)
+        if sibling is None or own is None:
             return
-        joined = left + "\n" + right
-        parent = i >> 1
-        if utf8_bytes(joined) <= LINE_BYTES_MAX:
-            # [gist §2] two short lines joined by a newline: a free node, no call
-            self._build(l + 1, parent, joined)
+        left, right = (own, sibling) if i & 1 == 0 else (sibling, own)
+        if left[1] + 1 + right[1] <= LINE_BYTES_MAX:
+            self._build(l + 1, i >> 1, left[0] + "\n" + right[0])
             return
-        self._push_ready(l + 1, parent)
+        self._push_ready(l + 1, i >> 1)
 
     def _push_ready(self, l: int, i: int) -> None:
         node = (l, i)
@@ -445,19 +584,23 @@ class Planner:
         self.cmerges = []
         kind = type(event)
         if kind is Message:
-            if event.kind not in KINDS:
+            if event.kind not in KIND_SET:
                 raise ValueError(f"not a message kind: {event.kind!r} (one of {', '.join(KINDS)})")
-            if not is_valid_text(event.text):
+            text = event.text
+            # a text that may be its own line is counted whole, once; a longer one only checked
+            sizes = text_sizes(text) if len(text) <= LINE_BYTES_MAX else (text_bytes(text), -1)
+            if sizes[0] < 0:
                 raise ValueError("a message's text has a lone surrogate: pass it through harness.memory.text.valid_text first")
-            self._message(event.kind, event.text)
+            self._message(event.kind, text, sizes)
         elif kind is Built:
-            if not is_valid_text(event.text):
+            sizes = text_sizes(event.text)
+            if sizes[0] < 0:
                 raise ValueError("a built line has a lone surrogate: pass it through harness.memory.text.valid_text first")
-            if not 0 < utf8_bytes(event.text) <= LINE_BYTES_MAX:
-                raise ValueError(f"a built line is 1 to {LINE_BYTES_MAX} bytes, not {utf8_bytes(event.text)}")
+            if not 0 < sizes[0] <= LINE_BYTES_MAX:
+                raise ValueError(f"a built line is 1 to {LINE_BYTES_MAX} bytes, not {sizes[0]}")
             # [decision P7] an outcome of a call that is not running is ignored
             if (event.l, event.i) in self.running:
-                self._build(event.l, event.i, event.text)
+                self._build(event.l, event.i, event.text, sizes)
         elif kind is Failed:
             if (event.l, event.i) in self.running:
                 self._failed(event.l, event.i)
@@ -479,19 +622,24 @@ class Planner:
             self.lines_since_save += len(self.built_now)
             self.built_now = []
 
-    def _message(self, kind: str, text: str) -> None:
+    def _message(self, kind: str, text: str, sizes: Tuple[int, int]) -> None:
         """Append its line; build it if free; batch [gist §2, §3.2]."""
         i = self.T
         source = kind + ": " + text
+        head_bytes = len(kind) + 2
         self.T = i + 1
         self.texts.record_message(i, kind, text)
         self.lines_since_save += 1
         line_bytes = waiting_line_bytes(i)
-        self.view.add(0, i, line_bytes, self.built_nodes)
-        self.cview.add(0, i, line_bytes, self.built_nodes)
+        # no pair yet: its parent is built only after the line itself
+        for view in (self.view, self.cview):
+            view.level[i] = 0
+            view.line_bytes[i] = line_bytes
+            view.bytes += line_bytes
         # [decision P3] a free node exists with its message, before the ceiling test
-        if utf8_bytes(source) <= LINE_BYTES_MAX:
-            self._build(0, i, source)
+        if head_bytes + sizes[0] <= LINE_BYTES_MAX:
+            # `kind: ` is ASCII and has no break, nor a "\r" to pair with the text's first "\n"
+            self._build(0, i, source, (head_bytes + sizes[0], head_bytes + sizes[1]))
         else:
             self.unbuilt.append(i)
             self.unbuilt_set.add(i)
@@ -501,10 +649,12 @@ class Planner:
 
     def _retry(self) -> None:
         """Failed nodes are candidates again: at a message, or at a `Retry` [decision P8]."""
-        self.retry_later.clear()
-        for node in self.deferred:
-            self._push_ready(node[0], node[1])
-        self.deferred = []
+        if self.retry_later:
+            self.retry_later.clear()
+        if self.deferred:
+            for node in self.deferred:
+                self._push_ready(node[0], node[1])
+            self.deferred = []
 
     def _batch(self) -> None:
         """Past the ceiling merge down to the floor, and go on at each message while above it
@@ -582,7 +732,12 @@ class Planner:
         running = self.running
         if len(running) >= jobs_max and not waiting:
             return
-        candidates = self._window_candidates(running)
+        if unbuilt:
+            candidates = self._window_candidates(running)
+        elif self.ready:
+            candidates = []
+        else:
+            return  # nothing to start
         if waiting:
             for node in self._free_slots_for(running, candidates):
                 # a stopped call is no failure: back to its queue
@@ -759,10 +914,10 @@ class Planner:
         O(levels + the merges waiting + the nodes built out of order)."""
         built = self.built_nodes
         ready = []
-        for l in range(len(built.watermarks)):
+        for l in range(min(built.levels(), LEVELS_MAX - 1)):
             mark = built.watermarks[l]
             parent_level = l + 1
-            parent_mark = built.watermarks[parent_level] if parent_level < len(built.watermarks) else 0
+            parent_mark = built.watermarks[parent_level]
             # parents whose halves are both below the watermark, and parents of nodes beyond it
             candidates = set(range(parent_mark, mark >> 1))
             candidates.update(i >> 1 for i in built.beyond[l])
