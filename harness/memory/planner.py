@@ -90,8 +90,9 @@ def text_sizes(text: str) -> Tuple[int, int]:
         return -1, -1
     size = len(data)
     flat = size - data.count(b"\r\n")
-    # a C1 control is C2 80..9F in UTF-8 (C2 A0..BF are printable), U+2028 and U+2029 E2 80 A8..A9
-    if b"\xc2" in data or b"\xe2\x80\xa8" in data or b"\xe2\x80\xa9" in data:
+    # a C1 control is C2 80..9F in UTF-8, U+2028 and U+2029 E2 80 A8..A9: the prefixes are shared
+    # with printable characters (C2 A0..BF, U+2000..U+203F), which the exact count then finds out
+    if b"\xc2" in data or b"\xe2\x80" in data:
         for found in _WIDE_BREAKS.finditer(text):
             flat -= 1 if found.group() < "\u0100" else 2
     return size, flat
@@ -107,10 +108,14 @@ def joined_sizes(left: Tuple[str, int, int, int], right: Tuple[str, int, int, in
     return left[1] + 1 + right[1], flat
 
 
+# A line's bytes besides its id and its text: `+n`, `|` and the newline, by level.
+_HEAD_TAIL_BYTES = tuple(len(f"+{1 << l}|\n") for l in range(64))
+
+
 def built_line_bytes(l: int, i: int, flat_bytes: int) -> int:
     """A built line's cost: `id+n|text` flattened, and its newline [decision P1], given the text's
     flattened bytes (`text_sizes`)."""
-    return len(node_name(l, i)) + 1 + flat_bytes + 1
+    return len(str(i << l)) + _HEAD_TAIL_BYTES[l] + flat_bytes
 
 
 def waiting_line_bytes(i: int) -> int:
@@ -173,7 +178,6 @@ class MemoryTexts:
         self.nodes: Dict[Node, str] = {}
         self.messages: List[Tuple[str, str]] = []
         self.logged: List[Tuple[int, int, int]] = []  # (l, i, T) in log order
-        self.position: Dict[Node, int] = {}
 
     def node(self, l: int, i: int) -> Optional[str]:
         return self.nodes.get((l, i))
@@ -196,13 +200,13 @@ class MemoryTexts:
         logged = self.logged
         for l, i, text in nodes:
             node = (l, i)
-            if node in known:
+            old = known.get(node)
+            if old is None:
+                known[node] = text
+                logged.append((l, i, T))
+            else:
                 # a restart replays what the log holds: a node is built once [gist §2]
-                assert known[node] == text, f"node {node_name(l, i)} built again with another text"
-                continue
-            known[node] = text
-            self.position[node] = len(logged)
-            logged.append((l, i, T))
+                assert old == text, f"node {node_name(l, i)} built again with another text"
 
     def built_levels(self) -> List[List]:
         built = _Built()
@@ -214,8 +218,15 @@ class MemoryTexts:
         return self.logged[-1][:2] if self.logged else None
 
     def nodes_after(self, last: Optional[Node]) -> List[Tuple[int, int, str, int]]:
-        start = 0 if last is None else self.position[(last[0], last[1])] + 1
-        return [(l, i, self.nodes[(l, i)], T) for l, i, T in self.logged[start:]]
+        logged = self.logged
+        start = len(logged)
+        if last is None:
+            start = 0
+        else:
+            # a checkpoint's last node is at most a checkpoint's lines from the end
+            while logged[start - 1][:2] != (last[0], last[1]):
+                start -= 1
+        return [(l, i, self.nodes[(l, i)], T) for l, i, T in logged[start:]]
 
 
 LEVELS_MAX = 64  # a level-64 node would cover 2^64 messages
@@ -352,11 +363,12 @@ class _View:
         paired = self.paired
         recent = planner._recent  # a stale copy still holds true sizes: a node's text never changes
         entry_of = planner._entry
-        built = planner.built_nodes
+        watermarks = planner.built_nodes.watermarks
+        beyond = planner.built_nodes.beyond
         heappop = heapq.heappop
         heappush = heapq.heappush
-        tops: Dict[int, int] = {}  # each ordered level's top pair, by its first message
-        order: List[int] = []  # the levels with a pair, most due first
+        tops = [0] * LEVELS_MAX  # each ordered level's top pair, by its first message
+        order: List[int] = []  # the levels with a pair, least due first: the best is popped
 
         def place(l: int) -> None:
             first = pairs[l][0] << l
@@ -366,7 +378,7 @@ class _View:
             while low < high:
                 middle = (low + high) >> 1
                 other = order[middle]
-                if more_due(l, first, other, tops[other], T):
+                if more_due(other, tops[other], l, first, T):
                     high = middle
                 else:
                     low = middle + 1
@@ -376,7 +388,7 @@ class _View:
             if heap:
                 place(l)
         while order and total > budget_bytes:
-            best_l = order.pop(0)
+            best_l = order.pop()
             heap = pairs[best_l]
             best_i = heappop(heap)
             paired.discard((best_l, best_i))
@@ -395,19 +407,20 @@ class _View:
             total += entry[3]
             merges.append(node)
             # the parent and its sibling make a pair if the node above them is built
-            pair_i = parent & ~1
+            grandparent = parent >> 1
             if (level.get((parent ^ 1) << parent_level) == parent_level
-                    and built.has(parent_level + 1, parent >> 1)
-                    and (parent_level, pair_i) not in paired):
-                paired.add((parent_level, pair_i))
-                while len(pairs) <= parent_level:
-                    pairs.append([])
-                above = pairs[parent_level]
-                heappush(above, pair_i)
-                if above[0] == pair_i:  # a new top for its level
-                    if len(above) > 1:
-                        order.remove(parent_level)
-                    place(parent_level)
+                    and (grandparent < watermarks[parent_level + 1] or grandparent in beyond[parent_level + 1])):
+                pair_i = parent & ~1
+                if (parent_level, pair_i) not in paired:
+                    paired.add((parent_level, pair_i))
+                    if len(pairs) == parent_level:
+                        pairs.append([])
+                    above = pairs[parent_level]
+                    heappush(above, pair_i)
+                    if above[0] == pair_i:  # a new top for its level
+                        if len(above) > 1:
+                            order.remove(parent_level)
+                        place(parent_level)
         self.bytes = total
         return merges
 
@@ -500,7 +513,10 @@ class Planner:
         built = self.built_nodes
         if not (i < built.watermarks[l] or i in built.beyond[l]):
             # (else replayed at start: the store logged it before the crash)
-            built.add(l, i)
+            if i == built.watermarks[l] and not built.beyond[l]:
+                built.watermarks[l] = i + 1  # the next in order, as most are
+            else:
+                built.add(l, i)
             recent = self._recent
             if len(recent) >= self.RECENT_MAX:
                 recent = self._forget_recent()
@@ -580,8 +596,10 @@ class Planner:
 
     def apply(self, event: Event) -> None:
         """Apply one event, then start calls [gist §3, §4, §6]."""
-        self.merges = []
-        self.cmerges = []
+        if self.merges:
+            self.merges = []
+        if self.cmerges:
+            self.cmerges = []
         kind = type(event)
         if kind is Message:
             if event.kind not in KIND_SET:
@@ -613,7 +631,8 @@ class Planner:
         else:
             raise TypeError(f"not a planner event: {event!r} (a restart is a checkpoint, then load)")
         self._schedule()
-        self._record_built()
+        if self.built_now:
+            self._record_built()
 
     def _record_built(self) -> None:
         """Hand this event's new nodes to the store, once, in build order."""
@@ -625,7 +644,6 @@ class Planner:
     def _message(self, kind: str, text: str, sizes: Tuple[int, int]) -> None:
         """Append its line; build it if free; batch [gist §2, §3.2]."""
         i = self.T
-        source = kind + ": " + text
         head_bytes = len(kind) + 2
         self.T = i + 1
         self.texts.record_message(i, kind, text)
@@ -639,7 +657,7 @@ class Planner:
         # [decision P3] a free node exists with its message, before the ceiling test
         if head_bytes + sizes[0] <= LINE_BYTES_MAX:
             # `kind: ` is ASCII and has no break, nor a "\r" to pair with the text's first "\n"
-            self._build(0, i, source, (head_bytes + sizes[0], head_bytes + sizes[1]))
+            self._build(0, i, kind + ": " + text, (head_bytes + sizes[0], head_bytes + sizes[1]))
         else:
             self.unbuilt.append(i)
             self.unbuilt_set.add(i)
@@ -726,10 +744,12 @@ class Planner:
         last message [gist §4] [decision P5, P6]; while a turn waits only the view's unbuilt
         lines start, and merges stop only for their slots [decision P8]."""
         jobs_max = self.config.jobs_max
+        running = self.running
+        if len(running) >= jobs_max and not self.waiting:
+            return
         unbuilt = self.unbuilt
         waiting = self.waiting and len(unbuilt) > 0
         self.waiting = waiting
-        running = self.running
         if len(running) >= jobs_max and not waiting:
             return
         if unbuilt:
