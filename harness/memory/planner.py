@@ -303,8 +303,8 @@ class _View:
         self.level: Dict[int, int] = {}
         self.line_bytes: Dict[int, int] = {}
         self.bytes = 0
-        self.pairs: List[List[int]] = []
-        self.paired: Set[Node] = set()  # the heaps' entries: a pair enters once
+        self.pairs: List[List[int]] = [[] for _ in range(LEVELS_MAX)]
+        self.paired: List[Set[int]] = [set() for _ in range(LEVELS_MAX)]  # each heap's entries
 
     def copy(self) -> "_View":
         other = _View()
@@ -312,18 +312,16 @@ class _View:
         other.line_bytes = self.line_bytes.copy()
         other.bytes = self.bytes
         other.pairs = [heap[:] for heap in self.pairs]
-        other.paired = self.paired.copy()
+        other.paired = [entries.copy() for entries in self.paired]
         return other
 
     def _push_pair(self, l: int, i: int) -> None:
         # a node replayed at start may be built a second time in memory: its pair enters once
-        if (l, i) in self.paired:
+        paired = self.paired[l]
+        if i in paired:
             return
-        self.paired.add((l, i))
-        pairs = self.pairs
-        while len(pairs) <= l:
-            pairs.append([])
-        heapq.heappush(pairs[l], i)
+        paired.add(i)
+        heapq.heappush(self.pairs[l], i)
 
     def add(self, l: int, i: int, line_bytes: int, built: _Built) -> None:
         first = i << l
@@ -391,7 +389,7 @@ class _View:
             best_l = order.pop()
             heap = pairs[best_l]
             best_i = heappop(heap)
-            paired.discard((best_l, best_i))
+            paired[best_l].discard(best_i)
             best_first = best_i << best_l
             second = (best_i + 1) << best_l
             total -= line_bytes.pop(best_first) + line_bytes.pop(second)
@@ -411,10 +409,9 @@ class _View:
             if (level.get((parent ^ 1) << parent_level) == parent_level
                     and (grandparent < watermarks[parent_level + 1] or grandparent in beyond[parent_level + 1])):
                 pair_i = parent & ~1
-                if (parent_level, pair_i) not in paired:
-                    paired.add((parent_level, pair_i))
-                    if len(pairs) == parent_level:
-                        pairs.append([])
+                entries = paired[parent_level]
+                if pair_i not in entries:
+                    entries.add(pair_i)
                     above = pairs[parent_level]
                     heappush(above, pair_i)
                     if above[0] == pair_i:  # a new top for its level
@@ -509,7 +506,7 @@ class Planner:
         it once or more: the helpers it needs are written out."""
         node = (l, i)
         size_bytes, flat_bytes = text_sizes(text) if sizes is None else sizes
-        line_bytes = built_line_bytes(l, i, flat_bytes)
+        line_bytes = len(str(i << l)) + _HEAD_TAIL_BYTES[l] + flat_bytes  # built_line_bytes
         built = self.built_nodes
         if not (i < built.watermarks[l] or i in built.beyond[l]):
             # (else replayed at start: the store logged it before the crash)
@@ -536,8 +533,14 @@ class Planner:
                 self.unbuilt_set.remove(i)
                 self.unbuilt.remove(i)  # a built message is within the window: near the left
         else:
-            view.parent_built(l, i)
-            cview.parent_built(l, i)
+            # its halves, if both are lines of a view, can merge there now (`parent_built`)
+            left_first = i << l
+            child_level = l - 1
+            right_first = ((i << 1) | 1) << child_level
+            if view.level.get(left_first) == child_level and view.level.get(right_first) == child_level:
+                view._push_pair(child_level, i << 1)
+            if cview.level.get(left_first) == child_level and cview.level.get(right_first) == child_level:
+                cview._push_pair(child_level, i << 1)
         running = self.running
         if node in running:
             running.remove(node)
@@ -650,10 +653,14 @@ class Planner:
         self.lines_since_save += 1
         line_bytes = waiting_line_bytes(i)
         # no pair yet: its parent is built only after the line itself
-        for view in (self.view, self.cview):
-            view.level[i] = 0
-            view.line_bytes[i] = line_bytes
-            view.bytes += line_bytes
+        view = self.view
+        view.level[i] = 0
+        view.line_bytes[i] = line_bytes
+        view.bytes += line_bytes
+        view = self.cview
+        view.level[i] = 0
+        view.line_bytes[i] = line_bytes
+        view.bytes += line_bytes
         # [decision P3] a free node exists with its message, before the ceiling test
         if head_bytes + sizes[0] <= LINE_BYTES_MAX:
             # `kind: ` is ASCII and has no break, nor a "\r" to pair with the text's first "\n"
