@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import sys
 import tempfile
 import time
@@ -252,6 +253,8 @@ class Result:
     seconds: float
     mismatch: Optional[Mismatch]
     paths: dict
+    model_seconds: float = 0.0  # CPU seconds of each side's steps and trace printing
+    harness_seconds: float = 0.0
 
 
 def _guarded(side, *arguments) -> List[str]:
@@ -330,13 +333,19 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
         sinks[0].write(f"scenario {run.name} {run.seed} {run.scale}\n")
         sinks[0].write("config " + " ".join(str(n) for n in run.config) + "\n")
     mismatch = None
+    model_seconds = harness_seconds = 0.0
     for k, event in enumerate(run.events(probe)):
         if limit is not None and k >= limit:
             k -= 1
             break
         if sides:
+            clock = time.process_time()
             model_lines = _guarded(sides.model_step, k, event)
+            middle = time.process_time()
             harness_lines = _guarded(sides.harness_step, k, event)
+            done = time.process_time()
+            model_seconds += middle - clock
+            harness_seconds += done - middle
             T_max = max(T_max, sides.state.T)
         else:
             model_lines = _guarded(line_records, k, event, ml)
@@ -363,7 +372,8 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
     if sides:
         for path, count in sides.replays.items():
             paths.counts[path] += count
-    return Result(run.name, run.seed, run.scale, k + 1, T_max, time.monotonic() - started, mismatch, paths.counts)
+    return Result(run.name, run.seed, run.scale, k + 1, T_max, time.monotonic() - started, mismatch, paths.counts,
+                  model_seconds, harness_seconds)
 
 
 def _execute_named(arguments: Tuple[str, int, str]) -> Result:
@@ -433,6 +443,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     events = sum(result.events for result in results)
     T_max = max((result.T_max for result in results), default=0)
     seconds = time.monotonic() - started
+    # CPU seconds, which another process's load changes far less than the wall's: the whole run
+    # (the workers' and this process's) and each side's share
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_seconds = own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+    model_seconds = sum(result.model_seconds for result in results)
+    harness_seconds = sum(result.harness_seconds for result in results)
     verdict = "agree" if not failed else f"DIFFER in {len(failed)} runs"
     if arguments.paths:
         total = Paths()
@@ -443,7 +459,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(total.report())
     print(
         f"bridge {arguments.scale}: {len(results)} runs, {events} events compared, "
-        f"largest T {T_max}, {seconds:.1f}s: {verdict}"
+        f"largest T {T_max}, {seconds:.1f}s (CPU {cpu_seconds:.1f}s; the model's side {model_seconds:.1f}s, "
+        f"the production planner's {harness_seconds:.1f}s, "
+        f"{model_seconds / harness_seconds if harness_seconds else 0:.1f}x): {verdict}"
     )
     return 1 if failed else 0
 

@@ -34,10 +34,10 @@ COUNTS_STALE_FAILED = (
     "                self.failures[(event.l, event.i)] = self.failures.get((event.l, event.i), 0) + 1\n",
 )
 TAKES_STALE_MERGE = (
-    "            if (event.l, event.i) in self.running:\n"
-    "                self._build(event.l, event.i, event.text, sizes)\n",
-    "            if (event.l, event.i) in self.running or (event.l > 0 and not self.built(event.l, event.i)):\n"
-    "                self._build(event.l, event.i, event.text, sizes)\n",
+    "            if (l, i) in self.running:\n"
+    "                self._build(l, i, text, sizes)\n",
+    "            if (l, i) in self.running or (l > 0 and not self.built(l, i)):\n"
+    "                self._build(l, i, text, sizes)\n",
 )
 SHRINKING_KEPT = (
     "            shrinking = view.bytes > c.view_bytes_floor\n",
@@ -186,8 +186,8 @@ MUTANTS += [
         path="harness/memory/planner.py",
         old=TAKES_STALE_MERGE[0],
         new=(
-            "            if (event.l, event.i) in self.running or (event.l == 0 and event.i in self.unbuilt_set):\n"
-            "                self._build(event.l, event.i, event.text, sizes)\n"
+            "            if (l, i) in self.running or (l == 0 and i in self.unbuilt_set):\n"
+            "                self._build(l, i, text, sizes)\n"
         ),
         check=BRIDGE_TINY,
         note="a message's line reported built while its call does not run is taken [decision P7]",

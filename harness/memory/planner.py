@@ -605,23 +605,24 @@ class Planner:
             self.cmerges = []
         kind = type(event)
         if kind is Message:
-            if event.kind not in KIND_SET:
-                raise ValueError(f"not a message kind: {event.kind!r} (one of {', '.join(KINDS)})")
-            text = event.text
+            message_kind, text = event
+            if message_kind not in KIND_SET:
+                raise ValueError(f"not a message kind: {message_kind!r} (one of {', '.join(KINDS)})")
             # a text that may be its own line is counted whole, once; a longer one only checked
             sizes = text_sizes(text) if len(text) <= LINE_BYTES_MAX else (text_bytes(text), -1)
             if sizes[0] < 0:
                 raise ValueError("a message's text has a lone surrogate: pass it through harness.memory.text.valid_text first")
-            self._message(event.kind, text, sizes)
+            self._message(message_kind, text, sizes)
         elif kind is Built:
-            sizes = text_sizes(event.text)
+            l, i, text = event
+            sizes = text_sizes(text)
             if sizes[0] < 0:
                 raise ValueError("a built line has a lone surrogate: pass it through harness.memory.text.valid_text first")
             if not 0 < sizes[0] <= LINE_BYTES_MAX:
                 raise ValueError(f"a built line is 1 to {LINE_BYTES_MAX} bytes, not {sizes[0]}")
             # [decision P7] an outcome of a call that is not running is ignored
-            if (event.l, event.i) in self.running:
-                self._build(event.l, event.i, event.text, sizes)
+            if (l, i) in self.running:
+                self._build(l, i, text, sizes)
         elif kind is Failed:
             if (event.l, event.i) in self.running:
                 self._failed(event.l, event.i)
