@@ -75,6 +75,32 @@ def flatten(text: str) -> str:
     return text
 
 
+# What a line's text may not show as it is [decision P18]: "<" would let a text open or close a
+# tag of the view or of a compaction's task (<chat>, </chat>, <input>, </input>); "|" would let it
+# show a line's head (`12+1|user: …`), which only a line's start holds. Each becomes one look-alike
+# character, so a line still reads as its text, and what is counted is what is shown.
+ESCAPES = (("<", "\u2039"), ("|", "\u00a6"))  # ‹ and ¦
+TASK_MARK = "compaction"  # a task starts "Compaction:" [gist §4]: its colon, after these letters
+TASK_MARK_COLON = "\ua789"  # ꞉
+
+
+def escaped(text: str) -> str:
+    """The text with each of ESCAPES shown as its look-alike, and the colon of "compaction:" in
+    any letter case as TASK_MARK_COLON, so no line starts a task [decision P18]."""
+    for raw, shown in ESCAPES:
+        text = text.replace(raw, shown)
+    done = ""
+    start = 0
+    k = text.find(":")
+    while k >= 0:
+        # `.lower()` makes no other character one of these ASCII letters (U+0130 lowers to two)
+        if k >= len(TASK_MARK) and text[k - len(TASK_MARK):k].lower() == TASK_MARK:
+            done = done + text[start:k] + TASK_MARK_COLON
+            start = k + 1
+        k = text.find(":", k + 1)
+    return done + text[start:]
+
+
 def is_valid_text(text: str) -> bool:
     """The planners' precondition on every text: no lone surrogate, so it encodes as UTF-8. Text
     is made valid once, where it enters Ever [decision P14]."""
@@ -86,7 +112,7 @@ def is_valid_text(text: str) -> bool:
 
 def rendered(line: Line) -> str:
     if line.built:
-        return name(line.l, line.i) + "|" + flatten(line.text)
+        return name(line.l, line.i) + "|" + escaped(flatten(line.text))
     return name(line.l, line.i) + "|" + PLACEHOLDER
 
 

@@ -27,7 +27,7 @@ from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd,
 from harness.memory.line import LINE_BYTES_MAX, capped_line, capped_merge
 
 Node = Tuple[int, int]
-Entry = Tuple[str, int, int, int]  # a built node's text, its UTF-8, flattened and line bytes
+Entry = Tuple[str, int, int, int]  # a built node's text, its UTF-8, shown and line bytes
 PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
 KINDS = ("user", "ever", "tool", "echo", "work", "note")  # [gist §1] [decision P12]
 KIND_SET = frozenset(KINDS)
@@ -63,6 +63,28 @@ def flatten(text: str) -> str:
     return text.replace("\r\n", " ").translate(_BREAKS)
 
 
+# What a line's text may not show as it is [decision P18]: "<" (a tag of the view or of a task
+# would open or close), "|" (a line's head `id+n|` would show), each as one look-alike character;
+# and the colon of "compaction:" in any letter case, which would start a task [gist §4].
+_ESCAPES = {ord("<"): "\u2039", ord("|"): "\u00a6"}  # ‹ ¦
+_TASK_MARK = re.compile("([Cc][Oo][Mm][Pp][Aa][Cc][Tt][Ii][Oo][Nn]):")
+_TASK_MARK_COLON = "\ua789"  # ꞉
+
+
+def escaped(text: str) -> str:
+    """The text with "<", "|" and a task mark's colon shown as their look-alikes [P18]: a
+    message's text in its compression task, whose line breaks the task keeps [gist §4]."""
+    text = text.translate(_ESCAPES)
+    if "n:" in text or "N:" in text:
+        text = _TASK_MARK.sub("\\1" + _TASK_MARK_COLON, text)
+    return text
+
+
+def shown(text: str) -> str:
+    """A line's text as the view shows it: flattened, then escaped [P15] [P18]."""
+    return escaped(flatten(text))
+
+
 def text_bytes(text: str) -> int:
     """UTF-8 bytes, or −1 for a text with a lone surrogate: one encoding checks and counts."""
     if text.isascii():
@@ -78,44 +100,49 @@ _WIDE_BREAKS = re.compile("[\x80-\x9f\u2028\u2029]")
 
 
 def text_sizes(text: str) -> Tuple[int, int]:
-    """The text's UTF-8 bytes and its flattened bytes (what `flatten` renders), counted in one
-    encoding without building the flattened text; (−1, −1) for a text with a lone surrogate.
-    Each break becomes one space, so only "\r\n" and the breaks wider than a byte shrink."""
+    """The text's UTF-8 bytes and its shown bytes (what `shown` renders), counted in one encoding
+    without building the shown text; (−1, −1) for a text with a lone surrogate. Each break becomes
+    one space, so only "\r\n" and the breaks wider than a byte shrink; each escape grows: "<" by 2
+    bytes (‹), "|" by 1 (¦), a task mark's colon by 2 (꞉). None of them touches another's
+    characters, so each counts on the text as it is."""
     if text.isascii():
         size = len(text)
-        return size, size - text.count("\r\n")
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        return -1, -1
-    size = len(data)
-    flat = size - data.count(b"\r\n")
-    # a C1 control is C2 80..9F in UTF-8, U+2028 and U+2029 E2 80 A8..A9: the prefixes are shared
-    # with printable characters (C2 A0..BF, U+2000..U+203F), which the exact count then finds out
-    if b"\xc2" in data or b"\xe2\x80" in data:
-        for found in _WIDE_BREAKS.finditer(text):
-            flat -= 1 if found.group() < "\u0100" else 2
-    return size, flat
+        shown_size = size - text.count("\r\n") + 2 * text.count("<") + text.count("|")
+    else:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            return -1, -1
+        size = len(data)
+        shown_size = size - data.count(b"\r\n") + 2 * data.count(b"<") + data.count(b"|")
+        # a C1 control is C2 80..9F in UTF-8, U+2028 and U+2029 E2 80 A8..A9: the prefixes are
+        # shared with printable characters (C2 A0..BF, U+2000..U+203F), which the count finds out
+        if b"\xc2" in data or b"\xe2\x80" in data:
+            for found in _WIDE_BREAKS.finditer(text):
+                shown_size -= 1 if found.group() < "\u0100" else 2
+    if "n:" in text or "N:" in text:
+        shown_size += 2 * len(_TASK_MARK.findall(text))
+    return size, shown_size
 
 
 def joined_sizes(left: Tuple[str, int, int, int], right: Tuple[str, int, int, int]) -> Tuple[int, int]:
     """The `text_sizes` of two node texts joined by a newline, from their entries (text, UTF-8
-    bytes, flattened bytes, line bytes): the newline flattens to one space, but after a "\r"
-    the two are one break [decision P15]; nothing else reaches across it."""
-    flat = left[2] + 1 + right[2]
+    bytes, shown bytes, line bytes): the newline is shown as one space, but after a "\r" the two
+    are one break [decision P15]; no escape reaches across it (a task mark has no break) [P18]."""
+    shown_size = left[2] + 1 + right[2]
     if left[0].endswith("\r"):
-        flat -= 1
-    return left[1] + 1 + right[1], flat
+        shown_size -= 1
+    return left[1] + 1 + right[1], shown_size
 
 
 # A line's bytes besides its id and its text: `+n`, `|` and the newline, by level.
 _HEAD_TAIL_BYTES = tuple(len(f"+{1 << l}|\n") for l in range(64))
 
 
-def built_line_bytes(l: int, i: int, flat_bytes: int) -> int:
-    """A built line's cost: `id+n|text` flattened, and its newline [decision P1], given the text's
-    flattened bytes (`text_sizes`)."""
-    return len(str(i << l)) + _HEAD_TAIL_BYTES[l] + flat_bytes
+def built_line_bytes(l: int, i: int, shown_bytes: int) -> int:
+    """A built line's cost: `id+n|text` as shown, and its newline [decision P1], given the text's
+    shown bytes (`text_sizes`)."""
+    return len(str(i << l)) + _HEAD_TAIL_BYTES[l] + shown_bytes
 
 
 def waiting_line_bytes(i: int) -> int:
@@ -460,7 +487,7 @@ class Planner:
     RECENT_MAX = 20_000  # texts kept in memory: about two views' worth of lines
 
     def _entry(self, l: int, i: int) -> Optional[Entry]:
-        """Node (l, i)'s text, its UTF-8 bytes, its flattened bytes and its line's bytes in a
+        """Node (l, i)'s text, its UTF-8 bytes, its shown bytes and its line's bytes in a
         view, or None while it is not built: counted once, when the node is built or its text
         read from the store, not each time a batch asks [decision P1]."""
         node = (l, i)
@@ -472,8 +499,8 @@ class Planner:
         text = self.texts.node(l, i)
         if text is None:
             raise LookupError(f"node {node_name(l, i)} is built but its store has no text")
-        size_bytes, flat_bytes = text_sizes(text)
-        entry = (text, size_bytes, flat_bytes, built_line_bytes(l, i, flat_bytes))
+        size_bytes, shown_bytes = text_sizes(text)
+        entry = (text, size_bytes, shown_bytes, built_line_bytes(l, i, shown_bytes))
         self._remember(node, entry)
         return entry
 
@@ -505,8 +532,8 @@ class Planner:
         `sizes` are the text's `text_sizes` when the caller has counted them. Every event runs
         it once or more: the helpers it needs are written out."""
         node = (l, i)
-        size_bytes, flat_bytes = text_sizes(text) if sizes is None else sizes
-        line_bytes = len(str(i << l)) + _HEAD_TAIL_BYTES[l] + flat_bytes  # built_line_bytes
+        size_bytes, shown_bytes = text_sizes(text) if sizes is None else sizes
+        line_bytes = len(str(i << l)) + _HEAD_TAIL_BYTES[l] + shown_bytes  # built_line_bytes
         built = self.built_nodes
         if not (i < built.watermarks[l] or i in built.beyond[l]):
             # (else replayed at start: the store logged it before the crash)
@@ -517,7 +544,7 @@ class Planner:
             recent = self._recent
             if len(recent) >= self.RECENT_MAX:
                 recent = self._forget_recent()
-            recent[node] = (text, size_bytes, flat_bytes, line_bytes)
+            recent[node] = (text, size_bytes, shown_bytes, line_bytes)
             self.built_now.append((l, i, text))
         view = self.view
         cview = self.cview
@@ -664,7 +691,8 @@ class Planner:
         view.bytes += line_bytes
         # [decision P3] a free node exists with its message, before the ceiling test
         if head_bytes + sizes[0] <= LINE_BYTES_MAX:
-            # `kind: ` is ASCII and has no break, nor a "\r" to pair with the text's first "\n"
+            # `kind: ` is ASCII, with nothing to flatten or escape, and ends in a space: nothing in it
+            # joins the text's first character (a "\n" to pair, a task mark's letters)
             self._build(0, i, kind + ": " + text, (head_bytes + sizes[0], head_bytes + sizes[1]))
         else:
             self.unbuilt.append(i)
@@ -815,7 +843,7 @@ class Planner:
         text = self.text(l, i)
         if text is None:
             return f"{i}+1|{PLACEHOLDER}"
-        return node_name(l, i) + "|" + flatten(text)
+        return node_name(l, i) + "|" + shown(text)
 
     def render(self, lines: Optional[List[Node]] = None) -> str:
         """The view as every call gets it [gist §3]."""
