@@ -4,6 +4,8 @@
     ever chat --local         the same with no key: a local API that echoes, in a chat of its own
     ever send TEXT | -        one turn, for scripts; handed to a running `ever chat` if one owns it
     ever memory status|view|zoom ID N
+    ever import PATH... [--format F] [--yes]   old sessions as notes
+    ever browse [--out F] [--serve]   the whole memory as one HTML page
     ever log                  where the files are
     ever cost [--json]        tokens, cache reads and writes, and what they cost
 
@@ -116,6 +118,45 @@ def memory_zoom(first: int, n: int) -> None:
 
     answer = ask_owner_or_open({"op": "zoom", "id": first, "n": n})
     click.echo(named_images(answer["text"], load_settings().chat_dir) if n == 1 else answer["text"])
+
+
+@main.command("import")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["claude-code", "codex", "pi", "llm", "text"]),
+              default=None, help="The files' format (default: told from each file).")
+@click.option("--yes", is_flag=True, help="Go on without asking, however many compactions it costs.")
+def import_command(paths, fmt, yes: bool) -> None:
+    """Old sessions (Claude Code, Codex CLI, pi, llm's logs.db, text or Markdown) as notes, oldest first."""
+    from harness.chat.importing import run_import
+    from harness.memory.imports import ImportFailed
+
+    try:
+        run_import(load_settings(), paths, fmt, yes)
+    except KeyboardInterrupt:
+        fail("stopped; the notes logged so far stay, and the same import run again adds the rest")
+    except ChatBusy:
+        fail("the chat is open in another process; close it to import into it")
+    except (ImportFailed, ConfigError, StoreError) as error:
+        fail(str(error))
+
+
+@main.command()
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              help="Where to write the page (default: memory.html in the chat's directory).")
+@click.option("--serve", is_flag=True, help="Serve the page on 127.0.0.1 instead, until Ctrl-C.")
+@click.option("--port", type=int, default=0, help="The port for --serve (default: any free one).")
+def browse(out_path, serve: bool, port: int) -> None:
+    """The whole memory as one self-contained HTML page: the view's lines, down to each message."""
+    from harness.chat.browsing import serve_page, write_page
+
+    settings = load_settings()
+    try:
+        if serve:
+            serve_page(settings, port, click.echo)
+        else:
+            click.echo(write_page(settings, out_path))
+    except (ConfigError, StoreError, OSError) as error:
+        fail(str(error))
 
 
 @main.command("log")
