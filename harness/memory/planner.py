@@ -18,6 +18,7 @@ model/: the bridge compares the two on the same events.
 
 import heapq
 import re
+from array import array
 from collections import deque
 from dataclasses import dataclass
 from itertools import islice
@@ -199,50 +200,58 @@ class Texts(Protocol):
 
 class MemoryTexts:
     """Every text in memory: for the bridge, tests and benchmarks. It outlives a `Planner`, as
-    the files do, so a restart is `Planner.load(planner.save(), planner.texts)`."""
+    the files do, so a restart is `Planner.load(planner.save(), planner.texts)`. A node is keyed
+    by one integer and the log kept in arrays, so a million messages' two million nodes are not
+    millions of tuples for the collector to walk."""
 
     def __init__(self) -> None:
-        self.nodes: Dict[Node, str] = {}
-        self.messages: List[Tuple[str, str]] = []
-        self.logged: List[Tuple[int, int, int]] = []  # (l, i, T) in log order
+        self.nodes: Dict[int, str] = {}  # by `node_key`
+        self.kinds: List[str] = []
+        self.texts: List[str] = []
+        self.logged = array("q")  # node keys, in log order
+        self.logged_T = array("q")  # the T each was logged at
 
     def node(self, l: int, i: int) -> Optional[str]:
-        return self.nodes.get((l, i))
+        return self.nodes.get((i << 6) | l)
 
     def message(self, i: int) -> Tuple[str, str]:
-        return self.messages[i]
+        return self.kinds[i], self.texts[i]
 
     def message_count(self) -> int:
-        return len(self.messages)
+        return len(self.texts)
 
     def record_message(self, i: int, kind: str, text: str) -> None:
-        if i < len(self.messages):  # replayed at a restart
-            assert self.messages[i] == (kind, text), f"message {i} replayed with another text"
+        if i < len(self.texts):  # replayed at a restart
+            assert (self.kinds[i], self.texts[i]) == (kind, text), f"message {i} replayed with another text"
             return
-        assert i == len(self.messages)
-        self.messages.append((kind, text))
+        assert i == len(self.texts)
+        self.kinds.append(kind)
+        self.texts.append(text)
 
     def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
         known = self.nodes
-        logged = self.logged
         for l, i, text in nodes:
-            node = (l, i)
-            old = known.get(node)
+            key = (i << 6) | l  # LEVELS_MAX levels
+            old = known.get(key)
             if old is None:
-                known[node] = text
-                logged.append((l, i, T))
+                known[key] = text
+                self.logged.append(key)
+                self.logged_T.append(T)
             else:
                 # a restart replays what the log holds: a node is built once [gist §2]
                 assert old == text, f"node {node_name(l, i)} built again with another text"
 
     def built_levels(self) -> List[List]:
         built = _Built()
-        for l, i in self.nodes:
-            built.add(l, i)
+        for key in self.nodes:
+            built.add(key & 63, key >> 6)
         return built.saved()
 
     def last_node(self) -> Optional[Node]:
-        return self.logged[-1][:2] if self.logged else None
+        if not self.logged:
+            return None
+        key = self.logged[-1]
+        return key & 63, key >> 6
 
     def nodes_after(self, last: Optional[Node]) -> List[Tuple[int, int, str, int]]:
         logged = self.logged
@@ -251,9 +260,11 @@ class MemoryTexts:
             start = 0
         else:
             # a checkpoint's last node is at most a checkpoint's lines from the end
-            while logged[start - 1][:2] != (last[0], last[1]):
+            last_key = (last[1] << 6) | last[0]
+            while logged[start - 1] != last_key:
                 start -= 1
-        return [(l, i, self.nodes[(l, i)], T) for l, i, T in logged[start:]]
+        return [(key & 63, key >> 6, self.nodes[key], T)
+                for key, T in zip(logged[start:], self.logged_T[start:])]
 
 
 LEVELS_MAX = 64  # a level-64 node would cover 2^64 messages
