@@ -104,7 +104,8 @@ def flatten_breaks_every_line(budget: Budget) -> Verdict:
 
 # The view's tags and a compaction task's: what no line may hold [gist §3, §4] [decision P18].
 FRAME_TAGS = ("<chat>", "</chat>", "<input>", "</input>")
-TASK_MARK = "compaction:"  # the task's opening word, "Compaction:", in any letter case
+TASK_MARK = "compaction:"  # the task's opening word, "Compaction:"
+TASK_MARKS = ("Compaction:", "compaction:", "COMPACTION:")  # as the gist writes it, lower, capitals
 FRAME_PIECES = ("<", "/", "|", ":", "\n", "\r", "c", "C", " ")
 
 
@@ -134,7 +135,7 @@ def frame_faults(text: str) -> str:
         return f"renders {shown!r}"
     if "<" in body or "|" in body:
         return f"renders {shown!r}: a tag's '<' or a head's '|' is shown as it is"
-    if any(tag in shown for tag in FRAME_TAGS) or TASK_MARK in shown.lower():
+    if any(tag in shown for tag in FRAME_TAGS + TASK_MARKS):
         return f"renders {shown!r}: it holds a tag or the task mark"
     if len(shown.splitlines()) != 1:
         return f"renders {shown!r}: it breaks"
@@ -165,6 +166,6 @@ def rendered_lines_keep_the_frame(budget: Budget) -> Verdict:
 
 LAWS = [
     Law("turn_never_waits_for_its_message", "§6", "A turn in the protocol's order (wait, view, then the message) never waits for its own message, and sends the view of every message before it.", "runs", "Searched: at least 700 turns of a seeded chat", turn_never_waits_for_its_message),
-    Law("rendered_lines_keep_the_frame", "§3", "No rendered line opens or closes a tag of the view or of a compaction's task, shows another line's head `id+n` and its bar, or holds the task mark `Compaction:` in any letter case, whatever the text; counted bytes are rendered bytes (P18).", "exhaustive", "Bounded: 71,590 texts (every string of ≤ 5 of < / bar : LF CR c C space, the tags, heads and every letter case of the task mark, in five settings), and all 1,112,064 scalar values", rendered_lines_keep_the_frame),
+    Law("rendered_lines_keep_the_frame", "§3", "No rendered line opens or closes a tag of the view or of a compaction's task, shows another line's head `id+n` and its bar, or holds the task mark `Compaction:` (nor its lower case or capitals), whatever the text; counted bytes are rendered bytes (P18).", "exhaustive", "Bounded: 71,590 texts (every string of ≤ 5 of < / bar : LF CR c C space, the tags, heads and every letter case of the task mark, in five settings), and all 1,112,064 scalar values", rendered_lines_keep_the_frame),
     Law("flatten_breaks_every_line", "§3", "A rendered line holds no line break and no control character, whatever the text; `\\r\\n` is one space; counted bytes are rendered bytes.", "exhaustive", "Bounded: all 1,112,064 Unicode scalar values, and CR LF pairs", flatten_breaks_every_line),
 ]

@@ -80,25 +80,21 @@ def flatten(text: str) -> str:
 # show a line's head (`12+1|user: …`), which only a line's start holds. Each becomes one look-alike
 # character, so a line still reads as its text, and what is counted is what is shown.
 ESCAPES = (("<", "\u2039"), ("|", "\u00a6"))  # ‹ and ¦
-TASK_MARK = "compaction"  # a task starts "Compaction:" [gist §4]: its colon, after these letters
-TASK_MARK_COLON = "\ua789"  # ꞉
+# a task starts "Compaction:" [gist §4]: that mark, in lower case and in capitals too, shows its
+# colon as ꞉ (U+A789)
+TASK_MARKS = ("Compaction:", "compaction:", "COMPACTION:")
+TASK_MARK_COLON = "\ua789"
 
 
 def escaped(text: str) -> str:
-    """The text with each of ESCAPES shown as its look-alike, and the colon of "compaction:" in
-    any letter case as TASK_MARK_COLON, so no line starts a task [decision P18]."""
+    """The text with each of ESCAPES shown as its look-alike, and each of TASK_MARKS with its
+    colon as TASK_MARK_COLON, so no line starts a task [decision P18]. Only `replace`, which the
+    laws' text terms have too."""
     for raw, shown in ESCAPES:
         text = text.replace(raw, shown)
-    done = ""
-    start = 0
-    k = text.find(":")
-    while k >= 0:
-        # `.lower()` makes no other character one of these ASCII letters (U+0130 lowers to two)
-        if k >= len(TASK_MARK) and text[k - len(TASK_MARK):k].lower() == TASK_MARK:
-            done = done + text[start:k] + TASK_MARK_COLON
-            start = k + 1
-        k = text.find(":", k + 1)
-    return done + text[start:]
+    for mark in TASK_MARKS:
+        text = text.replace(mark, mark[:-1] + TASK_MARK_COLON)
+    return text
 
 
 def is_valid_text(text: str) -> bool:

@@ -66,9 +66,10 @@ def flatten(text: str) -> str:
 
 # What a line's text may not show as it is [decision P18]: "<" (a tag of the view or of a task
 # would open or close), "|" (a line's head `id+n|` would show), each as one look-alike character;
-# and the colon of "compaction:" in any letter case, which would start a task [gist §4].
+# and the colon of the mark that starts a task, `Compaction:` [gist §4], in lower case and in
+# capitals too.
 _ESCAPES = {ord("<"): "\u2039", ord("|"): "\u00a6"}  # ‹ ¦
-_TASK_MARK = re.compile("([Cc][Oo][Mm][Pp][Aa][Cc][Tt][Ii][Oo][Nn]):")
+_TASK_MARK = re.compile("(Compaction|compaction|COMPACTION):")
 _TASK_MARK_COLON = "\ua789"  # ꞉
 
 
@@ -397,8 +398,7 @@ class _View:
         level = self.level
         line_bytes = self.line_bytes
         paired = self.paired
-        recent = planner._recent  # a stale copy still holds true sizes: a node's text never changes
-        entry_of = planner._entry
+        parent_bytes = planner.line_bytes
         watermarks = planner.built_nodes.watermarks
         beyond = planner.built_nodes.beyond
         heappop = heapq.heappop
@@ -436,12 +436,11 @@ class _View:
                 place(best_l)
             parent_level = best_l + 1
             parent = best_i >> 1
-            node = (parent_level, parent)
-            entry = recent.get(node) or entry_of(parent_level, parent)
+            parent_line_bytes = parent_bytes(parent_level, parent)
             level[best_first] = parent_level
-            line_bytes[best_first] = entry[3]
-            total += entry[3]
-            merges.append(node)
+            line_bytes[best_first] = parent_line_bytes
+            total += parent_line_bytes
+            merges.append((parent_level, parent))
             # the parent and its sibling make a pair if the node above them is built
             grandparent = parent >> 1
             if (level.get((parent ^ 1) << parent_level) == parent_level
