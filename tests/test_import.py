@@ -433,14 +433,14 @@ def test_an_import_stopped_with_ctrl_c_says_so_in_one_sentence_and_the_rest_come
     import pexpect
 
     # enough notes that the import still runs when the interrupt lands, however fast the planner
-    notes = 8_000
+    notes = 20_000
     lines = [cc("user", f"u{k}", None, f"{k // 3600:02d}:{k // 60 % 60:02d}", f"message {k} " + "y" * 600)
              for k in range(notes)]
     source = write_jsonl(tmp_path / "big.jsonl", lines)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
     env.update(EVER_HOME=str(tmp_path / "home"), TERM="xterm")
     child = pexpect.spawn(EVER, ["import", "--yes", str(source)], env=env, encoding="utf-8", timeout=60)
-    child.expect(r"\| *[1-9][0-9]*/8000")  # the bar has moved
+    child.expect(r"\| *[1-9][0-9]*/20000")  # the bar has moved
     child.sendintr()
     child.expect_exact("ever: stopped; the notes logged so far stay, and the same import run again adds the rest")
     child.expect(pexpect.EOF)
