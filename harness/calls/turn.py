@@ -26,14 +26,18 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from datetime import datetime
-from typing import Any, Callable, Dict, List, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, Union
 
-from harness.calls.client import Client, Refused, RetriesExhausted, Unusable
+from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
+from harness.calls.requests import finished, sent_back, stop_problem
 from harness.memory.images import kept, with_images
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.memory.service import Memory
 from harness.calls.tools import ToolResult, WorkTools, date_error, error_result, page_error, split_long, zoom_error
 from harness.calls.usage import cost_e8, record_usage, usage_record
+
+if TYPE_CHECKING:  # the SDK is imported only where a call is made
+    from harness.calls.client import Client
 
 JSON = Dict[str, Any]
 MAX_TOKENS = 16_000
@@ -75,6 +79,11 @@ class TurnSettings:
     max_tokens: int = MAX_TOKENS
     workdir: str = field(default_factory=os.getcwd)
     home: Optional[Path] = None  # EVER_HOME, for the usage records
+    thinking: Union[str, int] = "off"  # as harness/calls/models.py has it for the model
+    cache_marks: bool = True  # the config's cache.marks
+    # [decision H11] the end mark on the user's message in a turn's first call: measured against
+    # none there (tests/test_turn_cache.py); it pays when more than about a fifth of turns call a tool
+    end_mark_first_call: bool = True
     clock: Callable[[], datetime] = lambda: datetime.now().astimezone()
 
 
@@ -114,8 +123,10 @@ def wire(messages: List[JSON]) -> List[JSON]:
 class Turn:
     """One user message's call and its tool loop; see the module's text."""
 
-    def __init__(self, memory: Memory, client: Client, prompt: Prompt, tools: WorkTools,
-                 settings: TurnSettings, output: Optional[Output] = None):
+    starts_agents = True  # the master's turns; a subagent starts none (harness/calls/agents.py)
+
+    def __init__(self, memory: Memory, client: "Client", prompt: Prompt, tools: WorkTools,
+                 settings: TurnSettings, output: Optional[Output] = None, agents: Any = None):
         self.memory = memory
         self.client = client
         self.prompt = prompt
@@ -125,6 +136,7 @@ class Turn:
         self.inbox: List[str] = []  # messages the user typed while the call runs [gist §6]
         self.requests: List[JSON] = []  # each request sent, for status and tests
         self.turn_id = -1
+        self.agents = agents  # the chat's subagents: `agent`, zoom("Name"), their reports
 
     def add_message(self, text: str) -> None:
         """A message typed while the call runs joins it between tool calls [gist §6]."""
@@ -134,16 +146,17 @@ class Turn:
         for piece in split_long(text):
             self.memory.append(kind, piece)
 
-    async def run(self, text: str) -> TurnResult:
+    async def run(self, text: str, kind: str = "user") -> TurnResult:
+        """The turn of `text`: a user message, or a subagent's report (`work`) that no turn took."""
         memory = self.memory
         try:
             view_text = await memory.settle(self.settings.settle_timeout_seconds)
         except asyncio.CancelledError:
-            self.log("user", text)  # stopped while it waited: the message is kept, unanswered
+            self.log(kind, text)  # stopped while it waited: the message is kept, unanswered
             raise
         lines = view_text.split("\n")[1:-1]  # between "<chat>" and "</chat>"
         self.turn_id = memory.planner.T  # the user message's id: the turn's name in usage records
-        self.log("user", text)  # [decision P17] after the view is rendered
+        self.log(kind, text)  # [decision P17] after the view is rendered
         now = self.settings.clock()
         state = f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: {self.settings.workdir}]"
         first = chat_blocks(lines) + [
@@ -152,19 +165,25 @@ class Turn:
         ]
         messages: List[JSON] = [{"role": "user", "content": first}]
         result = TurnResult("")
+        first_call = True
         while True:
-            messages = end_marked(messages)
-            request = {
+            if first_call and not self.settings.end_mark_first_call:
+                first_call = False  # the view's mark only: nothing after it is written
+            else:
+                messages = end_marked(messages)
+            request = finished({
                 "model": self.settings.model,
                 "max_tokens": self.settings.max_tokens,
                 "tools": list(self.prompt.tools),
                 "system": list(self.prompt.system),
                 "messages": wire(messages),
-            }
+            }, self.settings.thinking, self.settings.cache_marks)
             self.requests.append(request)
             try:
                 reply = await self.client.stream(request, on_event=self._show)
             except (Refused, Unusable, RetriesExhausted) as error:
+                # every attempt that was billed counts in `ever cost`, the failed ones too
+                self._record(getattr(error, "spent", Usage()))
                 result.error = f"The call failed: {error}. Your message is in the log; the next turn will see it."
                 self.output.notice(result.error)
                 return result
@@ -172,35 +191,47 @@ class Turn:
             usage = reply.usage
             prompt_tokens = usage.prompt_tokens or 1
             result.cache_read_share = usage.cache_read_input_tokens / prompt_tokens
-            record = usage_record("turn", self._turn_id(), self.settings.model, usage)
-            result.cost_e8 = cost_e8(record)
-            if self.settings.home:
-                record_usage(self.settings.home, record)
+            result.cost_e8 = self._record(reply.spent, answered=True)
+            problem = stop_problem(reply.stop_reason)
             tool_results = []
             for block in reply.content:
                 if block["type"] == "text" and block["text"].strip():
                     self.log("ever", block["text"])
                     result.reply = block["text"]
-                elif block["type"] == "tool_use":
+                elif block["type"] == "tool_use" and problem is None:
+                    # a reply cut or refused runs none of its calls: their input may be cut too
                     tool_result = await self._call(block["name"], block.get("input", {}))
                     tool_results.append(tool_result.block(block["id"]))
+            if problem is not None:
+                result.error = problem
+                self.output.notice(problem)
+                return result
+            if reply.stop_reason == "pause_turn":
+                # the API paused a long turn: the reply goes back as it is and the call goes on
+                messages.append({"role": "assistant", "content": sent_back(list(reply.content))})
+                continue
             if reply.stop_reason != "tool_use" or not tool_results:
                 return result
-            messages.append({"role": "assistant", "content": [self._sent_back(b) for b in reply.content]})
+            messages.append({"role": "assistant", "content": sent_back(list(reply.content))})
             joined = list(tool_results)
             while self.inbox:
                 typed = self.inbox.pop(0)
                 self.log("user", typed)
                 joined.append({"type": "text", "text": typed})
+            if self.agents is not None and self.starts_agents:
+                joined += self.agents.joined(self)  # subagents' reports, logged as `work` [gist §6]
             messages.append({"role": "user", "content": joined})
 
     def _turn_id(self) -> int:
         return self.turn_id
 
-    @staticmethod
-    def _sent_back(block: JSON) -> JSON:
-        """A reply block as it goes back in the tool loop (thinking with its signature)."""
-        return {k: v for k, v in block.items() if k not in ("citations",)}
+    def _record(self, spent: Usage, answered: bool = False) -> Optional[int]:
+        """Record a call's usage, all its attempts (a failed call only if it was billed); its
+        cost in 10^-8 dollars, None if unpriced."""
+        record = usage_record("turn", self._turn_id(), self.settings.model, spent)
+        if self.settings.home and (answered or spent.prompt_tokens or spent.output_tokens):
+            record_usage(self.settings.home, record)
+        return cost_e8(record)
 
     def _show(self, event: Any) -> None:
         if getattr(event, "type", "") != "content_block_delta":
@@ -215,7 +246,12 @@ class Turn:
         """Run one tool call; log it and its result as they happen [gist §1, §6]."""
         self.log("tool", f"{name} {json.dumps(tool_input, ensure_ascii=False, sort_keys=True)}")
         self.output.tool(name, tool_input if isinstance(tool_input, dict) else {})
-        if name in ("zoom", "date"):
+        if name == "agent" and self.agents is not None and self.starts_agents:
+            result = self.agents.start(tool_input, self)
+        elif name == "zoom" and isinstance(tool_input, dict) and isinstance(tool_input.get("id"), str) \
+                and self.agents is not None:
+            result = self.agents.zoom(tool_input)  # zoom("Name") [gist §6]
+        elif name in ("zoom", "date"):
             result = self._memory_tool(name, tool_input)
         else:
             result = await asyncio.to_thread(self.tools.run, name, tool_input)

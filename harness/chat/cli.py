@@ -8,6 +8,7 @@
     ever browse [--out F] [--serve]   the whole memory as one HTML page
     ever log                  where the files are
     ever cost [--json]        tokens, cache reads and writes, and what they cost
+    ever agents [--json]      the chat's subagents: running or how they ended, and their cost
 
 Settings: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME, EVER_MODEL and `$EVER_HOME/config.toml`
 (harness/chat/config.py). The API key is never printed.
@@ -169,6 +170,7 @@ def log_command() -> None:
     click.echo(f"tree:      {chat_dir / 'tree'}/YYYY-MM-DD.jsonl")
     click.echo(f"view:      {chat_dir / 'view.json'}")
     click.echo(f"usage:     {chat_dir / 'usage'}/YYYY-MM-DD.jsonl")
+    click.echo(f"subagents: {chat_dir / 'agents'}/NAME.jsonl")
     click.echo(f"config:    {settings.config_path}")
 
 
@@ -184,6 +186,16 @@ def cost(as_json: bool, turns: int) -> None:
         click.echo(json.dumps(report_json(result), indent=2))
     else:
         click.echo(format_report(result, turns_shown=turns))
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="The list as JSON, for scripts.")
+def agents(as_json: bool) -> None:
+    """The chat's subagents: running or how each ended, its calls, tokens and cost."""
+    from harness.calls.agentlist import listing, listing_text
+
+    rows = listing(load_settings().chat_dir)
+    click.echo(json.dumps(rows, indent=2) if as_json else listing_text(rows))
 
 
 if __name__ == "__main__":

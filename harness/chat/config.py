@@ -19,10 +19,15 @@ ignored):
     approve = ["shell", "write", "edit"]   # tools that run without asking
     [memory]
     model = "claude-haiku-4-5"             # the compactor's model [gist §4] "a cheap one"
-    thinking = "xhigh"                     # its effort: off, low, medium, high, xhigh
+    thinking = "off"                       # off, an effort (low … max) or a budget in tokens,
+                                           # as the model takes (harness/calls/models.py)
     settle_timeout_seconds = 20            # how long a turn waits for its view [deliberate D10]
     [cache]
     marks = true                           # false: send no cache marks (servers that reject them)
+    [agents]                               # each subagent's caps [decision A1]
+    tokens_max = 2000000                   # prompt (cache reads too) and output, all its calls
+    seconds_max = 1800                     # wall time
+    tool_calls_max = 100
 
 Ever writes the file back itself (`/memory-model` saves `memory.model` and `memory.thinking`) with
 a tiny writer, `render_config`: the standard library reads TOML (tomllib) but cannot write it, and
@@ -45,24 +50,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+from harness.calls.models import EFFORTS, setting_problem
+from harness.memory.agentlog import AgentCaps
 from harness.calls.tools import ASKING_TOOLS
 
 HOME_DEFAULT = "~/.ever"
 CONFIG_NAME = "config.toml"
 KEY_NAME = "key"
 
-THINKING_EFFORTS = ("off", "low", "medium", "high", "xhigh")
+THINKING_EFFORTS = ("off",) + EFFORTS
+MEMORY_MAX_TOKENS = 16_000  # the compactor's max_tokens (harness/calls/compactor.py)
 
-# [decision H1] the defaults. The compactor's model and effort are the gist's ("UniiChat uses
-# Claude Haiku at xhigh effort" [gist §4]); the settle timeout is eukhe's (D10).
+# [decision H1] the defaults. The compactor's model is the gist's cheap Haiku [gist §4]; its
+# thinking is off [decision C9]: the gist's "Haiku at xhigh effort" names a Haiku with an effort,
+# and Haiku 4.5 has none (the real API refuses it). The settle timeout is eukhe's (D10).
 DEFAULTS: Dict[str, Any] = {
     "model": "claude-sonnet-4-6",
     "base_url": None,
     "approve": [],
     "memory.model": "claude-haiku-4-5",
-    "memory.thinking": "xhigh",
+    "memory.thinking": "off",
     "memory.settle_timeout_seconds": 20,
     "cache.marks": True,
+    "agents.tokens_max": 2_000_000,
+    "agents.seconds_max": 1800,
+    "agents.tool_calls_max": 100,
 }
 KEYS = tuple(DEFAULTS)
 
@@ -113,9 +125,10 @@ class Settings:
     base_url: Optional[str]
     approve: Tuple[str, ...]
     memory_model: str
-    memory_thinking: str
+    memory_thinking: Any  # "off", an effort, or a budget in tokens
     settle_timeout_seconds: float
     cache_marks: bool
+    agent_caps: Any = None  # harness/calls/agents.py AgentCaps; None: its defaults
     # where each key's value came from: "environment EVER_MODEL", "config.toml" or "default"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -162,6 +175,8 @@ def load_settings(environ: Optional[Mapping[str, str]] = None) -> Settings:
         memory_thinking=values["memory.thinking"],
         settle_timeout_seconds=values["memory.settle_timeout_seconds"],
         cache_marks=values["cache.marks"],
+        agent_caps=AgentCaps(values["agents.tokens_max"], values["agents.seconds_max"],
+                             values["agents.tool_calls_max"]),
         sources=sources,
     )
 
@@ -251,14 +266,22 @@ def checked(key: str, value: Any, where: str) -> Any:
             raise wrong(f"a list of tool names from {', '.join(ASKING_TOOLS)}")
         return [name for name in ASKING_TOOLS if name in value]
     if key == "memory.thinking":
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())  # a budget typed at /memory-model
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1024:
+            return value
         if value not in THINKING_EFFORTS:
-            raise wrong(f"one of {', '.join(THINKING_EFFORTS)}")
+            raise wrong(f"one of {', '.join(THINKING_EFFORTS)}, or a thinking budget of at least 1024 tokens")
         return value
     if key == "memory.settle_timeout_seconds":
         # bool is an int in Python, and `true` is no number of seconds
         if (isinstance(value, bool) or not isinstance(value, (int, float))
                 or not math.isfinite(value) or value <= 0):
             raise wrong("a number of seconds above 0")
+        return value
+    if key in ("agents.tokens_max", "agents.tool_calls_max", "agents.seconds_max"):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise wrong("a whole number above 0")
         return value
     if key == "cache.marks":
         if not isinstance(value, bool):
@@ -384,14 +407,34 @@ def update_config(home: Path, changes: Mapping[str, Any]) -> Path:
     return write_config(home, values)
 
 
+def memory_setting_problem(model: str, thinking: Any, turns_model: str) -> Optional[str]:
+    """Why the compaction model cannot take `thinking`, in one sentence naming what it takes
+    (harness/calls/models.py); None when it can."""
+    memory_model = turns_model if model == "turns" else model
+    return setting_problem(memory_model, thinking, MEMORY_MAX_TOKENS)
+
+
+def check_memory_setting(settings: Settings) -> None:
+    """At the chat's start: a ConfigError when the compaction model lacks its thinking setting."""
+    problem = memory_setting_problem(settings.memory_model, settings.memory_thinking, settings.model)
+    if problem:
+        raise ConfigError(problem)
+
+
 def set_memory_model(model: Optional[str], effort: Optional[str]) -> str:
-    """`/memory-model`: save the compaction model and effort given; say what they are now."""
+    """`/memory-model`: save the compaction model and effort given; say what they are now. A
+    pair the model cannot take is refused (ConfigError) and nothing is saved."""
     settings = load_settings()
     changes: Dict[str, Any] = {}
     if model:
         changes["memory.model"] = checked("memory.model", model, "/memory-model")
     if effort:
         changes["memory.thinking"] = checked("memory.thinking", effort, "/memory-model")
+    problem = memory_setting_problem(changes.get("memory.model", settings.memory_model),
+                                     changes.get("memory.thinking", settings.memory_thinking),
+                                     settings.model)
+    if problem:
+        raise ConfigError(problem)
     if changes:
         update_config(settings.home, changes)
         settings = load_settings()
