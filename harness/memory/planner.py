@@ -127,7 +127,7 @@ def text_sizes(text: str) -> Tuple[int, int]:
     return size, shown_size
 
 
-def joined_sizes(left: Tuple[str, int, int, int], right: Tuple[str, int, int, int]) -> Tuple[int, int]:
+def joined_sizes(left: Entry, right: Entry) -> Tuple[int, int]:
     """The `text_sizes` of two node texts joined by a newline, from their entries (text, UTF-8
     bytes, shown bytes, line bytes): the newline is shown as one space, but after a "\r" the two
     are one break [decision P15]; no escape reaches across it (a task mark has no break) [P18]."""
@@ -206,7 +206,7 @@ class MemoryTexts:
     millions of tuples for the collector to walk."""
 
     def __init__(self) -> None:
-        self.nodes: Dict[int, str] = {}  # by `node_key`
+        self.nodes: Dict[int, str] = {}  # by (i << 6) | l
         self.kinds: List[str] = []
         self.texts: List[str] = []
         self.logged = array("q")  # node keys, in log order
