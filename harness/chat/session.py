@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import os
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 from harness.calls.agents import Agents
 from harness.memory.agentlog import AgentCaps
 from harness.chat import owner
