@@ -23,8 +23,13 @@ there. The API key is never logged, printed or put in an exception: `ClientSetti
   `Refused` is raised at once. A reply that ends with stop reason `refusal` is an answer, not an
   error: it comes back as a `Reply` and is never retried.
 - *unusable*: no request of this client can succeed until its settings change: 401 (the key),
-  402 (billing), 403 (permission), 404 (the model or the endpoint). `Unusable` is raised at once;
-  it is nobody's content failure.
+  402 (billing), 403 (permission), 404 (the model or the endpoint), a spend limit (a 429 whose
+  `error_code` is a spend limit's, or a 400 "You have reached your specified API usage limits")
+  and an organization on hold (a 400 `organization_on_hold`). `Unusable` is raised at once; it is
+  nobody's content failure.
+
+Every error raised here is one sentence for the user: what failed, the URL it failed at, and what
+to do (`failure_sentence`), with the key and any piece of it an error echoes hidden.
 
 The SDK's own retries are off (`max_retries=0`): the policy is this module's and the tests drive it
 with an injected `sleep` and `random`, so no test sleeps for real.
@@ -35,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import hashlib
+import http
 import json
 import os
 import random as random_module
@@ -46,12 +52,20 @@ from typing import Any, Optional
 import anthropic
 import httpx2
 
+from harness.calls.tools import redact
+
 JSON = dict[str, Any]
 
 TRANSIENT, REFUSED, UNUSABLE = "transient", "refused", "unusable"
 UNUSABLE_STATUSES = frozenset({401, 402, 403, 404})
 TRANSIENT_STATUSES = frozenset({408, 409, 429})
 REFUSED_EVENT_TYPES = frozenset({"invalid_request_error", "request_too_large"})
+DEFAULT_BASE_URL = "https://api.anthropic.com"  # the SDK's, when no base URL is set
+# [decision C5] causes that stop every request until the user acts, whatever their status
+SPEND_LIMIT_CODES = frozenset({"enforced_spend_limit_reached", "contract_spend_limit_reached",
+                               "linked_organization_spend_limit_reached"})
+ON_HOLD_CODE = "organization_on_hold"
+SPEND_LIMIT_MESSAGE = "You have reached your specified"  # a 400's message, when a limit is set
 CACHE_LOOKBACK_BLOCKS = 20  # Anthropic looks back this many block boundaries from a mark
 CACHE_TTL_SECONDS = 300.0  # a 5-minute entry [gist §3.3]
 
@@ -129,17 +143,19 @@ class Reply:
 
 
 class Refused(Exception):
-    """The API refused this request; sending it again gives the same answer [decision C5]."""
+    """The API refused this request; sending it again gives the same answer [decision C5]. Its
+    text is the sentence for the user; `description` the API's own words."""
 
-    def __init__(self, description: str, spent: Usage, attempts: int) -> None:
-        super().__init__(description)
+    def __init__(self, description: str, spent: Usage, attempts: int, sentence: str = "") -> None:
+        super().__init__(sentence or description)
         self.description = description
         self.spent = spent
         self.attempts = attempts
 
 
 class Unusable(Exception):
-    """No request of this client can succeed until its settings change [decision C5]."""
+    """No request of this client can succeed until its settings change [decision C5]; its text is
+    the sentence for the user."""
 
 
 class RetriesExhausted(Exception):
@@ -161,10 +177,15 @@ class Retrying:
 
 
 def describe(error: BaseException) -> str:
-    """One line on what went wrong; API errors carry no header, so no key."""
+    """One line on what went wrong; API errors carry no header (the caller hides any key the
+    server's own message echoes)."""
     if isinstance(error, anthropic.APIStatusError):
-        where = "mid-stream" if error.status_code == 200 else str(error.status_code)
-        return f"{where} {error.type or 'error'}: {error.api_message or ''}".strip()
+        status = error.status_code
+        where = "mid-stream" if status == 200 else str(status)
+        # a server that is not the API may send a bare status: its name, not "501 error:"
+        kind = error.type or (status_phrase(status) if status != 200 else "error")
+        message = " ".join(str(error.api_message or "").split())
+        return f"{where} {kind}: {message}" if message else f"{where} {kind}"
     if isinstance(error, anthropic.APITimeoutError):
         return "the request timed out"
     if isinstance(error, anthropic.APIConnectionError):
@@ -176,11 +197,60 @@ def describe(error: BaseException) -> str:
     return f"the stream broke ({type(error).__name__})"
 
 
+def status_phrase(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return "error"
+
+
+def error_code(error: BaseException) -> str:
+    return str(getattr(error, "error_code", None) or "")
+
+
+def stops_every_request(error: BaseException) -> bool:
+    """A spend limit or an organization on hold: no request succeeds until the user acts."""
+    message = str(getattr(error, "api_message", None) or "")
+    return (error_code(error) in SPEND_LIMIT_CODES or error_code(error) == ON_HOLD_CODE
+            or message.startswith(SPEND_LIMIT_MESSAGE))
+
+
+def what_to_do(error: BaseException, model: str) -> str:
+    """The remedy for an error that retrying does not cure, as the user can carry it out."""
+    status = getattr(error, "status_code", 0)
+    if error_code(error) == ON_HOLD_CODE:
+        return "Anthropic has put the organization on hold; see the Console to appeal"
+    if stops_every_request(error):
+        return "raise the spend limit on the Console's Billing page, or wait until it resets"
+    if status == 401:
+        return "check the API key (ANTHROPIC_API_KEY, or the key file in EVER_HOME)"
+    if status == 402:
+        return "add credit on the Console's Billing page"
+    if status == 403:
+        return "the key may not do this: check its workspace and permissions in the Console"
+    if status == 404:
+        return f"check the model name ({model}) and the base URL"
+    if status == 413:
+        return "the request is too large for this server"
+    return (f"check the model ({model}) and its settings (model, memory.model, memory.thinking "
+            "in config.toml)")
+
+
+def failure_sentence(error: BaseException, kind: str, url: str, model: str) -> str:
+    """What failed, where, and what to do, as one sentence without its final stop."""
+    description = describe(error)
+    if kind == TRANSIENT:
+        return f"{url} failed the call to {model} ({description}); it may pass: try again"
+    return f"{url} refused the call to {model} ({description}): {what_to_do(error, model)}"
+
+
 def classify(error: BaseException) -> Optional[str]:
     """TRANSIENT, REFUSED or UNUSABLE [decision C5]; None for an error that is not the API's (a bug
     here, which must not be retried or hidden)."""
     if isinstance(error, anthropic.APIStatusError):
         status = error.status_code
+        if status != 200 and stops_every_request(error):
+            return UNUSABLE
         if status == 200:
             # an `error` event after the stream began: the SDK does not retry it
             return REFUSED if error.type in REFUSED_EVENT_TYPES else TRANSIENT
@@ -407,13 +477,16 @@ class Client:
                 if kind is None:
                     raise
                 spent = spent + billed.usage
-                description = describe(error)
+                secrets = (self.settings.api_key,)
+                description = redact(describe(error), secrets)
+                url = self.settings.base_url or DEFAULT_BASE_URL
+                sentence = redact(failure_sentence(error, kind, url, request.get("model", "")), secrets)
                 if kind == UNUSABLE:
-                    raise Unusable(f"the API refuses this client: {description}") from None
+                    raise Unusable(sentence) from None
                 if kind == REFUSED:
-                    raise Refused(description, spent, attempt) from None
+                    raise Refused(description, spent, attempt, sentence) from None
                 if self.settings.attempts_max is not None and attempt >= self.settings.attempts_max:
-                    raise RetriesExhausted(description, spent, attempt) from None
+                    raise RetriesExhausted(f"{sentence} ({attempt} tries)", spent, attempt) from None
                 asked = retry_after_seconds(error, self.wall_clock())
                 if asked is not None:
                     delay = min(asked, self.settings.retry_after_max_seconds)

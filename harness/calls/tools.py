@@ -29,6 +29,7 @@ import codecs
 import enum
 import math
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -162,11 +163,35 @@ def split_long(text: str, chars_max: int = MESSAGE_CHARS_MAX) -> List[str]:
     return pieces
 
 
+# A word sharing this many characters in a row with the key is taken for (a piece of) the key: an
+# error that echoes the key cut short, or a line that breaks it in two, is hidden too. Shorter
+# runs may be a key's public prefix (`sk-ant-api03-`, 13 characters).
+REDACT_RUN_CHARS = 16
+WORD = re.compile(r"[A-Za-z0-9_\-+/=.]+")
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
+    """`text` with each secret, and each word that holds REDACT_RUN_CHARS characters in a row of
+    one, replaced by `<API key hidden>` [decision H3]."""
+    runs: Set[str] = set()
     for secret in secrets:
-        if secret:
-            text = text.replace(secret, HIDDEN)
-    return text
+        if not secret:
+            continue
+        text = text.replace(secret, HIDDEN)
+        if len(secret) < REDACT_RUN_CHARS:
+            continue
+        runs.update(secret[k:k + REDACT_RUN_CHARS] for k in range(len(secret) - REDACT_RUN_CHARS + 1))
+    if not runs:
+        return text
+
+    def hidden(match: "re.Match[str]") -> str:
+        word = match.group()
+        for k in range(len(word) - REDACT_RUN_CHARS + 1):
+            if word[k:k + REDACT_RUN_CHARS] in runs:
+                return HIDDEN
+        return word
+
+    return WORD.sub(hidden, text)
 
 
 # --- zoom and date: the arguments ------------------------------------------------------------

@@ -127,7 +127,10 @@ class Chat:
         last = self.last if self.last and self.last.calls else None
         share = f"{last.cache_read_share:.0%}" if last else "-"
         cost = "-" if last is None else "?" if last.cost_e8 is None else dollars_text(last.cost_e8)
-        return f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
+        line = f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
+        if self.memory.paused:  # [decision C11] what failed, where, what to do
+            line += f" · the compactor is paused: {self.memory.paused}"
+        return line
 
 
 async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = False,

@@ -24,12 +24,15 @@ class Fault:
     delay_seconds: float = 0.0
     after_events: int = 0
     reply: Reply | None = None
+    error_code: str = ""  # the body's `error.details.error_code`, as the API names a cause
 
 
 def status_error(status: int, error_type: str, message: str,
-                 headers: tuple[tuple[str, str], ...] = ()) -> Fault:
-    """Any error status with the API's error body."""
-    return Fault("status", status=status, error_type=error_type, message=message, headers=headers)
+                 headers: tuple[tuple[str, str], ...] = (), error_code: str = "") -> Fault:
+    """Any error status with the API's error body; `error_code` adds `details.error_code`
+    (`enforced_spend_limit_reached` on a 429, `organization_on_hold` on a 400)."""
+    return Fault("status", status=status, error_type=error_type, message=message, headers=headers,
+                 error_code=error_code)
 
 
 def rate_limited(retry_after_seconds: float = 1.0) -> Fault:

@@ -162,8 +162,11 @@ def usage_json(outcome: CacheOutcome, output_tokens: int) -> JSON:
     }
 
 
-def error_json(error_type: str, message: str, request_id: str) -> JSON:
-    return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+def error_json(error_type: str, message: str, request_id: str, error_code: str = "") -> JSON:
+    error: JSON = {"type": error_type, "message": message}
+    if error_code:
+        error["details"] = {"error_code": error_code}
+    return {"type": "error", "error": error, "request_id": request_id}
 
 
 def pieces(value: str, size: int) -> list[str]:
@@ -528,7 +531,8 @@ class LocalAPI:
                       record: Callable[..., None]) -> None:
         if fault.kind == "status":
             record(fault.status, "status")
-            handler.send_json(fault.status, error_json(fault.error_type, fault.message, request_id),
+            handler.send_json(fault.status, error_json(fault.error_type, fault.message, request_id,
+                                                       fault.error_code),
                               request_id, fault.headers)
         elif fault.kind == "timeout":
             record(None, "timeout")

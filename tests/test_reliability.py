@@ -1,0 +1,81 @@
+"""Strategy: the chat as people really use it, and as an attacker would (issue 15): each test takes
+one way the chat used to break — an error that is not the model's answer, a home another user
+owns, a key echoed in an error, a byte that is not UTF-8, a `read` of /dev/zero or a FIFO, a wait
+with nothing shown, a bad setting — and drives it through the real `anthropic` SDK against the
+local Messages API (harness/localapi) or the installed `ever` in a subprocess. Expected sentences
+come from what the test set up (the URL it serves, the file it made, the key it gave), never from
+the chat's own output.
+"""
+
+import asyncio
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from harness.chat.config import load_settings
+from harness.chat.session import open_chat
+from harness.calls.turn import Quiet
+from harness.localapi.server import LocalAPI, status_error
+
+KEY = "sk-ant-api03-" + "Zq7Rk2Lm9Xw4" * 7  # as long as a real key, and unlike any word
+LONG = "A message too long to be its own line of the view. " * 12  # over 512 bytes
+
+
+def is_compaction(body: dict) -> bool:
+    return body.get("tool_choice") == {"type": "none"}
+
+
+def settings_for(home: Path, api: LocalAPI):
+    return load_settings({"EVER_HOME": str(home), "ANTHROPIC_BASE_URL": api.base_url,
+                          "EVER_MODEL": "claude-test"})
+
+
+# ---------------------------------------------------------------- item 3: a pause is no failure
+
+
+def test_a_wrong_key_pauses_the_compactor_counts_no_try_and_the_line_is_built_once_fixed(tmp_path, api):
+    api.reset()
+    key_is_wrong = [True]
+
+    def responder(body):
+        if is_compaction(body):
+            if key_is_wrong[0]:
+                return status_error(401, "authentication_error", f"invalid x-api-key: {KEY[:40]}")
+            return "user: a long message, summarized"
+        return "Noted."
+
+    api.responder = responder
+    home = tmp_path / "home"
+
+    async def chat_life():
+        chat = await open_chat(settings_for(home, api), Quiet(), api_key=KEY)
+        try:
+            await chat.say(LONG)
+            # four more turns, each a chance the old code took to spend a try of message 0's node
+            for k in range(4):
+                await chat.say(f"turn {k}")
+                await chat.memory.idle()
+            paused = dict(chat.memory.status())
+            status_line = chat.status_line()
+            failures = dict(chat.memory.planner.failures)
+            key_is_wrong[0] = False  # the user fixes the key, then sends a message
+            await chat.say("fixed")
+            await chat.memory.idle()
+            return paused, status_line, failures, chat.memory.render(), chat.memory.status()
+        finally:
+            chat.memory.close()
+            await chat.close_clients()
+
+    paused, status_line, failures, view, status = asyncio.run(chat_life())
+    sentence = (f"paused: {api.base_url} refused the call to claude-haiku-4-5 (401 "
+                "authentication_error: invalid x-api-key: <API key hidden>): check the API key "
+                "(ANTHROPIC_API_KEY, or the key file in EVER_HOME)")
+    assert paused["compactor"] == sentence
+    assert status_line.endswith(" · the compactor is " + sentence)
+    assert failures == {} and paused["failures"] == {}
+    assert view.split("\n")[1] == "0+1|user: a long message, summarized"
+    assert "not summarized, cut" not in view
+    assert status["compactor"] == "working" and status["failures"] == {}
+    assert KEY[:20] not in sentence + status_line
