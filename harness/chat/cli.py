@@ -28,7 +28,32 @@ def fail(sentence: str) -> None:
     sys.exit(1)
 
 
-@click.group(invoke_without_command=True)
+BUG = "(a bug in Ever: please report it)"
+
+
+class Ever(click.Group):
+    """Every command's errors end as one sentence on stderr and exit 1, never a traceback."""
+
+    def invoke(self, context: click.Context):
+        from harness.calls.client import SettingsError
+
+        try:
+            return super().invoke(context)
+        except (ConfigError, StoreError, SettingsError, ConnectionError) as error:
+            fail(str(error))
+        except OSError as error:
+            where = f"{error.filename}: " if error.filename else ""
+            fail(f"{where}{error.strerror or error}.")
+        except KeyboardInterrupt:
+            click.echo("", err=True)
+            sys.exit(130)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as error:  # what no sentence was written for: still one line
+            fail(f"{type(error).__name__}: {error} {BUG}")
+
+
+@click.group(cls=Ever, invoke_without_command=True)
 @click.pass_context
 def main(context: click.Context) -> None:
     """Ever: an AI agent in one chat that never ends."""
