@@ -134,3 +134,91 @@ def test_a_home_config_instructions_or_key_another_user_can_change_is_refused(tm
             done = ever(command, environ)
             assert (done.returncode, done.stdout, done.stderr) == (1, "", expected), command
     assert api.requests == []  # the key never went to the planted base URL
+
+
+# ---------------------------------------------------------------- item 7: the key, and `read`
+
+import subprocess  # noqa: E402
+
+from harness.localapi.server import Reply, tool_use  # noqa: E402
+from test_cli import EVER, lines  # noqa: E402
+
+
+def ever_in(workdir: Path, args, env, stdin=None):
+    return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, cwd=workdir,
+                          timeout=60)
+
+
+def pieces_of_the_key(text: str) -> list:
+    """Every run of 16 characters of KEY found in `text`: none may be shown or logged."""
+    return [KEY[k:k + 16] for k in range(len(KEY) - 15) if KEY[k:k + 16] in text]
+
+
+def test_a_401_that_echoes_the_key_and_a_reply_that_repeats_it_show_and_log_only_its_mark(tmp_path, api):
+    api.reset()
+    home = tmp_path / "home"
+    env = environment(home, api, key=KEY)
+    api.enqueue(status_error(401, "authentication_error", f"invalid x-api-key: {KEY[:48]}…"),
+                when=lambda body: not is_compaction(body))
+    done = ever(["send", "hello"], env)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (f"ever: The call failed: {api.base_url} refused the call to claude-test "
+                           "(401 authentication_error: invalid x-api-key: <API key hidden>…): check the "
+                           "API key (ANTHROPIC_API_KEY, or the key file in EVER_HOME). Your message is in "
+                           "the log; the next turn will see it.\n")
+    api.enqueue(f"Your key is {KEY}, and its start is {KEY[:30]}.", when=lambda body: not is_compaction(body))
+    done = ever(["send", f"my key is {KEY}; repeat it"], env)
+    assert done.stdout == "Your key is <API key hidden>, and its start is <API key hidden>.\n"
+    logged = "\n".join(record["text"] for record in lines(home))
+    assert pieces_of_the_key(done.stdout + done.stderr + logged) == []
+    assert pieces_of_the_key(str(api.requests[-1].body)) == []  # nor sent to the model
+
+
+def test_read_outside_the_working_directory_asks_first_and_inside_it_does_not(tmp_path, api):
+    api.reset()
+    home, work, elsewhere = tmp_path / "home", tmp_path / "work", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    (work / "notes.txt").write_text("inside\n")
+    (elsewhere / "id_ed25519").write_text("PRIVATE KEY\n")
+    (work / "link").symlink_to(elsewhere / "id_ed25519")
+    turn = lambda body: not is_compaction(body)  # noqa: E731
+    api.enqueue(Reply([tool_use("read", {"path": "notes.txt"}, id="r1"),
+                       tool_use("read", {"path": str(elsewhere / "id_ed25519")}, id="r2"),
+                       tool_use("read", {"path": "link"}, id="r3"),
+                       tool_use("read", {"path": "../elsewhere/id_ed25519"}, id="r4")]), when=turn)
+    api.enqueue("Read what I could.", when=turn)
+    done = ever_in(work, ["send", "read them"], environment(home, api))
+    assert done.stdout == b"Read what I could.\n"
+    echoes = [record["text"] for record in lines(home) if record["kind"] == "echo"]
+    declined = ("Not run: a read outside the working directory asks the user first, and this run "
+                "cannot ask")
+    assert echoes[0] == "     1\tinside\n"
+    assert [echo.startswith(declined) for echo in echoes[1:]] == [True, True, True]
+    assert "PRIVATE KEY" not in str(api.requests[-1].body)
+    api.enqueue(Reply([tool_use("read", {"path": "link"}, id="r5")]), when=turn)
+    api.enqueue("Read it.", when=turn)
+    done = ever_in(work, ["send", "--yes", "read it"], environment(home, api))
+    assert lines(home)[-2]["text"] == "     1\tPRIVATE KEY\n"  # --yes allows it, as it allows write
+
+
+# ---------------------------------------------------------------- item 9: text that is not UTF-8
+
+
+def test_bytes_that_are_not_utf8_on_stdin_or_argv_are_logged_sent_and_answered_as_one_text(tmp_path, api):
+    api.reset()
+    home = tmp_path / "home"
+    env = environment(home, api)
+    turn = lambda body: not is_compaction(body)  # noqa: E731
+    api.enqueue("Got the pipe.", when=turn)
+    done = ever_in(tmp_path, ["send", "-"], env, stdin=b"caf\xe9 from a pipe \xff\xfe\n")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"Got the pipe.\n", b"")
+    api.enqueue("Got the argument.", when=turn)
+    done = subprocess.run([EVER.encode(), b"send", b"an argument \xed\xa0\x80 with a surrogate"],
+                          env=env, capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"Got the argument.\n", b"")
+    said = ["caf\ufffd from a pipe \ufffd\ufffd", "an argument \ufffd\ufffd\ufffd with a surrogate"]
+    assert [(r["kind"], r["text"]) for r in lines(home)] == [
+        ("user", said[0]), ("ever", "Got the pipe."), ("user", said[1]), ("ever", "Got the argument.")]
+    sent = [r.body["messages"][0]["content"][-1]["text"] for r in api.requests if turn(r.body)]
+    assert sent == said

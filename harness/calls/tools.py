@@ -59,8 +59,10 @@ READ_LINES_DEFAULT = 2000
 HIDDEN = "<API key hidden>"
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
-# The tools that change things and so ask first; `approve` may name only these.
+# The tools that change things and so ask first; `approve` may name these, and `read`, which asks
+# for a file outside the working directory [decision H4].
 ASKING_TOOLS = ("shell", "write", "edit")
+APPROVABLE_TOOLS = ASKING_TOOLS + ("read",)
 WORK_TOOLS = ("shell", "read", "write", "edit")
 
 # The input each work tool takes, as JSON Schema: the tool definitions (harness/calls/prompt.py) can use
@@ -167,7 +169,7 @@ def split_long(text: str, chars_max: int = MESSAGE_CHARS_MAX) -> List[str]:
 # error that echoes the key cut short, or a line that breaks it in two, is hidden too. Shorter
 # runs may be a key's public prefix (`sk-ant-api03-`, 13 characters).
 REDACT_RUN_CHARS = 16
-WORD = re.compile(r"[A-Za-z0-9_\-+/=.]+")
+WORD = re.compile(r"[A-Za-z0-9_\-+/=]+")
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
@@ -282,12 +284,16 @@ class Approval:
         self.yes = yes
         self.ask = ask
 
-    def decline(self, name: str, tool_input: Mapping[str, Any]) -> Optional[str]:
-        """None if the call may run; else the text of the declined result for the model."""
-        if name not in ASKING_TOOLS or self.yes or name in self.allowed:
+    def decline(self, name: str, tool_input: Mapping[str, Any],
+                asks: Optional[bool] = None) -> Optional[str]:
+        """None if the call may run; else the text of the declined result for the model. `asks`
+        overrides whether the tool asks (a `read` outside the working directory does)."""
+        asks = name in ASKING_TOOLS if asks is None else asks
+        if not asks or self.yes or name in self.allowed:
             return None
         if self.ask is None:
-            return (f"Not run: {name} asks the user first, and this run cannot ask (it was sent "
+            what = "a read outside the working directory" if name == "read" else name
+            return (f"Not run: {what} asks the user first, and this run cannot ask (it was sent "
                     f"with `ever send` without --yes). Tell the user what you meant to do; they "
                     f"can allow it with --yes, or with approve = [\"{name}\"] in config.toml.")
         try:
@@ -527,7 +533,8 @@ class WorkTools:
         error = input_error(name, tool_input)
         if error:
             return error_result(error)
-        declined = self.approval.decline(name, tool_input)
+        declined = self.approval.decline(name, tool_input,
+                                         asks=self.outside(tool_input["path"]) if name == "read" else None)
         if declined:
             return error_result(declined)
         try:
@@ -550,6 +557,16 @@ class WorkTools:
 
     def path(self, raw: str) -> Path:
         return self.workdir / os.path.expanduser(raw)
+
+    def outside(self, raw: str) -> bool:
+        """Whether `raw` names a file outside the working directory, links followed [decision H4]:
+        `read` asks first there (`~/.ssh`), as `write` does everywhere."""
+        try:
+            root = os.path.realpath(self.workdir)
+            where = os.path.realpath(self.path(raw))
+        except (ValueError, OSError):  # a NUL in the path: no file, but ask rather than guess
+            return True
+        return where != root and not where.startswith(root.rstrip(os.sep) + os.sep)
 
     def run_shell(self, tool_input: Mapping[str, Any]) -> ToolResult:
         timeout_seconds = tool_input.get("timeout_seconds", self.shell_timeout_seconds)

@@ -32,7 +32,9 @@ from harness.calls.client import Client, Refused, RetriesExhausted, Unusable
 from harness.memory.images import kept, with_images
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.memory.service import Memory
-from harness.calls.tools import ToolResult, WorkTools, date_error, error_result, page_error, split_long, zoom_error
+from harness.calls.tools import (ToolResult, WorkTools, date_error, error_result, page_error, redact,
+                                 split_long, zoom_error)
+from harness.memory.text import valid_text
 from harness.calls.usage import cost_e8, record_usage, usage_record
 
 JSON = Dict[str, Any]
@@ -128,14 +130,20 @@ class Turn:
 
     def add_message(self, text: str) -> None:
         """A message typed while the call runs joins it between tool calls [gist §6]."""
-        self.inbox.append(text)
+        self.inbox.append(self.checked(text))
+
+    def checked(self, text: str) -> str:
+        """The text as Ever keeps, sends and shows it: valid UTF-8 (a lone surrogate from a paste,
+        argv or the socket is U+FFFD) and without the key [decision P14, H3]."""
+        return redact(valid_text(text), self.tools.secrets)
 
     def log(self, kind: str, text: str) -> None:
-        for piece in split_long(text):
+        for piece in split_long(self.checked(text)):
             self.memory.append(kind, piece)
 
     async def run(self, text: str) -> TurnResult:
         memory = self.memory
+        text = self.checked(text)  # the same text logged and sent
         try:
             view_text = await memory.settle(self.settings.settle_timeout_seconds)
         except asyncio.CancelledError:
@@ -180,7 +188,7 @@ class Turn:
             for block in reply.content:
                 if block["type"] == "text" and block["text"].strip():
                     self.log("ever", block["text"])
-                    result.reply = block["text"]
+                    result.reply = self.checked(block["text"])
                 elif block["type"] == "tool_use":
                     tool_result = await self._call(block["name"], block.get("input", {}))
                     tool_results.append(tool_result.block(block["id"]))

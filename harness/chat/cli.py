@@ -87,7 +87,9 @@ def send(text: str, yes: bool) -> None:
     from harness.chat.session import send_once
 
     if text == "-":
-        text = sys.stdin.read().rstrip("\n")  # the pipe's last newline is not the user's
+        # bytes that are not UTF-8 become U+FFFD, as anywhere text comes in [decision P14]
+        text = sys.stdin.buffer.read().decode("utf-8", "replace")
+        text = text.rstrip("\n")  # the pipe's last newline is not the user's
     if not text.strip():
         fail("the message is empty")
     settings = load_settings()

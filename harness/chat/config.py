@@ -16,7 +16,8 @@ ignored):
 
     model = "claude-sonnet-4-6"            # the turns' model; EVER_MODEL overrides it
     base_url = "http://localhost:8080"     # any Messages API; ANTHROPIC_BASE_URL overrides it
-    approve = ["shell", "write", "edit"]   # tools that run without asking
+    approve = ["shell", "write", "edit"]   # tools that run without asking ("read": outside the
+                                           # working directory too)
     [memory]
     model = "claude-haiku-4-5"             # the compactor's model [gist §4] "a cheap one"
     thinking = "xhigh"                     # its effort: off, low, medium, high, xhigh
@@ -51,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from harness.calls.tools import ASKING_TOOLS
+from harness.calls.tools import APPROVABLE_TOOLS
 
 HOME_DEFAULT = "~/.ever"
 CONFIG_NAME = "config.toml"
@@ -284,9 +285,9 @@ def checked(key: str, value: Any, where: str) -> Any:
             raise wrong("a URL starting with http:// or https://")
         return value
     if key == "approve":
-        if not isinstance(value, list) or any(name not in ASKING_TOOLS for name in value):
-            raise wrong(f"a list of tool names from {', '.join(ASKING_TOOLS)}")
-        return [name for name in ASKING_TOOLS if name in value]
+        if not isinstance(value, list) or any(name not in APPROVABLE_TOOLS for name in value):
+            raise wrong(f"a list of tool names from {', '.join(APPROVABLE_TOOLS)}")
+        return [name for name in APPROVABLE_TOOLS if name in value]
     if key == "memory.thinking":
         if value not in THINKING_EFFORTS:
             raise wrong(f"one of {', '.join(THINKING_EFFORTS)}")

@@ -81,7 +81,8 @@ async def ask(path: Path, request: Dict[str, Any]) -> Dict[str, Any]:
         reader, writer = await asyncio.open_unix_connection(str(path), limit=LINE_BYTES_MAX)
     except OSError as error:
         raise ConnectionError(f"another process owns the chat, but its socket {path} does not answer ({error.strerror})") from None
-    writer.write(json.dumps(request, ensure_ascii=False).encode() + b"\n")
+    # ASCII JSON: a lone surrogate (argv, a pipe) travels as its escape and is checked there
+    writer.write(json.dumps(request).encode() + b"\n")
     await writer.drain()
     raw = await reader.readline()
     writer.close()

@@ -14,11 +14,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from harness.calls.tools import Answer, approval_summary
+from harness.calls.tools import Answer, approval_summary, redact
 from harness.chat import owner
 from harness.chat.config import ConfigError, Settings, load_settings, set_memory_model
 from harness.chat.session import Chat, counted, open_chat
 from harness.memory.store import ChatBusy
+from harness.memory.text import valid_text
 
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 HELP = """\
@@ -34,6 +35,24 @@ Up and Down go through the messages sent before. Ctrl-C stops the running call; 
 ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
 
 
+def visible(text: str) -> str:
+    """`text` safe to print: control characters but newline and tab in caret notation (`^[` for
+    Esc), C1 controls as `\x9b`, lone surrogates as U+FFFD. A reply, a tool's result or a zoomed
+    message could otherwise set the window's title, move the cursor or clear the screen."""
+    out = []
+    for character in valid_text(text):
+        code = ord(character)
+        if character in "\n\t" or (0x20 <= code < 0x7F) or code > 0x9F:
+            out.append(character)
+        elif code < 0x20:
+            out.append("^" + chr(code + 64))
+        elif code == 0x7F:
+            out.append("^?")
+        else:
+            out.append(f"\\x{code:02x}")
+    return "".join(out)
+
+
 class Terminal:
     """A turn's output in a plain terminal: the reply streamed, thoughts dimmed, tools in a line
     each. The line editor keeps its prompt under the output, and a line it redraws under is
@@ -44,6 +63,11 @@ class Terminal:
         self.stream = stream  # None: sys.stdout at each write, which the line editor patches
         self.pending = ""
         self.style = ""
+        self.secrets: Tuple[str, ...] = ()  # hidden in whatever is shown [decision H3]
+
+    def shown(self, text: str) -> str:
+        """What may be printed of a text Ever did not write: the key hidden, controls visible."""
+        return visible(redact(text, self.secrets))
 
     def _write(self, text: str) -> None:
         stream = self.stream or sys.stdout
@@ -63,7 +87,7 @@ class Terminal:
                 cut = width if cut <= 0 else cut
             if cut < 0:
                 return
-            line = self.pending[:cut]
+            line = self.shown(self.pending[:cut])
             # the newline, or the space the line broke at, is not carried to the next line
             skip = 1 if cut < len(self.pending) and self.pending[cut] in " \n" else 0
             self.pending = self.pending[cut + skip:]
@@ -71,7 +95,7 @@ class Terminal:
 
     def end_line(self) -> None:
         if self.pending:
-            self._write(f"{self.style}{self.pending}{RESET if self.style else ''}\n")
+            self._write(f"{self.style}{self.shown(self.pending)}{RESET if self.style else ''}\n")
             self.pending = ""
 
     def text(self, delta: str) -> None:
@@ -82,16 +106,16 @@ class Terminal:
 
     def tool(self, name: str, tool_input: Dict[str, Any]) -> None:
         self.end_line()
-        self._write(f"{DIM}· {approval_summary(name, tool_input)}{RESET}\n")
+        self._write(f"{DIM}· {self.shown(approval_summary(name, tool_input))}{RESET}\n")
 
     def result(self, text: str, is_error: bool) -> None:
         first = text.strip().splitlines()[0] if text.strip() else ""
         mark = "✗" if is_error else "→"
-        self._write(f"{DIM}  {mark} {first[:160]}{RESET}\n")
+        self._write(f"{DIM}  {mark} {self.shown(first[:160])}{RESET}\n")
 
     def notice(self, sentence: str) -> None:
         self.end_line()
-        self._write(f"{sentence}\n")
+        self._write(f"{self.shown(sentence)}\n")
 
 
 async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str] = None) -> None:
@@ -119,13 +143,14 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
         return ANSWERS.get(reply, Answer.NO)
 
     def changed(row: str) -> None:
-        terminal._write(f"{DIM}{row}{RESET}\n")
+        terminal._write(f"{DIM}{terminal.shown(row)}{RESET}\n")
 
     try:
         chat = await open_chat(settings, terminal, ask=ask_now, yes=yes, on_change=changed,
                                api_key=api_key)
     except ChatBusy as busy:
         raise ConfigError(str(busy)) from None
+    terminal.secrets = (chat.client.settings.api_key,)
     server = await owner.serve(chat, settings.chat_dir / "socket")
     status = chat.memory.status()
     lines = chat.memory.render().split("\n")[1:-1]
@@ -134,7 +159,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     for warning in chat.memory.store.warnings:  # a killed owner's lock taken over, a torn line
         terminal._write(f"{warning}\n")
     for line in lines[-5:]:
-        terminal._write(f"{DIM}{line[:160]}{RESET}\n")
+        terminal._write(f"{DIM}{terminal.shown(line[:160])}{RESET}\n")
     running: Optional[asyncio.Task] = None
     queued: set = set()
     try:
@@ -166,7 +191,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                         reply = slash(chat, command, HELP, set_memory_model)
                     except ConfigError as error:
                         reply = str(error)
-                    terminal._write(reply + "\n")
+                    terminal._write(terminal.shown(reply) + "\n")
                     continue
                 # the final line break of an editor's file or of a paste is not the user's
                 text = text.rstrip("\n")
@@ -312,10 +337,17 @@ def _terminal_input():
 def _history(settings: Settings):
     from prompt_toolkit.history import FileHistory
 
+    class CheckedHistory(FileHistory):
+        """The history file takes the checked text: a lone surrogate from a paste is U+FFFD there,
+        as in the log, instead of failing the write [decision P14]."""
+
+        def store_string(self, string: str) -> None:
+            super().store_string(valid_text(string))
+
     path = settings.home / "history"
     settings.home.mkdir(parents=True, exist_ok=True)
     if not path.exists():
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
-    return FileHistory(str(path))
+    return CheckedHistory(str(path))
 
