@@ -222,3 +222,56 @@ def test_bytes_that_are_not_utf8_on_stdin_or_argv_are_logged_sent_and_answered_a
         ("user", said[0]), ("ever", "Got the pipe."), ("user", said[1]), ("ever", "Got the argument.")]
     sent = [r.body["messages"][0]["content"][-1]["text"] for r in api.requests if turn(r.body)]
     assert sent == said
+
+
+# ---------------------------------------------------------------- item 13: one sentence, never a traceback
+
+
+def one_sentence(done) -> str:
+    """The one line of stderr of a command that failed; it must not be a traceback."""
+    assert done.returncode == 1 and done.stdout == "", (done.returncode, done.stdout)
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("ever: ")
+    return done.stderr[len("ever: "):-1]
+
+
+def test_a_base_url_without_its_scheme_or_a_config_that_is_not_toml_is_one_sentence(tmp_path, api):
+    home = tmp_path / "home"
+    env = dict(environment(home, api), ANTHROPIC_BASE_URL="localhost:8080")
+    for command in (["send", "hi"], ["memory", "status"], ["cost"], ["log"]):
+        assert one_sentence(ever(command, env)) == (
+            "environment variable ANTHROPIC_BASE_URL: base_url must be a URL starting with http:// or "
+            "https://; it is 'localhost:8080'.")
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text('model = "claude-test"\nthis is not TOML\n')
+    for command in (["send", "hi"], ["memory", "view"], ["cost"], ["log"]):
+        sentence = one_sentence(ever(command, environment(home, api)))
+        assert sentence.startswith(f"{home / 'config.toml'} is not valid TOML (")
+
+
+def test_a_bare_501_reads_as_its_name_and_names_the_url(tmp_path, api):
+    api.reset()
+    for _ in range(3):  # a 5xx may pass: a turn tries three times
+        api.enqueue(status_error(501, "", ""), when=lambda body: not is_compaction(body))
+    env = environment(tmp_path / "home", api)
+    assert one_sentence(ever(["send", "hi"], env)) == (
+        f"The call failed: {api.base_url} failed the call to claude-test (501 Not Implemented); it "
+        "may pass: try again (3 tries). Your message is in the log; the next turn will see it.")
+
+
+def test_memory_zoom_errors_go_to_stderr_and_exit_1_and_a_line_can_be_named_as_the_view_names_it(tmp_path, api):
+    api.reset()
+    api.enqueue("Hi.", when=lambda body: not is_compaction(body))
+    env = environment(tmp_path / "home", api)
+    assert ever(["send", "hello"], env).returncode == 0
+    assert one_sentence(ever(["memory", "zoom", "-1", "1"], env)) == (
+        "zoom: id must be 0 or more (a message's number), not -1")
+    assert one_sentence(ever(["memory", "zoom", "0", "3"], env)) == (
+        "zoom: n must be a power of 2 (1, 2, 4, …), not 3")
+    assert one_sentence(ever(["memory", "zoom", "5", "1"], env)) == (
+        "zoom: the chat has messages 0 to 1; there is no message 5")
+    assert one_sentence(ever(["memory", "zoom", "one"], env)) == (
+        "zoom takes a line as ID N or ID+N (for example 6 1, or 6+1), not one")
+    for line in (["1+1"], ["1", "1"]):
+        done = ever(["memory", "zoom", *line], env)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "ever: Hi.\n", "")

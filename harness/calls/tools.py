@@ -241,6 +241,18 @@ def zoom_error(id: Any, n: Any, T: int) -> Optional[str]:
     return None
 
 
+def zoom_arguments(words: Sequence[str]) -> Optional[Tuple[int, int]]:
+    """(id, n) from `ID N` or from the view's own name for a line, `ID+N`; None if neither."""
+    if len(words) == 1 and words[0].count("+") == 1:
+        words = words[0].split("+")
+    if len(words) != 2:
+        return None
+    try:
+        return int(words[0]), int(words[1])
+    except ValueError:
+        return None
+
+
 def page_error(n: int, page: Any) -> Optional[str]:
     """None if `page` can go with zoom(id, n); the message's own page count is checked by the
     memory, which knows it."""

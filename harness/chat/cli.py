@@ -134,15 +134,28 @@ def memory_view() -> None:
     click.echo(answer["view"])
 
 
-@memory.command("zoom")
-@click.argument("first", type=int)
-@click.argument("n", type=int)
-def memory_zoom(first: int, n: int) -> None:
-    """Open line FIRST+N into the two lines under it; N = 1 gives the message whole."""
+@memory.command("zoom", context_settings={"ignore_unknown_options": True})
+@click.argument("line", nargs=-1)
+def memory_zoom(line) -> None:
+    """Open line ID+N (given as ID N, or ID+N) into the two lines under it; N = 1 gives the
+    message whole."""
+    from harness.calls.tools import zoom_arguments
     from harness.memory.images import named_images
 
+    arguments = zoom_arguments(line)  # `-1 1` reaches here as numbers, not as options
+    if arguments is None:
+        fail(f"zoom takes a line as ID N or ID+N (for example 6 1, or 6+1), not {' '.join(line) or 'nothing'}")
+    first, n = arguments
     answer = ask_owner_or_open({"op": "zoom", "id": first, "n": n})
-    click.echo(named_images(answer["text"], load_settings().chat_dir) if n == 1 else answer["text"])
+    text = answer.get("text", "")
+    if text.startswith("zoom: "):  # the memory's sentence on a line that does not exist
+        fail(text)
+    text = named_images(text, load_settings().chat_dir) if n == 1 else text
+    if sys.stdout.isatty():  # a person reads it: an escape sequence in a message is shown, not run
+        from harness.chat.terminal import visible
+
+        text = visible(text)
+    click.echo(text)
 
 
 @main.command("log")

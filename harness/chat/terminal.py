@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from harness.calls.tools import Answer, approval_summary, redact
+from harness.calls.tools import Answer, approval_summary, redact, zoom_arguments
 from harness.chat import owner
 from harness.chat.config import ConfigError, Settings, load_settings, set_memory_model
 from harness.chat.session import Chat, counted, open_chat
@@ -24,7 +24,7 @@ from harness.memory.text import valid_text
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 HELP = """\
 /memory               the memory's status and every line of the view
-/memory zoom ID N     open line ID+N
+/memory zoom ID N     open line ID+N (or: /memory zoom ID+N)
 /memory-model [MODEL] [EFFORT]   the compaction model and its thinking effort (saved to config)
 /edit                 write the message in $EDITOR
 /help                 this list
@@ -232,10 +232,10 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
         rows = [f"{key}: {value}" for key, value in status.items()]
         return "\n".join(rows) + "\n" + chat.memory.render()
     if words[0] == "/memory" and words[1:2] == ["zoom"]:
-        try:
-            first, n = map(int, words[2:])
-        except ValueError:  # not numbers, or not two of them
+        arguments = zoom_arguments(words[2:])  # `ID N`, or the view's `ID+N`
+        if arguments is None:
             return "usage: /memory zoom ID N"
+        first, n = arguments
         from harness.memory.images import named_images
 
         text = chat.memory.zoom(first, n)

@@ -358,7 +358,9 @@ class Memory:
         T = self.planner.T
         if n < 1 or n & (n - 1):
             return f"zoom: n must be a power of 2 (1, 2, 4, …), not {n}"
-        if first < 0 or first % n:
+        if first < 0:
+            return f"zoom: id must be 0 or more (a message's number), not {first}"
+        if first % n:
             return f"zoom: id must be a multiple of n = {n}, not {first}"
         if first >= T:
             return f"zoom: the chat has messages 0 to {T - 1}; there is no message {first}"
