@@ -178,6 +178,9 @@ def load_settings(environ: Optional[Mapping[str, str]] = None) -> Settings:
     """The settings, environment over config file over defaults [decision H1]. Reads no key."""
     environ = os.environ if environ is None else environ
     home = home_from(environ)
+    if home.exists() and not home.is_dir():
+        raise ConfigError(f"{home} is not a directory; EVER_HOME names the directory the chat "
+                          "lives in (unset it for ~/.ever).")
     for trusted in (home, home / INSTRUCTIONS_NAME):  # config.toml is checked as it is read
         check_trusted(trusted)
     path = home / CONFIG_NAME

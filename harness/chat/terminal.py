@@ -16,7 +16,7 @@ import click
 
 from harness.calls.tools import Answer, approval_summary, redact, zoom_arguments
 from harness.chat import owner
-from harness.chat.config import ConfigError, Settings, load_settings, set_memory_model
+from harness.chat.config import ConfigError, Settings, ensure_home, load_settings, set_memory_model
 from harness.chat.session import Chat, counted, open_chat
 from harness.memory.store import ChatBusy
 from harness.memory.text import valid_text
@@ -345,7 +345,7 @@ def _history(settings: Settings):
             super().store_string(valid_text(string))
 
     path = settings.home / "history"
-    settings.home.mkdir(parents=True, exist_ok=True)
+    ensure_home(settings.home)  # 0700, as the chat's files are the user's alone
     if not path.exists():
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
