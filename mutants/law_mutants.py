@@ -154,6 +154,18 @@ MUTANTS += [
     Mutant("harness_imports_model", "harness/memory/planner.py", "import heapq\n", "import heapq\nimport model.view\n",
            test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "harness/ imports the model: the layering lint fails", lint=True),
+    Mutant("memory_imports_calls", "harness/memory/store.py", "from harness.memory.text import valid_text\n",
+           "from harness.memory.text import valid_text\nfrom harness.calls.prompt import Prompt  # noqa: F401\n",
+           test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
+           "the memory imports the calls: the layering lint fails", lint=True),
+    Mutant("calls_import_the_chat_lazily", "harness/calls/tools.py", "from harness.memory.text import valid_text\n",
+           "from harness.memory.text import valid_text\n\n\ndef _settings():\n    from harness.chat.config import load_settings\n    return load_settings()\n",
+           test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
+           "a call imports the chat (config imports tools: a cycle too): the layering lint fails", lint=True),
+    Mutant("terminal_imports_the_local_api", "harness/chat/terminal.py", "from harness.memory.store import ChatBusy\n",
+           "from harness.memory.store import ChatBusy\nfrom harness.localapi.server import LocalAPI  # noqa: F401\n",
+           test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
+           "the product imports the local API outside the demo: the layering lint fails", lint=True),
 ]
 
 # ---- the laws searched by Hypothesis (laws/searched.py) ----

@@ -435,3 +435,25 @@ def test_kill_9_mid_reply_leaves_the_message_unanswered_and_the_next_chat_answer
     last = turn_requests(local)[-1]
     assert sent_text(last) == second
     assert sent_view(last) == f"<chat>\n0+1|user: {first}\n</chat>"
+
+
+def test_ever_chat_local_runs_with_no_key_on_the_local_api_in_a_chat_of_its_own(tmp_path):
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    environ.update(EVER_HOME=str(tmp_path), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
+    environ.pop("VISUAL", None)
+    child = pexpect.spawn(EVER, ["chat", "--local"], env=environ, encoding="utf-8", timeout=30,
+                          dimensions=(40, 160))
+    try:
+        child.expect("Demo: no model and no key")
+        child.expect(re.escape(str(tmp_path / "demo")))
+        child.expect("›")
+        child.send("hello from the demo\r")
+        child.expect(re.escape("(local API, no model) You said: hello from the demo"))
+        child.expect(STATUS)
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert [(r["kind"], r["text"]) for r in lines(tmp_path / "demo")] == [
+        ("user", "hello from the demo"), ("ever", "(local API, no model) You said: hello from the demo")]
+    assert not (tmp_path / "chat").exists()  # the user's own chat is untouched

@@ -617,7 +617,8 @@ def echo(body: JSON) -> Reply:
     for message in reversed(body["messages"]):
         if message["role"] == "user":
             blocks = content_blocks(message["content"], "messages")
-            said = " ".join(block["text"] for block in blocks if block["type"] == "text")
+            texts = [block["text"] for block in blocks if block["type"] == "text"]
+            said = texts[-1] if texts else ""  # a turn's message is its last block, after the view
             break
     return Reply(f"(local API, no model) You said: {said}")
 

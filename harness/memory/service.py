@@ -180,10 +180,11 @@ class Memory:
 
     # ---- what changes the memory ----
 
-    def append(self, kind: str, text: str, now: Optional[datetime] = None) -> dict:
+    def append(self, kind: str, text: str, now: Optional[datetime] = None,
+               key: Optional[str] = None) -> dict:
         """Log one message, then let the planner see it [gist §1, §3.2]; the record is returned
-        once it is on disk."""
-        record = self.store.append_message(kind, text, now)
+        once it is on disk. A `key` names it for a writer that logs it once [decision S8]."""
+        record = self.store.append_message(kind, text, now, key=key)
         self._apply(Message(kind, record["text"]))
         return record
 

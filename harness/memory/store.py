@@ -24,6 +24,9 @@ A message line: these keys in this order, no spaces, UTF-8 with non-ASCII writte
 - `text`: made valid once, here: each lone surrogate becomes U+FFFD [decision P14].
 - `size`: the text's UTF-8 bytes.
 - `date`: local time with its UTC offset, to the second.
+- `key` (only on some lines, last): a name the writer gave the message so that it is logged once
+  however often the writing is tried again (an import's note, [decision S8]); letters, digits and
+  `._:+/=-`, at most 128 of them. `keys()` reads them back.
 
 A node line [gist §2], with `T`, the message count when the node was logged, so that the logs
 alone can replay the planner's history (an extra field, as eukhe's D2 adds `key`):
@@ -49,6 +52,10 @@ Decisions the gist leaves open:
   file, and reading the file is the only way to know which id comes next.
 - **S6, view.json** is written to `view.json.tmp`, fsync'd, renamed over `view.json`, and the
   directory fsync'd: a crash leaves the old file or the new one, whole [decision P10].
+- **S8, a message's key** is checked by the writer, not the store: `keys()` scans the logs' line
+  tails (no JSON parse) and the writer appends only what is missing. One process owns the chat,
+  so nothing appends between the scan and the writes; a crash between two appends leaves the
+  keys logged so far, and the next run adds the rest.
 - **S7, the index** (below) is a cache: the logs are the truth. It is saved at close and every
   `INDEX_SAVE_LINES` appended lines; what the logs hold beyond it is parsed at open.
 
@@ -104,7 +111,8 @@ DAY_FILE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\.jsonl\Z")
 # found only where the text ends; and a prefix of a line (a torn write) never has the tail, whose
 # last byte is the line's closing brace.
 MESSAGE_HEAD = re.compile(rb'\{"i":(0|[1-9][0-9]*),"kind":"[a-z]+","text":"')
-MESSAGE_TAIL = re.compile(rb'","size":[0-9]+,"date":"[^"\\]*"\}')
+MESSAGE_TAIL = re.compile(rb'","size":[0-9]+,"date":"[^"\\]*"(?:,"key":"([A-Za-z0-9._:+/=-]{1,128})")?\}')
+KEY = re.compile(r"[A-Za-z0-9._:+/=-]{1,128}\Z")
 NODE_HEAD = re.compile(rb'\{"l":(0|[1-9][0-9]*),"i":(0|[1-9][0-9]*),"text":"')
 NODE_TAIL = re.compile(rb'","size":[0-9]+,"T":[0-9]+\}')
 TEXT_END = b'","size":'
@@ -372,10 +380,14 @@ class Store:
         """The number of messages, T."""
         return len(self._messages)
 
-    def append_message(self, kind: str, text: str, now: Optional[datetime] = None) -> Record:
-        """Log one message; return its record once it is on disk [gist §1]."""
+    def append_message(self, kind: str, text: str, now: Optional[datetime] = None,
+                       key: Optional[str] = None) -> Record:
+        """Log one message; return its record once it is on disk [gist §1]. A `key` names it
+        for a writer that must log it once [decision S8]."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+        if key is not None and not (isinstance(key, str) and KEY.match(key)):
+            raise ValueError(f"a key is 1 to 128 letters, digits or ._:+/=-; got {key!r}")
         text = checked_text(text)
         now = local_now(now)
         with self._mutex:
@@ -387,6 +399,8 @@ class Store:
                 "size": utf8_bytes(text),
                 "date": now.isoformat(timespec="seconds"),
             }
+            if key is not None:
+                record["key"] = key
             number, offset = self._append(self.main, now, encode_line(record))
             self._messages.append(pack(number, offset))
             self._appended()
@@ -505,6 +519,30 @@ class Store:
                 if record is None or record.get("l") != l or record.get("i") != i:
                     raise StoreError(f"node ({l}, {i}) cannot be read back from {self._where(self.tree, entry)}")
             return record["text"]
+
+    def keys(self) -> set:
+        """Every key on a message line [decision S8], read from the lines' tails."""
+        found = set()
+        with self._mutex:
+            for number in range(len(self.main.names)):
+                size = self.main.sizes[number]
+                offset = 0
+                while offset < size:
+                    data = os.pread(self._reader(self.main, number), min(READ_CHUNK_BYTES, size - offset), offset)
+                    if not data:
+                        break
+                    cut = data.rfind(b"\n") + 1 if offset + len(data) < size else len(data)
+                    if cut == 0:  # a line longer than the chunk: read it whole
+                        cut = len(self._read_line(self.main, number, offset, None)) + 1
+                        data = os.pread(self._reader(self.main, number), cut, offset)
+                    for line in data[:cut].split(b"\n"):
+                        if line.endswith(b'"}') and b',"key":"' in line:
+                            tail = line.rfind(TEXT_END)
+                            match = MESSAGE_TAIL.fullmatch(line, tail) if tail >= 0 else None
+                            if match and match[1]:
+                                found.add(match[1].decode("ascii"))
+                    offset += cut
+        return found
 
     def built_levels(self) -> List[List]:
         """Which nodes are built, for the planner: each level's watermark (every node below it is

@@ -1,0 +1,43 @@
+"""Strategy: a message line may carry a key [decision S8]; the store writes it last, reads the
+line back on its fast path and through the index, and `keys()` finds exactly the keys written,
+whatever a text holds (a text that quotes a key's JSON is not a key)."""
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from harness.memory.store import Store
+
+NOW = datetime(2026, 10, 8, 9, 30, tzinfo=timezone.utc)
+
+
+def test_a_key_is_written_last_and_read_back(tmp_path):
+    with Store.open(tmp_path) as store:
+        store.append_message("note", "plain", NOW)
+        record = store.append_message("note", 'quotes a key: ","size":1,"date":"x","key":"fake"}', NOW, key="imp:abc.1")
+        assert list(record) == ["i", "kind", "text", "size", "date", "key"]
+        assert store.keys() == {"imp:abc.1"}
+    line = (tmp_path / "chat/main/2026-10-08.jsonl").read_text().splitlines()[1]
+    assert line.endswith(',"date":"2026-10-08T09:30:00+00:00","key":"imp:abc.1"}')
+    assert json.loads(line)["key"] == "imp:abc.1"
+    (tmp_path / "chat/index/meta.json").unlink()  # the index rebuilt from the lines themselves
+    with Store.open(tmp_path) as store:
+        assert store.count == 2 and store.message(1)["key"] == "imp:abc.1"
+        assert store.keys() == {"imp:abc.1"}
+        assert any("rebuilt" in warning for warning in store.warnings)
+
+
+def test_keys_are_found_across_files_and_long_lines(tmp_path):
+    with Store.open(tmp_path) as store:
+        for day in (1, 2):
+            store.append_message("note", "x" * 5_000_000, NOW.replace(day=day), key=f"k{day}")
+        assert store.keys() == {"k1", "k2"}
+
+
+@pytest.mark.parametrize("key", ["", "has space", 'quo"te', "x" * 129, 7])
+def test_a_bad_key_is_refused_and_nothing_is_logged(tmp_path, key):
+    with Store.open(tmp_path) as store:
+        with pytest.raises(ValueError, match="a key is 1 to 128"):
+            store.append_message("note", "t", NOW, key=key)
+        assert store.count == 0
