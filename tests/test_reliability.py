@@ -10,6 +10,7 @@ the chat's own output.
 import asyncio
 import os
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -275,3 +276,57 @@ def test_memory_zoom_errors_go_to_stderr_and_exit_1_and_a_line_can_be_named_as_t
     for line in (["1+1"], ["1", "1"]):
         done = ever(["memory", "zoom", *line], env)
         assert (done.returncode, done.stdout, done.stderr) == (0, "ever: Hi.\n", "")
+
+
+# ---------------------------------------------------------------- item 10: what `read` reads
+
+
+def test_read_refuses_a_fifo_a_device_and_a_file_over_the_cap_and_the_model_is_told_the_cap(tmp_path, api):
+    api.reset()
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    os.mkfifo(work / "pipe")
+    with open(work / "huge.log", "wb") as file:
+        file.truncate(10_000_001)  # sparse: one byte over the cap
+    (work / "ok.txt").write_text("fine\n")
+    turn = lambda body: not is_compaction(body)  # noqa: E731
+    api.enqueue(Reply([tool_use("read", {"path": "pipe"}, id="r1"),
+                       tool_use("read", {"path": "/dev/zero"}, id="r2"),
+                       tool_use("read", {"path": "huge.log"}, id="r3"),
+                       tool_use("edit", {"path": "/dev/zero", "old_text": "a", "new_text": "b"}, id="r4"),
+                       tool_use("read", {"path": "ok.txt"}, id="r5")]), when=turn)
+    api.enqueue("Done.", when=turn)
+    done = ever_in(work, ["send", "--yes", "read them"], environment(home, api))
+    assert (done.returncode, done.stdout) == (0, b"Done.\n")
+    echoes = [record["text"] for record in lines(home) if record["kind"] == "echo"]
+    assert echoes == [
+        "read: pipe is a FIFO (a named pipe), not a regular file; read takes regular files only.",
+        "read: /dev/zero is a character device, not a regular file; read takes regular files only.",
+        "read: huge.log is 10,000,001 bytes; read takes files of at most 10,000,000 bytes: look into "
+        "it with shell (head, tail, grep).",
+        "edit: /dev/zero is a character device, not a regular file; edit takes regular files only.",
+        "     1\tfine\n"]
+    (read_tool,) = [tool for tool in api.requests[0].body["tools"] if tool["name"] == "read"]
+    assert "at most 10,000,000 bytes" in read_tool["description"]
+
+
+def test_a_read_that_does_not_answer_is_abandoned_at_its_timeout(tmp_path, monkeypatch):
+    from harness.calls import tools
+
+    (tmp_path / "slow.txt").write_text("never read\n")
+    release = threading.Event()
+    real_read = os.read
+
+    def hung_read(descriptor, size):  # a file system that does not answer, until released
+        release.wait(30)
+        return real_read(descriptor, size)
+
+    monkeypatch.setattr(tools.os, "read", hung_read)
+    work = tools.WorkTools(tmp_path, tools.Approval())
+    work.read_timeout_seconds = 0.2
+    try:
+        result = work.run("read", {"path": "slow.txt"})
+    finally:
+        release.set()
+    assert result.is_error and result.text() == (
+        "read: slow.txt gave nothing within 0.2 s (a file system that does not answer?); nothing was read.")

@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass
 from typing import List, Sequence, Tuple
 
+from harness.calls.tools import READ_BYTES_MAX
 from harness.memory.line import LINE_BYTES_MAX
 from harness.memory.text import valid_text
 
@@ -162,7 +163,8 @@ TOOLS: Tuple[JSON, ...] = (
     {
         "name": "read",
         "description": "Read a text file, whole or `limit` lines from line `offset` (numbered from 1), "
-                       "with line numbers. An image file comes back as an image.",
+                       "with line numbers. An image file comes back as an image. Regular files only, "
+                       f"of at most {READ_BYTES_MAX:,} bytes: look into a larger one with shell.",
         "input_schema": _object({
             "path": _PATH,
             "offset": {"type": "integer", "minimum": 1, "description": "The first line to read."},

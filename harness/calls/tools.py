@@ -32,7 +32,9 @@ import os
 import re
 import selectors
 import signal
+import stat
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +57,10 @@ SHELL_LINGER_SECONDS = 1.0
 CAPTURE_BYTES = 4 * OUTPUT_CHARS_MAX
 
 READ_LINES_DEFAULT = 2000
+# [decision H7] `read` takes regular files of at most this many bytes (the model is told so in the
+# tool's description), and gives up on one that does not answer (a hung network file system)
+READ_BYTES_MAX = 10_000_000
+READ_TIMEOUT_SECONDS = 10.0
 
 HIDDEN = "<API key hidden>"
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
@@ -520,6 +526,62 @@ def numbered_lines(text: str, first: int, limit: int) -> Tuple[str, int, int]:
     return "".join(rows), last, len(lines)
 
 
+FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (a named pipe)"), (stat.S_ISCHR, "a character device"),
+              (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def read_regular(path: Path, shown: str, timeout_seconds: float, tool: str = "read"):
+    """The bytes of the regular file at `path`, or the error result saying why not [decision H7]:
+    a directory, a FIFO, a device or a socket is refused before a byte is read (a FIFO is opened
+    without waiting for a writer, /dev/zero never read), a file over READ_BYTES_MAX is refused, and
+    a read that takes longer than `timeout_seconds` is abandoned."""
+    outcome: list = []
+
+    def read() -> None:
+        try:
+            descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as error:
+            outcome.append(error)
+            return
+        try:
+            status = os.fstat(descriptor)  # of what was opened: no swap between look and read
+            if stat.S_ISDIR(status.st_mode):
+                outcome.append(error_result(f"{tool}: {shown} is a directory; list it with shell."))
+                return
+            for test, kind in FILE_KINDS:
+                if test(status.st_mode):
+                    outcome.append(error_result(f"{tool}: {shown} is {kind}, not a regular file; "
+                                                f"{tool} takes regular files only."))
+                    return
+            if status.st_size > READ_BYTES_MAX:
+                outcome.append(error_result(
+                    f"{tool}: {shown} is {status.st_size:,} bytes; {tool} takes files of at most "
+                    f"{READ_BYTES_MAX:,} bytes: look into it with shell (head, tail, grep)."))
+                return
+            chunks, total = [], 0
+            while total <= READ_BYTES_MAX:  # a file that grows while read stops at the cap too
+                chunk = os.read(descriptor, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+            outcome.append(b"".join(chunks)[:READ_BYTES_MAX])
+        except OSError as error:
+            outcome.append(error)
+        finally:
+            os.close(descriptor)
+
+    reader = threading.Thread(target=read, daemon=True, name="read")
+    reader.start()
+    reader.join(timeout_seconds)
+    if not outcome:
+        return error_result(f"{tool}: {shown} gave nothing within {timeout_seconds:g} s (a file "
+                            "system that does not answer?); nothing was read.")
+    if isinstance(outcome[0], OSError):
+        raise outcome[0]
+    return outcome[0]
+
+
 class WorkTools:
     """The work tools of one chat run: shell, read, write and edit, in `workdir`."""
 
@@ -535,6 +597,7 @@ class WorkTools:
         self.environ = dict(os.environ if environ is None else environ)
         self.shell_timeout_seconds = shell_timeout_seconds
         self.shell_linger_seconds = shell_linger_seconds
+        self.read_timeout_seconds = READ_TIMEOUT_SECONDS
 
     def run(self, name: str, tool_input: Any) -> ToolResult:
         """Run one tool call; always a result, never an exception (but KeyboardInterrupt)."""
@@ -589,9 +652,9 @@ class WorkTools:
 
     def run_read(self, tool_input: Mapping[str, Any]) -> ToolResult:
         path = self.path(tool_input["path"])
-        if path.is_dir():
-            return error_result(f"read: {tool_input['path']} is a directory; list it with shell.")
-        data = path.read_bytes()
+        data = read_regular(path, tool_input["path"], self.read_timeout_seconds)
+        if isinstance(data, ToolResult):
+            return data
         media_type = image_type(data[:16])
         if media_type:
             if len(data) > IMAGE_BYTES_MAX:
@@ -638,7 +701,9 @@ class WorkTools:
             return error_result("edit: old_text is empty; give the exact text to replace.")
         if old == new:
             return error_result("edit: old_text and new_text are the same; nothing to change.")
-        data = path.read_bytes()
+        data = read_regular(path, shown, self.read_timeout_seconds, "edit")
+        if isinstance(data, ToolResult):
+            return data
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
