@@ -9,6 +9,7 @@ the chat's own output.
 
 import asyncio
 import os
+import re
 import stat
 import threading
 from pathlib import Path
@@ -330,3 +331,105 @@ def test_a_read_that_does_not_answer_is_abandoned_at_its_timeout(tmp_path, monke
         release.set()
     assert result.is_error and result.text() == (
         "read: slow.txt gave nothing within 0.2 s (a file system that does not answer?); nothing was read.")
+
+
+# ---------------------------------------------------------------- item 12: no silent wait
+
+import time  # noqa: E402
+
+from harness.calls.client import Client, ClientSettings, RetriesExhausted  # noqa: E402
+from harness.localapi.server import pings, rate_limited, timeout  # noqa: E402
+
+REQUEST = {"model": "claude-test", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.mark.parametrize("fault", [timeout(30.0), pings(30.0, interval_seconds=0.1)],
+                         ids=["accepts-and-never-answers", "only-pings"])
+def test_a_server_that_never_answers_ends_the_attempt_at_the_silence_limit_and_says_what_it_awaited(
+        api, fault):
+    api.reset()
+    api.enqueue(fault)
+    waits = []
+    client = Client(ClientSettings(api_key=KEY, base_url=api.base_url, attempts_max=1, silence_seconds=0.5),
+                    on_wait=lambda what, deadline: waits.append((what, deadline and deadline - time.monotonic())))
+
+    async def call():
+        try:
+            await client.stream(dict(REQUEST))
+        finally:
+            await client.aclose()
+
+    started = time.monotonic()
+    with pytest.raises(RetriesExhausted) as raised:
+        asyncio.run(call())
+    assert time.monotonic() - started < 10  # not the 30 s the server would hold it, nor 120 s
+    assert str(raised.value) == (f"{api.base_url} failed the call to claude-test (nothing came for 0.5 s); "
+                                 "it may pass: try again (1 tries)")
+    (what, left), *rest = waits
+    assert what == f"waiting for {api.base_url} to answer (claude-test)" and 0 < left <= 0.5
+    assert rest[-1] == (None, None)
+
+
+def test_a_429s_retry_after_is_shown_as_a_wait_with_its_deadline(api):
+    api.reset()
+    api.enqueue(rate_limited(retry_after_seconds=30))
+    api.enqueue("Fine now.")
+    waits, slept = [], []
+
+    async def sleep(seconds):
+        slept.append(seconds)
+
+    client = Client(ClientSettings(api_key=KEY, base_url=api.base_url, attempts_max=2), sleep=sleep,
+                    on_wait=lambda what, deadline: waits.append((what, deadline and deadline - time.monotonic())))
+
+    async def call():
+        try:
+            return await client.stream(dict(REQUEST))
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(call()).text == "Fine now."
+    assert slept == [30.0]
+    shown = [(what, left) for what, left in waits if what and "trying again" in what]
+    assert len(shown) == 1
+    assert shown[0][0] == (f"{api.base_url}: 429 rate_limit_error: Number of requests has exceeded your "
+                           "rate limit.; trying again")
+    assert 29 < shown[0][1] <= 30
+
+
+def on_screen(chat, pattern: str, below: int = None, timeout_seconds: float = 20):
+    """The first match of `pattern` in a row of the chat's screen (as pyte draws it: the line
+    editor redraws only what changed), waiting for it; with `below`, a match whose number is less."""
+    import pexpect
+
+    deadline = time.monotonic() + timeout_seconds
+    while time.monotonic() < deadline:
+        for row in chat.screen.display:
+            found = re.search(pattern, row)
+            if found and (below is None or int(found.group(1)) < below):
+                return found
+        try:
+            chat.stream.feed(chat.child.read_nonblocking(65536, timeout=0.2))
+        except pexpect.TIMEOUT:
+            pass
+    raise AssertionError(f"{pattern!r} never shown; the screen: {chat.shown()}")
+
+
+def test_the_chat_shows_a_retry_after_with_its_countdown_and_ctrl_c_ends_the_wait(tmp_path):
+    from test_chat_terminal import Chat, StallingAPI, logged
+
+    with StallingAPI() as api:
+        api.responder = lambda body: "a summary line" if is_compaction(body) else "(none queued)"
+        api.enqueue(rate_limited(retry_after_seconds=50), when=lambda body: not is_compaction(body))
+        chat = Chat(tmp_path, api)
+        try:
+            chat.send("are you there?\r")
+            first = on_screen(chat, r"trying again · (\d+) s · Ctrl-C stops")
+            later = on_screen(chat, r"trying again · (\d+) s · Ctrl-C stops", below=int(first.group(1)))
+            assert 40 <= int(later.group(1)) < int(first.group(1)) <= 50  # counting down the 50 s asked
+            chat.send("\x03")  # Ctrl-C
+            on_screen(chat, r"your message is in the log")
+            chat.leave()
+        finally:
+            chat.close()
+        assert [(kind, text) for _, kind, text, _ in logged(tmp_path)] == [("user", "are you there?")]

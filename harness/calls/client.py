@@ -83,6 +83,9 @@ class ClientSettings:
     attempt_seconds: float = 600.0  # the deadline of one attempt, from send to the last event
     connect_seconds: float = 10.0
     read_seconds: float = 120.0  # silence allowed between two pieces of a response
+    # [decision C12] no event but pings for this long ends the attempt (the SDK skips pings, so a
+    # server that only pings would otherwise hold an attempt for all of attempt_seconds)
+    silence_seconds: float = 120.0
     backoff_first_seconds: float = 1.0
     backoff_max_seconds: float = 60.0
     retry_after_max_seconds: float = 600.0  # a server asking for longer gets this much
@@ -167,6 +170,19 @@ class RetriesExhausted(Exception):
         self.attempts = attempts
 
 
+class Silent(TimeoutError):
+    """An attempt that got no event (pings aside) for `silence_seconds` [decision C12]."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"nothing came for {seconds:g} s")
+        self.seconds = seconds
+
+
+# Told what the client waits for and until when (time.monotonic), and (None, None) when it stops
+# waiting: a screen shows it with a countdown [decision C12].
+OnWait = Callable[[Optional[str], Optional[float]], None]
+
+
 @dataclass(frozen=True)
 class Retrying:
     """Told to `on_retry` before each wait: for a status line, never for control."""
@@ -190,6 +206,8 @@ def describe(error: BaseException) -> str:
         return "the request timed out"
     if isinstance(error, anthropic.APIConnectionError):
         return "the connection failed"
+    if isinstance(error, Silent):
+        return f"nothing came for {error.seconds:g} s"
     if isinstance(error, TimeoutError):
         return "the attempt passed its deadline"
     if isinstance(error, json.JSONDecodeError):
@@ -431,8 +449,10 @@ class Client:
                  random: Callable[[], float] = random_module.random,
                  wall_clock: Callable[[], float] = time.time,
                  gate: Optional[PrefixGate] = None, use_gate: bool = True,
-                 on_retry: Optional[Callable[[Retrying], None]] = None) -> None:
+                 on_retry: Optional[Callable[[Retrying], None]] = None,
+                 on_wait: Optional[OnWait] = None) -> None:
         self.settings = settings
+        self.on_wait = on_wait
         self.sleep = sleep
         self.random = random
         self.wall_clock = wall_clock
@@ -494,7 +514,11 @@ class Client:
                     delay = self.backoff_seconds(attempt)
                 if self.on_retry is not None:
                     self.on_retry(Retrying(attempt, description, delay))
-                await self.sleep(delay)
+                self._waiting(f"{url}: {description}; trying again", delay)
+                try:
+                    await self.sleep(delay)
+                finally:
+                    self._waiting(None)
                 continue
             usage = Usage.of(message.usage)
             content = tuple(block.model_dump(mode="json", exclude_none=True) for block in message.content)
@@ -505,20 +529,36 @@ class Client:
         """One attempt within its deadline; the final message. `billed` learns the prompt's usage
         when the response starts, so an attempt cut later still counts what it cost."""
         writer = await self.gate.enter(request) if self.gate is not None else None
+        loop = asyncio.get_running_loop()
+        silence_seconds = self.settings.silence_seconds
+        url = self.settings.base_url or DEFAULT_BASE_URL
+        self._waiting(f"waiting for {url} to answer ({request.get('model', '')})", silence_seconds)
         try:
             async with asyncio.timeout(self.settings.attempt_seconds):
-                async with self.sdk.messages.stream(**request) as stream:
-                    async for event in stream:
-                        if on_event is not None:
-                            on_event(event)  # a turn shows the reply as it streams
-                        if event.type == "message_start":
-                            billed.usage = Usage.of(event.message.usage)
-                            if writer is not None:
-                                self.gate.started(writer)
-                    return await stream.get_final_message()
+                async with asyncio.timeout(silence_seconds) as silence:
+                    async with self.sdk.messages.stream(**request) as stream:
+                        async for event in stream:
+                            silence.reschedule(loop.time() + silence_seconds)
+                            self._waiting(None)  # it answers: the text shows from here
+                            if on_event is not None:
+                                on_event(event)  # a turn shows the reply as it streams
+                            if event.type == "message_start":
+                                billed.usage = Usage.of(event.message.usage)
+                                if writer is not None:
+                                    self.gate.started(writer)
+                        return await stream.get_final_message()
+        except TimeoutError:
+            if silence.expired():
+                raise Silent(silence_seconds) from None
+            raise
         finally:
+            self._waiting(None)
             if writer is not None:
                 self.gate.leave(writer)
+
+    def _waiting(self, what: Optional[str], seconds: float = 0.0) -> None:
+        if self.on_wait is not None:
+            self.on_wait(what, None if what is None else time.monotonic() + seconds)
 
 
 class _Billed:

@@ -24,7 +24,6 @@ import os
 from dataclasses import dataclass
 from typing import List, Sequence, Tuple
 
-from harness.calls.tools import READ_BYTES_MAX
 from harness.memory.line import LINE_BYTES_MAX
 from harness.memory.text import valid_text
 
@@ -33,6 +32,8 @@ EPHEMERAL = {"type": "ephemeral"}  # a 5-minute entry: never "1h" [gist §3.3]
 BLOCK_LINES = 4  # [gist §3.3] the view goes in blocks of 4 lines
 INSTRUCTIONS_FILE = "instructions.md"
 INSTRUCTIONS_HEADING = "# The user's instructions"
+# [decision H7] the largest file `read` takes, told to the model in the tool's description
+READ_BYTES_MAX = 10_000_000
 RULER = "-" * LINE_BYTES_MAX  # [gist §4] the ruler is 512 dashes
 
 SYSTEM_PROMPT = """\

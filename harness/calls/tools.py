@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from harness.calls.prompt import READ_BYTES_MAX
 from harness.memory.images import IMAGE_BYTES_MAX, ToolResult, image_type
 from harness.memory.text import valid_text
 
@@ -57,9 +58,8 @@ SHELL_LINGER_SECONDS = 1.0
 CAPTURE_BYTES = 4 * OUTPUT_CHARS_MAX
 
 READ_LINES_DEFAULT = 2000
-# [decision H7] `read` takes regular files of at most this many bytes (the model is told so in the
-# tool's description), and gives up on one that does not answer (a hung network file system)
-READ_BYTES_MAX = 10_000_000
+# [decision H7] `read` takes regular files of at most READ_BYTES_MAX bytes (the model is told so in
+# the tool's description), and gives up on one that does not answer (a hung network file system)
 READ_TIMEOUT_SECONDS = 10.0
 
 HIDDEN = "<API key hidden>"

@@ -24,6 +24,10 @@ from harness.calls.usage import dollars_text, record_usage, usage_record
 
 
 TURN_ATTEMPTS = 3
+# [decision C12] what a person waits at most, each shown with a countdown and ended by Ctrl-C:
+# 40 s of silence per attempt, and a server's retry-after up to 60 s
+TURN_SILENCE_SECONDS = 40.0
+TURN_RETRY_AFTER_MAX_SECONDS = 60.0
 
 
 # a message that joined a running call: its text, where its turn's output goes, its approval,
@@ -141,7 +145,9 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
     # a compaction retries while its call runs [decision P16]; a turn, whose user waits, gives
     # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
     compactor_client = Client(client_settings)
-    client = Client(dataclasses.replace(client_settings, attempts_max=TURN_ATTEMPTS),
+    client = Client(dataclasses.replace(client_settings, attempts_max=TURN_ATTEMPTS,
+                                        silence_seconds=TURN_SILENCE_SECONDS,
+                                        retry_after_max_seconds=TURN_RETRY_AFTER_MAX_SECONDS),
                     gate=compactor_client.gate)
     prompt = Prompt.load(str(settings.home))
     memory_settings = MemorySettings.from_config(

@@ -10,6 +10,7 @@ import os
 import shlex
 import shutil
 import sys
+import time
 from typing import Any, Dict, List, Optional, Tuple
 
 import click
@@ -151,6 +152,38 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     except ChatBusy as busy:
         raise ConfigError(str(busy)) from None
     terminal.secrets = (chat.client.settings.api_key,)
+    # [decision C12] what the chat waits for, with a countdown, on the line above the prompt
+    # while it waits (the line editor redraws it; a bottom toolbar would need the terminal to
+    # report its cursor, which not every terminal does)
+    waits: Dict[str, Tuple[str, float]] = {}
+
+    def prompt_text() -> str:
+        if not waits:
+            return "› "
+        now = time.monotonic()
+        shown = " | ".join(f"{terminal.shown(what)} · {max(0.0, deadline - now):.0f} s · Ctrl-C stops"
+                           for what, deadline in waits.values())
+        return f"({shown})\n› "
+
+    def waiting(source: str):
+        def on_wait(what: Optional[str], deadline: Optional[float]) -> None:
+            if what is None:
+                if waits.pop(source, None) is None:
+                    return
+            else:
+                waits[source] = (what, deadline)
+            session.app.invalidate()
+        return on_wait
+
+    async def tick() -> None:
+        while True:
+            await asyncio.sleep(0.5)
+            if waits:
+                session.app.invalidate()
+
+    chat.client.on_wait = waiting("call")
+    chat.memory.on_wait = waiting("memory")
+    ticking = asyncio.create_task(tick())
     server = await owner.serve(chat, settings.chat_dir / "socket")
     status = chat.memory.status()
     lines = chat.memory.render().split("\n")[1:-1]
@@ -166,7 +199,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
         with patch_stdout(raw=True):
             while True:
                 try:
-                    text = await session.prompt_async("› ")
+                    text = await session.prompt_async(prompt_text)
                 except KeyboardInterrupt:
                     if running is not None and not running.done():
                         running.cancel()
@@ -204,6 +237,8 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     continue
                 running = asyncio.create_task(_turn_then_status(chat, text, terminal))
     finally:
+        ticking.cancel()
+        chat.client.on_wait = chat.memory.on_wait = None
         if running is not None and not running.done():
             running.cancel()
         server.close()

@@ -16,7 +16,7 @@ JSON = dict[str, Any]
 class Fault:
     """A failure the server produces on demand; build one with the functions below."""
 
-    kind: str  # status | timeout | reset | stream_error | stream_cut | malformed_event
+    kind: str  # status | timeout | pings | reset | stream_error | stream_cut | malformed_event
     status: int = 0
     error_type: str = ""
     message: str = ""
@@ -24,6 +24,7 @@ class Fault:
     delay_seconds: float = 0.0
     after_events: int = 0
     reply: Reply | None = None
+    interval_seconds: float = 0.0  # between two pings
     error_code: str = ""  # the body's `error.details.error_code`, as the API names a cause
 
 
@@ -56,6 +57,12 @@ def overloaded() -> Fault:
 def timeout(delay_seconds: float = 30.0) -> Fault:
     """Say nothing for `delay_seconds` (cut short when the server stops), then close."""
     return Fault("timeout", delay_seconds=delay_seconds)
+
+
+def pings(delay_seconds: float = 30.0, interval_seconds: float = 0.5) -> Fault:
+    """Start a stream and send only `ping` events, one every `interval_seconds`, for `delay_seconds`
+    (cut short when the server stops), then close: a server alive but never answering."""
+    return Fault("pings", delay_seconds=delay_seconds, interval_seconds=interval_seconds)
 
 
 def connection_reset() -> Fault:

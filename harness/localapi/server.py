@@ -68,7 +68,7 @@ Prompt cache (Anthropic's published rules, one workspace):
 
 Faults (enqueued like replies): `rate_limited` (429 with `retry-after` and `retry-after-ms`),
 `server_error` (500), `overloaded` (529 `overloaded_error`), `status_error` (any), `timeout` (no
-answer for longer than the client waits), `connection_reset` (a partial status line, then a TCP
+answer for longer than the client waits), `pings` (a stream of `ping` events and nothing else), `connection_reset` (a partial status line, then a TCP
 reset), and for streams `stream_error` (an `error` event mid-stream), `stream_cut` (the socket
 closes before `message_stop`, without the chunked terminator) and `malformed_event` (an event whose
 data is not JSON). A stream fault sent to a non-streaming request becomes its nearest equivalent:
@@ -95,15 +95,15 @@ from typing import Any
 
 from harness.localapi.cache import CacheOutcome, ManualClock, PendingWrite, PromptCache, WallClock
 from harness.localapi.faults import (Fault, Item, Predicate, Responder, as_reply_or_fault, connection_reset,
-                                     malformed_event, overloaded, rate_limited, server_error, status_error,
-                                     stream_cut, stream_error, timeout)
+                                     malformed_event, overloaded, pings, rate_limited, server_error,
+                                     status_error, stream_cut, stream_error, timeout)
 from harness.localapi.replies import Reply, text, thinking, tool_use
 from harness.localapi.validation import (ApiError, block_tokens, cache_marks, check_request, content_blocks,
                                          invalid, prompt_blocks)
 
 # The names a test scripts the server with, all from here.
 __all__ = ["LocalAPI", "ManualClock", "WallClock", "Reply", "text", "thinking", "tool_use", "Fault",
-           "status_error", "rate_limited", "server_error", "overloaded", "timeout", "connection_reset",
+           "status_error", "rate_limited", "server_error", "overloaded", "timeout", "pings", "connection_reset",
            "stream_error", "stream_cut", "malformed_event", "block_tokens"]
 
 JSON = dict[str, Any]
@@ -538,6 +538,16 @@ class LocalAPI:
             record(None, "timeout")
             self._stopping.wait(fault.delay_seconds)
             handler.close_connection = True
+        elif fault.kind == "pings":
+            record(200, "pings")
+            handler.start_stream(request_id)
+            deadline = time.monotonic() + fault.delay_seconds
+            while not self._stopping.wait(fault.interval_seconds) and time.monotonic() < deadline:
+                try:
+                    handler.send_chunk(sse("ping", '{"type": "ping"}'))
+                except OSError:  # the client gave up and closed the connection
+                    break
+            handler.hang_up()
         elif fault.kind == "reset":
             record(None, "reset")
             handler.wfile.write(b"HTTP/1.1 200")

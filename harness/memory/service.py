@@ -34,6 +34,7 @@ does not: time reaches it as events.
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Awaitable, Callable, Dict, List, Optional, Tuple
@@ -140,6 +141,7 @@ class Memory:
         self.failures_in_wait = 0
         self._settled = asyncio.Event()
         self._retry_handle: Optional[asyncio.TimerHandle] = None
+        self.on_wait: Optional[Callable[[Optional[str], Optional[float]], None]] = None  # C12
         self.paused = ""  # [decision C11] the sentence, while the compactor is paused
         self._pauses = 0  # in a row, for the backoff
         self._last_pause = ""  # the cause last shown, until a line is built
@@ -332,10 +334,17 @@ class Memory:
         self._apply(Wait())
         try:
             if self.planner.waiting:
+                if self.on_wait is not None:  # [decision C12] shown, with its countdown
+                    unbuilt = sum(1 for l, i in self.planner.view.lines() if not self.planner.built(l, i))
+                    self.on_wait(f"waiting for the memory to summarize {unbuilt} line"
+                                 f"{'' if unbuilt == 1 else 's'}",
+                                 time.monotonic() + timeout_seconds)
                 await asyncio.wait_for(self._settled.wait(), timeout_seconds)
         except asyncio.TimeoutError:
             pass
         finally:  # a turn stopped while it waits ends its wait too
+            if self.on_wait is not None:
+                self.on_wait(None, None)
             if self.planner.waiting:
                 self._apply(TurnEnd())
         return self.planner.render()
