@@ -428,8 +428,110 @@ def test_the_chat_shows_a_retry_after_with_its_countdown_and_ctrl_c_ends_the_wai
             later = on_screen(chat, r"trying again · (\d+) s · Ctrl-C stops", below=int(first.group(1)))
             assert 40 <= int(later.group(1)) < int(first.group(1)) <= 50  # counting down the 50 s asked
             chat.send("\x03")  # Ctrl-C
-            on_screen(chat, r"your message is in the log")
+            on_screen(chat, r"are in the log")
             chat.leave()
         finally:
             chat.close()
         assert [(kind, text) for _, kind, text, _ in logged(tmp_path)] == [("user", "are you there?")]
+
+
+# ---------------------------------------------------------------- item 14: the terminal
+
+
+def turn_only(body: dict) -> bool:
+    return not is_compaction(body)
+
+
+def test_escape_sequences_in_a_reply_a_tool_result_and_a_zoom_are_shown_made_visible(tmp_path, monkeypatch):
+    from test_chat_terminal import Chat, StallingAPI
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "colors.txt").write_text("\x1b[31mred\x1b[0m and a bell\x07\n")
+    title = "\x1b]0;pwned\x07"
+    with StallingAPI() as api:
+        api.responder = lambda body: "a summary line" if is_compaction(body) else "(none queued)"
+        api.enqueue(f"A reply that sets{title} the title and clears\x1b[2J the screen.", when=turn_only)
+        api.enqueue(Reply([tool_use("read", {"path": "colors.txt"}, id="r1")]), when=turn_only)
+        api.enqueue("Read.", when=turn_only)
+        monkeypatch.chdir(work)  # the chat's working directory
+        chat = Chat(tmp_path / "home", api)
+        try:
+            chat.turn("hello\r", "the screen.")
+            chat.turn("read colors.txt\r", "Read.")
+            shown = chat.answer("/memory zoom 1 1", "screen.")
+            chat.leave()
+        finally:
+            chat.close()
+    assert chat.screen.title == ""  # nothing set the window's title
+    rows = chat.shown()
+    assert "A reply that sets^[]0;pwned^G the title and clears^[[2J the screen." in rows
+    assert "Ever · 0 messages · view 0 bytes, 0 lines · /help" == rows[0]  # the screen was not cleared
+    assert any(row.startswith("  → 1 ") and row.endswith(" ^[[31mred^[[0m and a bell^G") for row in rows), rows
+    assert shown == ["ever: A reply that sets^[]0;pwned^G the title and clears^[[2J the screen."]
+
+
+def test_a_question_outlives_a_memory_row_a_message_typed_at_it_is_logged_and_edit_without_editor(
+        tmp_path, monkeypatch):
+    from test_chat_terminal import Chat, StallingAPI, logged
+
+    summarize = threading.Event()
+    with StallingAPI() as api:
+        api.responder = lambda body: "(none queued)"
+        api.enqueue(Reply("user: a long message, summarized", gate=summarize), when=is_compaction)
+        api.enqueue(Reply([tool_use("write", {"path": "made.txt", "content": "hi\n"}, id="w1")]),
+                    when=turn_only)
+        api.enqueue("Wrote it, and read your aside.", when=turn_only)
+        monkeypatch.chdir(tmp_path)
+        chat = Chat(tmp_path / "home", api)
+        try:
+            chat.send(LONG + "\r")
+            on_screen(chat, r"Allow write: made\.txt \(3 bytes\)\? \[y\]es / \[n\]o / \[a\]lways")
+            summarize.set()  # the compaction ends while the question waits: its row prints
+            on_screen(chat, r"memory: message 0 summarized")
+            on_screen(chat, r"Allow write: made\.txt \(3 bytes\)\? \[y\]es")  # still asked
+            chat.send("an aside, typed at the question\r")
+            on_screen(chat, r"an aside, typed at the question")
+            on_screen(chat, r"Allow write: made\.txt \(3 bytes\)\? \[y\]es")  # and still asked
+            chat.send("y\r")
+            on_screen(chat, r"Wrote it, and read your aside\.")
+            chat.send("/edit\r")
+            on_screen(chat, r"\(no editor: set EDITOR, or VISUAL, to the program to write the message in; "
+                            r"nothing sent\)")
+            chat.leave()
+        finally:
+            summarize.set()
+            chat.close()
+    assert (tmp_path / "made.txt").read_text() == "hi\n"
+    assert [(kind, text) for _, kind, text, _ in logged(tmp_path / "home")] == [
+        ("user", LONG), ("tool", 'write {"content": "hi\\n", "path": "made.txt"}'),
+        ("echo", "created made.txt (3 bytes)"), ("user", "an aside, typed at the question"),
+        ("ever", "Wrote it, and read your aside.")]
+
+
+def test_ctrl_c_during_a_reply_logs_what_was_shown_marked_and_records_its_usage(tmp_path):
+    from test_chat_terminal import Chat, StallingAPI, logged
+
+    # the local API streams text in pieces of 24 characters: these two, then it goes quiet
+    shown = "A first line of a reply\n" + "The first words of a rep"
+    with StallingAPI() as api:
+        api.responder = lambda body: "a summary line" if is_compaction(body) else "(none queued)"
+        api.enqueue(shown + "ly that is stopped. These words are never sent.", when=turn_only)
+        api.stall(5)  # message_start, content_block_start, a ping, two text pieces; then silence
+        chat = Chat(tmp_path / "home", api)
+        try:
+            chat.send("tell me a story\r")
+            on_screen(chat, r"A first line of a reply")
+            chat.send("\x03")
+            on_screen(chat, r"are in the log")
+            rows = chat.shown()
+            chat.leave()
+        finally:
+            api.release.set()
+            chat.close()
+    assert rows[2:6] == ["A first line of a reply", "›", "The first words of a rep", "(stopped)"], rows
+    records = logged(tmp_path / "home")
+    assert [(kind, text) for _, kind, text, _ in records] == [
+        ("user", "tell me a story"), ("ever", shown + "\n[stopped: the user stopped this reply here]")]
+    usage = lines(tmp_path / "home", "usage")
+    assert [(record["kind"], record["turn"]) for record in usage] == [("turn", 0)]

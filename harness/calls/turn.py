@@ -21,6 +21,7 @@ echo names it; `zoom(id, 1)` on that echo gives the image back (harness/memory/i
 """
 
 import asyncio
+import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from pathlib import Path
 from datetime import datetime
 from typing import Any, Callable, Dict, List, Optional, Protocol
 
-from harness.calls.client import Client, Refused, RetriesExhausted, Unusable
+from harness.calls.client import Client, Refused, RetriesExhausted, Unusable, Usage
 from harness.memory.images import kept, with_images
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.memory.service import Memory
@@ -39,6 +40,7 @@ from harness.calls.usage import cost_e8, record_usage, usage_record
 
 JSON = Dict[str, Any]
 MAX_TOKENS = 16_000
+STOPPED_MARK = "\n[stopped: the user stopped this reply here]"
 
 
 class Output(Protocol):
@@ -127,6 +129,8 @@ class Turn:
         self.inbox: List[str] = []  # messages the user typed while the call runs [gist §6]
         self.requests: List[JSON] = []  # each request sent, for status and tests
         self.turn_id = -1
+        self._shown: List[str] = []  # the running call's text as shown so far
+        self._usage: Optional[Usage] = None  # the running call's usage as the API told it
 
     def add_message(self, text: str) -> None:
         """A message typed while the call runs joins it between tool calls [gist §6]."""
@@ -170,8 +174,12 @@ class Turn:
                 "messages": wire(messages),
             }
             self.requests.append(request)
+            self._shown, self._usage = [], None
             try:
                 reply = await self.client.stream(request, on_event=self._show)
+            except asyncio.CancelledError:
+                self._stopped()
+                raise
             except (Refused, Unusable, RetriesExhausted) as error:
                 result.error = f"The call failed: {error}. Your message is in the log; the next turn will see it."
                 self.output.notice(result.error)
@@ -210,11 +218,27 @@ class Turn:
         """A reply block as it goes back in the tool loop (thinking with its signature)."""
         return {k: v for k, v in block.items() if k not in ("citations",)}
 
+    def _stopped(self) -> None:
+        """Ctrl-C during a reply: what was shown of it is logged, marked, and what the API said it
+        cost is recorded, so the log and `ever cost` match what happened [gist §1]."""
+        shown = "".join(self._shown)
+        if shown.strip():
+            self.log("ever", shown + STOPPED_MARK)
+        if self._usage is not None and self.settings.home:
+            record_usage(self.settings.home,
+                         usage_record("turn", self._turn_id(), self.settings.model, self._usage))
+
     def _show(self, event: Any) -> None:
-        if getattr(event, "type", "") != "content_block_delta":
+        kind = getattr(event, "type", "")
+        if kind == "message_start":
+            self._usage = Usage.of(event.message.usage)
+        elif kind == "message_delta" and self._usage is not None and getattr(event, "usage", None):
+            self._usage = dataclasses.replace(self._usage, output_tokens=event.usage.output_tokens or 0)
+        if kind != "content_block_delta":
             return
         delta = event.delta
         if delta.type == "text_delta":
+            self._shown.append(delta.text)
             self.output.text(delta.text)
         elif delta.type == "thinking_delta":
             self.output.thinking(delta.thinking)

@@ -34,6 +34,7 @@ Up and Down go through the messages sent before. Ctrl-C stops the running call; 
 
 
 ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
+ANSWER_WORDS = set(ANSWERS) | {"n", "no"}  # any other line typed at a question is a message
 
 
 def visible(text: str) -> str:
@@ -65,6 +66,22 @@ class Terminal:
         self.pending = ""
         self.style = ""
         self.secrets: Tuple[str, ...] = ()  # hidden in whatever is shown [decision H3]
+        self.replying = False  # a reply streams: `memory:` rows wait for its end
+        self.held: List[str] = []
+
+    def row(self, text: str) -> None:
+        """A `memory:` row: now, or after the reply that is streaming, never inside it."""
+        if self.replying:
+            self.held.append(text)
+        else:
+            self._write(text)
+
+    def end_reply(self) -> None:
+        self.end_line()
+        self.replying = False
+        held, self.held = self.held, []
+        for text in held:
+            self._write(text)
 
     def shown(self, text: str) -> str:
         """What may be printed of a text Ever did not write: the key hidden, controls visible."""
@@ -100,13 +117,15 @@ class Terminal:
             self.pending = ""
 
     def text(self, delta: str) -> None:
+        self.replying = True
         self._stream(delta, "")
 
     def thinking(self, delta: str) -> None:
+        self.replying = True
         self._stream(delta, DIM)
 
     def tool(self, name: str, tool_input: Dict[str, Any]) -> None:
-        self.end_line()
+        self.end_reply()  # the reply's text ended where the tool call begins
         self._write(f"{DIM}· {self.shown(approval_summary(name, tool_input))}{RESET}\n")
 
     def result(self, text: str, is_error: bool) -> None:
@@ -129,22 +148,24 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     session: PromptSession = PromptSession(history=_history(settings), input=_terminal_input(),
                                            key_bindings=_line_breaks())
     loop = asyncio.get_running_loop()
-    questions: "asyncio.Queue[asyncio.Future]" = asyncio.Queue()
+    # a tool's question waiting for its answer: (the question, the future the tool thread awaits)
+    questions: List[Tuple[str, "asyncio.Future[str]"]] = []
 
     def ask_now(name: str, tool_input: Dict[str, Any]) -> Answer:
-        """The tool thread's question: the next line the user types answers it."""
+        """The tool thread's question. It is the prompt itself until answered, so a row printed
+        meanwhile cannot erase it; a line that is not an answer is a message, and it asks on."""
         async def question() -> str:
             answer = loop.create_future()
-            terminal._write(f"\n{BOLD}Allow {approval_summary(name, tool_input)}?{RESET} "
-                            "[y]es / [n]o / [a]lways for this tool: ")
-            await questions.put(answer)
+            questions.append((f"Allow {terminal.shown(approval_summary(name, tool_input))}? "
+                              "[y]es / [n]o / [a]lways for this tool: ", answer))
+            session.app.invalidate()
             return await answer
 
         reply = asyncio.run_coroutine_threadsafe(question(), loop).result().strip().lower()
         return ANSWERS.get(reply, Answer.NO)
 
     def changed(row: str) -> None:
-        terminal._write(f"{DIM}{terminal.shown(row)}{RESET}\n")
+        terminal.row(f"{DIM}{terminal.shown(row)}{RESET}\n")
 
     try:
         chat = await open_chat(settings, terminal, ask=ask_now, yes=yes, on_change=changed,
@@ -158,6 +179,8 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     waits: Dict[str, Tuple[str, float]] = {}
 
     def prompt_text() -> str:
+        if questions:
+            return questions[0][0]
         if not waits:
             return "› "
         now = time.monotonic()
@@ -201,14 +224,21 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                 try:
                     text = await session.prompt_async(prompt_text)
                 except KeyboardInterrupt:
+                    for _, pending in questions:  # the tool thread waits: it hears no
+                        pending.set_result("n")
+                    questions.clear()
                     if running is not None and not running.done():
                         running.cancel()
                         terminal.notice("(stopped)")
                     continue
                 except EOFError:
+                    for _, pending in questions:
+                        pending.set_result("n")
+                    questions.clear()
                     break
-                if not questions.empty():
-                    questions.get_nowait().set_result(text)  # the answer to a tool's question
+                if questions and text.strip().lower() in ANSWER_WORDS:
+                    _, pending = questions.pop(0)  # the line editor leaves question and answer shown
+                    pending.set_result(text)  # the answer to a tool's question
                     continue
                 if not text.strip():
                     continue
@@ -251,9 +281,10 @@ async def _turn_then_status(chat: Chat, text: str, terminal: Terminal) -> None:
     try:
         await chat.say(text, terminal)
     except asyncio.CancelledError:
-        terminal.notice("(the call was stopped; your message is in the log)")
+        terminal.end_reply()
+        terminal.notice("(the call was stopped; your message and what was shown of the reply are in the log)")
         raise
-    terminal.end_line()
+    terminal.end_reply()
     terminal._write(f"{DIM}{chat.status_line()}{RESET}\n")
 
 
@@ -290,6 +321,9 @@ def _edit() -> Tuple[str, str]:
     """The message written in $VISUAL or $EDITOR, or a sentence saying why there is none."""
     variable = "VISUAL" if os.environ.get("VISUAL") else "EDITOR"
     editor = os.environ.get(variable)
+    if not editor:
+        # click would fall back to Debian's select-editor, which asks in a terminal left raw
+        return "", "(no editor: set EDITOR, or VISUAL, to the program to write the message in; nothing sent)"
     if editor:
         try:
             program = shlex.split(editor)[0]
