@@ -535,3 +535,28 @@ def test_ctrl_c_during_a_reply_logs_what_was_shown_marked_and_records_its_usage(
         ("user", "tell me a story"), ("ever", shown + "\n[stopped: the user stopped this reply here]")]
     usage = lines(tmp_path / "home", "usage")
     assert [(record["kind"], record["turn"]) for record in usage] == [("turn", 0)]
+
+
+def test_a_paste_that_is_not_utf8_is_logged_sent_and_kept_in_the_history_as_the_checked_text(tmp_path):
+    from test_chat_terminal import PASTE_END, PASTE_START, Chat, StallingAPI, logged
+
+    with StallingAPI() as api:
+        api.responder = lambda body: "a summary line" if is_compaction(body) else "(none queued)"
+        api.enqueue("Got the paste.", when=turn_only)
+        api.enqueue("Still here.", when=turn_only)
+        chat = Chat(tmp_path / "home", api)
+        try:
+            os.write(chat.child.child_fd, (PASTE_START + "caf").encode() + b"\xe9 and \xed\xa0\x80 pasted"
+                     + (PASTE_END + "\r").encode())
+            chat.expect("Got the paste.")
+            chat.turn("and now?\r", "Still here.")
+            chat.leave()
+        finally:
+            chat.close()
+        sent = [r.body["messages"][0]["content"][-1]["text"] for r in api.requests if turn_only(r.body)]
+    checked = "caf\ufffd and \ufffd\ufffd\ufffd pasted"
+    assert [(kind, text) for _, kind, text, _ in logged(tmp_path / "home")] == [
+        ("user", checked), ("ever", "Got the paste."), ("user", "and now?"), ("ever", "Still here.")]
+    assert sent == [checked, "and now?"]
+    history = (tmp_path / "home" / "history").read_text(encoding="utf-8")
+    assert f"+{checked}\n" in history and "+and now?\n" in history
