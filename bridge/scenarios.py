@@ -507,6 +507,33 @@ def make_long(name, seed, scale) -> Run:
     return Run(name, seed, scale, "planner", config, never_late(rng, n), n)
 
 
+def short_messages(rng: random.Random, messages: int, bytes_max: int):
+    """Messages of 1 to `bytes_max` bytes, every call built before the next message: a cheap
+    chat that reaches high levels and T past 2^14, where the due order's ties between levels
+    decide the merges [gist §3.2]."""
+
+    def events(probe: Probe) -> Iterator[Event]:
+        for _ in range(messages):
+            yield ("message", rng.choice(KINDS), text_of_bytes(rng, rng.randint(1, bytes_max)))
+            while True:
+                running, _, _ = probe()
+                if not running:
+                    break
+                l, i = rng.choice(running)
+                yield ("built", l, i, text_of_bytes(rng, rng.randint(8, 120)))
+
+    return events
+
+
+def make_high_levels(name, seed, scale) -> Run:
+    rng = _rng(name, seed, scale)
+    n = _pick(scale, 17_000, 70_000)
+    # a view of a few lines: each message costs little, and the lines' levels reach 14; ties
+    # between an older pair of level ≥ 5 and a newer one come within the first few thousand
+    config = (2_500, 1_250, 1_000, 500, 8, 3)
+    return Run(name, seed, scale, "planner", config, short_messages(rng, n, 30), n)
+
+
 def make_line_scripts(name, seed, scale) -> Run:
     rng = _rng(name, seed, scale)
     n = _pick(scale, 300, 5000)
@@ -575,6 +602,7 @@ CHAT_CONFIG = (3_000, 1_500, 1_000, 500, 8, 3)
 # name -> (maker, default seeds at tiny scale, default seeds at full scale)
 SCENARIOS: Dict[str, Tuple[Callable[[str, int, str], Run], Tuple[int, ...], Tuple[int, ...]]] = {
     "long_100000": (make_long, (1,), (1,)),
+    "high_levels": (make_high_levels, (1,), (1, 2)),
     "gist_3000": (make_gist, (1,), (1, 2, 3)),
     "deep_4000": (make_deep, (1,), (1, 2)),
     "late_1500": (make_late(1500), (1,), (1, 2, 3)),

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from laws import confirmed
-from laws.core import Budget, Verdict, shortfall, stronger
-from laws.registry import README_BEGIN, README_END, laws, markdown_table
+from laws.core import STRENGTHS, Budget, Verdict, kind, opening, shortfall, stronger
+from laws.registry import DEEP_LAWS, EUKHE_UNIVERSAL, README_BEGIN, README_END, eukhe_count, laws, markdown_table
 from laws.subset import all_violations
 
 # The columns of a law's line; the mutant runner reads the verdict column (mutants/__main__.py).
@@ -24,8 +24,12 @@ def line(name: str, label: str, verdict: str, seconds: float, detail: str) -> st
     return f"{name:<28} {label:<58} {verdict:<5} {seconds:7.2f}s" + (f"  {detail}" if detail else "")
 
 
-# The laws `--deep` runs: push to --t, and the links of the history laws at T ≥ 100,000.
-DEEP_LAWS = ("push_agrees", "view_covers", "cview_covers", "view_summarized", "cview_summarized")
+def shown(label: str) -> str:
+    """The label as a law's line prints it: with the kind it ranks as, when that is not the kind
+    it opens with (a proof with a searched link ranks as the search)."""
+    if label == "none" or kind(label) == opening(label):
+        return label
+    return f"[ranks {kind(label)}] {label}"
 
 
 def main() -> int:
@@ -81,10 +85,14 @@ def main() -> int:
             elif stronger(verdict.strength, law.strength):
                 understated.append(f"{law.name}: earned \"{verdict.strength}\", the registry says only \"{law.strength}\"")
         failed += 0 if outcome == "pass" else 1
-        print(line(law.name, verdict.strength, outcome, seconds, detail), flush=True)
+        print(line(law.name, shown(verdict.strength), outcome, seconds, detail), flush=True)
     total = time.monotonic() - started
     print(f"laws: {len(selected) + 1 - failed} of {len(selected) + 1} passed in {total:.1f}s"
           + (f"; {failed} FAILED" if failed else ""))
+    counts = {name: sum(1 for law in selected if kind(law.strength) == name) for name in STRENGTHS}
+    print("ranked by their weakest part: " + ", ".join(f"{count} {name}" for name, count in counts.items() if count))
+    if selected == registered and set(EUKHE_UNIVERSAL) <= {law.name for law in registered}:
+        print(eukhe_count(registered))
     for note in understated:
         print(f"note: {note}")
     if arguments.write_readme:

@@ -5,6 +5,9 @@ Strategy: a label opens with its kind, and the kinds are ordered, strongest firs
 
     Proved (Z3) > Confirmed (CrossHair) > Bounded > Searched > Example
 
+A label that names more than one kind (a proof with a searched or bounded link) ranks as the
+weakest it names (`kind`): a law is as strong as its weakest part.
+
 Proved holds for every input; Confirmed for every input of a stated finite domain, by a
 solver's exploration of every path; Bounded for every case of a stated bound, by computation;
 Searched for the cases a search or seeded runs happened to reach; Example for one worked case.
@@ -52,12 +55,23 @@ class Law:
     check: Callable[[Budget], Verdict]
 
 
-def kind(label: str) -> str:
+def opening(label: str) -> str:
     """The kind a label opens with: one of STRENGTHS."""
     for name in STRENGTHS:
         if label.startswith(name) and label[len(name) : len(name) + 1] in (":", " "):
             return name
     raise ValueError(f"a label must open with one of {', '.join(STRENGTHS)}: {label!r}")
+
+
+# A kind named anywhere in a label: a part of the claim that rests on that kind of check.
+NAMED = re.compile("(" + "|".join(re.escape(name) for name in STRENGTHS) + r")(?=[:,; ]|$)")
+
+
+def kind(label: str) -> str:
+    """The kind a label ranks as: the weakest it names. A law is as strong as its weakest part,
+    so "Proved (Z3): each step; steps = events: Searched, 4,800 events" ranks as Searched."""
+    parts = [opening(label)] + NAMED.findall(label)
+    return max(parts, key=STRENGTHS.index)
 
 
 def stronger(a: str, b: str) -> bool:

@@ -11,10 +11,10 @@ left out. `python -m laws` fails a law whose earned label is below the registry'
 two differ.
 """
 
-from laws import bounded, confirmed, protocol, searched, universal
-from laws.core import ENGINES, Law, kind
+from laws import bounded, choice, confirmed, protocol, restarts, searched, universal
+from laws.core import ENGINES, STRENGTHS, Law, kind, opening
 
-MODULES = (bounded, universal, protocol, confirmed, searched)  # the order `make laws` runs them
+MODULES = (bounded, universal, choice, restarts, protocol, confirmed, searched)  # the order `make laws` runs them
 
 
 def laws() -> list[Law]:
@@ -35,15 +35,46 @@ README_END = "<!-- end of laws table -->"
 def markdown_table(rows: list[Law], seconds: dict[str, float] | None = None) -> str:
     """The README's laws table; `seconds` are those of the run that wrote it."""
     lines = [
-        "| Law | Gist | Says | Strength | Engine | Seconds |",
-        "|---|---|---|---|---|---|",
+        "| Law | Gist | Says | Strength | Ranks as | Engine | Seconds |",
+        "|---|---|---|---|---|---|---|",
     ]
     for law in rows:
         taken = f"{seconds[law.name]:.2f}" if seconds and law.name in seconds else "—"
+        rank = kind(law.strength)
+        ranks = rank if rank == opening(law.strength) else f"**{rank}** (its weakest part)"
+        deep = " (deeper in `make laws-deep`)" if law.name in DEEP_LAWS else ""
         lines.append(
-            f"| `{law.name}` | {law.gist} | {law.says} | {law.strength} | {law.engine} | {taken} |"
+            f"| `{law.name}` | {law.gist} | {law.says} | {law.strength} | {ranks}{deep} | {law.engine} | {taken} |"
         )
     return "\n".join(lines)
+
+
+# The laws `make laws-deep` runs again, further (laws/__main__.py).
+DEEP_LAWS = ("push_agrees", "view_covers", "cview_covers", "view_summarized", "cview_summarized")
+
+# eukhe's 13 Universal laws (/work/shared/spec/eukhe-chat-memory.md), by the names Ever gives them.
+EUKHE_UNIVERSAL = (
+    "view_covers", "cview_covers", "message_appends", "message_merges_nothing", "merge_is_one_pair",
+    "merge_covers", "push_agrees_always", "fit_reaches_budget", "fit_merges_built", "view_summarized",
+    "cview_summarized", "context_ends_at_node", "context_is_prefix",
+)
+
+
+def ranked(names, rows: list[Law]) -> dict[str, list[str]]:
+    """The named laws grouped by the kind each ranks as, strongest first."""
+    by_name = {law.name: law for law in rows}
+    groups: dict[str, list[str]] = {name: [] for name in STRENGTHS}
+    for name in names:
+        groups[kind(by_name[name].strength)].append(name)
+    return {name: found for name, found in groups.items() if found}
+
+
+def eukhe_count(rows: list[Law]) -> str:
+    """The README's count of eukhe's 13, from the registry: each law ranked by its weakest part."""
+    groups = ranked(EUKHE_UNIVERSAL, rows)
+    parts = [f"{len(found)} {name} ({', '.join(f'`{law}`' for law in found)})" for name, found in groups.items()]
+    return (f"Of eukhe's {len(EUKHE_UNIVERSAL)} Universal laws, ranked by their weakest part: "
+            + "; ".join(parts) + ".")
 
 
 def without_seconds(table: str) -> list[str]:

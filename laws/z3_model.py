@@ -44,7 +44,7 @@ import model.planner
 import model.push
 import model.tree as tree_module
 import model.view
-from laws.z3_core import (Answer, Sym, SymBool, failed_answer, is_python_int, no_python_value,
+from laws.z3_core import (RLIMIT, Answer, Sym, SymBool, failed_answer, is_python_int, no_python_value,
                           obligations, oblige, prove, satisfiable, vacuous)
 from model.view import Line
 
@@ -370,6 +370,9 @@ class Loop:
     # what the loop needs of its inputs: fold (env, count) → formula, repeat (env) → formula;
     # each call must meet it (an obligation), and the body's step is proved for any inputs that do
     requires: Optional[Callable[..., Any]] = None
+    # fold only: (env, k, value) → formulas assumed in the step at index k: only instances of
+    # facts a law proved (the due order's meaning, say)
+    index_facts: Optional[Callable[..., List[Any]]] = None
 
     def step_facts(self, env, value) -> List[Any]:
         return self.facts(env, value) if self.facts else []
@@ -390,7 +393,7 @@ class Proof:
     found: List[Tuple[Any, str]] = field(default_factory=list)
     cache: Dict[Any, Any] = field(default_factory=dict)
     answers: List[Tuple[str, Answer]] = field(default_factory=list)
-    timeout_ms: int = 30_000
+    rlimit: int = RLIMIT
     law: Optional["Proof"] = None  # the law's proof, for a step proved apart from it
     proven: Dict[Any, bool] = field(default_factory=dict)  # loop steps proved, at the law's proof
     checked: int = 0  # the obligations in `found` already proved
@@ -428,7 +431,7 @@ class Proof:
         self.checked = len(self.found)
         seconds = 0.0
         for part, said in parts:
-            answer = prove(part, assumptions, self.timeout_ms)
+            answer = prove(part, assumptions, self.rlimit)
             seconds += answer.seconds
             if not answer.proved:
                 self.record(name, answer)
@@ -438,12 +441,12 @@ class Proof:
     @contextmanager
     def under(self, *hypotheses) -> Iterator["Proof"]:
         """A part of the proof that may also assume `hypotheses` (a case of the claim)."""
-        with inside(Proof(self.loops, list(hypotheses), self, timeout_ms=self.timeout_ms)) as given:
+        with inside(Proof(self.loops, list(hypotheses), self, rlimit=self.rlimit)) as given:
             yield given
             given.check("the code's side conditions", z3.BoolVal(True))
 
     def witnessed(self, name: str, *extra) -> None:
-        if not satisfiable(self.all_assumptions() + list(extra), self.timeout_ms):
+        if not satisfiable(self.all_assumptions() + list(extra), self.rlimit):
             raise Unproved(vacuous(name))
 
 
@@ -469,13 +472,13 @@ def inside(proof: Proof) -> Iterator[Proof]:
 
 def child(hypotheses) -> Proof:
     parent = current()
-    return Proof(parent.loops, list(hypotheses), parent, timeout_ms=parent.timeout_ms)
+    return Proof(parent.loops, list(hypotheses), parent, rlimit=parent.rlimit)
 
 
 def apart(hypotheses) -> Proof:
     """A proof that shares none of the current assumptions: a loop's step, for any inputs."""
     law = current().root()
-    return Proof(law.loops, list(hypotheses), None, timeout_ms=law.timeout_ms, law=law)
+    return Proof(law.loops, list(hypotheses), None, rlimit=law.rlimit, law=law)
 
 
 def generalized(env: Dict[str, Any]) -> Dict[str, Any]:
@@ -586,7 +589,7 @@ def mapped(items, change):
         return tuple(change(old) for old in items)
     j = z3.FreshInt("j")
     proof = current()
-    inner = Proof(proof.loops, [0 <= j, j < items.n], proof, timeout_ms=proof.timeout_ms)
+    inner = Proof(proof.loops, [0 <= j, j < items.n], proof, rlimit=proof.rlimit)
     with inside(inner):
         new = change(items.at(j))
     if inner.assumptions[2:]:
@@ -636,6 +639,8 @@ def fold(count, start, body):
         k, any_n = z3.Int(fresh_name("k")), z3.Int(fresh_name("n"))
         value = fresh(shape, "acc")
         hypotheses = [requires(any_env, Sym(any_n)), 0 <= k, k < any_n, loop.invariant(any_env, Sym(k), value)]
+        if loop.index_facts:
+            hypotheses += loop.index_facts(any_env, Sym(k), value)
         with inside(apart(hypotheses + loop.step_facts(any_env, value))) as step:
             after = lifted(shape, any_body(value, Sym(k)))
             step.check(f"{name}: the body keeps the invariant", loop.invariant(any_env, Sym(k + 1), after))

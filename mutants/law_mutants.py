@@ -158,8 +158,9 @@ MUTANTS += [
            "from harness.memory.text import valid_text\nfrom harness.calls.prompt import Prompt  # noqa: F401\n",
            test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "the memory imports the calls: the layering lint fails", lint=True),
-    Mutant("calls_import_the_chat_lazily", "harness/calls/tools.py", "from harness.memory.text import valid_text\n",
-           "from harness.memory.text import valid_text\n\n\ndef _settings():\n    from harness.chat.config import load_settings\n    return load_settings()\n",
+    Mutant("calls_import_the_chat_lazily", "harness/calls/tools.py",
+           "from harness.memory.images import IMAGE_BYTES_MAX, ToolResult, image_type\n",
+           "from harness.memory.images import IMAGE_BYTES_MAX, ToolResult, image_type\n\n\ndef _settings():\n    from harness.chat.config import load_settings\n    return load_settings()\n",
            test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "a call imports the chat (config imports tools: a cycle too): the layering lint fails", lint=True),
     Mutant("terminal_imports_the_local_api", "harness/chat/terminal.py", "from harness.memory.store import ChatBusy\n",
@@ -228,8 +229,8 @@ MUTANTS += [
            law("queue_is_sound"), "Hypothesis searches 100 histories: below the registry's 250"),
     Mutant("fewer_settle_waits", "laws/universal.py", "        if number % 5:", "        if number % 50:",
            law("settle_reached"), "settle_reached starts from a tenth of the states: below its registered minimum"),
-    Mutant("registry_drops_a_module", "laws/registry.py", "MODULES = (bounded, universal, protocol, confirmed, searched)",
-           "MODULES = (bounded, protocol, confirmed, searched)",
+    Mutant("registry_drops_a_module", "laws/registry.py", "MODULES = (bounded, universal, choice, restarts, protocol, confirmed, searched)",
+           "MODULES = (bounded, choice, restarts, protocol, confirmed, searched)",
            test("tests/test_laws_table.py::test_the_readme_laws_table_is_the_registrys"),
            "the registry leaves out laws/universal.py's laws"),
     Mutant("strengths_out_of_order", "laws/core.py",
@@ -348,4 +349,113 @@ MUTANTS += [
     Mutant("absorb_keeps_new_state", PUSH, "        return States(1, life, state, older)",
            "        return States(1, life, new_state, older)",
            law("push_agrees_always"), "push's absorb keeps the new state: caught by Z3 on push's own code"),
+]
+
+# ---- the merge order's choice (laws/choice.py), restarts and the batch's floor ----
+MOST_DUE_WINS = "            wins = more_due(a.l, a.i, b.l, b.i, T)\n"
+TIE_TO_NEWER_HIGH = ("            wins = more_due(a.l, a.i, b.l, b.i, T) | ((b.l >= 5) & ((T - (((a.i + 2) << a.l) - 1)) << b.l"
+                     " == (T - (((b.i + 2) << b.l) - 1)) << a.l))\n")
+MUTANTS += [
+    Mutant("most_due_tie_to_newer_high", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
+           law("most_due_is_the_choice"), "most_due gives a tie with an older pair of level ≥ 5 to the newer pair"),
+    Mutant("most_due_tie_to_newer_orders", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
+           law("due_orders_agree"), "the same bug, against the production order"),
+    Mutant("most_due_keeps_first", VIEW, "        return choose(can_merge & ((best < 0) | wins), k, best)",
+           "        return choose(can_merge & (best < 0), k, best)",
+           law("most_due_is_the_choice"), "most_due returns the first pair that can merge, not the most due"),
+]
+
+HEAP_SCAN = "                if best_l < 0 or more_due(l, first, best_l, best_first, T):\n"
+MUTANTS += [
+    Mutant("planner_heap_tie_to_newer_high", HARNESS_PLANNER, HEAP_SCAN,
+           "                if best_l < 0 or (more_due(l, first, best_l, best_first, T) and not (\n"
+           "                        l >= 5 and ((T + 1 - first) << best_l) == ((T + 1 - best_first) << l))):\n",
+           test("tests/test_choice_agreement.py::test_the_production_heaps_choose_as_the_model_on_ties_at_high_levels"),
+           "the production fit gives a tie with a pair of level ≥ 5 to the newer pair"),
+    Mutant("tree_lookup_wraps_past_2_14", "model/tree.py", "    return trie_get(tree.levels[l], i)\n",
+           "    return trie_get(tree.levels[l], i & 0x3FFF)\n",
+           test("tests/test_bridge.py::test_every_tiny_run_agrees"),
+           "a tree lookup wraps its index at 16,384: wrong only once T passes 2^14"),
+]
+
+RESTART = "        state = replace(state, running=(), retry_later=(), waiting=False)\n"
+MUTANTS += [
+    Mutant("restart_forgets_shrinking", PLANNER, RESTART,
+           "        state = replace(state, running=(), retry_later=(), waiting=False, shrinking=False)\n",
+           law("restart_keeps_state"), "a restart forgets that the view was shrinking (fix F1)"),
+    Mutant("restart_forgets_cshrinking", PLANNER, RESTART,
+           "        state = replace(state, running=(), retry_later=(), waiting=False, cshrinking=False)\n",
+           law("restart_keeps_state"), "a restart forgets that the compaction view was shrinking"),
+    Mutant("restart_keeps_retries", PLANNER, RESTART, "        state = replace(state, running=(), waiting=False)\n",
+           law("restart_keeps_state"), "a restart keeps the old process's due retries"),
+    Mutant("batch_to_floor_plus_one", PLANNER, "view, merges = fit(view, state.T, c.view_bytes_floor, parents)",
+           "view, merges = fit(view, state.T, c.view_bytes_floor + 1, parents)",
+           law("batch_ends_at_floor"), "a batch fits to the floor plus one byte"),
+    Mutant("cbatch_to_floor_plus_one", PLANNER, "cview, cmerges = fit(view, state.T, c.cview_bytes_floor, parents)",
+           "cview, cmerges = fit(view, state.T, c.cview_bytes_floor + 300, parents)",
+           law("batch_ends_at_floor"), "the compaction view's batch stops 300 bytes over its floor"),
+    Mutant("tree_lookup_wraps_law", "model/tree.py", "    return trie_get(tree.levels[l], i)\n",
+           "    return trie_get(tree.levels[l], i & 0x3FFF)\n",
+           law("tree_lookup_gives_what_was_put"), "a tree lookup wraps its index at 16,384"),
+    Mutant("tree_put_drops_high_bit", "model/tree.py", "    if i & 1 == 0:\n        return (trie[0], trie_put(trie[1], i >> 1, text), trie[2])",
+           "    if i & 1 == 0 or i == (1 << 15) + 1:\n        return (trie[0], trie_put(trie[1], i >> 1, text), trie[2])",
+           law("tree_lookup_gives_what_was_put"), "a put of node 2^15 + 1 lands on node 2^15"),
+]
+
+# the same two ties, caught in `make test` by the tiny bridge's high_levels run (T = 3,135)
+MUTANTS += [
+    Mutant("most_due_tie_to_newer_high_bridge", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
+           test("tests/test_bridge.py::test_every_tiny_run_agrees"),
+           "most_due gives a tie with an older pair of level ≥ 5 to the newer pair: the tiny bridge"),
+    Mutant("planner_heap_tie_to_newer_high_bridge", HARNESS_PLANNER, HEAP_SCAN,
+           [m for m in MUTANTS if m.name == "planner_heap_tie_to_newer_high"][0].new,
+           test("tests/test_bridge.py::test_every_tiny_run_agrees"),
+           "the production fit gives such a tie to the newer pair: the tiny bridge"),
+]
+
+# the production planner's save-then-load (tests/test_restart_state.py)
+RESTART_TEST = test("tests/test_restart_state.py::test_save_then_load_keeps_both_views_both_shrinking_states_and_the_failure_counts")
+MUTANTS += [
+    Mutant("load_forgets_shrinking", HARNESS_PLANNER, '        planner.shrinking = saved["shrinking"]\n',
+           "        planner.shrinking = False\n", RESTART_TEST,
+           "a loaded planner forgets that the view was shrinking (fix F1)"),
+    Mutant("load_forgets_failures", HARNESS_PLANNER,
+           '        planner.failures = {(l, i): count for l, i, count in saved["failures"]}\n',
+           "        planner.failures = {}\n", RESTART_TEST, "a loaded planner forgets the failure counts (P16)"),
+]
+
+MUTANTS += [
+    Mutant("kind_reads_only_the_opening", "laws/core.py", "    parts = [opening(label)] + NAMED.findall(label)\n",
+           "    parts = [opening(label)]\n",
+           test("tests/test_laws_table.py::test_a_label_ranks_as_its_weakest_part"),
+           "a label ranks by its first words: a proof with a searched link ranks as a proof"),
+    Mutant("kind_reads_only_the_opening_readme", "laws/core.py", "    parts = [opening(label)] + NAMED.findall(label)\n",
+           "    parts = [opening(label)]\n",
+           test("tests/test_laws_table.py::test_the_readme_counts_eukhes_laws_by_their_weakest_part"),
+           "the same: the README's count of eukhe's 13 no longer matches the registry's"),
+]
+
+# ---- the gaps of the laws that rank as Searched or Bounded: each bug passes its law in `make
+# laws` (it shows only past T = 5,000, or t = 30,000) and is caught further on ----
+BRIDGE_TEST = test("tests/test_bridge.py::test_every_tiny_run_agrees")
+MUTANTS += [
+    Mutant("cview_drops_line_past_5000", PLANNER, "        cview=appended(state.cview, line),\n",
+           "        cview=choose(i < 5_000, appended(state.cview, line), state.cview),\n", BRIDGE_TEST,
+           "past T = 5,000 a message's line is not appended to the compaction view: cview_covers and "
+           "message_appends pass (their event link is searched to T = 300); the tiny bridge's high_levels run catches it"),
+    Mutant("batch_merges_unbuilt_past_5000", PLANNER, "    parents = tree_parents(state.tree)\n",
+           "    parents = choose(state.T < 5_000, tree_parents(state.tree), Parents(lambda l, i: True, tree_parents(state.tree).line))\n",
+           BRIDGE_TEST,
+           "past T = 5,000 a batch merges into parents that are not built: view_summarized passes (its link is "
+           "searched to T = 300); the tiny bridge catches it"),
+    Mutant("batch_past_floor_after_5000", PLANNER,
+           "    shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_ceiling\n",
+           "    shrinking = state.shrinking or view_bytes(state.view) > choose(state.T > 5_000, c.view_bytes_floor, c.view_bytes_ceiling)\n",
+           BRIDGE_TEST,
+           "past T = 5,000 a batch starts past the floor: message_merges_nothing passes (searched to T = 300); "
+           "the tiny bridge catches it"),
+    Mutant("fold_wrong_past_30000", PUSH, FOLD_FIT, FOLD_FIT.replace("budget_lines,", "budget_lines + (T > 30_000),"),
+           ("python", "-m", "laws", "--t", "40000", "--only", "push_agrees_always"),
+           "past t = 30,000 the fold's budget is one more: push_agrees_always passes in make laws (its fold side "
+           "is checked to t = 20,000); at --t 40000 it fails"),
 ]

@@ -263,7 +263,7 @@ def test_every_chat_command_answers_and_a_bad_one_is_one_line_and_the_chat_goes_
 
         help_rows = chat.answer("/help", "Ctrl-D")
         commands = [row.split()[0] for row in help_rows if row.startswith("/")]
-        assert sorted(commands) == ["/edit", "/help", "/memory", "/memory", "/memory-model"]
+        assert sorted(commands) == ["/agents", "/edit", "/help", "/memory", "/memory", "/memory-model", "/stop"]
         assert sum(row.startswith("/memory zoom ID N ") for row in help_rows) == 1
         assert sum("Alt-Enter" in row and "new line" in row for row in help_rows) == 1
 
@@ -283,6 +283,9 @@ def test_every_chat_command_answers_and_a_bad_one_is_one_line_and_the_chat_goes_
         assert "no message 2" in sentence
         (sentence,) = chat.answer("/frobnicate now", "/help")
         assert sentence.startswith("unknown command /frobnicate") and "/help" in sentence
+        assert chat.answer("/agents", "yet") == ["No subagents in this chat yet."]
+        assert chat.answer("/stop Scout", "running") == ["no subagent named Scout is running"]
+        assert chat.answer("/stop", "NAME") == ["usage: /stop NAME"]
 
         (sentence,) = chat.answer("/edit", "nothing sent")
         assert str(editor) in sentence

@@ -136,3 +136,42 @@ def test_every_law_the_readme_and_docs_name_exists():
 def test_a_misnamed_law_is_found():
     assert named_laws("| 40 | ... | law `need_first_typo` | matched |") == {"need_first_typo"}
     assert named_laws("laws `a_b`, `c` and `d`") == {"a_b", "c", "d"}
+
+
+def test_a_label_ranks_as_its_weakest_part():
+    mixed = "Proved (Z3): each view step, model code; steps = events: Searched, at least 4,800 events"
+    assert kind(mixed) == "Searched"
+    assert kind("Proved (Z3): push is the counter; the fold's side: Bounded for every t up to 20,000") == "Bounded"
+    assert kind("Proved (Z3): model code, any view") == "Proved (Z3)"
+    # a mixed label is no stronger than a plain search, and a plain proof is stronger than it
+    assert not stronger(mixed, "Searched: 3 runs")
+    assert stronger("Proved (Z3): any view", mixed)
+    assert shortfall("Proved (Z3): any view", mixed)
+    # CrossHair named in a search is not a confirmation
+    assert kind("Searched (CrossHair diffbehavior): at least 300 iterations") == "Searched"
+
+
+def test_a_planted_mixed_label_is_ranked_down_in_the_run_and_the_table(monkeypatch, capsys):
+    from laws import registry
+
+    planted = Law("planted_mixed", "§3", "A planted law.", "z3",
+                  "Proved (Z3): its steps; steps = events: Searched, at least 10 events",
+                  lambda budget: Verdict(True, "Proved (Z3): its steps; steps = events: Searched, 12 events"))
+    monkeypatch.setattr(runner, "laws", lambda: [planted])
+    monkeypatch.setattr(runner, "all_violations", lambda: [])
+    monkeypatch.setattr(runner.confirmed, "start_ahead", lambda names: None)
+    monkeypatch.setattr(sys, "argv", ["laws"])
+    assert runner.main() == 0
+    printed = capsys.readouterr().out
+    assert "[ranks Searched] Proved (Z3): its steps" in printed
+    assert "ranked by their weakest part: 1 Searched" in printed
+    table = registry.markdown_table([planted])
+    assert "| **Searched** (its weakest part) |" in table
+
+
+def test_the_readme_counts_eukhes_laws_by_their_weakest_part():
+    from laws.registry import EUKHE_UNIVERSAL, eukhe_count
+
+    assert len(EUKHE_UNIVERSAL) == 13
+    assert set(EUKHE_UNIVERSAL) <= {law.name for law in laws()}
+    assert eukhe_count(laws()) in " ".join(README.read_text().split())

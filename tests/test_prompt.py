@@ -120,25 +120,19 @@ told the line is too long, shorten it. Non-ASCII characters cost 2-4 bytes."""
 # Ever's changes, in order; each `old` must occur exactly once when its turn comes.
 RENAMES = (("Unii", "Ever"), ("unii", "ever"))  # [gist §5] "Rename Unii to your agent's name"
 EDITS = (
-    # There are no subagents. (An image a tool gave is kept, and zoom gives it back: H8.)
-    ("- zoom(\"Name\") gives an agent's whole chat\n", ""),
-    ("they want work done. Use subagents only when the user asks for them.",
-     "they want work done. You have no subagents."),
-    # No background reports ("[Name]") to wait for; the paragraph on computers says where Ever's
-    # tools run [gist §5] "drop the paragraph on computers if your agent has no device tools".
-    ("""Messages the user sends while you work reach you between tool calls. Subagents
+    # Subagents stay (harness/calls/agents.py); Ever has no computer tasks [gist §5].
+    ("""Subagents
 and computer tasks run in the background; each one's report reaches you as a
-message starting "[Name]", between your tool calls or as a new turn. Never wait
-for one (no sleep, no polling): go on, or end your turn and tell the user what
-is running.
-
-The user's computers that have ever open now are listed at the start of each
+""", """Subagents
+run in the background; each one's report reaches you as a
+"""),
+    # The paragraph on computers says where Ever's tools run [gist §5] "drop the paragraph on
+    # computers if your agent has no device tools".
+    ("""The user's computers that have ever open now are listed at the start of each
 message. Your shell, read, write and edit tools run on the one their `device`
 field names; computer tasks, on one marked "computer use". A task that needs a
 computer not listed can't be done now: tell the user.""",
-     """Messages the user sends while you work reach you between tool calls.
-
-Your shell, read, write and edit tools run on the user's computer, in the
+     """Your shell, read, write and edit tools run on the user's computer, in the
 directory Ever was started in. There is no device list and no computer use: a
 task that needs another computer can't be done now: tell the user."""),
 )
@@ -166,9 +160,11 @@ def test_the_golden_is_the_gists_prompt_of_3911_bytes():
     assert len(re.findall("unii", GIST_PROMPT, re.IGNORECASE)) == 11
 
 
-def test_no_word_of_unii_or_of_subagents_tools_is_left():
+def test_no_word_of_unii_is_left_and_the_subagents_lines_are_the_gists():
     assert "unii" not in SYSTEM_PROMPT.lower()
-    assert 'zoom("Name")' not in SYSTEM_PROMPT
+    assert "- zoom(\"Name\") gives an agent's whole chat\n" in SYSTEM_PROMPT
+    assert "Use subagents only when the user asks for them." in SYSTEM_PROMPT
+    assert "computer tasks" not in SYSTEM_PROMPT
     assert "device" not in SYSTEM_PROMPT.replace("no device list", "")
     assert "- ever: Ever's replies" in SYSTEM_PROMPT
 
@@ -205,15 +201,18 @@ def test_the_prefix_is_the_same_bytes_on_every_build_and_holds_no_date():
 
 
 def test_the_tools_are_zoom_and_date_with_the_gists_descriptions_then_the_machine_tools():
-    assert [tool["name"] for tool in TOOLS] == ["zoom", "date", "shell", "read", "write", "edit"]
+    assert [tool["name"] for tool in TOOLS] == ["zoom", "date", "shell", "read", "write", "edit", "agent"]
     by_name = {tool["name"]: tool for tool in TOOLS}
     # [gist §6] verbatim
     assert by_name["zoom"]["description"] == ("Open the line id+n of the view into the two lines of n/2 under "
                                               "it; n = 1 gives the message whole.")
     assert by_name["date"]["description"] == "The date and time of message id."
     required = {name: tool["input_schema"]["required"] for name, tool in by_name.items()}
-    assert required == {"zoom": ["id", "n"], "date": ["id"], "shell": ["command"], "read": ["path"],
-                        "write": ["path", "content"], "edit": ["path", "old_text", "new_text"]}
+    # zoom("Name") takes a name and no n [gist §6]; zoom(id, n) checks n itself (zoom_error)
+    assert required == {"zoom": ["id"], "date": ["id"], "shell": ["command"], "read": ["path"],
+                        "write": ["path", "content"], "edit": ["path", "old_text", "new_text"],
+                        "agent": ["name", "task"]}
+    assert by_name["zoom"]["input_schema"]["properties"]["id"]["type"] == ["integer", "string"]
     properties = {name: sorted(tool["input_schema"]["properties"]) for name, tool in by_name.items()}
     assert properties["zoom"] == ["id", "n", "page"]  # a page of a long message
     assert properties["shell"] == ["command", "timeout_seconds"]

@@ -11,7 +11,7 @@ import z3
 
 import model.planner
 import model.view
-from laws import universal
+from laws import choice, universal
 from laws import z3_model as zm
 from laws import z3_views as zv
 from laws.core import Budget
@@ -37,7 +37,7 @@ def test_every_view_law_proves_on_the_models_code():
     for check in (universal.merge_covers, universal.merge_is_one_pair, universal.fit_merges_built,
                   universal.fit_reaches_budget, universal.context_ends_at_node,
                   universal.context_is_prefix, universal.due_cross_is_rational,
-                  universal.due_orders_agree, universal.due_is_transitive):
+                  universal.due_orders_agree, universal.due_is_transitive, choice.most_due_is_the_choice):
         verdict = check(Budget())
         assert verdict.passed, (check.__name__, verdict.detail)
         assert verdict.strength.startswith("Proved (Z3): model code"), check.__name__

@@ -9,8 +9,8 @@ The system prompt is the gist's §5 prompt with Unii renamed Ever (the kind `uni
 adapted to the tools Ever really has (tests/test_prompt.py pins it against the gist's text, each
 change written out there as one edit):
 
-- No subagents: "Use subagents only when the user asks for them" becomes "You have no subagents",
-  the `zoom("Name")` line goes, and so does the paragraph on background reports ("[Name]").
+- Subagents (harness/calls/agents.py) stay as the gist has them; of the background paragraph only
+  "and computer tasks" goes, since Ever has none.
 - The paragraph on computers says where Ever's tools run: shell, read, write and edit on the
   user's computer, in the directory Ever was started in; there is no device list and no computer
   use. (The path itself is not named: it would be state in the prompt.)
@@ -65,13 +65,14 @@ long for one message is split over several in a row.
 Tools:
 - zoom(id, n) opens line id+n into the two lines it was made from;
 - zoom(id, 1) gives message id whole, with its images
+- zoom("Name") gives an agent's whole chat
 - date(id) gives the date and time of message id
 
 # Turns
 
 Do the user's tasks yourself, with your tools, following the user's instructions
 at the end of this prompt: who they are, how their files are organized and how
-they want work done. You have no subagents.
+they want work done. Use subagents only when the user asks for them.
 
 The view is your memory, and its latest word on a thing is the truth. Whenever
 you need any information, first find its latest mention in the view and zoom
@@ -80,7 +81,11 @@ ask. Never grep or search memories manually; zoom is your only
 allowed mechanism to navigate the tree. Summaries keep little of tool output, so
 say in your reply what you learned that will matter later.
 
-Messages the user sends while you work reach you between tool calls.
+Messages the user sends while you work reach you between tool calls. Subagents
+run in the background; each one's report reaches you as a
+message starting "[Name]", between your tool calls or as a new turn. Never wait
+for one (no sleep, no polling): go on, or end your turn and tell the user what
+is running.
 
 Your shell, read, write and edit tools run on the user's computer, in the
 directory Ever was started in. There is no device list and no computer use: a
@@ -136,12 +141,14 @@ TOOLS: Tuple[JSON, ...] = (
         "description": "Open the line id+n of the view into the two lines of n/2 under it; "
                        "n = 1 gives the message whole.",
         "input_schema": _object({
-            "id": {"type": "integer", "minimum": 0, "description": "The line's first message: a multiple of n."},
+            "id": {"type": ["integer", "string"],
+                   "description": "The line's first message: a multiple of n; or a subagent's name, "
+                                  "for its whole conversation."},
             "n": {"type": "integer", "minimum": 1, "description": "How many messages the line covers: a power of 2."},
             "page": {"type": "integer", "minimum": 1,
                      "description": "With n = 1, a long message comes in pages of 30,000 characters, "
                                     "each headed [message id, page p of k]: the page to give (default 1)."},
-        }, ("id", "n")),
+        }, ("id",)),
     },
     {
         "name": "date",
@@ -189,6 +196,19 @@ TOOLS: Tuple[JSON, ...] = (
             "old_text": {"type": "string", "description": "The text to replace, exactly as the file holds it."},
             "new_text": {"type": "string", "description": "The text to put in its place."},
         }, ("path", "old_text", "new_text")),
+    },
+    {
+        "name": "agent",
+        "description": "Start a subagent in the background: a fresh call that sees the view, then the task, "
+                       "with the shell, read, write, edit, zoom and date tools. Its report reaches you later "
+                       "as a message \"[Name] report\"; zoom(\"Name\") gives its whole conversation. Only "
+                       "when the user asks for one.",
+        "input_schema": _object({
+            "name": {"type": "string", "description": "Its name, unique in the chat: a letter, then "
+                                                      "letters, digits, - or _, at most 40."},
+            "task": {"type": "string", "description": "What it is to do, in full: it knows only the view "
+                                                      "and this."},
+        }, ("name", "task")),
     },
 )
 

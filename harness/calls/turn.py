@@ -118,8 +118,10 @@ def wire(messages: List[JSON]) -> List[JSON]:
 class Turn:
     """One user message's call and its tool loop; see the module's text."""
 
+    starts_agents = True  # the master's turns; a subagent starts none (harness/calls/agents.py)
+
     def __init__(self, memory: Memory, client: Client, prompt: Prompt, tools: WorkTools,
-                 settings: TurnSettings, output: Optional[Output] = None):
+                 settings: TurnSettings, output: Optional[Output] = None, agents: Any = None):
         self.memory = memory
         self.client = client
         self.prompt = prompt
@@ -131,6 +133,7 @@ class Turn:
         self.turn_id = -1
         self._shown: List[str] = []  # the running call's text as shown so far
         self._usage: Optional[Usage] = None  # the running call's usage as the API told it
+        self.agents = agents  # the chat's subagents: `agent`, zoom("Name"), their reports
 
     def add_message(self, text: str) -> None:
         """A message typed while the call runs joins it between tool calls [gist §6]."""
@@ -145,17 +148,18 @@ class Turn:
         for piece in split_long(self.checked(text)):
             self.memory.append(kind, piece)
 
-    async def run(self, text: str) -> TurnResult:
+    async def run(self, text: str, kind: str = "user") -> TurnResult:
+        """The turn of `text`: a user message, or a subagent's report (`work`) that no turn took."""
         memory = self.memory
         text = self.checked(text)  # the same text logged and sent
         try:
             view_text = await memory.settle(self.settings.settle_timeout_seconds)
         except asyncio.CancelledError:
-            self.log("user", text)  # stopped while it waited: the message is kept, unanswered
+            self.log(kind, text)  # stopped while it waited: the message is kept, unanswered
             raise
         lines = view_text.split("\n")[1:-1]  # between "<chat>" and "</chat>"
         self.turn_id = memory.planner.T  # the user message's id: the turn's name in usage records
-        self.log("user", text)  # [decision P17] after the view is rendered
+        self.log(kind, text)  # [decision P17] after the view is rendered
         now = self.settings.clock()
         state = f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: {self.settings.workdir}]"
         first = chat_blocks(lines) + [
@@ -208,6 +212,8 @@ class Turn:
                 typed = self.inbox.pop(0)
                 self.log("user", typed)
                 joined.append({"type": "text", "text": typed})
+            if self.agents is not None and self.starts_agents:
+                joined += self.agents.joined(self)  # subagents' reports, logged as `work` [gist §6]
             messages.append({"role": "user", "content": joined})
 
     def _turn_id(self) -> int:
@@ -247,7 +253,12 @@ class Turn:
         """Run one tool call; log it and its result as they happen [gist §1, §6]."""
         self.log("tool", f"{name} {json.dumps(tool_input, ensure_ascii=False, sort_keys=True)}")
         self.output.tool(name, tool_input if isinstance(tool_input, dict) else {})
-        if name in ("zoom", "date"):
+        if name == "agent" and self.agents is not None and self.starts_agents:
+            result = self.agents.start(tool_input, self)
+        elif name == "zoom" and isinstance(tool_input, dict) and isinstance(tool_input.get("id"), str) \
+                and self.agents is not None:
+            result = self.agents.zoom(tool_input)  # zoom("Name") [gist §6]
+        elif name in ("zoom", "date"):
             result = self._memory_tool(name, tool_input)
         else:
             result = await asyncio.to_thread(self.tools.run, name, tool_input)

@@ -7,8 +7,10 @@ mode 0600, split by the local day of the call as the store splits the log [gist 
      "input_tokens": 210, "cache_creation_input_tokens": 1800, "cache_read_input_tokens": 31000,
      "output_tokens": 420}
 
-`kind` is "turn" (every call of a turn's tool loop) or "compaction"; `turn` is the id of the user
-message that started the turn (for a compaction, the last user message's id when it ran, or null).
+`kind` is "turn" (every call of a turn's tool loop), "compaction" or "agent" (a subagent's call,
+harness/calls/agents.py); `turn` is the id of the user message that started the turn (for a
+compaction, the last user message's id when it ran, or null; for a subagent, its starting turn's).
+Subagents' calls are reported apart from the turns', so the turns' cache share stays the turns'.
 The token counts are the API's own usage fields; a call's prompt is the sum of the three input
 fields (input_tokens is what came after the last cache mark) [gist §3.3].
 
@@ -50,7 +52,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
-KINDS = ("turn", "compaction")
+KINDS = ("turn", "compaction", "agent")
 TOKEN_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
                 "output_tokens")
 
@@ -303,6 +305,7 @@ class DayRow:
     day: str
     turns: Totals
     compactions: Totals
+    agents: Totals = Totals()
 
 
 @dataclass(frozen=True)
@@ -321,6 +324,7 @@ class Report:
     all_compactions: Totals
     unpriced_models: Tuple[str, ...]
     skipped: Tuple[str, ...] = field(default=())
+    all_agents: Totals = Totals()  # subagents' calls, apart from the turns'
 
 
 def report(records: Iterable[UsageRecord], skipped: Iterable[str] = ()) -> Report:
@@ -328,10 +332,12 @@ def report(records: Iterable[UsageRecord], skipped: Iterable[str] = ()) -> Repor
     records = list(records)
     turn_records = [record for record in records if record.kind == "turn"]
     compaction_records = [record for record in records if record.kind == "compaction"]
+    agent_records = [record for record in records if record.kind == "agent"]
     days = []
     for day in sorted({record.day for record in records}):
         days.append(DayRow(day, totals(r for r in turn_records if r.day == day),
-                           totals(r for r in compaction_records if r.day == day)))
+                           totals(r for r in compaction_records if r.day == day),
+                           totals(r for r in agent_records if r.day == day)))
     by_turn: Dict[int, List[UsageRecord]] = {}
     for record in turn_records:
         by_turn.setdefault(record.turn, []).append(record)
@@ -346,6 +352,7 @@ def report(records: Iterable[UsageRecord], skipped: Iterable[str] = ()) -> Repor
         all_compactions=totals(compaction_records),
         unpriced_models=tuple(unpriced),
         skipped=tuple(skipped),
+        all_agents=totals(agent_records),
     )
 
 
@@ -370,10 +377,12 @@ def report_json(value: Report) -> Dict[str, Any]:
         "turns": totals_json(value.all_turns),
         "first_calls": totals_json(value.first_calls),
         "compactions": totals_json(value.all_compactions),
+        "agents": totals_json(value.all_agents),
         "gist_cache_read_share": {name: float(share)
                                   for name, share in GIST_CACHE_READ_SHARE.items()},
         "days": [{"day": row.day, "turns": totals_json(row.turns),
-                  "compactions": totals_json(row.compactions)} for row in value.days],
+                  "compactions": totals_json(row.compactions),
+                  "agents": totals_json(row.agents)} for row in value.days],
         "per_turn": [{"turn": row.turn, "day": row.day, **totals_json(row.totals)}
                      for row in value.turns],
         "unpriced_models": list(value.unpriced_models),
@@ -430,12 +439,16 @@ def format_report(value: Report, turns_shown: Optional[int] = None) -> str:
             lines.append(row_text(f"{row.day} turns", row.turns))
         if row.compactions.calls:
             lines.append(row_text(f"{row.day} compactions", row.compactions))
+        if row.agents.calls:
+            lines.append(row_text(f"{row.day} subagents", row.agents))
     gist = GIST_CACHE_READ_SHARE
     lines += ["", heading("all days"),
               row_text("turns", value.all_turns, f"   gist: {share_text(gist['turns'])}"),
               row_text("  first call of each", value.first_calls),
               row_text("compactions", value.all_compactions,
                        f"   gist: {share_text(gist['compactions'])}")]
+    if value.all_agents.calls:
+        lines.append(row_text("subagents", value.all_agents))
     turns = value.turns if turns_shown is None else value.turns[-turns_shown:] if turns_shown else ()
     if turns:
         lines += ["", heading("turn")]

@@ -4,8 +4,11 @@
     ever chat --local         the same with no key: a local API that echoes, in a chat of its own
     ever send TEXT | -        one turn, for scripts; handed to a running `ever chat` if one owns it
     ever memory status|view|zoom ID N
+    ever import PATH... [--format F] [--yes]   old sessions as notes
+    ever browse [--out F] [--serve]   the whole memory as one HTML page
     ever log                  where the files are
     ever cost [--json]        tokens, cache reads and writes, and what they cost
+    ever agents [--json]      the chat's subagents: running or how they ended, and their cost
 
 Settings: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME, EVER_MODEL and `$EVER_HOME/config.toml`
 (harness/chat/config.py). The API key is never printed.
@@ -158,6 +161,45 @@ def memory_zoom(line) -> None:
     click.echo(text)
 
 
+@main.command("import")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["claude-code", "codex", "pi", "llm", "text"]),
+              default=None, help="The files' format (default: told from each file).")
+@click.option("--yes", is_flag=True, help="Go on without asking, however many compactions it costs.")
+def import_command(paths, fmt, yes: bool) -> None:
+    """Old sessions (Claude Code, Codex CLI, pi, llm's logs.db, text or Markdown) as notes, oldest first."""
+    from harness.chat.importing import run_import
+    from harness.memory.imports import ImportFailed
+
+    try:
+        run_import(load_settings(), paths, fmt, yes)
+    except KeyboardInterrupt:
+        fail("stopped; the notes logged so far stay, and the same import run again adds the rest")
+    except ChatBusy:
+        fail("the chat is open in another process; close it to import into it")
+    except (ImportFailed, ConfigError, StoreError) as error:
+        fail(str(error))
+
+
+@main.command()
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              help="Where to write the page (default: memory.html in the chat's directory).")
+@click.option("--serve", is_flag=True, help="Serve the page on 127.0.0.1 instead, until Ctrl-C.")
+@click.option("--port", type=int, default=0, help="The port for --serve (default: any free one).")
+def browse(out_path, serve: bool, port: int) -> None:
+    """The whole memory as one self-contained HTML page: the view's lines, down to each message."""
+    from harness.chat.browsing import serve_page, write_page
+
+    settings = load_settings()
+    try:
+        if serve:
+            serve_page(settings, port, click.echo)
+        else:
+            click.echo(write_page(settings, out_path))
+    except (ConfigError, StoreError, OSError) as error:
+        fail(str(error))
+
+
 @main.command("log")
 def log_command() -> None:
     """Where the chat's files are."""
@@ -168,6 +210,7 @@ def log_command() -> None:
     click.echo(f"tree:      {chat_dir / 'tree'}/YYYY-MM-DD.jsonl")
     click.echo(f"view:      {chat_dir / 'view.json'}")
     click.echo(f"usage:     {chat_dir / 'usage'}/YYYY-MM-DD.jsonl")
+    click.echo(f"subagents: {chat_dir / 'agents'}/NAME.jsonl")
     click.echo(f"config:    {settings.config_path}")
 
 
@@ -183,6 +226,16 @@ def cost(as_json: bool, turns: int) -> None:
         click.echo(json.dumps(report_json(result), indent=2))
     else:
         click.echo(format_report(result, turns_shown=turns))
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="The list as JSON, for scripts.")
+def agents(as_json: bool) -> None:
+    """The chat's subagents: running or how each ended, its calls, tokens and cost."""
+    from harness.calls.agentlist import listing, listing_text
+
+    rows = listing(load_settings().chat_dir)
+    click.echo(json.dumps(rows, indent=2) if as_json else listing_text(rows))
 
 
 if __name__ == "__main__":

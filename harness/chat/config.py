@@ -24,6 +24,10 @@ ignored):
     settle_timeout_seconds = 20            # how long a turn waits for its view [deliberate D10]
     [cache]
     marks = true                           # false: send no cache marks (servers that reject them)
+    [agents]                               # each subagent's caps [decision A1]
+    tokens_max = 2000000                   # prompt (cache reads too) and output, all its calls
+    seconds_max = 1800                     # wall time
+    tool_calls_max = 100
 
 Ever writes the file back itself (`/memory-model` saves `memory.model` and `memory.thinking`) with
 a tiny writer, `render_config`: the standard library reads TOML (tomllib) but cannot write it, and
@@ -52,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+from harness.memory.agentlog import AgentCaps
 from harness.calls.tools import APPROVABLE_TOOLS
 
 HOME_DEFAULT = "~/.ever"
@@ -70,6 +75,9 @@ DEFAULTS: Dict[str, Any] = {
     "memory.thinking": "xhigh",
     "memory.settle_timeout_seconds": 20,
     "cache.marks": True,
+    "agents.tokens_max": 2_000_000,
+    "agents.seconds_max": 1800,
+    "agents.tool_calls_max": 100,
 }
 KEYS = tuple(DEFAULTS)
 
@@ -123,6 +131,7 @@ class Settings:
     memory_thinking: str
     settle_timeout_seconds: float
     cache_marks: bool
+    agent_caps: Any = None  # harness/calls/agents.py AgentCaps; None: its defaults
     # where each key's value came from: "environment EVER_MODEL", "config.toml" or "default"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -203,6 +212,8 @@ def load_settings(environ: Optional[Mapping[str, str]] = None) -> Settings:
         memory_thinking=values["memory.thinking"],
         settle_timeout_seconds=values["memory.settle_timeout_seconds"],
         cache_marks=values["cache.marks"],
+        agent_caps=AgentCaps(values["agents.tokens_max"], values["agents.seconds_max"],
+                             values["agents.tool_calls_max"]),
         sources=sources,
     )
 
@@ -300,6 +311,10 @@ def checked(key: str, value: Any, where: str) -> Any:
         if (isinstance(value, bool) or not isinstance(value, (int, float))
                 or not math.isfinite(value) or value <= 0):
             raise wrong("a number of seconds above 0")
+        return value
+    if key in ("agents.tokens_max", "agents.tool_calls_max", "agents.seconds_max"):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise wrong("a whole number above 0")
         return value
     if key == "cache.marks":
         if not isinstance(value, bool):

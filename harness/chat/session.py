@@ -10,6 +10,8 @@ import asyncio
 import dataclasses
 import os
 from typing import Any, Dict, List, Optional, Tuple
+from harness.calls.agents import Agents
+from harness.memory.agentlog import AgentCaps
 from harness.chat import owner
 from harness.calls.client import Client, ClientSettings
 from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
@@ -60,12 +62,14 @@ class Chat:
         self.last: Optional[TurnResult] = None
         self.joined: List[Joined] = []
         self.compactor: Optional[Compactor] = None
+        self.agents: Optional[Agents] = None  # harness/calls/agents.py; open_chat makes it
 
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
                                      home=self.settings.home)
-        return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output)
+        return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,
+                    agents=self.agents)
 
     async def say(self, text: str, output: Optional[Output] = None,
                   approval: Optional[Approval] = None) -> TurnResult:
@@ -138,7 +142,7 @@ class Chat:
 
 
 async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = False,
-                    on_change=None, api_key: Optional[str] = None) -> Chat:
+                    on_change=None, api_key: Optional[str] = None, report_turns: bool = True) -> Chat:
     """Own the chat and start its compactor; ChatBusy when another process owns it."""
     key = load_key(settings.home) if api_key is None else Secret(api_key)
     client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
@@ -168,13 +172,20 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
     chat = Chat(settings, memory, client, prompt, approval, output)
     chat.clients = (client, compactor_client)
     chat.compactor = compactor
+    chat.agents = Agents(memory, client, prompt, TurnSettings(settings.model, settings.settle_timeout_seconds,
+                                                              home=settings.home),
+                         settings.agent_caps or AgentCaps(), output)
+    if report_turns:  # a report no running turn takes starts a turn of this chat
+        chat.agents.report_turns = lambda: chat.agents.turns_for_reports(chat)
+    chat.agents.recover()  # a subagent cut off by a kill of the last owner reports now
     return chat
 
 
 async def send_once(settings: Settings, text: str, yes: bool = False) -> Dict[str, Any]:
     """`ever send`: one turn here, or handed to the chat's owner [gist §1]."""
     try:
-        chat = await open_chat(settings, Quiet(), ask=None, yes=yes)
+        # one turn, then the process ends: a report is logged, never a turn of its own [decision A6]
+        chat = await open_chat(settings, Quiet(), ask=None, yes=yes, report_turns=False)
     except ChatBusy:
         return await owner.ask(settings.chat_dir / "socket", {"op": "send", "text": text, "yes": yes})
     except ConfigError as error:
@@ -187,9 +198,11 @@ async def send_once(settings: Settings, text: str, yes: bool = False) -> Dict[st
         return {"reply": "", "error": f"{error} Your message is in the log; the next turn will see it."}
     try:
         result = await chat.say(text)
+        await chat.agents.close()  # a subagent it started stops, and reports so
         await chat.memory.idle_or_stop(5.0)
         return {"reply": result.reply, "error": result.error}
     finally:
+        await chat.agents.close()
         chat.memory.close()
         await chat.close_clients()
 

@@ -27,6 +27,8 @@ HELP = """\
 /memory               the memory's status and every line of the view
 /memory zoom ID N     open line ID+N (or: /memory zoom ID+N)
 /memory-model [MODEL] [EFFORT]   the compaction model and its thinking effort (saved to config)
+/agents              the subagents: running or how they ended, and their cost
+/stop NAME            stop a subagent (Ctrl-C with no call running stops the newest); it reports
 /edit                 write the message in $EDITOR
 /help                 this list
 Alt-Enter (or Esc, then Enter) starts a new line of the message; a paste stays one message.
@@ -230,6 +232,13 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     if running is not None and not running.done():
                         running.cancel()
                         terminal.notice("(stopped)")
+                    elif chat.turn is not None and chat.agents.starter and not chat.agents.starter.done():
+                        chat.agents.starter.cancel()  # a report's own turn
+                        terminal.notice("(stopped)")
+                    elif chat.agents.newest_running():  # no call runs: the newest subagent stops
+                        name = chat.agents.newest_running()
+                        chat.agents.stop(name)
+                        terminal.notice(f"(stopping the subagent {name}; its report follows)")
                     continue
                 except EOFError:
                     for _, pending in questions:
@@ -272,6 +281,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
         if running is not None and not running.done():
             running.cancel()
         server.close()
+        await chat.agents.close()  # each running subagent stops and its report is logged
         await chat.memory.idle_or_stop(2.0)
         chat.memory.close()
         await chat.close_clients()
@@ -293,6 +303,16 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
     words = text.split()
     if words[0] == "/help":
         return help_text
+    if words[0] in ("/agents", "/stop"):
+        from harness.calls.agentlist import listing, listing_text
+
+        if words[0] == "/agents":
+            return listing_text(listing(chat.memory.store.chat))
+        if len(words) != 2:
+            return "usage: /stop NAME"
+        if chat.agents.stop(words[1]):
+            return f"(stopping the subagent {words[1]}; its report follows)"
+        return f"no subagent named {words[1]} is running"
     if words[0] == "/memory" and len(words) == 1:
         status = chat.memory.status()
         rows = [f"{key}: {value}" for key, value in status.items()]

@@ -7,6 +7,7 @@
     store       the logs (append-only, fsync'd), the tree, the checkpoint, the lock
     images      images a tool gave, kept by their SHA-256 for zoom; a tool's result
     service     the memory service: the store and the planner together, the compactor's jobs
+    agentlog    a subagent's own log: its steps, its end, where its report went; its caps
     trace       the planner's state printed for the bridge (bridge/FORMAT.md)
 
 May import: the standard library and harness.memory. Never the SDK, harness.calls, harness.chat or

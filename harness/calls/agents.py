@@ -1,0 +1,402 @@
+"""Subagents [gist §5, §6]: a fresh call in the background whose report always reaches the chat.
+
+    agent(name, task)               the master's tool; the result says the subagent started
+    first message = [view] [state] [task]     the view settled, as a turn would send it
+    system = the turns' prompt + SUBAGENT_ROLE; tools = the turns' without `agent`
+    its steps -> chat/agents/<Name>.jsonl (harness/memory/agentlog.py), never the chat's log
+    its end   -> one `work` message "[Name] report", logged, then given to the master
+
+The report is logged before the master reads it, by whoever gives it to the master: a running
+turn takes it between its tool calls, as it takes a message the user typed [gist §6]; when no turn
+runs (or the one running makes no further call) it starts a turn of its own, whose message it is.
+The master never waits or polls: nothing here is awaited by a turn.
+
+Every end reports, and says how it ended (agentlog.HOWS): its final reply ("done"); an API error; a
+reply cut off inside a tool call; a cap (tokens, wall time, tool calls: `AgentCaps`, from the
+config's `[agents]`); a stop (`/stop NAME` or Ctrl-C in the chat, or the chat closing: its report is
+then logged at once, as no turn will run). An owner killed while a subagent ran leaves a log with
+no end line: the next start ends it as cut off, saying where its log ends, and reports it. The end
+line is written before the report is logged, and a `reported` line after, so a kill between the
+two neither loses the report nor doubles it (agentlog's docstring).
+
+Its system prompt is the turns' with one more block, SUBAGENT_ROLE, constant, so every subagent
+call of a chat shares one cached prefix; its tools are the turns' less `agent`, so a subagent
+starts none. Its calls are recorded in the usage files as kind "agent" (`ever cost` shows them
+apart) and in its own log, from which `ever agents` gives each one's cost (harness/calls/agentlist.py).
+"""
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Dict, List, Optional
+
+from harness.calls.client import Client, Refused, RetriesExhausted, Unusable
+from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
+from harness.calls.tools import ToolResult, WorkTools, error_result, split_long, text_result
+from harness.calls.turn import JSON, Output, Quiet, Turn, TurnSettings, end_marked, wire
+from harness.calls.usage import record_usage, usage_record
+from harness.memory import agentlog
+from harness.memory.agentlog import AgentCaps, AgentLog, NameTaken
+from harness.memory.images import pages, with_images
+from harness.memory.service import PAGE_CHARS, Memory
+
+SUBAGENT_ROLE = """\
+# Subagents
+
+This call is a subagent's, not a turn: Ever started you in the background, and
+the message after the view is your task, not the user's words. Do it yourself,
+with your tools; you start no subagents. Nobody reads your steps as you work,
+and nobody answers a question: decide, and say what you decided. Your final
+reply is your report: it reaches Ever as a message "[Name] report", and it is
+all Ever learns from you, so make it whole: what you did, what you found, what
+is left, with names, paths, numbers and errors exactly. Your steps stay in your
+own log, which zoom("Name") opens."""
+
+
+@dataclass(frozen=True)
+class Ending:
+    how: str  # one of agentlog.HOWS [decision A5]
+    said: str  # how it ended, in words: "reached its cap of 3 tool calls"
+    last_text: str = ""  # its last reply's text
+
+
+def report_text(name: str, ending: Ending) -> str:
+    """The `work` message: "[Name] report", then the final reply, or how it ended and its last
+    words."""
+    if ending.how == "done":
+        return f"[{name}] report\n{ending.last_text}"
+    text = f"[{name}] report: it {ending.said}. zoom(\"{name}\") gives its whole conversation."
+    if ending.last_text:
+        text += f"\nIts last reply before that:\n{ending.last_text}"
+    return text
+
+
+def subagent_prompt(prompt: Prompt) -> Prompt:
+    """The turns' tools less `agent`, their system blocks and SUBAGENT_ROLE, the mark moved to it
+    [decision A4]."""
+    system = [{k: v for k, v in block.items() if k != "cache_control"} for block in prompt.system]
+    system.append({"type": "text", "text": SUBAGENT_ROLE, "cache_control": dict(EPHEMERAL)})
+    tools = tuple(tool for tool in prompt.tools if tool["name"] != "agent")
+    return Prompt(tools=tools, system=tuple(system))
+
+
+@dataclass
+class Report:
+    """A subagent's report, not yet logged in the chat."""
+
+    name: str
+    text: str
+    path: Path
+
+    def logged(self, message_id: Optional[int]) -> None:
+        """The report is in the chat's log as message `message_id`: note it in the agent's log."""
+        log = AgentLog.reopen(self.path)
+        try:
+            log.append({"kind": "reported", "id": message_id})
+        finally:
+            log.close()
+
+
+class Subagent(Turn):
+    """A subagent's conversation: a turn's tool loop, logging to its own log, within its caps."""
+
+    starts_agents = False
+
+    def __init__(self, agents: "Agents", name: str, log: AgentLog, started_by: int, tools: WorkTools):
+        super().__init__(agents.memory, agents.client, agents.prompt, tools, agents.settings, Quiet(),
+                         agents=agents)
+        self.name = name
+        self.agent_log = log
+        self.started_by = started_by
+        self.tokens = 0
+        self.tool_calls = 0
+        self.last_text = ""
+
+    def log(self, kind: str, text: str) -> None:
+        self.agent_log.append({"kind": kind, "text": text})  # never the chat's log [gist §6]
+
+    async def work(self, task: str) -> Ending:
+        caps = self.agents.caps
+        # one wait at a time: the memory keeps one settle event, which a second waiter would replace
+        async with self.agents.settling:
+            view_text = await self.memory.settle(self.settings.settle_timeout_seconds)
+        lines = view_text.split("\n")[1:-1]
+        now = self.settings.clock()
+        state = (f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: "
+                 f"{self.settings.workdir}; you are the subagent {self.name}]")
+        first = chat_blocks(lines) + [{"type": "text", "text": state}, {"type": "text", "text": task}]
+        messages: List[JSON] = [{"role": "user", "content": first}]
+        while True:
+            if self.tokens >= caps.tokens:
+                return Ending("cap", f"reached its cap of {caps.tokens:,} tokens ({self.tokens:,} "
+                                     f"used, {self.tool_calls} tool calls)", self.last_text)
+            messages = end_marked(messages)
+            request = {"model": self.settings.model, "max_tokens": self.settings.max_tokens,
+                       "tools": list(self.prompt.tools), "system": list(self.prompt.system),
+                       "messages": wire(messages)}
+            self.requests.append(request)
+            try:
+                reply = await self.client.stream(request)
+            except (Refused, Unusable, RetriesExhausted) as error:
+                return Ending("error", f"ended on an error: the call failed: {error}", self.last_text)
+            usage = reply.usage
+            self.tokens += usage.prompt_tokens + usage.output_tokens
+            record = usage_record("agent", self.started_by, self.settings.model, usage)
+            self.agent_log.append({"kind": "usage", "record": record.to_json()})
+            if self.settings.home:
+                record_usage(self.settings.home, record)
+            uses, said = [], []
+            for block in reply.content:
+                if block["type"] == "text" and block["text"].strip():
+                    self.log("ever", block["text"])
+                    said.append(block["text"])
+                elif block["type"] == "tool_use":
+                    uses.append(block)
+            if said:
+                self.last_text = "\n\n".join(said)  # the last reply's words, all of them
+            if not uses:
+                if reply.stop_reason == "max_tokens":
+                    return Ending("cap", f"stopped at the reply's cap of {self.settings.max_tokens:,} "
+                                         "output tokens", self.last_text)
+                return Ending("done", "ended with its reply", self.last_text)
+            asked = ", ".join(f"{b['name']} {json.dumps(b.get('input', {}), ensure_ascii=False)[:200]}"
+                              for b in uses)
+            if reply.stop_reason != "tool_use":
+                # a reply cut off inside its tool call: the call's input may be partial, so it is not run
+                return Ending("tool call", f"ended on a tool call: its last reply asked for {asked} and "
+                                           f"stopped there ({reply.stop_reason}); it was not run",
+                              self.last_text)
+            if self.tool_calls + len(uses) > caps.tool_calls:
+                return Ending("cap", f"reached its cap of {caps.tool_calls} tool calls; its last reply "
+                                     f"asked for {asked}, not run", self.last_text)
+            results = []
+            for block in uses:
+                self.tool_calls += 1
+                result = await self._call(block["name"], block.get("input", {}))
+                results.append(result.block(block["id"]))
+            messages.append({"role": "assistant", "content": [self._sent_back(b) for b in reply.content]})
+            messages.append({"role": "user", "content": results})
+
+
+class Agents:
+    """The subagents of one chat process, and their reports on their way to the master."""
+
+    def __init__(self, memory: Memory, client: Client, prompt: Prompt, settings: TurnSettings,
+                 caps: AgentCaps = AgentCaps(), output: Optional[Output] = None):
+        self.memory = memory
+        self.client = client
+        self.prompt = subagent_prompt(prompt)
+        self.settings = settings
+        self.caps = caps
+        self.output = output or Quiet()
+        self.running: Dict[str, asyncio.Task] = {}
+        self.stopping: Dict[str, str] = {}  # name -> why it was stopped
+        self.pending: List[Report] = []
+        # the chat's: runs turns for pending reports; None: a report waits for a running turn's
+        # next tool call, or is logged at close (`ever send`: one turn, then the process ends)
+        self.report_turns: Optional[Callable[[], Awaitable[None]]] = None
+        self.starter: Optional[asyncio.Task] = None
+        self.closing = False
+        self.settling = asyncio.Lock()
+
+    @property
+    def chat(self) -> Path:
+        return self.memory.store.chat
+
+    # ---- the master's tools ----
+
+    def start(self, tool_input: Any, turn: Turn) -> ToolResult:
+        """`agent(name, task)`: the subagent starts now, in the background."""
+        if not isinstance(tool_input, dict):
+            return error_result("agent: the input must be a JSON object.")
+        name, task = tool_input.get("name"), tool_input.get("task")
+        problem = agentlog.name_error(name)
+        if problem:
+            return error_result(problem)
+        if not isinstance(task, str) or not task.strip():
+            return error_result("agent: task is missing; give the subagent its task in words.")
+        if self.closing:
+            return error_result("agent: the chat is closing; no subagent can start now.")
+        started_by = turn.turn_id
+        start = {"task": task, "turn": started_by, "T": self.memory.planner.T, "caps": self.caps.to_json()}
+        try:
+            log = AgentLog.create(self.chat, name, start)
+        except NameTaken as taken:
+            return error_result(str(taken))
+        tools = WorkTools(turn.tools.workdir, turn.tools.approval, secrets=turn.tools.secrets,
+                          environ=turn.tools.environ)
+        sub = Subagent(self, name, log, started_by, tools)
+        self.running[name] = asyncio.get_running_loop().create_task(self._life(sub, task))
+        self.output.notice(f"[{name}] started in the background")
+        return text_result(f"Started the subagent {name} in the background. Its report will reach you "
+                           f"as a message \"[{name}] report\"; zoom(\"{name}\") shows its steps so far. "
+                           "Do not wait for it: go on, or end your turn and tell the user it is running.")
+
+    def zoom(self, tool_input: Dict[str, Any]) -> ToolResult:
+        """`zoom("Name")`: the subagent's whole conversation, in pages like a long message."""
+        name, page = tool_input.get("id"), tool_input.get("page", 1)
+        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+            return error_result(f"zoom: page must be a whole number, 1 or more; got {page!r}.")
+        path = agentlog.find(self.chat, name) if agentlog.name_error(name) is None else None
+        if path is None:
+            known = agentlog.names(self.chat)
+            listed = f"; its subagents are {', '.join(known)}" if known else "; it has none yet"
+            return error_result(f"zoom: this chat has no subagent named {name!r}{listed}.")
+        bodies = pages(agentlog.conversation(agentlog.read_log(path)), PAGE_CHARS)
+        if page > len(bodies):
+            return error_result(f"zoom: subagent {path.stem}'s conversation has {len(bodies)} pages, "
+                                f"not page {page}")
+        body = bodies[page - 1]
+        if len(bodies) > 1:
+            body = f"[subagent {path.stem}, page {page} of {len(bodies)}]\n{body}"
+        return ToolResult(with_images(body, self.chat), False)
+
+    # ---- a subagent's life ----
+
+    async def _life(self, sub: Subagent, task: str) -> None:
+        name = sub.name
+        try:
+            ending = await asyncio.wait_for(sub.work(task), self.caps.seconds)
+        except asyncio.TimeoutError:
+            ending = Ending("cap", f"reached its cap of {self.caps.seconds:g} s of wall time; "
+                                   f"{agentlog.where_it_ends(agentlog.read_log(sub.agent_log.path))}",
+                            sub.last_text)
+        except asyncio.CancelledError:
+            # stopped: it still reports, so the cancel ends here
+            ending = Ending("cancel", self.stopping.get(name, "was stopped") + "; "
+                            + agentlog.where_it_ends(agentlog.read_log(sub.agent_log.path)), sub.last_text)
+        except Exception as error:  # whatever went wrong, the report says it and reaches the master
+            ending = Ending("error", f"ended on an error: {type(error).__name__}: {error}", sub.last_text)
+        self._end(sub, ending)
+
+    def _end(self, sub: Subagent, ending: Ending) -> None:
+        name = sub.name
+        text = report_text(name, ending)
+        try:
+            sub.agent_log.append({"kind": "end", "how": ending.how, "said": ending.said, "report": text,
+                                  "T": self.memory.planner.T, "tokens": sub.tokens,
+                                  "tool_calls": sub.tool_calls})
+        finally:
+            sub.agent_log.close()
+            self.running.pop(name, None)
+        self.output.notice(f"[{name}] ended: {ending.how}")
+        self._arrive(Report(name, text, sub.agent_log.path))
+
+    def _arrive(self, report: Report) -> None:
+        self.pending.append(report)
+        if self.closing or self.report_turns is None:
+            return  # a running turn takes it, or close logs it
+        if self.starter is None or self.starter.done():
+            self.starter = asyncio.get_running_loop().create_task(self.report_turns())
+
+    # ---- delivery ----
+
+    def joined(self, turn: Turn) -> List[JSON]:
+        """The reports that arrived since, logged by the turn and given to it between its tool
+        calls [gist §6] [decision A2]."""
+        blocks = []
+        while self.pending:
+            report = self.pending.pop(0)
+            message_id = self.memory.planner.T
+            turn.log("work", report.text)
+            report.logged(message_id)
+            blocks.append({"type": "text", "text": report.text})
+        return blocks
+
+    async def turns_for_reports(self, chat: Any) -> None:
+        """Reports that no running turn took start turns of their own [gist §6] [decision A2]:
+        under the chat's turn lock (`chat` is harness/chat/session.py's Chat), one turn a report,
+        each the chat's own (`chat.new_turn`), so a message typed meanwhile joins it."""
+        async with chat.turn_lock:
+            while self.pending:
+                report = self.pending.pop(0)
+                chat.turn = turn = chat.new_turn()
+                try:
+                    chat.last = await turn.run(report.text, kind="work")
+                    end_line = getattr(chat.output, "end_line", None)  # the terminal's last line
+                    if end_line is not None:
+                        end_line()
+                except asyncio.CancelledError:  # stopped: the other reports are logged, for the next view
+                    self.flush()
+                    raise
+                finally:
+                    chat.turn = None
+                    report.logged(turn.turn_id if turn.turn_id >= 0 else None)
+
+    def flush(self) -> None:
+        """Log every pending report at once: no turn will take them (the chat closes, or none runs
+        turns here)."""
+        while self.pending:
+            report = self.pending.pop(0)
+            message_id = self.memory.planner.T
+            for piece in split_long(report.text):
+                self.memory.append("work", piece)
+            report.logged(message_id)
+
+    def stop(self, name: str, why: str = "was stopped by the user") -> bool:
+        task = self.running.get(name)
+        if task is None or task.done():
+            return False
+        self.stopping[name] = why
+        task.cancel()
+        return True
+
+    def newest_running(self) -> Optional[str]:
+        names = [name for name, task in self.running.items() if not task.done()]
+        return names[-1] if names else None
+
+    async def close(self) -> None:
+        """The chat closes: stop each running subagent (it reports that it was stopped), and log
+        every report no turn took."""
+        self.closing = True
+        tasks = list(self.running.values())
+        for name in list(self.running):
+            self.stop(name, "was stopped when the chat closed")
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        if self.starter is not None and not self.starter.done():
+            self.starter.cancel()
+            await asyncio.gather(self.starter, return_exceptions=True)
+        self.flush()
+
+    def recover(self) -> None:
+        """At a start: a subagent that was running when its owner died ends as cut off; an end
+        whose report never reached the chat's log is reported now [decision A3]."""
+        for path, records in agentlog.recover_list(self.chat):
+            if not records or records[0].get("kind") != "start":
+                continue
+            name = records[0].get("name", path.stem)
+            end = next((r for r in records if r.get("kind") == "end"), None)
+            if end is None:
+                last = [r for r in records if r.get("kind") == "ever"]
+                ending = Ending("cut off", "was cut off: the chat's process ended while it ran, and "
+                                           + agentlog.where_it_ends(records),
+                                last[-1]["text"] if last else "")
+                text = report_text(name, ending)
+                log = AgentLog.reopen(path)
+                try:
+                    log.append({"kind": "end", "how": ending.how, "said": ending.said, "report": text,
+                                "T": self.memory.planner.T})
+                finally:
+                    log.close()
+            else:
+                text = str(end.get("report", ""))
+                logged = self._logged_since(name, int(end.get("T", 0)))
+                if logged is not None:
+                    Report(name, text, path).logged(logged)
+                    continue
+            self.pending.append(Report(name, text, path))
+        if self.pending:
+            if self.report_turns is None:
+                self.flush()
+            else:
+                self.starter = asyncio.get_running_loop().create_task(self.report_turns())
+
+    def _logged_since(self, name: str, since: int) -> Optional[int]:
+        store = self.memory.store
+        head = f"[{name}] report"
+        for offset, record in enumerate(store.messages(min(since, store.count), store.count)):
+            if record["kind"] == "work" and record["text"].startswith(head):
+                return min(since, store.count) + offset
+        return None

@@ -1,0 +1,248 @@
+"""`ever import`: old sessions from other tools become `note` messages [gist §1], oldest first.
+
+A parser per format (claude_code, codex, pi, llm_db, text_files in this package) turns a file
+into `Note`s: a source identity, the original time, a role and a body. This module then applies
+the rules every format shares, and writes the notes once:
+
+- **I1, a header per note**: `[imported: SOURCE · FILE line N · ROLE · TIME]` and, where the
+  format has them, the session and the original id; the body follows on the next line.
+- **I2, long texts are split, never cut** [gist §1]: a body longer than a message's 30,000
+  characters becomes several notes in a row, `part k of n` in each header (`split_long`, the
+  chat's own rule; the header is on top of the 30,000). A tool's output is clipped to its head and tail, as in the chat
+  (`clip_output`); a thought is not imported, as the chat never logs one [gist §1].
+- **I3, repeated history and repeated pastes are kept once.** A note whose source identity was
+  seen (a resumed session repeating its history, one API response split over several lines)
+  is one note; a body of at least `PASTE_CHARS_MIN` characters met again becomes a short note
+  naming the first.
+- **I4, idempotent**: each note's key is a hash of its source identity (and its part); a key
+  already on a message line of the chat [decision S8] is not written again. Importing the same
+  file twice adds nothing; an import killed half-way adds, when run again, what it had not.
+- **I5, the date** of a note is its original time, so `date(id)` and `ever browse` give when it
+  was said; the log's file is named by the store's rule S1 (the clock "went back").
+
+The planner and the compactor treat the notes as any messages. Before writing, `Plan` counts
+them and estimates the compactions they will cost from their sizes (`estimate_compactions`).
+"""
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from harness.memory.imports import claude_code, codex, llm_db, pi, text_files
+from harness.memory.imports.notes import ImportFailed, Note, Parsed
+from harness.memory.line import LINE_BYTES_MAX
+from harness.memory.text import MESSAGE_CHARS_MAX, split_long, valid_text
+
+PASTE_CHARS_MIN = 1_000  # a body this long met again is a repeated paste [I3]
+FORMATS = ("claude-code", "codex", "pi", "llm", "text")
+SOURCE_NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI", "pi": "pi", "llm": "llm logs.db",
+                "text": "text file"}
+
+
+def detect(path: Path) -> str:
+    """The format of `path`, from its name and its first lines."""
+    name = path.name.lower()
+    if name.endswith((".md", ".markdown", ".txt", ".text")):
+        return "text"
+    with open(path, "rb") as f:
+        head = f.read(1 << 16)
+    if head.startswith(b"SQLite format 3\x00"):
+        return "llm"
+    for raw in head.split(b"\n")[:20]:
+        try:
+            record = json.loads(raw)
+        except UnicodeDecodeError:
+            raise ImportFailed(f"{path} is not UTF-8 text, so it is not a session file") from None
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        if record.get("type") in ("session_meta", "response_item", "turn_context", "event_msg") or (
+                "payload" in record and "timestamp" in record):
+            return "codex"
+        if record.get("type") == "session" and "id" in record:
+            return "pi"
+        if "parentUuid" in record or "sessionId" in record or "leafUuid" in record:
+            return "claude-code"
+    if name.endswith(".jsonl"):
+        raise ImportFailed(f"{path} is JSON Lines of no format Ever knows; name one with --format")
+    return "text"
+
+
+def parse(path: Path, fmt: str) -> Parsed:
+    parsers: Dict[str, Callable[[Path], Parsed]] = {
+        "claude-code": claude_code.parse, "codex": codex.parse, "pi": pi.parse,
+        "llm": llm_db.parse, "text": text_files.parse}
+    try:
+        return parsers[fmt](path)
+    except ImportFailed:
+        raise
+    except UnicodeDecodeError:
+        raise ImportFailed(f"{path} is not UTF-8 text, so it is not a {SOURCE_NAMES[fmt]} file") from None
+    except OSError as error:
+        raise ImportFailed(f"{path} cannot be read: {error.strerror or error}") from None
+
+
+SIDE_DIRECTORIES = ("tool-results",)  # Claude Code's copies of long tool output: noise, not sessions
+
+
+def source_files(paths: Sequence[str], own: Optional[Path] = None) -> List[Tuple[Path, bool]]:
+    """Each path given (True: named), and the files under each directory given (False), in name
+    order; never the files of the chat itself (`own`, its directory)."""
+    found: List[Tuple[Path, bool]] = []
+    for given in paths:
+        path = Path(given).expanduser()
+        if path.is_dir():
+            for root, directories, files in os.walk(path):
+                directories.sort()
+                if own is not None and Path(root).resolve().is_relative_to(own.resolve()):
+                    directories.clear()
+                    continue
+                directories[:] = [d for d in directories if d not in SIDE_DIRECTORIES]
+                for name in sorted(files):
+                    if name.lower().endswith((".jsonl", ".md", ".markdown", ".txt", ".db")):
+                        found.append((Path(root) / name, False))
+        elif path.is_file():
+            found.append((path, True))
+        else:
+            raise ImportFailed(f"{given} is neither a file nor a directory")
+    return found
+
+
+@dataclass(frozen=True)
+class Message:
+    """A note as it will be logged: its key, its time and its whole text."""
+
+    key: str
+    date: datetime
+    text: str
+
+
+def key_of(identity: str, part: int) -> str:
+    return f"import:{hashlib.sha256(identity.encode('utf-8')).hexdigest()[:40]}.{part}"
+
+
+def header(note: Note, part: int, parts: int) -> str:
+    where = f"{note.file} {note.position}"
+    pieces = [f"imported: {SOURCE_NAMES[note.source]}", where, *note.marks, note.role,
+              note.date.isoformat(timespec="seconds")]
+    if parts > 1:
+        pieces.append(f"part {part} of {parts}")
+    return "[" + " · ".join(piece for piece in pieces if piece) + "]"
+
+
+def messages_of(notes: Iterable[Note]) -> List[Message]:
+    """The notes, oldest first, as the messages to log [I1-I3, I5]."""
+    # of the same note in two files (a resumed session), the first file in name order is named
+    ordered = sorted(enumerate(notes), key=lambda pair: (pair[1].date, pair[1].file, pair[0]))
+    seen_identities = set()
+    first_paste: Dict[str, str] = {}
+    messages: List[Message] = []
+    for _, note in ordered:
+        if note.identity in seen_identities:
+            continue  # [I3] repeated history
+        seen_identities.add(note.identity)
+        body = valid_text(note.body)
+        if len(body) >= PASTE_CHARS_MIN:
+            digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+            first = first_paste.get(digest)
+            if first is not None:
+                body = f"(the same {len(body):,} characters as the note headed {first})"
+            else:
+                first_paste[digest] = header(note, 1, 1)
+        pieces = split_pieces(body)
+        for k, piece in enumerate(pieces, 1):
+            messages.append(Message(key_of(note.identity, k), note.date,
+                                    header(note, k, len(pieces)) + "\n" + piece))
+    return messages
+
+
+def split_pieces(body: str) -> List[str]:
+    """The body in pieces of the chat's 30,000 characters; the header comes on top [I2]."""
+    return split_long(body, MESSAGE_CHARS_MAX)
+
+
+SUMMARY_LINE_BYTES = 480  # what a compactor's line is taken to weigh: near the 512 it may use
+
+
+def estimate_compactions(sizes: Sequence[int]) -> Tuple[int, int]:
+    """(summaries, merges) the compactor will be asked for, estimated from the notes' sizes.
+
+    The planner builds the whole tree over the notes in time [gist §2]: a note of at most 512
+    bytes with its kind is its own line for free, a longer one costs a summary call; two lines
+    whose join fits 512 bytes make their parent for free, any other pair costs a merge call.
+    The sizes of the compactor's lines are not known before it writes them: each is taken to
+    weigh SUMMARY_LINE_BYTES. tests/test_import.py compares the figure with what a planner asks.
+    """
+    summaries = 0
+    level = []
+    for size in sizes:
+        source = size + len("note: ")
+        if source > LINE_BYTES_MAX:
+            summaries += 1
+            level.append(SUMMARY_LINE_BYTES)
+        else:
+            level.append(source)
+    merges = 0
+    while len(level) > 1:
+        parents = []
+        for k in range(0, len(level) - 1, 2):
+            joined = level[k] + 1 + level[k + 1]
+            if joined <= LINE_BYTES_MAX:
+                parents.append(joined)
+            else:
+                merges += 1
+                parents.append(SUMMARY_LINE_BYTES)
+        level = parents
+    return summaries, merges
+
+
+@dataclass
+class Plan:
+    """What an import will do: the messages to add, and those already in the chat."""
+
+    files: List[Tuple[Path, str, int, int]]  # path, format, notes, lines skipped
+    messages: List[Message]
+    present: int
+    passed_over: List[Tuple[Path, str]] = field(default_factory=list)  # a directory's files not read, and why
+
+    @property
+    def summaries_and_merges(self) -> Tuple[int, int]:
+        return estimate_compactions([len(m.text.encode("utf-8")) for m in self.messages])
+
+
+def plan(paths: Sequence[str], fmt: Optional[str], present_keys: set, own: Optional[Path] = None) -> Plan:
+    files = []
+    passed_over: List[Tuple[Path, str]] = []
+    notes: List[Note] = []
+    for path, named in source_files(paths, own):
+        try:
+            this = fmt or detect(path)
+            parsed = parse(path, this)
+        except ImportFailed as error:
+            if named:
+                raise
+            passed_over.append((path, str(error)))  # a stray file in a directory stops nothing
+            continue
+        files.append((path, this, len(parsed.notes), parsed.skipped))
+        notes.extend(parsed.notes)
+    every = messages_of(notes)
+    todo = [m for m in every if m.key not in present_keys]
+    return Plan(files, todo, len(every) - len(todo), passed_over)
+
+
+def write(memory, messages: Sequence[Message], progress: Callable[[int], None] = lambda n: None) -> int:
+    """Log each message once, in order [I4]; a key logged meanwhile is skipped."""
+    present = memory.store.keys()
+    written = 0
+    for message in messages:
+        if message.key not in present:
+            memory.append("note", message.text, now=message.date, key=message.key)
+            present.add(message.key)
+            written += 1
+        progress(1)
+    return written

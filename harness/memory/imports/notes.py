@@ -1,0 +1,75 @@
+"""What every parser of `ever import` makes and uses: a `Note`, the times, a tool's text."""
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import List, Optional, Tuple
+
+from harness.memory.text import OUTPUT_CHARS_MAX, clip_output
+
+
+class ImportFailed(Exception):
+    """A source cannot be imported; the message says why, in one sentence."""
+
+
+@dataclass(frozen=True)
+class Note:
+    """One message of an old session, as a parser read it."""
+
+    source: str  # a format in FORMATS
+    identity: str  # what makes it the same note in another file or another run [I4]
+    date: datetime  # the original time, timezone-aware
+    role: str  # user, assistant, tool call, tool result, compaction summary, ...
+    body: str
+    file: str  # the file it came from, as the user named it
+    position: str  # where in the file: "line 12", "row 3"
+    marks: Tuple[str, ...] = ()  # session, original id, sidechain, side branch, ...
+
+
+@dataclass
+class Parsed:
+    notes: List[Note] = field(default_factory=list)
+    skipped: int = 0  # lines or rows that were not JSON, or not a message
+
+
+def utc_date(value: object) -> Optional[datetime]:
+    """An ISO 8601 string (a Z or an offset; none means UTC) or Unix milliseconds, as an aware time."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value / 1000, timezone.utc)
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip().replace(" ", "T", 1)
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        date = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return date if date.utcoffset() is not None else date.replace(tzinfo=timezone.utc)
+
+
+def tool_text(value: object) -> str:
+    """A tool call's input or a result's content as text: strings as they are, else JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = []
+        for block in value:
+            if isinstance(block, dict) and block.get("type") in ("text", "input_text", "output_text"):
+                parts.append(str(block.get("text", "")))
+            elif isinstance(block, dict) and block.get("type") in ("image", "input_image"):
+                parts.append("[an image]")
+            else:
+                parts.append(tool_text(block))
+        return "\n".join(parts)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def tool_call(name: str, arguments: object, prefix: str = "") -> str:
+    """A tool call as text, clipped as the chat clips a tool's output [I2]."""
+    return prefix + clip_output(f"{name} {tool_text(arguments)}", OUTPUT_CHARS_MAX - len(prefix))
+
+
+def tool_result(value: object, prefix: str = "") -> str:
+    """A tool's result as text, `prefix` and all within the chat's 30,000 characters [I2]."""
+    return prefix + clip_output(tool_text(value), OUTPUT_CHARS_MAX - len(prefix))

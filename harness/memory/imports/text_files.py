@@ -1,0 +1,21 @@
+"""Plain text and Markdown files: one note per file, split when long [I2]; its time is the
+file's modification time, and its identity its content, so the same text under two names, or
+imported twice, is one note [I3, I4]."""
+
+import hashlib
+from datetime import datetime, timezone
+from pathlib import Path
+
+from harness.memory.imports.notes import ImportFailed, Note, Parsed
+
+
+def parse(path: Path) -> Parsed:
+    data = path.read_bytes()
+    if b"\x00" in data[:8192]:
+        raise ImportFailed(f"{path} is binary, not text")
+    text = data.decode("utf-8")
+    if not text.strip():
+        return Parsed()
+    date = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).replace(microsecond=0)
+    identity = "text:" + hashlib.sha256(data).hexdigest()
+    return Parsed([Note("text", identity, date, "file", text, str(path), "whole")])

@@ -1,0 +1,57 @@
+"""Bugs planted in `ever import` and `ever browse`, each of which a test that `make test` runs
+must catch.
+
+Strategy: one mutant for each promise the README makes about them that a person would notice
+broken: a message shown as markup, an import that logs again what it logged before, repeated
+history logged twice, a thought imported.
+"""
+
+from mutants.base import Mutant
+
+
+def test(name: str) -> tuple:
+    return ("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", name)
+
+
+MUTANTS = [
+    Mutant(
+        name="browse_message_as_markup",
+        path="harness/memory/browse.py",
+        old='  box.append(meta, el("pre", "", text));\n',
+        new='  const pre = el("pre"); pre.innerHTML = text; box.append(meta, pre);\n',
+        check=test("tests/test_browse.py::test_a_planted_script_is_shown_as_text_and_never_runs"),
+        note="a message's HTML is parsed into the page [decision B2]",
+    ),
+    Mutant(
+        name="browse_json_unescaped",
+        path="harness/memory/browse.py",
+        old='    return text.replace("&", "\\\\u0026").replace("<", "\\\\u003c").replace(">", "\\\\u003e")\n',
+        new="    return text\n",
+        check=test("tests/test_browse.py::test_a_planted_script_in_a_line_of_the_view_stays_text"),
+        note="a line's `</script>` ends the first screen's JSON block [decision B2]",
+    ),
+    Mutant(
+        name="import_key_of_the_run",
+        path="harness/memory/imports/__init__.py",
+        old="    return f\"import:{hashlib.sha256(identity.encode('utf-8')).hexdigest()[:40]}.{part}\"\n",
+        new="    return f\"import:{hashlib.sha256((identity + str(os.getpid())).encode('utf-8')).hexdigest()[:40]}.{part}\"\n",
+        check=test("tests/test_import.py::test_importing_the_same_files_again_adds_nothing"),
+        note="a note's key changes from run to run, so a second import logs everything again [I4]",
+    ),
+    Mutant(
+        name="import_repeats_history",
+        path="harness/memory/imports/__init__.py",
+        old="            continue  # [I3] repeated history\n",
+        new="            pass\n",
+        check=test("tests/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
+        note="a resumed session's repeated history is logged again [I3]",
+    ),
+    Mutant(
+        name="import_keeps_thoughts",
+        path="harness/memory/imports/claude_code.py",
+        old='        if kind == "text":\n',
+        new='        if kind == "thinking":\n            parts.append(str(block.get("thinking", "")))\n        elif kind == "text":\n',
+        check=test("tests/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
+        note="a thought is imported, which the chat never logs [gist §1]",
+    ),
+]
