@@ -10,8 +10,10 @@ SDK; `ever chat` runs in a pseudo-terminal, as a person uses it. A traceback is 
 the runner keeps any exception that escaped the command, and the terminal's screen is read.
 """
 
+import io
 import json
 import os
+import re
 import shutil
 import traceback
 from pathlib import Path
@@ -143,6 +145,10 @@ COMMANDS = [
     ["log"],
     ["cost"],
     ["cost", "--json"],
+    ["agents"],
+    ["agents", "--json"],
+    ["browse", "--out", "{tmp}/page.html"],
+    ["import", "--yes", "{tmp}/notes.md"],
 ]
 
 
@@ -170,7 +176,9 @@ def test_every_command_on_a_damaged_home_answers_or_says_why_in_one_sentence(dam
     shutil.copytree(seeded, home)
     os.chmod(home, 0o700)
     DAMAGES[damage](home)
+    (tmp_path / "notes.md").write_text("# Notes\n\nAn old note to import.\n")
     for args in COMMANDS:
+        args = [arg.replace("{tmp}", str(tmp_path)) for arg in args]
         code, out, err = run(args, env_for(home, api), stdin="from standard input\n")
         check(args, code, out, err)
         if os.environ.get("EVER_SHOW_BATTERY"):
@@ -185,6 +193,9 @@ BAD_ARGUMENTS = [
     ["memory", "zoom", "+1"], ["memory", "zoom", "a", "b"], ["memory", "zoom", "99999999999999999999999", "1"],
     ["memory", "zoom", "0", "1", "2"], ["memory", "frob"], ["memory"],
     ["cost", "--turns", "-3"], ["cost", "--turns", "x"], ["log", "extra"], ["frobnicate"],
+    ["import"], ["import", "/nonexistent/session.jsonl"], ["import", "--format", "pi", "/dev/null"],
+    ["browse", "--out", "/nonexistent/dir/page.html"], ["browse", "--port", "-1", "--serve"],
+    ["agents", "--json", "extra"],
 ]
 
 
@@ -217,3 +228,36 @@ def test_send_when_the_api_refuses_is_one_sentence(fault, api, tmp_path):
     assert code == 1 and api.base_url in err
     api.reset()
     api.responder = lambda body: "a summary line" if is_compaction(body) else TURN_REPLY
+
+
+CHAT_COMMANDS = [
+    "/help", "/help me", "/memory", "/memory extra words", "/memory zoom", "/memory zoom -1 1",
+    "/memory zoom 0 0", "/memory zoom 0 3", "/memory zoom 1+", "/memory zoom +1", "/memory zoom a+b",
+    "/memory zoom 99999999999999999999999 1", "/memory zoom 0 1 2", "/memory zoom 0+1",
+    "/memory-model", "/memory-model claude-x bogus-effort", "/memory-model a b c d",
+    "/memory-model '' xhigh", "/agents", "/agents extra", "/edit", "/", "//", "/frobnicate",
+    "/memory zoom \udcff 1",
+]
+
+
+def test_every_chat_command_with_bad_arguments_answers_in_the_terminal_and_the_chat_goes_on(tmp_path):
+    from test_chat_terminal import Chat, StallingAPI
+
+    with StallingAPI() as local:
+        local.responder = lambda body: "a summary line" if is_compaction(body) else TURN_REPLY
+        chat = Chat(tmp_path / "home", local, EDITOR="")
+        everything = io.StringIO()
+        chat.child.logfile_read = everything  # every byte shown from here, scrolled off or not
+        try:
+            chat.turn("hello\r", TURN_REPLY)
+            for command in CHAT_COMMANDS:
+                typed = command.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                chat.send(typed + "\r")
+                chat.expect(re.escape(typed) + r"[^\n]*\n")  # the line accepted; its answer follows
+            chat.turn("still there?\r", TURN_REPLY)
+            chat.leave()
+        finally:
+            chat.close()
+    shown = everything.getvalue()
+    assert "usage: /memory zoom ID N" in shown  # the commands were answered
+    assert "Traceback" not in shown and BUG not in shown and "Error" not in shown

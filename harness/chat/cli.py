@@ -185,7 +185,8 @@ def import_command(paths, fmt, yes: bool) -> None:
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="Where to write the page (default: memory.html in the chat's directory).")
 @click.option("--serve", is_flag=True, help="Serve the page on 127.0.0.1 instead, until Ctrl-C.")
-@click.option("--port", type=int, default=0, help="The port for --serve (default: any free one).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0,
+              help="The port for --serve (default: any free one).")
 def browse(out_path, serve: bool, port: int) -> None:
     """The whole memory as one self-contained HTML page: the view's lines, down to each message."""
     from harness.chat.browsing import serve_page, write_page
