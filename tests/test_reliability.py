@@ -560,3 +560,45 @@ def test_a_paste_that_is_not_utf8_is_logged_sent_and_kept_in_the_history_as_the_
     assert sent == [checked, "and now?"]
     history = (tmp_path / "home" / "history").read_text(encoding="utf-8")
     assert f"+{checked}\n" in history and "+and now?\n" in history
+
+
+def test_a_turn_waiting_for_its_view_says_so_with_its_deadline(tmp_path):
+    from harness.memory.service import Memory
+
+    never = asyncio.Event()
+
+    async def build(job):  # a compactor that cannot be reached: it never answers
+        await never.wait()
+
+    async def chat():
+        memory = Memory.open(tmp_path, build=build)
+        waits = []
+        memory.on_wait = lambda what, deadline: waits.append((what, deadline and deadline - time.monotonic()))
+        try:
+            memory.append("user", LONG)
+            await memory.settle(0.3)
+        finally:
+            memory.close()
+        return waits
+
+    (what, left), done = asyncio.run(chat())
+    assert what == "waiting for the memory to summarize 1 line" and 0 < left <= 0.3
+    assert done == (None, None)
+
+
+def test_a_memory_row_waits_for_the_streaming_reply_to_end():
+    import io
+
+    from harness.chat.terminal import Terminal
+
+    screen = io.StringIO()
+    terminal = Terminal(stream=screen)
+    terminal.text("A reply that is half")
+    terminal.row("memory: message 0 summarized\n")
+    terminal.text(" written.\nIts second line.")
+    terminal.row("memory: lines 0+1 and 1+1 merged\n")
+    terminal.end_reply()
+    terminal.row("memory: after the reply\n")
+    assert screen.getvalue() == ("A reply that is half written.\nIts second line.\n"
+                                 "memory: message 0 summarized\nmemory: lines 0+1 and 1+1 merged\n"
+                                 "memory: after the reply\n")
