@@ -229,7 +229,7 @@ class Turn:
         cost is recorded, so the log and `ever cost` match what happened [gist §1]."""
         shown = "".join(self._shown)
         if shown.strip():
-            self.log("ever", shown + STOPPED_MARK)
+            self.log("ever", shown.rstrip("\n") + STOPPED_MARK)
         if self._usage is not None and self.settings.home:
             record_usage(self.settings.home,
                          usage_record("turn", self._turn_id(), self.settings.model, self._usage))
