@@ -66,7 +66,8 @@ def compactions(body):
     return Reply("Noted.")  # the master's reply to anything not scripted
 
 
-def settings_for(home: Path, api: LocalAPI, caps: AgentCaps = AgentCaps(), model: str = "claude-test"):
+# Opus 4.8's minimum cacheable prompt is 1,024 tokens: the tools and system alone cache
+def settings_for(home: Path, api: LocalAPI, caps: AgentCaps = AgentCaps(), model: str = "claude-opus-4-8"):
     env = {"EVER_HOME": str(home), "ANTHROPIC_BASE_URL": api.base_url, "EVER_MODEL": model}
     import dataclasses
 

@@ -66,7 +66,7 @@ def test_from_enter_to_the_request_leaving(benchmark, request, tmp_path):
         memory = await settled_chat(tmp_path / "home", target)
         client = Client(ClientSettings(api_key="test-key", base_url=api.base_url))
         tools = WorkTools(str(tmp_path), Approval(yes=True))
-        turn_settings = TurnSettings("claude-test", 20.0, workdir=str(tmp_path))
+        turn_settings = TurnSettings("claude-sonnet-4-6", 20.0, workdir=str(tmp_path))
         prompt = Prompt.build()
         try:
             for _ in range(rounds):

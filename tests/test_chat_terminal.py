@@ -230,19 +230,31 @@ def test_a_scripted_chat_shows_exactly_this_transcript(tmp_path, local):
     first, second = calls[0].cache, calls[2].cache
     share = [round(100 * c.cache_read_input_tokens / (c.input_tokens + c.cache_creation_input_tokens
                                                       + c.cache_read_input_tokens)) for c in (first, second)]
+    # each status line's cost: the turn's last call at Sonnet 4.6's list prices per million
+    # tokens, $3 in, $3.75 a 5-minute write, $0.30 a read, $15 out
+    # (platform.claude.com/docs/en/about-claude/pricing), to 4 places, half up
+    usage = [json.loads(line) for day in sorted((tmp_path / "chat" / "usage").glob("*.jsonl"))
+             for line in day.read_text().splitlines()]
+    turns = [record for record in usage if record["kind"] == "turn"]
+    cost = []
+    for record in (turns[0], turns[-1]):
+        e8 = (300 * record["input_tokens"] + 375 * record["cache_creation_input_tokens"]
+              + 30 * record["cache_read_input_tokens"] + 1500 * record["output_tokens"])
+        tenths_of_mills = (e8 + 5000) // 10000
+        cost.append(f"${tenths_of_mills // 10000}.{tenths_of_mills % 10000:04d}")
     # the view: "0+1|user: hello\n" 16 bytes and "1+1|ever: Hi! How can I help?\n" 30, then
     # "2+1|user: when did I say hello?\n" 32, the tool call, its result and the reply: under 1K
     assert shown == [
         "Ever · 0 messages · view 0 bytes, 0 lines · /help",
         "› hello",
         "Hi! How can I help?",
-        f"mem 0K/128K · cache {share[0]}% · ?",
+        f"mem 0K/128K · cache {share[0]}% · {cost[0]}",
         "› when did I say hello?",
         "The date tool has it.",
         "· date(0)",
         f"  → {said}",
         "You said hello in message 0.",
-        f"mem 0K/128K · cache {share[1]}% · ?",
+        f"mem 0K/128K · cache {share[1]}% · {cost[1]}",
         "›",
     ]
     assert logged(tmp_path) == records(
@@ -297,15 +309,15 @@ def test_every_chat_command_answers_and_a_bad_one_is_one_line_and_the_chat_goes_
         (sentence,) = chat.answer("/edit", "nothing sent")
         assert "empty" in sentence
 
-        (sentence,) = chat.answer("/memory-model claude-cheap-test low", "low")
-        assert "claude-cheap-test" in sentence
+        (sentence,) = chat.answer("/memory-model claude-opus-4-6 low", "low")
+        assert "claude-opus-4-6" in sentence
         config = tomllib.loads((tmp_path / "config.toml").read_text())
-        assert config == {"memory": {"model": "claude-cheap-test", "thinking": "low"}}
+        assert config == {"memory": {"model": "claude-opus-4-6", "thinking": "low"}}
         (sentence,) = chat.answer("/memory-model claude-other lukewarm", "lukewarm")
         assert sentence.startswith("/memory-model") and "memory.thinking" in sentence
         assert tomllib.loads((tmp_path / "config.toml").read_text()) == config
         (sentence,) = chat.answer("/memory-model", "low")
-        assert "claude-cheap-test" in sentence
+        assert "claude-opus-4-6" in sentence
 
         chat.turn("are you still there?\r", "Still here.")
         chat.turn(long_message + "\r", "Long one read.")
@@ -321,7 +333,7 @@ def test_every_chat_command_answers_and_a_bad_one_is_one_line_and_the_chat_goes_
     compactions = [r.body for r in local.requests if r.body and is_compaction(r.body)]
     # the long message's line is built on the model and effort just chosen, without a restart
     assert [(body["model"], body["output_config"]) for body in compactions] == [
-        ("claude-cheap-test", {"effort": "low"})]
+        ("claude-opus-4-6", {"effort": "low"})]
     assert long_message in json.dumps(compactions[0]["messages"])
 
 

@@ -24,7 +24,7 @@ EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
 def environment(home: Path, api: LocalAPI, key: str = "test-key") -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
     env.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, PROMPT_TOOLKIT_NO_CPR="1",
-               EVER_MODEL="claude-test", TERM="xterm")
+               EVER_MODEL="claude-sonnet-4-6", TERM="xterm")
     if key:
         env["ANTHROPIC_API_KEY"] = key
     return env
@@ -52,7 +52,7 @@ def test_ever_send_prints_the_reply_and_logs_both_lines(tmp_path, api):
         (0, "user", "Hello, Ever", 11), (1, "ever", "Hello back.", 11)]
     assert list(logged[0]) == ["i", "kind", "text", "size", "date"]
     usage = lines(tmp_path, "usage")
-    assert [r["kind"] for r in usage] == ["turn"] and usage[0]["model"] == "claude-test"
+    assert [r["kind"] for r in usage] == ["turn"] and usage[0]["model"] == "claude-sonnet-4-6"
     assert oct(os.stat(tmp_path / "chat").st_mode & 0o777) == "0o700"
 
 
@@ -110,7 +110,7 @@ def test_ever_chat_in_a_terminal_streams_the_reply_and_leaves_on_ctrl_d(tmp_path
     try:
         child.sendline("hi there")
         child.expect("Streaming, word by word, to the terminal.")
-        child.expect(r"mem \d+K/128K · cache \d+% · \?")  # claude-test has no price
+        child.expect(r"mem \d+K/128K · cache \d+% · \$\d+\.\d{4}")  # claude-sonnet-4-6 is priced
         child.expect("›")
         child.sendline("/memory zoom 0 1")
         child.expect("user: hi there")

@@ -54,12 +54,11 @@ from harness.memory.service import Paused
 from harness.calls.prompt import SYSTEM_PROMPT, TOOLS, Prompt
 from harness.localapi.replay import replay, share
 
-MODEL = "claude-sonnet-4-5"  # published minimum: 1,024 tokens, so tools and system alone cache
+MODEL = "claude-opus-4-8"  # minimum cacheable 1,024 tokens, so tools and system alone cache
 EPHEMERAL = {"type": "ephemeral"}
 RULER = "-" * 512
 GOOD = "user: asked to fix the cache; ever: fixed it in src/cache.py."
 LONG_TESTS = os.environ.get("EVER_LONG_TESTS") == "1"
-pytestmark = pytest.mark.filterwarnings("ignore:The model 'claude-sonnet-4-5' is deprecated")
 
 
 def rule_tokens(block: dict) -> int:
@@ -146,7 +145,8 @@ def client(shared_client, api, recorder):
 
 
 def compactor_for(client: Client, **memory) -> Compactor:
-    return Compactor(client, Prompt.build(""), MemorySettings(model=MODEL, **memory))
+    memory.setdefault("model", MODEL)
+    return Compactor(client, Prompt.build(""), MemorySettings(**memory))
 
 
 def compress_job(i: int = 9, context: tuple = None, said: str = "Fix the cache, then tell me.") -> Job:
@@ -206,7 +206,7 @@ def test_a_compaction_reads_the_tools_and_system_prompt_a_turn_wrote(api, client
             {"type": "text", "text": "</chat>"},
             {"type": "text", "text": "What did we decide about the cache?", "cache_control": EPHEMERAL}]
     turn = {"model": MODEL, "max_tokens": 4096, "tools": list(prompt.tools), "system": list(prompt.system),
-            "thinking": {"type": "enabled", "budget_tokens": 2048},
+            "thinking": {"type": "adaptive"}, "output_config": {"effort": "high"},
             "messages": [{"role": "user", "content": view}]}
     api.enqueue("We decided to batch.")
     runner.run(client.stream(turn))
@@ -279,7 +279,8 @@ def test_a_refusal_after_a_long_line_keeps_that_line(api, client, runner):
 def test_thinking_is_set_from_memory_thinking_and_only_the_text_is_the_line(api, client, runner):
     api.enqueue([thinking("Keep the user's words first.", "sig-1"), text("a" * 520)])
     api.enqueue([thinking("Shorter.", "sig-2"), text(GOOD)])
-    result = runner.run(compactor_for(client, thinking="xhigh").build(compress_job()))
+    # Opus 4.8 has adaptive thinking and the effort xhigh (harness/calls/models.py)
+    result = runner.run(compactor_for(client, thinking="xhigh", model="claude-opus-4-8").build(compress_job()))
     assert result.text == GOOD
     first, second = (request.body for request in api.requests)
     assert first["thinking"] == {"type": "adaptive"}
@@ -289,7 +290,8 @@ def test_thinking_is_set_from_memory_thinking_and_only_the_text_is_the_line(api,
 
 def test_a_thinking_budget_is_extended_thinking(api, client, runner):
     api.enqueue(GOOD)
-    runner.run(compactor_for(client, thinking=2048).build(compress_job()))
+    # Haiku 4.5 takes a budget; Opus 4.8 takes adaptive thinking only (harness/calls/models.py)
+    runner.run(compactor_for(client, thinking=2048, model="claude-haiku-4-5").build(compress_job()))
     body = api.requests[0].body
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     assert "output_config" not in body
@@ -593,8 +595,8 @@ def test_a_reply_with_a_lone_surrogate_becomes_valid_text():
 
 def test_memory_settings_come_from_the_config():
     assert MemorySettings.from_config({}, "claude-sonnet-4-6") == MemorySettings("claude-haiku-4-5", "off", 16000)
-    same = MemorySettings.from_config({"model": "turns", "thinking": "xhigh"}, "claude-sonnet-4-6")
-    assert (same.model, same.thinking) == ("claude-sonnet-4-6", "xhigh")
+    same = MemorySettings.from_config({"model": "turns", "thinking": "high"}, "claude-sonnet-4-6")
+    assert (same.model, same.thinking) == ("claude-sonnet-4-6", "high")
     for memory in ({"modle": "x"}, {"thinking": "extreme"}, {"thinking": 512}, {"thinking": 20000},
                    {"thinking": True}, {"max_tokens": 0}, {"model": ""}):
         with pytest.raises(SettingsError):

@@ -84,7 +84,7 @@ def run_turn(memory, api, tmp_path, words):
         client = Client(ClientSettings(api_key="test-key", base_url=api.base_url, attempts_max=2,
                                        backoff_first_seconds=0.01))
         tools = WorkTools(str(tmp_path), Approval(yes=True), secrets=("test-key",))
-        settings = TurnSettings("claude-test", 5.0, workdir=str(tmp_path), clock=lambda: NOW)
+        settings = TurnSettings("claude-sonnet-4-6", 5.0, workdir=str(tmp_path), clock=lambda: NOW)
         turn = Turn(memory, client, Prompt.build(), tools, settings)
         try:
             return await turn.run(words)

@@ -488,20 +488,23 @@ def numbered_blocks(count: int, mark_at: int) -> list[dict]:
     return blocks
 
 
-def test_a_mark_finds_an_entry_20_blocks_back(api, client):
+def test_a_mark_finds_an_entry_within_20_positions_counting_itself(api, client):
+    # prompt-caching: the system checks for a hit at the breakpoint and then at earlier block
+    # boundaries, "up to 20 positions" in all, the breakpoint's own position among them. A mark on
+    # block 60 checks 60, 59, …, 41: block 41 is the 20th position.
     # 41 blocks of 50 tokens = 2,050 tokens: just over the minimum.
     first = ask(api, client, messages=[{"role": "user", "content": numbered_blocks(41, mark_at=41)}])
-    second = ask(api, client, messages=[{"role": "user", "content": numbered_blocks(61, mark_at=61)}])
+    second = ask(api, client, messages=[{"role": "user", "content": numbered_blocks(60, mark_at=60)}])
     assert first == (0, 41 * 50, 0)
-    assert second == (41 * 50, 20 * 50, 0)
+    assert second == (41 * 50, 19 * 50, 0)
     assert api.requests[1].cache.read_blocks == 41
-    assert api.requests[1].cache.written_blocks == (61,)
+    assert api.requests[1].cache.written_blocks == (60,)
 
 
-def test_a_mark_does_not_find_an_entry_21_blocks_back(api, client):
+def test_a_mark_does_not_find_an_entry_21_positions_back(api, client):
     ask(api, client, messages=[{"role": "user", "content": numbered_blocks(41, mark_at=41)}])
-    second = ask(api, client, messages=[{"role": "user", "content": numbered_blocks(62, mark_at=62)}])
-    assert second == (0, 62 * 50, 0)
+    second = ask(api, client, messages=[{"role": "user", "content": numbered_blocks(61, mark_at=61)}])
+    assert second == (0, 61 * 50, 0)
     assert api.requests[1].cache.read_blocks == 0
 
 
@@ -582,7 +585,8 @@ def test_a_prefix_below_the_model_minimum_is_not_cached(api, client):
 
 
 def test_a_prefix_of_exactly_the_minimum_is_cached():
-    with LocalAPI(minimum_cacheable_tokens={"claude-x": SYSTEM_TOKENS, "claude-y": SYSTEM_TOKENS + 1}) as api, \
+    with LocalAPI(minimum_cacheable_tokens={"claude-x": SYSTEM_TOKENS, "claude-y": SYSTEM_TOKENS + 1},
+                  unknown_models=True) as api, \
             anthropic.Anthropic(base_url=api.base_url, api_key="k", max_retries=0) as sdk:
         assert ask(api, sdk, system=[marked(SYSTEM)], model="claude-x") == (0, SYSTEM_TOKENS, QUESTION_TOKENS)
         assert ask(api, sdk, system=[marked(SYSTEM)], model="claude-y") == (0, 0, SYSTEM_TOKENS + QUESTION_TOKENS)
@@ -680,3 +684,241 @@ def test_usage_sums_to_the_prompt_size_that_count_tokens_reports(api, client):
     assert written == 8 * 50 + QUESTION_TOKENS
     assert rest == 0
     assert read + written + rest == 21 + SYSTEM_TOKENS + 52 * 50 + QUESTION_TOKENS
+
+
+# ---------------------------------------------------------------- as strict as the real API
+# Each rule: the status, error type and message shape the real API answers, and the sentence of
+# Anthropic's documentation it follows. The model facts come from harness/calls/models.py.
+
+import base64 as _base64
+import struct as _struct
+import zlib as _zlib
+
+
+def refused(api, body: dict) -> tuple[int, str, str]:
+    """POST /v1/messages with `body`: (status, error type, message); nothing is queued."""
+    status, _, data = post(api, "/v1/messages", body)
+    answer = json.loads(data)
+    return status, answer["error"]["type"], answer["error"]["message"]
+
+
+def body_for(**fields) -> dict:
+    body = {"model": MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}
+    body.update(fields)
+    return body
+
+
+def png_of(width: int, height: int) -> str:
+    """A PNG's signature and IHDR chunk: all the size check reads."""
+    ihdr = _struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = _struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + _struct.pack(">I", _zlib.crc32(b"IHDR" + ihdr))
+    return _base64.b64encode(b"\x89PNG\r\n\x1a\n" + chunk).decode("ascii")
+
+
+def image(width: int, height: int, media_type: str = "image/png") -> dict:
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": png_of(width, height)}}
+
+
+def test_strict_an_unknown_model_is_a_404(api):
+    # errors: "404 - not_found_error: The requested resource was not found."
+    assert refused(api, body_for(model="claude-nonesuch")) == (404, "not_found_error", "model: claude-nonesuch")
+
+
+def test_strict_a_retired_model_is_a_404(api):
+    # model-deprecations: "Retired: The model is no longer available for use. Requests to retired
+    # models will fail."
+    assert refused(api, body_for(model="claude-3-haiku-20240307"))[:2] == (404, "not_found_error")
+
+
+def test_strict_leniency_for_unknown_models_is_asked_for_by_name():
+    with LocalAPI(unknown_models=True) as lenient:
+        lenient.enqueue("ok")
+        status, _, _ = post(lenient, "/v1/messages", body_for(model="claude-nonesuch"))
+    assert status == 200
+
+
+def test_strict_adaptive_thinking_on_a_model_without_it(api):
+    # adaptive-thinking: "Older models (Claude Sonnet 4.5, Claude Opus 4.5, etc.) do not support
+    # adaptive thinking and require thinking.type: "enabled" with budget_tokens."
+    status, kind, message = refused(api, body_for(model="claude-haiku-4-5", thinking={"type": "adaptive"}))
+    assert (status, kind) == (400, "invalid_request_error") and message.startswith("thinking.type")
+
+
+def test_strict_a_budget_on_a_model_with_adaptive_thinking_only(api):
+    # adaptive-thinking: "Manual extended thinking (thinking.type: "enabled" with budget_tokens) …
+    # not supported on these models and will return a 400 error."
+    status, kind, message = refused(api, body_for(model="claude-opus-4-7", max_tokens=4096,
+                                                  thinking={"type": "enabled", "budget_tokens": 2048}))
+    assert (status, kind) == (400, "invalid_request_error") and "adaptive" in message
+
+
+def test_strict_an_effort_the_model_lacks(api):
+    # the effort page's model list has no Haiku 4.5; xhigh came with Opus 4.7
+    assert refused(api, body_for(model="claude-haiku-4-5", output_config={"effort": "low"}))[:2] == (
+        400, "invalid_request_error")
+    status, _, message = refused(api, body_for(model="claude-sonnet-4-6", thinking={"type": "adaptive"},
+                                               output_config={"effort": "xhigh"}))
+    assert status == 400 and message.startswith("output_config.effort")
+
+
+def test_strict_temperature_with_thinking(api):
+    # extended-thinking: "Thinking isn't compatible with temperature or top_k modifications"
+    status, kind, message = refused(api, body_for(max_tokens=4096, temperature=0.5,
+                                                  thinking={"type": "enabled", "budget_tokens": 2048}))
+    assert (status, kind) == (400, "invalid_request_error") and "temperature" in message
+    # whats-new-sonnet-5: "setting sampling parameters (temperature, top_p, top_k) to non-default
+    # values returns a 400 error"
+    assert refused(api, body_for(model="claude-sonnet-5", temperature=0.2))[0] == 400
+
+
+def test_strict_a_budget_under_1024_or_not_under_max_tokens(api):
+    # extended-thinking: "The minimum budget is 1,024 tokens"; "budget_tokens must be set to a
+    # value less than max_tokens"
+    assert refused(api, body_for(max_tokens=4096, thinking={"type": "enabled", "budget_tokens": 1000}))[0] == 400
+    status, _, message = refused(api, body_for(max_tokens=2048, thinking={"type": "enabled", "budget_tokens": 2048}))
+    assert status == 400 and "max_tokens" in message
+
+
+def test_strict_whitespace_only_text(api):
+    # the API's own words for it: "text content blocks must contain non-whitespace text"
+    status, kind, message = refused(api, body_for(messages=[{"role": "user", "content": [
+        {"type": "text", "text": " \n\t"}]}]))
+    assert (status, kind) == (400, "invalid_request_error")
+    assert message == "messages.0.content.0: text content blocks must contain non-whitespace text"
+
+
+def test_strict_a_mark_on_empty_text(api):
+    # prompt-caching: empty text blocks cannot be cached
+    status, _, message = refused(api, body_for(messages=[{"role": "user", "content": [
+        {"type": "text", "text": "", "cache_control": EPHEMERAL}]}]))
+    assert status == 400 and "cache_control cannot be set for empty text blocks" in message
+
+
+def tool_turn(*user_blocks) -> list:
+    return [{"role": "user", "content": "read a"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "read", "input": {}}]},
+            {"role": "user", "content": list(user_blocks)}]
+
+
+def test_strict_tool_results_come_first_one_per_id(api):
+    # tool-use: "tool result blocks must immediately follow their corresponding tool use blocks …
+    # In the user message containing tool results, the tool_result blocks must come FIRST"
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "a"}
+    status, _, message = refused(api, body_for(messages=tool_turn({"type": "text", "text": "and?"}, result)))
+    assert status == 400 and "tool_result" in message and "FIRST" in message
+    status, _, message = refused(api, body_for(messages=tool_turn(result, dict(result))))
+    assert status == 400 and "multiple `tool_result` blocks with id: t1" in message
+    status, _, message = refused(api, body_for(messages=tool_turn({"type": "text", "text": "and?"})))
+    assert status == 400 and "without `tool_result` blocks immediately after: t1" in message
+
+
+def test_strict_more_than_4_marks(api):
+    # prompt-caching: "You can define up to 4 cache breakpoints"
+    blocks = [marked(f"block {n}") for n in range(5)]
+    status, _, message = refused(api, body_for(messages=[{"role": "user", "content": blocks}]))
+    assert status == 400 and message.startswith("A maximum of 4 blocks with cache_control")
+
+
+def test_strict_images_past_the_pixel_count_or_media_type_limits(api):
+    # vision: "The per-image dimension cap is 8000x8000 pixels, except when the request contains
+    # more than 20 images, in which case it drops to 2000x2000."
+    status, _, message = refused(api, body_for(messages=[{"role": "user", "content": [image(8001, 10)]}]))
+    assert status == 400 and message.endswith("8000 pixels")
+    many = [image(2001, 10)] + [image(10, 10) for _ in range(20)]
+    status, _, message = refused(api, body_for(messages=[{"role": "user", "content": many}]))
+    assert status == 400 and message.endswith("2000 pixels")
+    api.enqueue("ok")
+    assert post(api, "/v1/messages", body_for(messages=[{"role": "user", "content": [image(8000, 8000)]}]))[0] == 200
+    status, _, message = refused(api, body_for(messages=[{"role": "user", "content": [image(10, 10, "image/bmp")]}]))
+    assert status == 400 and "media_type" in message
+    status, _, message = refused(api, body_for(messages=[{"role": "user", "content": [image(10, 10, "image/jpeg")]}]))
+    assert status == 400 and "not a valid image" in message
+
+
+def test_strict_a_request_over_32_mb_is_a_413(api):
+    # errors: "The maximum request size is 32 MB for standard API endpoints"
+    big = body_for(messages=[{"role": "user", "content": "x" * (32 * 1024 * 1024)}])
+    status, kind, _ = refused(api, big)
+    assert (status, kind) == (413, "request_too_large")
+
+
+def test_strict_invalid_tool_names_and_schemas(api):
+    # tool-use: the name "must match the regex ^[a-zA-Z0-9_-]{1,64}$"; input_schema is "A JSON Schema object"
+    tool = {"name": "read file", "description": "x", "input_schema": {"type": "object"}}
+    status, _, message = refused(api, body_for(tools=[tool]))
+    assert status == 400 and message.startswith("tools.0.custom.name")
+    status, _, message = refused(api, body_for(tools=[dict(tool, name="read", input_schema={"type": "string"})]))
+    assert status == 400 and message.startswith("tools.0.custom.input_schema")
+
+
+def test_strict_max_tokens_past_the_models_cap(api):
+    # models overview: Haiku 4.5's max output is 64k tokens
+    status, _, message = refused(api, body_for(model="claude-haiku-4-5", max_tokens=64_001))
+    assert status == 400 and message == ("max_tokens: 64001 > 64000, which is the maximum allowed number of "
+                                         "output tokens for claude-haiku-4-5")
+
+
+def test_cache_a_run_of_tool_use_blocks_is_one_position(api, client):
+    # prompt-caching: a run of consecutive tool_use blocks counts as one position in the lookback.
+    # 41 blocks written; then 15 text blocks, an assistant turn of 10 tool calls, and the tool
+    # results: the mark on the last block is 20 positions from block 41 only if the run is one.
+    ask(api, client, messages=[{"role": "user", "content": numbered_blocks(41, mark_at=41)}])
+    calls = [{"type": "tool_use", "id": f"t{n}", "name": "read", "input": {}} for n in range(10)]
+    results = [{"type": "tool_result", "tool_use_id": f"t{n}", "content": "a"} for n in range(10)]
+    results[-1] = dict(results[-1], cache_control=EPHEMERAL)
+    messages = [{"role": "user", "content": [dict(b, cache_control=None) if False else
+                                             {k: v for k, v in b.items() if k != "cache_control"}
+                                             for b in numbered_blocks(41, mark_at=41)] + [
+                     text(f"more {n:02d}") for n in range(8)]},
+                {"role": "assistant", "content": calls},
+                {"role": "user", "content": results}]
+    api.enqueue("ok")
+    client.messages.create(model=MODEL, max_tokens=64, messages=messages)
+    # positions from the mark: 10 results, the run of calls (1), 8 texts = 19, then block 41: the 20th
+    assert api.requests[1].cache.read_blocks == 41
+
+
+def test_cache_an_entrys_life_runs_from_its_requests_start(api, client):
+    # prompt-caching: the 5 minutes of an entry are counted from the start of the request that
+    # wrote or read it, not from when its response ended.
+    from harness.localapi.server import Reply as Scripted
+    import threading
+    gate = threading.Event()
+    api.enqueue(Scripted("ok", gate=gate))
+    system = [marked(SYSTEM)]
+    writer = threading.Thread(target=lambda: client.messages.create(
+        model=MODEL, max_tokens=64, system=system, messages=[{"role": "user", "content": QUESTION}]))
+    writer.start()
+    api.wait_for_requests(1)
+    api.clock.advance(200)
+    gate.set()
+    writer.join()
+    api.clock.advance(101)  # 301 s after the writing request's start, 101 s after its response
+    assert ask(api, client, system=system) == (0, SYSTEM_TOKENS, QUESTION_TOKENS)
+
+
+def test_cache_adding_an_image_invalidates_the_messages_cache(api, client):
+    # prompt-caching: "Adding or removing images anywhere in the prompt" invalidates the
+    # messages' cache (the tools' and system's stay).
+    first = [marked("M" * 8171)]
+    ask(api, client, messages=[{"role": "user", "content": first}])
+    assert ask(api, client, messages=[{"role": "user", "content": first}])[0] == 2049
+    with_image = [{"role": "user", "content": first}, {"role": "assistant", "content": "seen"},
+                  {"role": "user", "content": [image(10, 10), text("this?")]}]
+    assert ask(api, client, messages=with_image)[0] == 0
+
+
+def test_cache_the_minimum_comes_from_the_capability_table(api):
+    from harness.calls.models import capabilities
+    for model in ("claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-6", "claude-opus-4-8"):
+        assert api.cache.minimum_for(model) == capabilities(model).cache_min_tokens
+    assert (api.cache.minimum_for("claude-haiku-4-5"), api.cache.minimum_for("claude-opus-4-8")) == (4096, 1024)
+
+
+def test_strict_an_image_over_5_mb_of_base64(api):
+    # vision (as quoted in shellicar/claude-cli#323): "When an image's base64 payload exceeds the
+    # Anthropic API's 5 MB per-image cap, the request returns a 400."
+    block = image(10, 10)
+    block["source"]["data"] = block["source"]["data"] + "A" * (5 * 1024 * 1024)
+    status, kind, message = refused(api, body_for(messages=[{"role": "user", "content": [block]}]))
+    assert (status, kind) == (400, "invalid_request_error") and "image exceeds 5 MB maximum" in message

@@ -37,7 +37,7 @@ async def make_turn(tmp_path: Path, api: LocalAPI, yes: bool = True, ask=None, b
     client = Client(ClientSettings(api_key="test-key", base_url=api.base_url, attempts_max=2,
                                    backoff_first_seconds=0.01))
     tools = WorkTools(str(tmp_path), Approval(yes=yes, ask=ask), secrets=("test-key",))
-    settings = TurnSettings("claude-test", timeout, workdir=str(tmp_path), clock=lambda: NOW)
+    settings = TurnSettings("claude-sonnet-4-6", timeout, workdir=str(tmp_path), clock=lambda: NOW)
     return memory, client, Turn(memory, client, Prompt.build(), tools, settings)
 
 

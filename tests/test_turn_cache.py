@@ -25,7 +25,7 @@ from harness.calls.turn import Turn, TurnSettings
 
 LONG = os.environ.get("EVER_LONG_TESTS") == "1"
 TURNS = 300 if LONG else 20
-MODEL = "claude-test"
+MODEL = "claude-opus-4-8"  # a model the strict local API knows; minimum cacheable 1,024
 
 
 def respond(body: dict) -> Reply:
@@ -73,7 +73,7 @@ def test_turns_read_their_prefix_from_the_cache(tmp_path):
             memory.close()
             await client.aclose()
 
-    with LocalAPI(responder=respond, minimum_cacheable_tokens_default=1024) as api:
+    with LocalAPI(responder=respond) as api:
         T, view_bytes = asyncio.run(chat(api))
         requests = api.requests
         turn_requests = [(k, r) for k, r in enumerate(requests) if r.body and not _is_compaction(r.body)]
@@ -101,3 +101,53 @@ def _usage(request) -> dict:
     cache = request.cache
     return {"input_tokens": cache.input_tokens, "cache_creation_input_tokens": cache.cache_creation_input_tokens,
             "cache_read_input_tokens": cache.cache_read_input_tokens}
+
+
+# ---------------------------------------------------------------- where the end mark goes [H11]
+
+
+def placement_cost(tmp_path, end_mark_first_call: bool, tools: bool, turns: int = 12) -> float:
+    """The turns' input cost, in input-token units (a write 1.25, a read 0.1, the rest 1), over
+    `turns` turns that each zoom once (`tools`) or answer at once, on the local API's cache model."""
+
+    def reply(body: dict) -> Reply:
+        if not tools and len(body["messages"]) == 1 and not _is_compaction(body):
+            return Reply("Reply " + "words " * 40)
+        return respond(body)
+
+    async def chat(api: LocalAPI):
+        client = Client(ClientSettings(api_key="test-key", base_url=api.base_url))
+        prompt = Prompt.build()
+
+        async def build(job: Job) -> JobResult:
+            return JobResult(f"{job.kind}: " + "s" * 400 if job.l == 0 else "merged " + "m" * 400)
+
+        memory = Memory.open(tmp_path / f"{end_mark_first_call}-{tools}", build=build)
+        try:
+            rng = random.Random(7)
+            for _ in range(turns):
+                settings = TurnSettings(MODEL, 20.0, workdir="/w", end_mark_first_call=end_mark_first_call)
+                turn = Turn(memory, client, prompt, WorkTools(str(tmp_path), Approval(yes=True)), settings)
+                await turn.run("Please " + " ".join(rng.choice(("do", "check", "the", "file")) for _ in range(120)))
+                await memory.idle()
+                api.clock.advance(30)
+        finally:
+            memory.close()
+            await client.aclose()
+
+    with LocalAPI(responder=reply) as api:
+        asyncio.run(chat(api))
+        usages = [_usage(r) for r in api.requests if r.body and not _is_compaction(r.body)]
+    return sum(u["input_tokens"] + 1.25 * u["cache_creation_input_tokens"] + 0.1 * u["cache_read_input_tokens"]
+               for u in usages)
+
+
+def test_the_end_mark_on_the_first_call_pays_when_turns_call_tools(tmp_path):
+    """H11, measured: with a tool call in every turn the end mark saves the second call writing the
+    view's tail, the state and the message again; with none it only pays 0.25x more for them."""
+    with_tools = {mark: placement_cost(tmp_path, mark, tools=True) for mark in (True, False)}
+    without = {mark: placement_cost(tmp_path, mark, tools=False) for mark in (True, False)}
+    print(f"input cost, marked vs not: every turn zooms {with_tools[True]:,.0f} vs {with_tools[False]:,.0f}; "
+          f"no turn does {without[True]:,.0f} vs {without[False]:,.0f}")
+    assert with_tools[True] < with_tools[False]
+    assert without[True] > without[False]

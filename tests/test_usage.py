@@ -115,7 +115,9 @@ def test_prices_come_from_the_documented_table():
     assert price_of("claude-sonnet-4-6") == Price(300, 375, 30, 1500)
     assert price_of("claude-sonnet-4-20250514") == Price(300, 375, 30, 1500)
     assert price_of("claude-sonnet-4-5-20250929") == Price(300, 375, 30, 1500)
-    assert price_of("claude-sonnet-5") == Price(200, 250, 20, 1000)
+    # pricing: Sonnet 5's introductory $2/$10 ran through 2026-08-31, then $3/$15
+    assert price_of("claude-sonnet-5") == Price(300, 375, 30, 1500)
+    assert price_of("claude-opus-4-8") == Price(500, 625, 50, 2500)
     assert price_of("claude-opus-4-6") == Price(500, 625, 50, 2500)
     assert price_of("claude-opus-4-1-20250805") == Price(1500, 1875, 150, 7500)
     assert price_of("claude-haiku-4-5-20251001") == Price(100, 125, 10, 500)
@@ -125,6 +127,7 @@ def test_prices_come_from_the_documented_table():
     assert price_of("claude-sonnet-4-7") is None
     assert price_of("claude-haiku-5-5") is None
     assert price_of("my-local-model") is None
+    assert price_of("claude-opus-5") is None  # not on the pages the table was read from
 
 
 def test_the_report_per_day_per_turn_and_in_all(home):
@@ -183,7 +186,8 @@ def line(label, *cells, note=""):
 def test_the_printed_report(home):
     columns = ("calls", "input", "cache write", "cache read", "output", "read share", "cost")
     expected = "\n".join([
-        "Tokens per API call's usage; cost at Anthropic's list prices (harness/calls/usage.py).",
+        "Tokens per API call's usage; cost at Anthropic's list prices as of 2026-12-01 "
+        "(harness/calls/models.py).",
         "",
         line("day", *columns),
         # 61,200 / 63,050 = 97.07 %; 3,261,000 × 10^-8 = $0.03261
@@ -206,7 +210,7 @@ def test_the_printed_report(home):
         line("turn", *columns),
         line("9 (2026-10-08)", "1", "300", "2,000", "0", "200", "0.0 %", "$0.0114"),
         "",
-        "No price for my-local-model: their calls show as ? and count in no cost.",
+        "No price for my-local-model: not in the price table of 2026-12-01; their calls show as ? and count in no cost.",
     ]) + "\n"
     assert format_report(report(read_usage(home).records), turns_shown=1) == expected
 

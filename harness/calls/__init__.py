@@ -1,6 +1,9 @@
 """What talks to a model [gist §3.3, §5, §6].
 
     client      the one module that imports the `anthropic` SDK: retries, errors, the prefix gate
+    outcomes    what a call gives back and how it fails (Usage, Reply, Refused, …), without the SDK
+    models      the capability table: what each model id takes, its limits and prices, dated
+    requests    the last shaping of every request: thinking fields, marks, images, reply blocks
     prompt      the system prompt, the view's blocks and their cache marks, the compaction tasks
     compactor   a compaction's call: a message summarized, two lines merged
     tools       the work tools (shell, read, write, edit), zoom and date, approvals

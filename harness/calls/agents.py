@@ -29,9 +29,10 @@ import asyncio
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional
 
-from harness.calls.client import Client, Refused, RetriesExhausted, Unusable
+from harness.calls.outcomes import Refused, RetriesExhausted, Unusable
+from harness.calls.requests import finished, sent_back
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.calls.tools import ToolResult, WorkTools, error_result, split_long, text_result
 from harness.calls.turn import JSON, Output, Quiet, Turn, TurnSettings, end_marked, wire
@@ -40,6 +41,9 @@ from harness.memory import agentlog
 from harness.memory.agentlog import AgentCaps, AgentLog, NameTaken
 from harness.memory.images import pages, with_images
 from harness.memory.service import PAGE_CHARS, Memory
+
+if TYPE_CHECKING:  # the SDK is imported only where a call is made
+    from harness.calls.client import Client
 
 SUBAGENT_ROLE = """\
 # Subagents
@@ -132,9 +136,9 @@ class Subagent(Turn):
                 return Ending("cap", f"reached its cap of {caps.tokens:,} tokens ({self.tokens:,} "
                                      f"used, {self.tool_calls} tool calls)", self.last_text)
             messages = end_marked(messages)
-            request = {"model": self.settings.model, "max_tokens": self.settings.max_tokens,
-                       "tools": list(self.prompt.tools), "system": list(self.prompt.system),
-                       "messages": wire(messages)}
+            request = finished({"model": self.settings.model, "max_tokens": self.settings.max_tokens,
+                                "tools": list(self.prompt.tools), "system": list(self.prompt.system),
+                                "messages": wire(messages)}, self.settings.thinking, self.settings.cache_marks)
             self.requests.append(request)
             try:
                 reply = await self.client.stream(request)
@@ -175,14 +179,14 @@ class Subagent(Turn):
                 self.tool_calls += 1
                 result = await self._call(block["name"], block.get("input", {}))
                 results.append(result.block(block["id"]))
-            messages.append({"role": "assistant", "content": [self._sent_back(b) for b in reply.content]})
+            messages.append({"role": "assistant", "content": sent_back(list(reply.content))})
             messages.append({"role": "user", "content": results})
 
 
 class Agents:
     """The subagents of one chat process, and their reports on their way to the master."""
 
-    def __init__(self, memory: Memory, client: Client, prompt: Prompt, settings: TurnSettings,
+    def __init__(self, memory: Memory, client: "Client", prompt: Prompt, settings: TurnSettings,
                  caps: AgentCaps = AgentCaps(), output: Optional[Output] = None):
         self.memory = memory
         self.client = client

@@ -52,6 +52,9 @@ from typing import Any, Optional
 import anthropic
 import httpx2
 
+# what a call gives back and how it fails: apart, so the request builders need no SDK
+from harness.calls.models import request_problem
+from harness.calls.outcomes import RetriesExhausted, Refused, Reply, SettingsError, Unusable, Usage
 from harness.calls.tools import redact
 
 JSON = dict[str, Any]
@@ -68,10 +71,6 @@ ON_HOLD_CODE = "organization_on_hold"
 SPEND_LIMIT_MESSAGE = "You have reached your specified"  # a 400's message, when a limit is set
 CACHE_LOOKBACK_BLOCKS = 20  # Anthropic looks back this many block boundaries from a mark
 CACHE_TTL_SECONDS = 300.0  # a 5-minute entry [gist §3.3]
-
-
-class SettingsError(Exception):
-    """The client's settings are missing or wrong (one sentence, never the key itself)."""
 
 
 @dataclass(frozen=True)
@@ -99,75 +98,6 @@ class ClientSettings:
             raise SettingsError("ANTHROPIC_API_KEY is not set: Ever needs an API key to call the model.")
         base_url = environ.get("ANTHROPIC_BASE_URL", "").strip() or None
         return cls(api_key=api_key, base_url=base_url, **overrides)
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Tokens as the API reports them: the prompt is input + written + read."""
-
-    input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    output_tokens: int = 0
-
-    def __add__(self, other: "Usage") -> "Usage":
-        return Usage(self.input_tokens + other.input_tokens,
-                     self.cache_creation_input_tokens + other.cache_creation_input_tokens,
-                     self.cache_read_input_tokens + other.cache_read_input_tokens,
-                     self.output_tokens + other.output_tokens)
-
-    @property
-    def prompt_tokens(self) -> int:
-        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
-
-    @classmethod
-    def of(cls, usage: Any) -> "Usage":
-        if usage is None:
-            return cls()
-        return cls(usage.input_tokens or 0, usage.cache_creation_input_tokens or 0,
-                   usage.cache_read_input_tokens or 0, usage.output_tokens or 0)
-
-
-@dataclass(frozen=True)
-class Reply:
-    """One answer: its content blocks (text, thinking, tool_use, as dicts), its stop reason, the
-    usage of the attempt that answered, the usage of every attempt (`spent`: an attempt cut after
-    its response started was billed for its prompt too) and how many attempts it took."""
-
-    content: tuple[JSON, ...]
-    stop_reason: Optional[str]
-    usage: Usage
-    spent: Usage
-    attempts: int
-
-    @property
-    def text(self) -> str:
-        return "".join(block["text"] for block in self.content if block["type"] == "text")
-
-
-class Refused(Exception):
-    """The API refused this request; sending it again gives the same answer [decision C5]. Its
-    text is the sentence for the user; `description` the API's own words."""
-
-    def __init__(self, description: str, spent: Usage, attempts: int, sentence: str = "") -> None:
-        super().__init__(sentence or description)
-        self.description = description
-        self.spent = spent
-        self.attempts = attempts
-
-
-class Unusable(Exception):
-    """No request of this client can succeed until its settings change [decision C5]; its text is
-    the sentence for the user."""
-
-
-class RetriesExhausted(Exception):
-    """Transient trouble outlasted `attempts_max` attempts."""
-
-    def __init__(self, description: str, spent: Usage, attempts: int) -> None:
-        super().__init__(description)
-        self.spent = spent
-        self.attempts = attempts
 
 
 class Silent(TimeoutError):
@@ -238,7 +168,7 @@ def what_to_do(error: BaseException, model: str) -> str:
     status = getattr(error, "status_code", 0)
     if error_code(error) == ON_HOLD_CODE:
         return "Anthropic has put the organization on hold; see the Console to appeal"
-    if stops_every_request(error):
+    if stops_every_request(error) or (isinstance(error, anthropic.APIStatusError) and is_spend_limit(error)):
         return "raise the spend limit on the Console's Billing page, or wait until it resets"
     if status == 401:
         return "check the API key (ANTHROPIC_API_KEY, or the key file in EVER_HOME)"
@@ -262,6 +192,19 @@ def failure_sentence(error: BaseException, kind: str, url: str, model: str) -> s
     return f"{url} refused the call to {model} ({description}): {what_to_do(error, model)}"
 
 
+SPEND_LIMIT_WORDS = ("spend limit", "usage limit", "credit balance", "billing")
+
+
+def is_spend_limit(error: "anthropic.APIStatusError") -> bool:
+    """A 429 that is a spend limit, not a rate limit: its type is not `rate_limit_error`, or its
+    message speaks of spending. Waiting does not lift it, so it is never retried."""
+    if error.status_code != 429:
+        return False
+    message = (getattr(error, "api_message", "") or "").lower()
+    return (error.type or "rate_limit_error") != "rate_limit_error" or any(
+        word in message for word in SPEND_LIMIT_WORDS)
+
+
 def classify(error: BaseException) -> Optional[str]:
     """TRANSIENT, REFUSED or UNUSABLE [decision C5]; None for an error that is not the API's (a bug
     here, which must not be retried or hidden)."""
@@ -272,7 +215,7 @@ def classify(error: BaseException) -> Optional[str]:
         if status == 200:
             # an `error` event after the stream began: the SDK does not retry it
             return REFUSED if error.type in REFUSED_EVENT_TYPES else TRANSIENT
-        if status in UNUSABLE_STATUSES:
+        if status in UNUSABLE_STATUSES or is_spend_limit(error):
             return UNUSABLE
         if status in TRANSIENT_STATUSES or status >= 500:
             return TRANSIENT
@@ -485,6 +428,9 @@ class Client:
 
         Cancelling the task that awaits it stops it cleanly: the HTTP response is closed, the gate
         lets the waiters go, and `asyncio.CancelledError` propagates."""
+        problem = request_problem(request)  # the capability table: refused without a call
+        if problem:
+            raise Refused(problem, Usage(), 0)
         spent = Usage()
         attempt = 0
         while True:

@@ -30,7 +30,11 @@ state between calls, and the client's prefix gate lets its waiters go.
 from dataclasses import dataclass, field
 from typing import Any, List, Mapping, Optional, Tuple, Union
 
-from harness.calls.client import Client, Refused, RetriesExhausted, SettingsError, Unusable, Usage
+from typing import TYPE_CHECKING
+
+from harness.calls.outcomes import Refused, RetriesExhausted, SettingsError, Unusable, Usage
+from harness.calls.models import EFFORTS, THINKING_OFF, setting_problem
+from harness.calls.requests import finished, thinking_fields
 from harness.memory.events import Built, Failed
 from harness.memory.line import Tries
 from harness.memory.planner import flatten, last_message, node_name
@@ -38,12 +42,13 @@ from harness.memory.service import Paused
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks, compress_task, merge_task
 from harness.memory.text import valid_text
 
+if TYPE_CHECKING:  # the SDK is imported only where a call is made
+    from harness.calls.client import Client
+
 JSON = dict
 # [decision C8] a cheap model of its own by default: see docs/compactor.md for the measured costs
 DEFAULT_MODEL = "claude-haiku-4-5"
 TURNS_MODEL = "turns"  # memory.model = "turns": compactions on the turns' model, sharing its cache
-EFFORTS = ("low", "medium", "high", "xhigh", "max")
-THINKING_OFF = "off"
 MAX_TOKENS_DEFAULT = 16_000
 
 
@@ -75,6 +80,10 @@ class MemorySettings:
         if isinstance(thinking, int) and not 1024 <= thinking < self.max_tokens:
             raise SettingsError(f"memory.thinking as a budget must be at least 1024 and below "
                                 f"memory.max_tokens ({self.max_tokens}), not {thinking}.")
+        # the capability table refuses what the model lacks, before any call (harness/calls/models.py)
+        problem = setting_problem(self.model, thinking, self.max_tokens)
+        if problem:
+            raise SettingsError(problem)
 
     @classmethod
     def from_config(cls, memory: Mapping[str, Any], turns_model: str) -> "MemorySettings":
@@ -90,13 +99,10 @@ class MemorySettings:
                    max_tokens=memory.get("max_tokens", MAX_TOKENS_DEFAULT))
 
     def thinking_options(self) -> JSON:
-        """The request fields for `thinking` [decision C9]: the same on every compaction, since a
-        change breaks the message part of the cached prefix."""
-        if self.thinking == THINKING_OFF:
-            return {}
-        if isinstance(self.thinking, int):
-            return {"thinking": {"type": "enabled", "budget_tokens": self.thinking}}
-        return {"thinking": {"type": "adaptive"}, "output_config": {"effort": self.thinking}}
+        """The request fields for `thinking` [decision C9], as the capability table has them for
+        the model (off is `disabled` where thinking is on by default): the same on every
+        compaction, since a change breaks the message part of the cached prefix."""
+        return thinking_fields(self.model, self.thinking)
 
 
 # ---------------------------------------------------------------- jobs and results
@@ -183,10 +189,12 @@ class Compactor:
     """Builds nodes through a `Client`; see the module docstring. One per chat; `build` may run up
     to jobs_max times at once."""
 
-    def __init__(self, client: Client, prompt: Prompt, settings: MemorySettings) -> None:
+    def __init__(self, client: "Client", prompt: Prompt, settings: MemorySettings,
+                 marks: bool = True) -> None:
         self.client = client
         self.prompt = prompt
         self.settings = settings
+        self.marks = marks  # the config's cache.marks
 
     def request(self, job: Job, exchanges: Tuple[Tuple[str, str], ...] = ()) -> JSON:
         """The request for a job's first try, or, after `exchanges` (each a reply and the follow-up
@@ -208,8 +216,7 @@ class Compactor:
             "system": [dict(block) for block in self.prompt.system],
             "messages": messages,
         }
-        request.update(s.thinking_options())
-        return request
+        return finished(request, s.thinking, self.marks)
 
     async def build(self, job: Job) -> Result:
         """Ask for the line, with follow-ups while it is too long; the line or a content failure."""

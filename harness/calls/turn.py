@@ -27,9 +27,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from datetime import datetime
-from typing import Any, Callable, Dict, List, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, Union
 
-from harness.calls.client import Client, Refused, RetriesExhausted, Unusable, Usage
+from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
+from harness.calls.requests import finished, sent_back, stop_problem
 from harness.memory.images import kept, with_images
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.memory.service import Memory
@@ -37,6 +38,9 @@ from harness.calls.tools import (ToolResult, WorkTools, date_error, error_result
                                  split_long, zoom_error)
 from harness.memory.text import valid_text
 from harness.calls.usage import cost_e8, record_usage, usage_record
+
+if TYPE_CHECKING:  # the SDK is imported only where a call is made
+    from harness.calls.client import Client
 
 JSON = Dict[str, Any]
 MAX_TOKENS = 16_000
@@ -79,6 +83,11 @@ class TurnSettings:
     max_tokens: int = MAX_TOKENS
     workdir: str = field(default_factory=os.getcwd)
     home: Optional[Path] = None  # EVER_HOME, for the usage records
+    thinking: Union[str, int] = "off"  # as harness/calls/models.py has it for the model
+    cache_marks: bool = True  # the config's cache.marks
+    # [decision H11] the end mark on the user's message in a turn's first call: measured against
+    # none there (tests/test_turn_cache.py); it pays when more than about a fifth of turns call a tool
+    end_mark_first_call: bool = True
     clock: Callable[[], datetime] = lambda: datetime.now().astimezone()
 
 
@@ -120,7 +129,7 @@ class Turn:
 
     starts_agents = True  # the master's turns; a subagent starts none (harness/calls/agents.py)
 
-    def __init__(self, memory: Memory, client: Client, prompt: Prompt, tools: WorkTools,
+    def __init__(self, memory: Memory, client: "Client", prompt: Prompt, tools: WorkTools,
                  settings: TurnSettings, output: Optional[Output] = None, agents: Any = None):
         self.memory = memory
         self.client = client
@@ -168,15 +177,19 @@ class Turn:
         ]
         messages: List[JSON] = [{"role": "user", "content": first}]
         result = TurnResult("")
+        first_call = True
         while True:
-            messages = end_marked(messages)
-            request = {
+            if first_call and not self.settings.end_mark_first_call:
+                first_call = False  # the view's mark only: nothing after it is written
+            else:
+                messages = end_marked(messages)
+            request = finished({
                 "model": self.settings.model,
                 "max_tokens": self.settings.max_tokens,
                 "tools": list(self.prompt.tools),
                 "system": list(self.prompt.system),
                 "messages": wire(messages),
-            }
+            }, self.settings.thinking, self.settings.cache_marks)
             self.requests.append(request)
             self._shown, self._usage = [], None
             try:
@@ -185,6 +198,8 @@ class Turn:
                 self._stopped()
                 raise
             except (Refused, Unusable, RetriesExhausted) as error:
+                # every attempt that was billed counts in `ever cost`, the failed ones too
+                self._record(getattr(error, "spent", Usage()))
                 result.error = f"The call failed: {error}. Your message is in the log; the next turn will see it."
                 self.output.notice(result.error)
                 return result
@@ -192,21 +207,28 @@ class Turn:
             usage = reply.usage
             prompt_tokens = usage.prompt_tokens or 1
             result.cache_read_share = usage.cache_read_input_tokens / prompt_tokens
-            record = usage_record("turn", self._turn_id(), self.settings.model, usage)
-            result.cost_e8 = cost_e8(record)
-            if self.settings.home:
-                record_usage(self.settings.home, record)
+            result.cost_e8 = self._record(reply.spent, answered=True)
+            problem = stop_problem(reply.stop_reason)
             tool_results = []
             for block in reply.content:
                 if block["type"] == "text" and block["text"].strip():
                     self.log("ever", block["text"])
                     result.reply = self.checked(block["text"])
-                elif block["type"] == "tool_use":
+                elif block["type"] == "tool_use" and problem is None:
+                    # a reply cut or refused runs none of its calls: their input may be cut too
                     tool_result = await self._call(block["name"], block.get("input", {}))
                     tool_results.append(tool_result.block(block["id"]))
+            if problem is not None:
+                result.error = problem
+                self.output.notice(problem)
+                return result
+            if reply.stop_reason == "pause_turn":
+                # the API paused a long turn: the reply goes back as it is and the call goes on
+                messages.append({"role": "assistant", "content": sent_back(list(reply.content))})
+                continue
             if reply.stop_reason != "tool_use" or not tool_results:
                 return result
-            messages.append({"role": "assistant", "content": [self._sent_back(b) for b in reply.content]})
+            messages.append({"role": "assistant", "content": sent_back(list(reply.content))})
             joined = list(tool_results)
             while self.inbox:
                 typed = self.inbox.pop(0)
@@ -219,10 +241,13 @@ class Turn:
     def _turn_id(self) -> int:
         return self.turn_id
 
-    @staticmethod
-    def _sent_back(block: JSON) -> JSON:
-        """A reply block as it goes back in the tool loop (thinking with its signature)."""
-        return {k: v for k, v in block.items() if k not in ("citations",)}
+    def _record(self, spent: Usage, answered: bool = False) -> Optional[int]:
+        """Record a call's usage, all its attempts (a failed call only if it was billed); its
+        cost in 10^-8 dollars, None if unpriced."""
+        record = usage_record("turn", self._turn_id(), self.settings.model, spent)
+        if self.settings.home and (answered or spent.prompt_tokens or spent.output_tokens):
+            record_usage(self.settings.home, record)
+        return cost_e8(record)
 
     def _stopped(self) -> None:
         """Ctrl-C during a reply: what was shown of it is logged, marked, and what the API said it
@@ -230,9 +255,8 @@ class Turn:
         shown = "".join(self._shown)
         if shown.strip():
             self.log("ever", shown.rstrip("\n") + STOPPED_MARK)
-        if self._usage is not None and self.settings.home:
-            record_usage(self.settings.home,
-                         usage_record("turn", self._turn_id(), self.settings.model, self._usage))
+        if self._usage is not None:
+            self._record(self._usage)
 
     def _show(self, event: Any) -> None:
         kind = getattr(event, "type", "")

@@ -20,19 +20,11 @@ over the whole prompt), and the cost; for all turns, for the first call of each 
 compactions, the share beside the gist's measurement (turns 98.6 %, compactions 96.2 % [gist
 §3.3]); the compactor's cost apart from the turns'.
 
-Prices [decision H5]: Anthropic's list prices in US dollars per million tokens, from the "Model
-pricing" table of https://platform.claude.com/docs/en/about-claude/pricing and the models'
-overview pages (platform.claude.com/docs/en/models/…), read in October 2026. A cache write is
-priced as a 5-minute entry (1.25 × input): Ever never buys 1-hour entries [gist §3.3].
-
-    model                                input   5m cache write   cache read   output
-    claude-opus-5, -4-8, -4-7, -4-6, -4-5   5.00             6.25         0.50    25.00
-    claude-opus-4-1, claude-opus-4          15.00            18.75         1.50    75.00
-    claude-sonnet-5                          2.00             2.50         0.20    10.00
-    claude-sonnet-4-6, -4-5, claude-sonnet-4 3.00             3.75         0.30    15.00
-    claude-haiku-4-5                         1.00             1.25         0.10     5.00
-    claude-3-5-haiku                         0.80             1.00         0.08     4.00
-    claude-3-haiku                           0.25             0.30         0.03     1.25
+Prices [decision H5]: Anthropic's list prices in US dollars per million tokens, from the capability
+table (harness/calls/models.py, dated `TABLE_DATE`, citing the pricing page
+https://platform.claude.com/docs/en/about-claude/pricing). A cache write is priced as a 5-minute
+entry (1.25 × input): Ever never buys 1-hour entries [gist §3.3]; the table keeps the 1-hour price
+too. Claude Sonnet 5's introductory $2/$10 ended on 2026-08-31: it is priced at $3/$15.
 
 A model's name matches a row exactly, or with a date (`-20250514`) or `-latest` after it. Any other
 model (a compatible server's, or one whose price has changed tiers, such as the Haiku 5.5 price by
@@ -52,6 +44,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
+from harness.calls.models import MODELS, TABLE_DATE, capabilities
+
 KINDS = ("turn", "compaction", "agent")
 TOKEN_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
                 "output_tokens")
@@ -70,44 +64,21 @@ class Price:
     output: int
 
 
-OPUS_4_5 = Price(input=500, cache_write=625, cache_read=50, output=2500)
-OPUS_4 = Price(input=1500, cache_write=1875, cache_read=150, output=7500)
-SONNET_5 = Price(input=200, cache_write=250, cache_read=20, output=1000)
-SONNET_4 = Price(input=300, cache_write=375, cache_read=30, output=1500)
-HAIKU_4_5 = Price(input=100, cache_write=125, cache_read=10, output=500)
-HAIKU_3_5 = Price(input=80, cache_write=100, cache_read=8, output=400)
-HAIKU_3 = Price(input=25, cache_write=30, cache_read=3, output=125)
-
-# [decision H5] the table in the docstring, with its source
-PRICES: Dict[str, Price] = {
-    "claude-opus-5": OPUS_4_5,
-    "claude-opus-4-8": OPUS_4_5,
-    "claude-opus-4-7": OPUS_4_5,
-    "claude-opus-4-6": OPUS_4_5,
-    "claude-opus-4-5": OPUS_4_5,
-    "claude-opus-4-1": OPUS_4,
-    "claude-opus-4-0": OPUS_4,
-    "claude-opus-4": OPUS_4,
-    "claude-sonnet-5": SONNET_5,
-    "claude-sonnet-4-6": SONNET_4,
-    "claude-sonnet-4-5": SONNET_4,
-    "claude-sonnet-4-0": SONNET_4,
-    "claude-sonnet-4": SONNET_4,
-    "claude-haiku-4-5": HAIKU_4_5,
-    "claude-3-5-haiku": HAIKU_3_5,
-    "claude-3-haiku": HAIKU_3,
-}
-VERSION_SUFFIX = re.compile(r"-(\d{8}|latest)")
-
-
 def price_of(model: str) -> Optional[Price]:
-    """The model's price: its row, exactly or followed by a date or `-latest`; else None."""
-    if model in PRICES:
-        return PRICES[model]
-    for name, price in PRICES.items():
-        if model.startswith(name) and VERSION_SUFFIX.fullmatch(model[len(name):]):
-            return price
-    return None
+    """The model's price from the capability table (harness/calls/models.py, dated): its row,
+    by its id, a listed alias, or its id followed by a date or `-latest`; else None (unpriced)."""
+    row = capabilities(model)
+    if row is None:
+        for name in MODELS:
+            if model.startswith(name) and VERSION_SUFFIX.fullmatch(model[len(name):]):
+                row = MODELS[name]
+                break
+    if row is None or row.price is None:
+        return None
+    return Price(row.price.input, row.price.cache_write_5m, row.price.cache_read, row.price.output)
+
+
+VERSION_SUFFIX = re.compile(r"-(\d{8}|latest)")
 
 
 # --- records ---------------------------------------------------------------------------------
@@ -432,7 +403,8 @@ def format_report(value: Report, turns_shown: Optional[int] = None) -> str:
     `turns_shown` of them, or all)."""
     if not value.days:
         return "No API calls recorded yet.\n"
-    lines = ["Tokens per API call's usage; cost at Anthropic's list prices (harness/calls/usage.py).",
+    lines = [f"Tokens per API call's usage; cost at Anthropic's list prices as of {TABLE_DATE} "
+             "(harness/calls/models.py).",
              "", heading("day")]
     for row in value.days:
         if row.turns.calls:
@@ -455,7 +427,7 @@ def format_report(value: Report, turns_shown: Optional[int] = None) -> str:
         lines += [row_text(f"{row.turn} ({row.day})", row.totals) for row in turns]
     if value.unpriced_models:
         lines += ["", "No price for " + ", ".join(value.unpriced_models)
-                  + ": their calls show as ? and count in no cost."]
+                  + f": not in the price table of {TABLE_DATE}; their calls show as ? and count in no cost."]
     if value.skipped:
         lines += ["", f"Skipped {len(value.skipped)} line(s) that are not usage records:"]
         lines += [f"  {problem}" for problem in value.skipped]

@@ -38,7 +38,7 @@ class Ever(click.Group):
     """Every command's errors end as one sentence on stderr and exit 1, never a traceback."""
 
     def invoke(self, context: click.Context):
-        from harness.calls.client import SettingsError
+        from harness.calls.outcomes import SettingsError
 
         try:
             return super().invoke(context)

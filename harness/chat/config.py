@@ -20,7 +20,8 @@ ignored):
                                            # working directory too)
     [memory]
     model = "claude-haiku-4-5"             # the compactor's model [gist §4] "a cheap one"
-    thinking = "xhigh"                     # its effort: off, low, medium, high, xhigh
+    thinking = "off"                       # off, an effort (low … max) or a budget in tokens,
+                                           # as the model takes (harness/calls/models.py)
     settle_timeout_seconds = 20            # how long a turn waits for its view [deliberate D10]
     [cache]
     marks = true                           # false: send no cache marks (servers that reject them)
@@ -41,7 +42,7 @@ message can show it; the one way to read it is `Secret.reveal()`, for the client
 with a sentence saying how to fix it (the shell tool runs as the same user and can still read it;
 what the key file guards against is other users).
 
-The home is trusted only if it is the user's [decision H9]: as ssh refuses a `~/.ssh` that others
+The home is trusted only if it is the user's [decision H12]: as ssh refuses a `~/.ssh` that others
 could change, Ever refuses an EVER_HOME, `config.toml` or `instructions.md` (and the key file) that
 belongs to another user or that group or others may write, naming the file and the command that
 fixes it. Another local user who made the home first (`mkdir -m 777`) would otherwise choose the
@@ -56,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+from harness.calls.models import EFFORTS, setting_problem
 from harness.memory.agentlog import AgentCaps
 from harness.calls.tools import APPROVABLE_TOOLS
 
@@ -63,16 +65,18 @@ HOME_DEFAULT = "~/.ever"
 CONFIG_NAME = "config.toml"
 KEY_NAME = "key"
 
-THINKING_EFFORTS = ("off", "low", "medium", "high", "xhigh")
+THINKING_EFFORTS = ("off",) + EFFORTS
+MEMORY_MAX_TOKENS = 16_000  # the compactor's max_tokens (harness/calls/compactor.py)
 
-# [decision H1] the defaults. The compactor's model and effort are the gist's ("UniiChat uses
-# Claude Haiku at xhigh effort" [gist §4]); the settle timeout is eukhe's (D10).
+# [decision H1] the defaults. The compactor's model is the gist's cheap Haiku [gist §4]; its
+# thinking is off [decision C9]: the gist's "Haiku at xhigh effort" names a Haiku with an effort,
+# and Haiku 4.5 has none (the real API refuses it). The settle timeout is eukhe's (D10).
 DEFAULTS: Dict[str, Any] = {
     "model": "claude-sonnet-4-6",
     "base_url": None,
     "approve": [],
     "memory.model": "claude-haiku-4-5",
-    "memory.thinking": "xhigh",
+    "memory.thinking": "off",
     "memory.settle_timeout_seconds": 20,
     "cache.marks": True,
     "agents.tokens_max": 2_000_000,
@@ -128,7 +132,7 @@ class Settings:
     base_url: Optional[str]
     approve: Tuple[str, ...]
     memory_model: str
-    memory_thinking: str
+    memory_thinking: Any  # "off", an effort, or a budget in tokens
     settle_timeout_seconds: float
     cache_marks: bool
     agent_caps: Any = None  # harness/calls/agents.py AgentCaps; None: its defaults
@@ -158,7 +162,7 @@ INSTRUCTIONS_NAME = "instructions.md"
 
 
 def untrusted(path: Path, status: os.stat_result) -> Optional[str]:
-    """The sentence refusing `path` if another user owns it or others may write it [decision H9];
+    """The sentence refusing `path` if another user owns it or others may write it [decision H12];
     None when it is the user's alone to change."""
     if status.st_uid != os.getuid():
         return (f"{path} belongs to another user (uid {status.st_uid}), so Ever will not trust it: "
@@ -171,7 +175,7 @@ def untrusted(path: Path, status: os.stat_result) -> Optional[str]:
 
 
 def check_trusted(path: Path) -> None:
-    """A ConfigError if `path` exists and is not the user's alone to change [decision H9]."""
+    """A ConfigError if `path` exists and is not the user's alone to change [decision H12]."""
     try:
         status = os.stat(path)
     except FileNotFoundError:
@@ -303,8 +307,12 @@ def checked(key: str, value: Any, where: str) -> Any:
             raise wrong(f"a list of tool names from {', '.join(APPROVABLE_TOOLS)}")
         return [name for name in APPROVABLE_TOOLS if name in value]
     if key == "memory.thinking":
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())  # a budget typed at /memory-model
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1024:
+            return value
         if value not in THINKING_EFFORTS:
-            raise wrong(f"one of {', '.join(THINKING_EFFORTS)}")
+            raise wrong(f"one of {', '.join(THINKING_EFFORTS)}, or a thinking budget of at least 1024 tokens")
         return value
     if key == "memory.settle_timeout_seconds":
         # bool is an int in Python, and `true` is no number of seconds
@@ -446,14 +454,34 @@ def update_config(home: Path, changes: Mapping[str, Any]) -> Path:
     return write_config(home, values)
 
 
+def memory_setting_problem(model: str, thinking: Any, turns_model: str) -> Optional[str]:
+    """Why the compaction model cannot take `thinking`, in one sentence naming what it takes
+    (harness/calls/models.py); None when it can."""
+    memory_model = turns_model if model == "turns" else model
+    return setting_problem(memory_model, thinking, MEMORY_MAX_TOKENS)
+
+
+def check_memory_setting(settings: Settings) -> None:
+    """At the chat's start: a ConfigError when the compaction model lacks its thinking setting."""
+    problem = memory_setting_problem(settings.memory_model, settings.memory_thinking, settings.model)
+    if problem:
+        raise ConfigError(problem)
+
+
 def set_memory_model(model: Optional[str], effort: Optional[str]) -> str:
-    """`/memory-model`: save the compaction model and effort given; say what they are now."""
+    """`/memory-model`: save the compaction model and effort given; say what they are now. A
+    pair the model cannot take is refused (ConfigError) and nothing is saved."""
     settings = load_settings()
     changes: Dict[str, Any] = {}
     if model:
         changes["memory.model"] = checked("memory.model", model, "/memory-model")
     if effort:
         changes["memory.thinking"] = checked("memory.thinking", effort, "/memory-model")
+    problem = memory_setting_problem(changes.get("memory.model", settings.memory_model),
+                                     changes.get("memory.thinking", settings.memory_thinking),
+                                     settings.model)
+    if problem:
+        raise ConfigError(problem)
     if changes:
         update_config(settings.home, changes)
         settings = load_settings()

@@ -9,13 +9,12 @@
 import asyncio
 import dataclasses
 import os
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 from harness.calls.agents import Agents
 from harness.memory.agentlog import AgentCaps
 from harness.chat import owner
-from harness.calls.client import Client, ClientSettings
 from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
-from harness.chat.config import ConfigError, Secret, Settings, load_key
+from harness.chat.config import ConfigError, Secret, Settings, check_memory_setting, load_key
 from harness.memory.planner import Config
 from harness.calls.prompt import Prompt
 from harness.memory.service import Job, JobResult, Memory
@@ -23,6 +22,9 @@ from harness.memory.store import ChatBusy
 from harness.calls.tools import Approval, WorkTools
 from harness.calls.turn import Output, Quiet, Turn, TurnResult, TurnSettings
 from harness.calls.usage import dollars_text, record_usage, usage_record
+
+if TYPE_CHECKING:  # the SDK (harness/calls/client.py) is imported only when a chat opens
+    from harness.calls.client import Client
 
 
 TURN_ATTEMPTS = 3
@@ -49,7 +51,7 @@ def settle_future(answered: Optional["asyncio.Future[TurnResult]"], result: Turn
 class Chat:
     """Everything one owning process holds."""
 
-    def __init__(self, settings: Settings, memory: Memory, client: Client, prompt: Prompt,
+    def __init__(self, settings: Settings, memory: Memory, client: "Client", prompt: Prompt,
                  approval: Approval, output: Output):
         self.settings = settings
         self.memory = memory
@@ -67,7 +69,7 @@ class Chat:
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
-                                     home=self.settings.home)
+                                     home=self.settings.home, cache_marks=self.settings.cache_marks)
         return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,
                     agents=self.agents)
 
@@ -144,36 +146,47 @@ class Chat:
 async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = False,
                     on_change=None, api_key: Optional[str] = None, report_turns: bool = True) -> Chat:
     """Own the chat and start its compactor; ChatBusy when another process owns it."""
-    key = load_key(settings.home) if api_key is None else Secret(api_key)
-    client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
-    # a compaction retries while its call runs [decision P16]; a turn, whose user waits, gives
-    # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
-    compactor_client = Client(client_settings)
-    client = Client(dataclasses.replace(client_settings, attempts_max=TURN_ATTEMPTS,
-                                        silence_seconds=TURN_SILENCE_SECONDS,
-                                        retry_after_max_seconds=TURN_RETRY_AFTER_MAX_SECONDS),
-                    gate=compactor_client.gate)
-    prompt = Prompt.load(str(settings.home))
-    memory_settings = MemorySettings.from_config(
-        {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
-    compactor = Compactor(compactor_client, prompt, memory_settings)
-    memory_ref: Dict[str, Memory] = {}
+    memory_ref: Dict[str, Any] = {}
 
     async def build(job: Job) -> JobResult:
+        compactor = memory_ref["compactor"]
         task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
         result = await compactor.build(CompactorJob(job.l, job.i, job.context, task))
         record_usage(settings.home, usage_record("compaction", memory_ref["m"].planner.T - 1,
                                                       compactor.settings.model, result.usage))
         return JobResult(result.text, result.failure or "")
 
+    # owned first: an `ever send` handed to a running chat (ChatBusy) never loads the SDK
     memory = Memory.open(settings.home, Config(), build=build, on_change=on_change)
     memory_ref["m"] = memory
+    try:
+        check_memory_setting(settings)  # a thinking setting the model lacks: refused at the start
+        key = load_key(settings.home) if api_key is None else Secret(api_key)
+        prompt = Prompt.load(str(settings.home))
+        memory_settings = MemorySettings.from_config(
+            {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
+        from harness.calls.client import Client, ClientSettings  # the SDK: only a chat that calls
+
+        client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
+        # a compaction retries while its call runs [decision P16]; a turn, whose user waits, gives
+        # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
+        compactor_client = Client(client_settings)
+        client = Client(dataclasses.replace(client_settings, attempts_max=TURN_ATTEMPTS,
+                                            silence_seconds=TURN_SILENCE_SECONDS,
+                                            retry_after_max_seconds=TURN_RETRY_AFTER_MAX_SECONDS),
+                        gate=compactor_client.gate)
+    except BaseException:
+        memory.close()
+        raise
+    compactor = Compactor(compactor_client, prompt, memory_settings, marks=settings.cache_marks)
+    memory_ref["compactor"] = compactor
     approval = Approval(allowed=tuple(settings.approve), yes=yes, ask=ask)
     chat = Chat(settings, memory, client, prompt, approval, output)
     chat.clients = (client, compactor_client)
     chat.compactor = compactor
     chat.agents = Agents(memory, client, prompt, TurnSettings(settings.model, settings.settle_timeout_seconds,
-                                                              home=settings.home),
+                                                              home=settings.home,
+                                                              cache_marks=settings.cache_marks),
                          settings.agent_caps or AgentCaps(), output)
     if report_turns:  # a report no running turn takes starts a turn of this chat
         chat.agents.report_turns = lambda: chat.agents.turns_for_reports(chat)

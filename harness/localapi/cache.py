@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from harness.calls.models import capabilities
 from harness.localapi.validation import PromptBlock, cache_ttl_seconds
 
 JSON = dict[str, Any]
@@ -73,6 +74,25 @@ class PendingWrite:
     ttl_seconds: int
 
 
+def lookback(blocks: list[PromptBlock], mark: int) -> list[int]:
+    """The block boundaries a mark on block `mark` checks, longest first (prompt-caching: "the
+    system checks … up to 20 positions", the breakpoint's own counted; "a run of consecutive
+    tool_use blocks counts as one position"). A boundary inside such a run is no position."""
+    boundaries: list[int] = []
+    positions = 0
+    number = mark
+    while number >= 1 and positions < cache_lookback_blocks:
+        boundaries.append(number)
+        positions += 1
+        number -= 1
+        # the rest of a tool_use run before this block is the same position
+        while (number >= 1 and blocks[number - 1].block.get("type") == "tool_use"
+               and blocks[number].block.get("type") == "tool_use"
+               and blocks[number - 1].where.rsplit(".", 1)[0] == blocks[number].where.rsplit(".", 1)[0]):
+            number -= 1
+    return boundaries
+
+
 class PromptCache:
     """Anthropic's prompt cache as its documentation states it; see the module docstring.
 
@@ -84,10 +104,13 @@ class PromptCache:
         self._entries: dict[str, dict[bytes, CacheEntry]] = {}
 
     def minimum_for(self, model: str) -> int:
+        """The model's minimum cacheable prompt: a test's own figure, else the capability table's
+        (harness/calls/models.py), else the default."""
         matches = [name for name in self.minimum_tokens if model.startswith(name)]
-        if not matches:
-            return self.minimum_tokens_default
-        return self.minimum_tokens[max(matches, key=len)]
+        if matches:
+            return self.minimum_tokens[max(matches, key=len)]
+        known = capabilities(model)
+        return known.cache_min_tokens if known is not None else self.minimum_tokens_default
 
     def _live(self, model: str, digest: bytes, now: float) -> CacheEntry | None:
         entries = self._entries.get(model, {})
@@ -111,7 +134,7 @@ class PromptCache:
 
         read_blocks = 0
         for mark, _ in marks:
-            for boundary in range(mark, max(mark - cache_lookback_blocks, 1) - 1, -1):
+            for boundary in lookback(blocks, mark):
                 if self._live(model, digests[boundary], now) is not None:
                     read_blocks = max(read_blocks, boundary)
                     break

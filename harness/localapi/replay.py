@@ -31,19 +31,16 @@ from typing import Optional
 
 from harness.calls.client import Client, ClientSettings, Usage
 from harness.calls.compactor import Compactor, MemorySettings, job_for
+from harness.calls.models import MODELS
 from harness.memory.events import Message
 from harness.localapi.server import LocalAPI, Reply, block_tokens
 from harness.memory.planner import Config, Planner
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 
-# $ per million tokens: (input, output); Anthropic's list prices.
-PRICES = {
-    "claude-haiku-4-5": (1.00, 5.00),
-    "claude-sonnet-4-5": (3.00, 15.00),
-    "claude-sonnet-4-6": (3.00, 15.00),
-    "claude-opus-4-5": (5.00, 25.00),
-    "claude-opus-4-6": (5.00, 25.00),
-}
+# $ per million tokens: (input, output); Anthropic's list prices, from the capability table
+# (harness/calls/models.py), for the models a replay may run on.
+PRICES = {model: (MODELS[model].price.input / 100, MODELS[model].price.output / 100)
+          for model in ("claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-6", "claude-opus-4-8")}
 CACHE_WRITE_PRICE = 1.25  # x input, 5-minute entries
 CACHE_READ_PRICE = 0.10  # x input
 TURN_MODEL = "claude-sonnet-4-6"

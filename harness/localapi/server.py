@@ -24,11 +24,17 @@ body (no predicate accepts all); with none, it asks `responder(body)`; with no r
 `wait_for_requests(n)`), so a test can hold replies at a gate until n requests are in; `reset()`
 makes a running server as new, so one server can serve a whole test run.
 
-Validation covers what clients most often get wrong: missing or mistyped `model`, `max_tokens`,
-`messages`; unknown top-level fields (the fields of SDK 2.14's request types, plus the sampling
-ones); roles; empty text blocks; tool_use/tool_result pairing; thinking budgets; cache marks
-(count, shape, lifetimes in order, none on thinking blocks); a missing key (401) or
-`anthropic-version` header.
+Validation is as strict as the real API, rule by rule (harness/localapi/validation.py; each rule's
+test in tests/test_localapi.py quotes the sentence of Anthropic's documentation it follows): missing
+or mistyped `model`, `max_tokens`, `messages`; unknown top-level fields (the fields of SDK 2.14's
+request types, plus the sampling ones); a model id the capability table (harness/calls/models.py)
+does not know, or one retired (404 `not_found_error`); thinking, effort or sampling the model does
+not take; temperature with thinking; budgets; `max_tokens` past the model's output cap; roles;
+empty and whitespace-only text blocks; tool_use/tool_result pairing (results first, one per id);
+tool names and schemas; images (media type, pixels, count); cache marks (count, shape, lifetimes
+in order, none on thinking or empty text); a request over 32 MB (413 `request_too_large`); a
+missing key (401) or `anthropic-version` header. A test of another server's model ids asks for
+leniency by name: `LocalAPI(unknown_models=True)`.
 
 Token rule. A prompt is the sequence of its blocks in the cache's order: each tool definition, each
 system block, then each content block of each message (a `str` system or message content is one
@@ -49,16 +55,18 @@ Prompt cache (Anthropic's published rules, one workspace):
 - An entry is the prefix up to and including its marked block, tools → system → messages; any
   changed byte before the mark is another prefix.
 - At each mark on block p (blocks counted from 1 across tools, system and messages) the cache looks
-  for a live entry ending at block p, p − 1, …, p − 20: the mark and the 20 block boundaries before
-  it, so an entry 20 blocks back is found and one 21 back is not. The longest prefix found over all
-  marks is read.
+  for a live entry ending at block p, p − 1, …: 20 positions, the mark's own counted, so an entry
+  19 blocks back is found and one 20 back is not; a run of consecutive tool_use blocks of one
+  message is one position. The longest prefix found over all marks is read.
 - Every mark whose prefix has no live entry and is at least the model's minimum length gets an entry
   (prefixes below the minimum are not cached at all). Tokens between the prefix read and the last
   such mark are written; a mark inside the prefix read gets its entry free.
-- Entries live `ttl` (5 minutes, or 1 hour) from their write or their last read: a read refreshes
-  the entry it reads. Time is the server's `clock`, which a test advances by hand. An entry is live
+- Entries live `ttl` (5 minutes, or 1 hour) from the start of the request that wrote or last read
+  them: a read refreshes the entry it reads. Time is the server's `clock`, which a test advances by hand. An entry is live
   while now < its last write or read + ttl.
-- Caches are kept per model.
+- Caches are kept per model; the minimum cacheable prefix is the capability table's per model
+  (a test may give its own). Adding or removing an image anywhere in the prompt, or changing
+  the thinking, effort or tool_choice settings, breaks the messages' part of the prefix.
 - A request's entries become readable by other requests only when its response starts (the JSON
   body, or the SSE `message_start`): requests sent together on one new prefix each pay to write it;
   a request arriving after the writer's response started reads it. Faults that answer before a
@@ -93,6 +101,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from harness.calls.models import IMAGES
 from harness.localapi.cache import CacheOutcome, ManualClock, PendingWrite, PromptCache, WallClock
 from harness.localapi.faults import (Fault, Item, Predicate, Responder, as_reply_or_fault, connection_reset,
                                      malformed_event, overloaded, pings, rate_limited, server_error,
@@ -108,25 +117,14 @@ __all__ = ["LocalAPI", "ManualClock", "WallClock", "Reply", "text", "thinking", 
 
 JSON = dict[str, Any]
 
-# Anthropic's published minimum cacheable prefix per model family; the longest matching name
-# prefix wins, so "claude-sonnet-4-6-…" takes 2,048 and "claude-sonnet-4-20250514" 1,024.
-minimum_cacheable_tokens_published = {
-    "claude-sonnet-4": 1024,
-    "claude-sonnet-4-5": 1024,
-    "claude-opus-4": 1024,
-    "claude-opus-4-1": 1024,
-    "claude-sonnet-4-6": 2048,
-    "claude-3-haiku": 2048,
-    "claude-3-5-haiku": 2048,
-    "claude-opus-4-5": 4096,
-    "claude-opus-4-6": 4096,
-    "claude-haiku-4-5": 4096,
-}
+# The minimum cacheable prefix per model is the capability table's (harness/calls/models.py);
+# a test may give its own figures by name prefix, the longest matching prefix winning.
 minimum_cacheable_tokens_default = 1024
 text_delta_chars = 24
 tool_input_pieces = 3
 gate_wait_seconds_max = 30.0
 redacted_headers = frozenset({"authorization", "x-api-key"})
+request_bytes_max = IMAGES.request_bytes_max
 
 # ---------------------------------------------------------------- responses
 
@@ -323,12 +321,15 @@ class LocalAPI:
                  clock: ManualClock | WallClock | None = None,
                  responder: Responder | None = None,
                  minimum_cacheable_tokens: dict[str, int] | None = None,
-                 minimum_cacheable_tokens_default: int = minimum_cacheable_tokens_default) -> None:
+                 minimum_cacheable_tokens_default: int = minimum_cacheable_tokens_default,
+                 unknown_models: bool = False) -> None:
         self.clock = clock if clock is not None else ManualClock()
         self.responder = responder
+        # Strict by default, as the real API: a model id the capability table does not know is a
+        # 404. A test of a compatible server's own model ids asks for leniency by this name.
+        self.unknown_models = unknown_models
         self.cache = PromptCache(
-            minimum_cacheable_tokens if minimum_cacheable_tokens is not None
-            else minimum_cacheable_tokens_published,
+            minimum_cacheable_tokens if minimum_cacheable_tokens is not None else {},
             minimum_cacheable_tokens_default)
         self._host = host
         self._port = port
@@ -474,6 +475,7 @@ class LocalAPI:
                    for name, value in handler.headers.items()}
         length = int(handler.headers.get("content-length") or 0)
         raw = handler.rfile.read(length) if length else b""
+        too_large = length > request_bytes_max
         received = time.perf_counter()
         try:
             body: Any = json.loads(raw) if raw else None
@@ -491,10 +493,12 @@ class LocalAPI:
                 raise ApiError(401, "authentication_error", "x-api-key header is required")
             if "anthropic-version" not in headers:
                 raise invalid("anthropic-version: header is required")
+            if too_large:  # errors: "The maximum request size is 32 MB for standard API endpoints"
+                raise ApiError(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
             if not isinstance(body, dict):
                 raise invalid("There was an issue with your request body: it is not a JSON object")
             counting = path == "/v1/messages/count_tokens"
-            check_request(body, counting)
+            check_request(body, counting, unknown_models=self.unknown_models)
             blocks = prompt_blocks(body)
             marks = cache_marks(body, blocks)
             if counting:
@@ -525,7 +529,7 @@ class LocalAPI:
         with self._lock:
             outcome, writes = self.cache.look(body["model"], blocks, marks, now)
         record(200, "reply" if fault is None else fault.kind, outcome)
-        self._answer(handler, body, reply, fault, outcome, writes, number, request_id)
+        self._answer(handler, body, reply, fault, outcome, writes, number, request_id, now)
 
     def _answer_fault(self, handler: _Handler, fault: Fault, request_id: str,
                       record: Callable[..., None]) -> None:
@@ -557,7 +561,7 @@ class LocalAPI:
 
     def _answer(self, handler: _Handler, body: JSON, reply: Reply, fault: Fault | None,
                 outcome: CacheOutcome, writes: tuple[PendingWrite, ...], number: int,
-                request_id: str) -> None:
+                request_id: str, started: float) -> None:
         blocks = reply.blocks()
         for index, block in enumerate(blocks):
             if block["type"] == "tool_use" and "id" not in block:
@@ -574,9 +578,10 @@ class LocalAPI:
                 if self._stopping.is_set() or time.monotonic() > deadline:
                     handler.close_connection = True
                     return
-        # The response starts now: from here on other requests read what this one writes.
+        # The response starts now: from here on other requests read what this one writes. The
+        # entry's life runs from the start of the request that wrote it (prompt-caching).
         with self._lock:
-            self.cache.commit(writes, self.clock.now())
+            self.cache.commit(writes, started)
 
         if not body.get("stream"):
             self._answer_whole(handler, message, fault, request_id)

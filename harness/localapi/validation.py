@@ -1,20 +1,33 @@
-"""What the local Messages API accepts: a request's checks (400 `invalid_request_error`, as the real API), its
-prompt blocks in the cache's order, their tokens (the token rule in harness/localapi/server.py), its cache marks."""
+"""What the local Messages API accepts: a request's checks (400 `invalid_request_error`, 404
+`not_found_error`, 413 `request_too_large`, as the real API), its prompt blocks in the cache's order,
+their tokens (the token rule in harness/localapi/server.py), its cache marks.
+
+The model facts (thinking, effort, output cap, sampling) come from the capability table,
+harness/calls/models.py, which names the documentation each follows; the image limits from its
+`IMAGES`. Each rule below quotes the sentence of Anthropic's documentation it follows, in
+tests/test_localapi.py.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from harness.calls.models import IMAGES, THINKING_BUDGET_MIN, Model, capabilities, RETIRED
+from harness.memory.pixels import image_size
 from harness.localapi.replies import text
 
 JSON = dict[str, Any]
 
 cache_marks_max = 4
 cache_ttl_seconds = {"5m": 300, "1h": 3600}
-thinking_budget_tokens_min = 1024
+thinking_budget_tokens_min = THINKING_BUDGET_MIN
+tool_name_pattern = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+images_max = 100  # vision: "up to 100 images per API request"
+image_base64_bytes_max = 5 * 1024 * 1024  # an image's base64 data: "the Anthropic API's 5 MB per-image cap"
 request_fields = frozenset({
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "thinking", "stream",
     "cache_control", "metadata", "stop_sequences", "temperature", "top_k", "top_p", "service_tier",
@@ -91,14 +104,24 @@ def check_block(block: JSON, where: str) -> None:
             if "cache_control" in block:
                 raise invalid(f"{where}.text: cache_control cannot be set for empty text blocks")
             raise invalid(f"{where}: text content blocks must be non-empty")
+        if not block["text"].strip():
+            raise invalid(f"{where}: text content blocks must contain non-whitespace text")
     if kind == "tool_use":
         for name in ("id", "name"):
             if not isinstance(block.get(name), str):
                 raise invalid(f"{where}.{name}: Field required")
         if not is_json_object(block.get("input")):
             raise invalid(f"{where}.input: Input should be a valid dictionary")
-    if kind == "tool_result" and not isinstance(block.get("tool_use_id"), str):
-        raise invalid(f"{where}.tool_use_id: Field required")
+    if kind == "tool_result":
+        if not isinstance(block.get("tool_use_id"), str):
+            raise invalid(f"{where}.tool_use_id: Field required")
+        inner = block.get("content")
+        if isinstance(inner, list):
+            for index, part in enumerate(inner):
+                if is_json_object(part) and isinstance(part.get("type"), str):
+                    check_block(part, f"{where}.content.{index}")
+    if kind == "image":
+        check_image(block, where)
     if kind in unmarkable_block_types and "cache_control" in block:
         raise invalid(f"{where}: cache_control cannot be set on {kind} blocks")
 
@@ -130,6 +153,17 @@ def check_tool_pairs(messages: list[JSON]) -> None:
                 f"messages.{index}.content: unexpected `tool_use_id` found in `tool_result` blocks: "
                 f"{', '.join(unexpected)}. Each `tool_result` block must have a corresponding "
                 "`tool_use` block in the previous message.")
+        doubled = sorted({tool_use_id for tool_use_id in results if results.count(tool_use_id) > 1})
+        if doubled:
+            raise invalid(f"messages.{index}.content: each `tool_use` block must have a single result. "
+                          f"Found multiple `tool_result` blocks with id: {', '.join(doubled)}")
+        if uses and message["role"] == "user":
+            kinds = [block["type"] for block in blocks]
+            first_other = next((k for k, kind in enumerate(kinds) if kind != "tool_result"), len(kinds))
+            if "tool_result" in kinds[first_other:]:
+                raise invalid(f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
+                              "immediately after: tool_result blocks must come FIRST in the content "
+                              "array, before any other content")
         if previous is not None and previous["role"] == "assistant" and message["role"] == "user":
             unanswered = [tool_use_id for tool_use_id in uses if tool_use_id not in results]
             if unanswered:
@@ -139,8 +173,119 @@ def check_tool_pairs(messages: list[JSON]) -> None:
                     "corresponding `tool_result` block in the next message.")
 
 
-def check_request(body: Any, counting: bool) -> None:
-    """Raise the API's 400 for a request it would refuse (the checks a client most often trips)."""
+def check_tool(tool: JSON, where: str) -> None:
+    """A client tool: a name of letters, digits, `_` and `-` (1 to 128), and an `input_schema`
+    that is a JSON Schema object of type "object". A server tool (it has its own `type`) is not
+    checked here."""
+    if "type" in tool and tool["type"] not in (None, "custom"):
+        return
+    if not tool_name_pattern.fullmatch(tool["name"]):
+        raise invalid(f"{where}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'")
+    schema = tool.get("input_schema")
+    if not is_json_object(schema):
+        raise invalid(f"{where}.custom.input_schema: Field required")
+    if schema.get("type") != "object":
+        raise invalid(f"{where}.custom.input_schema.type: Input should be 'object'")
+
+
+def check_image(block: JSON, where: str) -> None:
+    """A base64 image: a media type the API takes, data that decodes, a picture of that type."""
+    source = block.get("source")
+    if not is_json_object(source):
+        raise invalid(f"{where}.source: Field required")
+    if source.get("type") != "base64":
+        return  # a URL or a file: nothing here to measure
+    media_type = source.get("media_type")
+    if media_type not in IMAGES.media_types:
+        raise invalid(f"{where}.source.base64.media_type: Input should be "
+                      + ", ".join(f"'{kind}'" for kind in IMAGES.media_types))
+    data = source.get("data")
+    if isinstance(data, str) and len(data) > image_base64_bytes_max:
+        raise invalid(f"{where}.image.source.base64: image exceeds 5 MB maximum: {len(data)} bytes > "
+                      f"{image_base64_bytes_max} bytes")
+    size = image_size(data, media_type)
+    if size is None:
+        raise invalid(f"{where}.source.base64: The image was specified using the {media_type} media "
+                      "type, but the image appears to be another type or is not a valid image")
+
+
+def check_images(body: JSON) -> None:
+    """vision: the per-image pixel cap (8000, or 2000 with more than 20 images) and the count."""
+    found = []
+    for index, message in enumerate(body["messages"]):
+        for block_index, block in enumerate(content_blocks(message["content"], f"messages.{index}.content")):
+            where = f"messages.{index}.content.{block_index}"
+            inner = block.get("content") if block["type"] == "tool_result" else None
+            parts = [(where, block)] + [(f"{where}.content.{k}", part) for k, part in
+                                        enumerate(inner if isinstance(inner, list) else [])
+                                        if is_json_object(part)]
+            found += [(place, part) for place, part in parts if part.get("type") == "image"]
+    if len(found) > images_max:
+        raise invalid(f"messages: Too many images in the request: {len(found)}; the maximum is {images_max}")
+    cap = IMAGES.side_px_max_many if len(found) > IMAGES.many_over else IMAGES.side_px_max
+    for where, block in found:
+        source = block["source"]
+        if source.get("type") != "base64":
+            continue
+        width, height = image_size(source["data"], source["media_type"])
+        if width > cap or height > cap:
+            many = f" when there are more than {IMAGES.many_over} images" if cap == IMAGES.side_px_max_many else ""
+            raise invalid(f"{where}.image.source.base64.data: At least one of the image dimensions exceed "
+                          f"max allowed size{many}: {cap} pixels")
+
+
+def check_model(body: JSON, model: Model) -> None:
+    """What the model takes, as the capability table has it (harness/calls/models.py)."""
+    thinking_setting = body.get("thinking") if is_json_object(body.get("thinking")) else {}
+    kind = thinking_setting.get("type")
+    max_tokens = body.get("max_tokens")
+    if is_int(max_tokens) and max_tokens > model.output_cap:
+        raise invalid(f"max_tokens: {max_tokens} > {model.output_cap}, which is the maximum allowed number "
+                      f"of output tokens for {body['model']}")
+    if kind == "adaptive" and not model.adaptive:
+        raise invalid(f"thinking.type: adaptive thinking is not supported on this model ({body['model']}); "
+                      "use thinking.type: \"enabled\" with budget_tokens")
+    if kind == "enabled" and not model.budget:
+        raise invalid(f"thinking.type.enabled is not supported for this model ({body['model']}). Use "
+                      "thinking.type.adaptive and output_config.effort to control thinking behavior.")
+    if kind == "disabled" and not model.can_disable:
+        raise invalid(f"thinking.type.disabled is not supported for this model ({body['model']}).")
+    output_config = body.get("output_config")
+    if is_json_object(output_config) and "effort" in output_config:
+        effort = output_config["effort"]
+        if not model.efforts:
+            raise invalid(f"output_config.effort: This model does not support the effort parameter ({body['model']}).")
+        if effort not in model.efforts:
+            raise invalid(f"output_config.effort: Input should be "
+                          + ", ".join(f"'{level}'" for level in model.efforts) + f" for {body['model']}")
+    thinking_on = kind in ("enabled", "adaptive") or (kind is None and model.thinking_default_on)
+    for name, default in (("temperature", 1), ("top_p", None), ("top_k", None)):
+        if name not in body:
+            continue
+        if model.sampling_fixed and body[name] != default:
+            raise invalid(f"{name}: setting {name} to a non-default value is not supported for this model "
+                          f"({body['model']})")
+        if name == "temperature" and thinking_on and body[name] != 1:
+            raise invalid("`temperature` may only be set to 1 when thinking is enabled. Please consult our "
+                          "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking")
+    tool_choice = body.get("tool_choice")
+    if thinking_on and is_json_object(tool_choice) and tool_choice.get("type") in ("any", "tool"):
+        raise invalid("Thinking may not be enabled when tool_choice forces tool use.")
+
+
+def known_model(body: JSON, unknown_models: bool) -> Model | None:
+    """The model's row; a 404 for an id the table does not know (or one retired), unless the
+    server accepts unknown models (`LocalAPI(unknown_models=True)`, for tests of other servers)."""
+    model = capabilities(body["model"]) if isinstance(body.get("model"), str) else None
+    if model is not None and model.status == RETIRED:
+        raise ApiError(404, "not_found_error", f"model: {body['model']}")
+    if model is None and not unknown_models:
+        raise ApiError(404, "not_found_error", f"model: {body['model']}")
+    return model
+
+
+def check_request(body: Any, counting: bool, unknown_models: bool = True) -> None:
+    """Raise the API's error for a request it would refuse (the checks a client most often trips)."""
     if not is_json_object(body):
         raise invalid("The request body must be a JSON object")
     allowed = count_tokens_fields if counting else request_fields
@@ -190,6 +335,7 @@ def check_request(body: Any, counting: bool) -> None:
     for index, tool in enumerate(tools):
         if not is_json_object(tool) or not isinstance(tool.get("name"), str):
             raise invalid(f"tools.{index}.name: Field required")
+        check_tool(tool, f"tools.{index}")
     thinking_setting = body.get("thinking")
     if thinking_setting is not None:
         if not is_json_object(thinking_setting) or thinking_setting.get("type") not in (
@@ -204,6 +350,10 @@ def check_request(body: Any, counting: bool) -> None:
                               f"equal to {thinking_budget_tokens_min}")
             if not counting and body["max_tokens"] <= budget:
                 raise invalid("`max_tokens` must be greater than `thinking.budget_tokens`")
+    check_images(body)
+    model = known_model(body, unknown_models)
+    if model is not None:
+        check_model(body, model)
 
 
 def prompt_blocks(body: JSON) -> list[PromptBlock]:
@@ -221,8 +371,16 @@ def prompt_blocks(body: JSON) -> list[PromptBlock]:
     if system:
         for index, block in enumerate(content_blocks(system, "system")):
             add(f"system.{index}", block, b"system\0")
-    # The API drops the message part of the cache when these settings change.
-    settings = canonical_json({"thinking": body.get("thinking"), "tool_choice": body.get("tool_choice")})
+    # The API drops the message part of the cache when these settings change, and when an image
+    # is added or removed anywhere in the prompt (prompt-caching: "Adding or removing images
+    # anywhere in the prompt" invalidates the messages' cache).
+    images = sum(1 for message in body["messages"]
+                 for block in content_blocks(message["content"], "messages")
+                 for part in [block] + (block.get("content") if block["type"] == "tool_result"
+                                        and isinstance(block.get("content"), list) else [])
+                 if is_json_object(part) and part.get("type") == "image")
+    settings = canonical_json({"thinking": body.get("thinking"), "tool_choice": body.get("tool_choice"),
+                               "output_config": body.get("output_config"), "images": images})
     for index, message in enumerate(body["messages"]):
         where = f"messages.{index}.content"
         role = message["role"].encode("ascii")

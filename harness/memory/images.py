@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from harness.memory.pixels import too_big
 from harness.memory.store import DIRECTORY_MODE, make_directory, write_whole
 
 JSON = Dict[str, Any]
@@ -139,6 +140,11 @@ def kept(result: ToolResult, chat: Path) -> ToolResult:
                                       "WebP images given as base64 are; it was not shown]"))
             continue
         data = base64.b64decode(source["data"])
+        oversized = too_big(data, media_type)
+        if oversized:
+            # sent, it would fail this turn and every later zoom of its message (vision's limit)
+            content.append(text_block(f"[image {number} was not kept and not shown: {oversized}]"))
+            continue
         try:
             sha256 = keep(data, media_type, chat)
         except OSError as error:
@@ -195,6 +201,9 @@ def found(match: "re.Match[str]", chat: Path) -> Found:
     if (len(data) != size or image_type(data[:16]) != media_type
             or EXTENSIONS[media_type] != match["extension"] or len(data) > IMAGE_BYTES_MAX):
         return missing("is not the image this line describes")
+    oversized = too_big(data, media_type)
+    if oversized:
+        return missing(f"is {oversized}")
     return Found(number, media_type, name, path, data, "")
 
 
