@@ -42,7 +42,7 @@ def api():
 def env_for(home: Path, api: LocalAPI, **extra) -> dict:
     environ = {name: None for name in os.environ if name.startswith(("ANTHROPIC_", "EVER_"))}
     environ.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY=KEY,
-                   EVER_MODEL="claude-test", EDITOR=None, VISUAL=None)
+                   EVER_MODEL="claude-sonnet-4-6", EDITOR=None, VISUAL=None)
     environ.update(extra)
     return environ
 
@@ -214,7 +214,7 @@ def test_every_command_with_bad_arguments_answers_or_says_why_in_one_sentence(ar
 @pytest.mark.parametrize("fault", [
     status_error(401, "authentication_error", f"invalid x-api-key {KEY}"),
     status_error(400, "invalid_request_error", "model: unsupported"),
-    status_error(404, "not_found_error", "model: claude-test"),
+    status_error(404, "not_found_error", "model: claude-sonnet-4-6"),
     status_error(501, "", ""),
     status_error(429, "rate_limit_error", "Spend limit.", error_code="enforced_spend_limit_reached"),
 ], ids=["401", "400", "404", "501", "429-spend"])

@@ -31,7 +31,7 @@ def is_compaction(body: dict) -> bool:
 
 def settings_for(home: Path, api: LocalAPI):
     return load_settings({"EVER_HOME": str(home), "ANTHROPIC_BASE_URL": api.base_url,
-                          "EVER_MODEL": "claude-test"})
+                          "EVER_MODEL": "claude-sonnet-4-6"})
 
 
 # ---------------------------------------------------------------- item 3: a pause is no failure
@@ -174,7 +174,7 @@ def test_a_401_that_echoes_the_key_and_a_reply_that_repeats_it_show_and_log_only
                 when=lambda body: not is_compaction(body))
     done = ever(["send", "hello"], env)
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr == (f"ever: The call failed: {api.base_url} refused the call to claude-test "
+    assert done.stderr == (f"ever: The call failed: {api.base_url} refused the call to claude-sonnet-4-6 "
                            "(401 authentication_error: invalid x-api-key: <API key hidden>…): check the "
                            "API key (ANTHROPIC_API_KEY, or the key file in EVER_HOME). Your message is in "
                            "the log; the next turn will see it.\n")
@@ -256,7 +256,7 @@ def test_a_base_url_without_its_scheme_or_a_config_that_is_not_toml_is_one_sente
     for command in (["memory", "status"], ["cost"], ["log"]):
         assert in_process(command, env) == (1, "", f"ever: {sentence}\n")
     home.mkdir(exist_ok=True)
-    (home / "config.toml").write_text('model = "claude-test"\nthis is not TOML\n')
+    (home / "config.toml").write_text('model = "claude-sonnet-4-6"\nthis is not TOML\n')
     assert one_sentence(ever(["send", "hi"], environment(home, api))).startswith(
         f"{home / 'config.toml'} is not valid TOML (")
     for command in (["memory", "view"], ["cost"], ["log"]):
@@ -270,7 +270,7 @@ def test_a_bare_501_reads_as_its_name_and_names_the_url(tmp_path, api):
         api.enqueue(status_error(501, "", ""), when=lambda body: not is_compaction(body))
     env = environment(tmp_path / "home", api)
     assert one_sentence(ever(["send", "hi"], env)) == (
-        f"The call failed: {api.base_url} failed the call to claude-test (501 Not Implemented); it "
+        f"The call failed: {api.base_url} failed the call to claude-sonnet-4-6 (501 Not Implemented); it "
         "may pass: try again (3 tries). Your message is in the log; the next turn will see it.")
 
 
@@ -351,7 +351,7 @@ import time  # noqa: E402
 from harness.calls.client import Client, ClientSettings, RetriesExhausted  # noqa: E402
 from harness.localapi.server import pings, rate_limited, timeout  # noqa: E402
 
-REQUEST = {"model": "claude-test", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}
+REQUEST = {"model": "claude-sonnet-4-6", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}
 
 
 @pytest.mark.parametrize("fault", [timeout(30.0), pings(30.0, interval_seconds=0.1)],
@@ -374,10 +374,10 @@ def test_a_server_that_never_answers_ends_the_attempt_at_the_silence_limit_and_s
     with pytest.raises(RetriesExhausted) as raised:
         asyncio.run(call())
     assert time.monotonic() - started < 10  # not the 30 s the server would hold it, nor 120 s
-    assert str(raised.value) == (f"{api.base_url} failed the call to claude-test (nothing came for 0.5 s); "
+    assert str(raised.value) == (f"{api.base_url} failed the call to claude-sonnet-4-6 (nothing came for 0.5 s); "
                                  "it may pass: try again (1 tries)")
     (what, left), *rest = waits
-    assert what == f"waiting for {api.base_url} to answer (claude-test)" and 0 < left <= 0.5
+    assert what == f"waiting for {api.base_url} to answer (claude-sonnet-4-6)" and 0 < left <= 0.5
     assert rest[-1] == (None, None)
 
 
