@@ -617,3 +617,21 @@ def test_a_memory_row_waits_for_the_streaming_reply_to_end():
     assert screen.getvalue() == ("A reply that is half written.\nIts second line.\n"
                                  "memory: message 0 summarized\nmemory: lines 0+1 and 1+1 merged\n"
                                  "memory: after the reply\n")
+
+
+def test_a_message_that_is_not_utf8_handed_over_the_socket_is_answered_as_the_checked_text(tmp_path):
+    from test_chat_terminal import Chat, StallingAPI, logged
+
+    with StallingAPI() as api:
+        api.responder = lambda body: "a summary line" if is_compaction(body) else "(none queued)"
+        api.enqueue("Got it over the socket.", when=turn_only)
+        chat = Chat(tmp_path / "home", api)  # owns the chat: `ever send` hands its message over
+        try:
+            done = subprocess.run([EVER.encode(), b"send", b"over the socket \xff\xed\xa0\x80"],
+                                  env=environment(tmp_path / "home", api), capture_output=True, timeout=60)
+            chat.leave()
+        finally:
+            chat.close()
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"Got it over the socket.\n", b"")
+    assert [(kind, text) for _, kind, text, _ in logged(tmp_path / "home")] == [
+        ("user", "over the socket \ufffd\ufffd\ufffd\ufffd"), ("ever", "Got it over the socket.")]
