@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import sys
 import tempfile
 import time
@@ -252,6 +253,9 @@ class Result:
     seconds: float
     mismatch: Optional[Mismatch]
     paths: dict
+    model_seconds: float = 0.0  # CPU seconds of each side's steps and trace printing
+    harness_seconds: float = 0.0
+    planner_seconds: float = 0.0  # of which the production planner's own (checkpoints and loads too)
 
 
 def _guarded(side, *arguments) -> List[str]:
@@ -272,6 +276,7 @@ class Sides:
         self.replays: Counter = Counter()
         self.model_failed = False
         self.harness_failed = False
+        self.planner_seconds = 0.0  # CPU seconds in the production planner itself, not its trace
 
     def probe(self):
         return self.state.running, self.state.waiting, self.state.T
@@ -283,6 +288,7 @@ class Sides:
 
     def harness_step(self, k: int, event) -> List[str]:
         harness_ev = event_for(he, event)
+        clock = time.process_time()
         if isinstance(harness_ev, he.Restart):
             # a new process: the last checkpoint and the logs are all it has [fix F1]
             # [decision P10]; the texts outlive the process, as the files do
@@ -300,6 +306,7 @@ class Sides:
             self.planner.apply(harness_ev)
             if self.planner.save_due():
                 self._checkpoint()
+        self.planner_seconds += time.process_time() - clock
         return ht.records(k, harness_ev, self.planner)
 
     def _checkpoint(self) -> None:
@@ -330,13 +337,19 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
         sinks[0].write(f"scenario {run.name} {run.seed} {run.scale}\n")
         sinks[0].write("config " + " ".join(str(n) for n in run.config) + "\n")
     mismatch = None
+    model_seconds = harness_seconds = 0.0
     for k, event in enumerate(run.events(probe)):
         if limit is not None and k >= limit:
             k -= 1
             break
         if sides:
+            clock = time.process_time()
             model_lines = _guarded(sides.model_step, k, event)
+            middle = time.process_time()
             harness_lines = _guarded(sides.harness_step, k, event)
+            done = time.process_time()
+            model_seconds += middle - clock
+            harness_seconds += done - middle
             T_max = max(T_max, sides.state.T)
         else:
             model_lines = _guarded(line_records, k, event, ml)
@@ -363,7 +376,8 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
     if sides:
         for path, count in sides.replays.items():
             paths.counts[path] += count
-    return Result(run.name, run.seed, run.scale, k + 1, T_max, time.monotonic() - started, mismatch, paths.counts)
+    return Result(run.name, run.seed, run.scale, k + 1, T_max, time.monotonic() - started, mismatch, paths.counts,
+                  model_seconds, harness_seconds, sides.planner_seconds if sides else 0.0)
 
 
 def _execute_named(arguments: Tuple[str, int, str]) -> Result:
@@ -433,6 +447,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     events = sum(result.events for result in results)
     T_max = max((result.T_max for result in results), default=0)
     seconds = time.monotonic() - started
+    # CPU seconds, which another process's load changes far less than the wall's: the whole run
+    # (the workers' and this process's) and each side's share
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_seconds = own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+    model_seconds = sum(result.model_seconds for result in results)
+    harness_seconds = sum(result.harness_seconds for result in results)
+    planner_seconds = sum(result.planner_seconds for result in results)
     verdict = "agree" if not failed else f"DIFFER in {len(failed)} runs"
     if arguments.paths:
         total = Paths()
@@ -443,7 +464,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(total.report())
     print(
         f"bridge {arguments.scale}: {len(results)} runs, {events} events compared, "
-        f"largest T {T_max}, {seconds:.1f}s: {verdict}"
+        f"largest T {T_max}, {seconds:.1f}s (CPU {cpu_seconds:.1f}s; the model's side {model_seconds:.1f}s, "
+        f"the production planner's {harness_seconds:.1f}s, {model_seconds / harness_seconds if harness_seconds else 0:.1f}x; "
+        f"the production planner itself {planner_seconds:.1f}s, its trace the rest): {verdict}"
     )
     return 1 if failed else 0
 

@@ -75,6 +75,28 @@ def flatten(text: str) -> str:
     return text
 
 
+# What a line's text may not show as it is [decision P18]: "<" would let a text open or close a
+# tag of the view or of a compaction's task (<chat>, </chat>, <input>, </input>); "|" would let it
+# show a line's head (`12+1|user: …`), which only a line's start holds. Each becomes one look-alike
+# character, so a line still reads as its text, and what is counted is what is shown.
+ESCAPES = (("<", "\u2039"), ("|", "\u00a6"))  # ‹ and ¦
+# a task starts "Compaction:" [gist §4]: that mark, in lower case and in capitals too, shows its
+# colon as ꞉ (U+A789)
+TASK_MARKS = ("Compaction:", "compaction:", "COMPACTION:")
+TASK_MARK_COLON = "\ua789"
+
+
+def escaped(text: str) -> str:
+    """The text with each of ESCAPES shown as its look-alike, and each of TASK_MARKS with its
+    colon as TASK_MARK_COLON, so no line starts a task [decision P18]. Only `replace`, which the
+    laws' text terms have too."""
+    for raw, shown in ESCAPES:
+        text = text.replace(raw, shown)
+    for mark in TASK_MARKS:
+        text = text.replace(mark, mark[:-1] + TASK_MARK_COLON)
+    return text
+
+
 def is_valid_text(text: str) -> bool:
     """The planners' precondition on every text: no lone surrogate, so it encodes as UTF-8. Text
     is made valid once, where it enters Ever [decision P14]."""
@@ -86,7 +108,7 @@ def is_valid_text(text: str) -> bool:
 
 def rendered(line: Line) -> str:
     if line.built:
-        return name(line.l, line.i) + "|" + flatten(line.text)
+        return name(line.l, line.i) + "|" + escaped(flatten(line.text))
     return name(line.l, line.i) + "|" + PLACEHOLDER
 
 

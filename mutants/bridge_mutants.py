@@ -34,10 +34,10 @@ COUNTS_STALE_FAILED = (
     "                self.failures[(event.l, event.i)] = self.failures.get((event.l, event.i), 0) + 1\n",
 )
 TAKES_STALE_MERGE = (
-    "            if (event.l, event.i) in self.running:\n"
-    "                self._build(event.l, event.i, event.text)\n",
-    "            if (event.l, event.i) in self.running or (event.l > 0 and not self.built(event.l, event.i)):\n"
-    "                self._build(event.l, event.i, event.text)\n",
+    "            if (l, i) in self.running:\n"
+    "                self._build(l, i, text, sizes)\n",
+    "            if (l, i) in self.running or (l > 0 and not self.built(l, i)):\n"
+    "                self._build(l, i, text, sizes)\n",
 )
 SHRINKING_KEPT = (
     "            shrinking = view.bytes > c.view_bytes_floor\n",
@@ -186,8 +186,8 @@ MUTANTS += [
         path="harness/memory/planner.py",
         old=TAKES_STALE_MERGE[0],
         new=(
-            "            if (event.l, event.i) in self.running or (event.l == 0 and event.i in self.unbuilt_set):\n"
-            "                self._build(event.l, event.i, event.text)\n"
+            "            if (l, i) in self.running or (l == 0 and i in self.unbuilt_set):\n"
+            "                self._build(l, i, text, sizes)\n"
         ),
         check=BRIDGE_TINY,
         note="a message's line reported built while its call does not run is taken [decision P7]",
@@ -301,6 +301,31 @@ MUTANTS += [
         new=KEEPS_LONE_CR[1],
         check=fixed("test_every_kind_of_line_break_renders_alike_on_both_sides"),
         note="the same bug, caught by the fixed histories",
+    ),
+    Mutant(
+        name="planner_escape_keeps_tags",
+        path="harness/memory/planner.py",
+        old='_ESCAPES = {ord("<"): "\\u2039", ord("|"): "\\u00a6"}  # ‹ ¦\n',
+        new='_ESCAPES = {ord("|"): "\\u00a6"}  # ‹ ¦\n',
+        check=BRIDGE_TINY,
+        note="the production view shows a text's \"</chat>\" as it is [decision P18]",
+    ),
+    Mutant(
+        name="planner_counts_bars_unescaped",
+        path="harness/memory/planner.py",
+        old='        shown_size = size - text.count("\\r\\n") + 2 * text.count("<") + text.count("|")\n',
+        new='        shown_size = size - text.count("\\r\\n") + 2 * text.count("<")\n',
+        check=BRIDGE_TINY,
+        note="a line's count leaves out the byte its escaped bars add: counted is not shown [decision P18]",
+    ),
+    Mutant(
+        name="planner_counts_bars_unescaped_test",
+        path="harness/memory/planner.py",
+        old='        shown_size = size - text.count("\\r\\n") + 2 * text.count("<") + text.count("|")\n',
+        new='        shown_size = size - text.count("\\r\\n") + 2 * text.count("<")\n',
+        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+               "tests/test_planner_text.py::test_the_framing_texts_are_shown_as_the_model_shows_them_and_counted_so"),
+        note="the same, caught by the count's own test",
     ),
     Mutant(
         name="scenarios_without_stale_outcomes",

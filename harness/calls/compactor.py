@@ -37,7 +37,7 @@ from harness.calls.models import EFFORTS, THINKING_OFF, setting_problem
 from harness.calls.requests import finished, thinking_fields
 from harness.memory.events import Built, Failed
 from harness.memory.line import Tries
-from harness.memory.planner import flatten, last_message, node_name
+from harness.memory.planner import escaped, last_message, node_name, shown
 from harness.memory.service import Paused
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks, compress_task, merge_task
 from harness.memory.text import valid_text
@@ -140,12 +140,13 @@ class Job:
 
     def task(self) -> str:
         if isinstance(self.input, Compress):
-            return compress_task(self.i, self.input.kind, self.input.text)
+            # [decision P18] the message whole, but no tag or task mark of its own
+            return compress_task(self.i, self.input.kind, escaped(self.input.text))
         l, i = self.l, self.i
         a_name, b_name = node_name(l - 1, 2 * i), node_name(l - 1, 2 * i + 1)
         # [decision C4] each half as the view shows it, `id+n|text`
         return merge_task(a_name, b_name, i << l, last_message(l, i),
-                          a_name + "|" + flatten(self.input.a), b_name + "|" + flatten(self.input.b))
+                          a_name + "|" + shown(self.input.a), b_name + "|" + shown(self.input.b))
 
 
 def job_for(planner: Any, l: int, i: int) -> Job:

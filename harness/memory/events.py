@@ -26,24 +26,25 @@ So a turn never waits for its own message, and the view it sends is the one rend
 """
 
 from dataclasses import dataclass
-from typing import Union
+from typing import NamedTuple, Union
 
 
-@dataclass(frozen=True)
-class Message:
+# The events with fields are named tuples: as immutable as a frozen dataclass, and made in a
+# third of its time (one of each per message, at the planner's rate).
+
+
+class Message(NamedTuple):
     kind: str
     text: str
 
 
-@dataclass(frozen=True)
-class Built:
+class Built(NamedTuple):
     l: int
     i: int
     text: str
 
 
-@dataclass(frozen=True)
-class Failed:
+class Failed(NamedTuple):
     """A content failure of the running call for node (l, i) (above)."""
 
     l: int

@@ -17,6 +17,8 @@ model/: the bridge compares the two on the same events.
 """
 
 import heapq
+import re
+from array import array
 from collections import deque
 from dataclasses import dataclass
 from itertools import islice
@@ -24,11 +26,12 @@ from typing import Dict, List, Optional, Protocol, Set, Tuple
 
 from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.memory.line import LINE_BYTES_MAX, capped_line, capped_merge
-from harness.memory.text import is_valid_text
 
 Node = Tuple[int, int]
+Entry = Tuple[str, int, int, int]  # a built node's text, its UTF-8, shown and line bytes
 PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
 KINDS = ("user", "ever", "tool", "echo", "work", "note")  # [gist §1] [decision P12]
+KIND_SET = frozenset(KINDS)
 
 
 @dataclass(frozen=True)
@@ -61,14 +64,87 @@ def flatten(text: str) -> str:
     return text.replace("\r\n", " ").translate(_BREAKS)
 
 
-def built_line_bytes(l: int, i: int, text: str) -> int:
-    """A built line's cost: `id+n|text` flattened, and its newline [decision P1]."""
+# What a line's text may not show as it is [decision P18]: "<" (a tag of the view or of a task
+# would open or close), "|" (a line's head `id+n|` would show), each as one look-alike character;
+# and the colon of the mark that starts a task, `Compaction:` [gist §4], in lower case and in
+# capitals too.
+_ESCAPES = {ord("<"): "\u2039", ord("|"): "\u00a6"}  # ‹ ¦
+_TASK_MARK = re.compile("(Compaction|compaction|COMPACTION):")
+_TASK_MARK_COLON = "\ua789"  # ꞉
+
+
+def escaped(text: str) -> str:
+    """The text with "<", "|" and a task mark's colon shown as their look-alikes [P18]: a
+    message's text in its compression task, whose line breaks the task keeps [gist §4]."""
+    text = text.translate(_ESCAPES)
+    if "n:" in text or "N:" in text:
+        text = _TASK_MARK.sub("\\1" + _TASK_MARK_COLON, text)
+    return text
+
+
+def shown(text: str) -> str:
+    """A line's text as the view shows it: flattened, then escaped [P15] [P18]."""
+    return escaped(flatten(text))
+
+
+def text_bytes(text: str) -> int:
+    """UTF-8 bytes, or −1 for a text with a lone surrogate: one encoding checks and counts."""
     if text.isascii():
-        # an ASCII break is one byte, as is its space: only "\r\n" changes the size
-        body_bytes = len(text) - text.count("\r\n")
+        return len(text)
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return -1
+
+
+# The breaks wider than the space they become: C1 controls (2 bytes) and U+2028, U+2029 (3).
+_WIDE_BREAKS = re.compile("[\x80-\x9f\u2028\u2029]")
+
+
+def text_sizes(text: str) -> Tuple[int, int]:
+    """The text's UTF-8 bytes and its shown bytes (what `shown` renders), counted in one encoding
+    without building the shown text; (−1, −1) for a text with a lone surrogate. Each break becomes
+    one space, so only "\r\n" and the breaks wider than a byte shrink; each escape grows: "<" by 2
+    bytes (‹), "|" by 1 (¦), a task mark's colon by 2 (꞉). None of them touches another's
+    characters, so each counts on the text as it is."""
+    if text.isascii():
+        size = len(text)
+        shown_size = size - text.count("\r\n") + 2 * text.count("<") + text.count("|")
     else:
-        body_bytes = utf8_bytes(flatten(text))
-    return len(node_name(l, i)) + 1 + body_bytes + 1
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            return -1, -1
+        size = len(data)
+        shown_size = size - data.count(b"\r\n") + 2 * data.count(b"<") + data.count(b"|")
+        # a C1 control is C2 80..9F in UTF-8, U+2028 and U+2029 E2 80 A8..A9: the prefixes are
+        # shared with printable characters (C2 A0..BF, U+2000..U+203F), which the count finds out
+        if b"\xc2" in data or b"\xe2\x80" in data:
+            for found in _WIDE_BREAKS.finditer(text):
+                shown_size -= 1 if found.group() < "\u0100" else 2
+    if "n:" in text or "N:" in text:
+        shown_size += 2 * len(_TASK_MARK.findall(text))
+    return size, shown_size
+
+
+def joined_sizes(left: Entry, right: Entry) -> Tuple[int, int]:
+    """The `text_sizes` of two node texts joined by a newline, from their entries (text, UTF-8
+    bytes, shown bytes, line bytes): the newline is shown as one space, but after a "\r" the two
+    are one break [decision P15]; no escape reaches across it (a task mark has no break) [P18]."""
+    shown_size = left[2] + 1 + right[2]
+    if left[0].endswith("\r"):
+        shown_size -= 1
+    return left[1] + 1 + right[1], shown_size
+
+
+# A line's bytes besides its id and its text: `+n`, `|` and the newline, by level.
+_HEAD_TAIL_BYTES = tuple(len(f"+{1 << l}|\n") for l in range(64))
+
+
+def built_line_bytes(l: int, i: int, shown_bytes: int) -> int:
+    """A built line's cost: `id+n|text` as shown, and its newline [decision P1], given the text's
+    shown bytes (`text_sizes`)."""
+    return len(str(i << l)) + _HEAD_TAIL_BYTES[l] + shown_bytes
 
 
 def waiting_line_bytes(i: int) -> int:
@@ -125,86 +201,105 @@ class Texts(Protocol):
 
 class MemoryTexts:
     """Every text in memory: for the bridge, tests and benchmarks. It outlives a `Planner`, as
-    the files do, so a restart is `Planner.load(planner.save(), planner.texts)`."""
+    the files do, so a restart is `Planner.load(planner.save(), planner.texts)`. A node is keyed
+    by one integer and the log kept in arrays, so a million messages' two million nodes are not
+    millions of tuples for the collector to walk."""
 
     def __init__(self) -> None:
-        self.nodes: Dict[Node, str] = {}
-        self.messages: List[Tuple[str, str]] = []
-        self.logged: List[Tuple[int, int, int]] = []  # (l, i, T) in log order
-        self.position: Dict[Node, int] = {}
+        self.nodes: Dict[int, str] = {}  # by (i << 6) | l
+        self.kinds: List[str] = []
+        self.texts: List[str] = []
+        self.logged = array("q")  # node keys, in log order
+        self.logged_T = array("q")  # the T each was logged at
 
     def node(self, l: int, i: int) -> Optional[str]:
-        return self.nodes.get((l, i))
+        return self.nodes.get((i << 6) | l)
 
     def message(self, i: int) -> Tuple[str, str]:
-        return self.messages[i]
+        return self.kinds[i], self.texts[i]
 
     def message_count(self) -> int:
-        return len(self.messages)
+        return len(self.texts)
 
     def record_message(self, i: int, kind: str, text: str) -> None:
-        if i < len(self.messages):  # replayed at a restart
-            assert self.messages[i] == (kind, text), f"message {i} replayed with another text"
+        if i < len(self.texts):  # replayed at a restart
+            assert (self.kinds[i], self.texts[i]) == (kind, text), f"message {i} replayed with another text"
             return
-        assert i == len(self.messages)
-        self.messages.append((kind, text))
+        assert i == len(self.texts)
+        self.kinds.append(kind)
+        self.texts.append(text)
 
     def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
+        known = self.nodes
         for l, i, text in nodes:
-            if (l, i) in self.nodes:
+            key = (i << 6) | l  # LEVELS_MAX levels
+            old = known.get(key)
+            if old is None:
+                known[key] = text
+                self.logged.append(key)
+                self.logged_T.append(T)
+            else:
                 # a restart replays what the log holds: a node is built once [gist §2]
-                assert self.nodes[(l, i)] == text, f"node {node_name(l, i)} built again with another text"
-                continue
-            self.nodes[(l, i)] = text
-            self.position[(l, i)] = len(self.logged)
-            self.logged.append((l, i, T))
+                assert old == text, f"node {node_name(l, i)} built again with another text"
 
     def built_levels(self) -> List[List]:
         built = _Built()
-        for l, i in self.nodes:
-            built.add(l, i)
+        for key in self.nodes:
+            built.add(key & 63, key >> 6)
         return built.saved()
 
     def last_node(self) -> Optional[Node]:
-        return self.logged[-1][:2] if self.logged else None
+        if not self.logged:
+            return None
+        key = self.logged[-1]
+        return key & 63, key >> 6
 
     def nodes_after(self, last: Optional[Node]) -> List[Tuple[int, int, str, int]]:
-        start = 0 if last is None else self.position[(last[0], last[1])] + 1
-        return [(l, i, self.nodes[(l, i)], T) for l, i, T in self.logged[start:]]
+        logged = self.logged
+        start = len(logged)
+        if last is None:
+            start = 0
+        else:
+            # a checkpoint's last node is at most a checkpoint's lines from the end
+            last_key = (last[1] << 6) | last[0]
+            while logged[start - 1] != last_key:
+                start -= 1
+        return [(key & 63, key >> 6, self.nodes[key], T)
+                for key, T in zip(logged[start:], self.logged_T[start:])]
+
+
+LEVELS_MAX = 64  # a level-64 node would cover 2^64 messages
 
 
 class _Built:
     """Which nodes of each level are built: every i below the level's watermark, and the few
-    built beyond it (nodes are built nearly in order, so the set stays small)."""
+    built beyond it (nodes are built nearly in order, so the set stays small). Every level has
+    its slot from the start, so `has` is one comparison, and at most one set lookup."""
 
     __slots__ = ("watermarks", "beyond")
 
     def __init__(self) -> None:
-        self.watermarks: List[int] = []
-        self.beyond: List[Set[int]] = []
+        self.watermarks: List[int] = [0] * LEVELS_MAX
+        self.beyond: List[Set[int]] = [set() for _ in range(LEVELS_MAX)]
 
     def has(self, l: int, i: int) -> bool:
-        if l >= len(self.watermarks):
-            return False
         return i < self.watermarks[l] or i in self.beyond[l]
 
     def add(self, l: int, i: int) -> None:
-        while len(self.watermarks) <= l:
-            self.watermarks.append(0)
-            self.beyond.append(set())
-        if i < self.watermarks[l]:
-            return
-        beyond = self.beyond[l]
-        beyond.add(i)
         mark = self.watermarks[l]
-        while mark in beyond:
+        if i != mark:
+            if i > mark:
+                self.beyond[l].add(i)
+            return
+        # the next in order, as most are: the watermark moves past it and what was built beyond
+        beyond = self.beyond[l]
+        mark += 1
+        while beyond and mark in beyond:
             beyond.remove(mark)
             mark += 1
         self.watermarks[l] = mark
 
     def discard(self, l: int, i: int) -> None:
-        if l >= len(self.watermarks):
-            return
         mark = self.watermarks[l]
         if i < mark:
             self.beyond[l].update(range(i + 1, mark))
@@ -212,14 +307,22 @@ class _Built:
         else:
             self.beyond[l].discard(i)
 
+    def levels(self) -> int:
+        """How many levels have a node built, the levels above them none."""
+        count = LEVELS_MAX
+        while count > 0 and self.watermarks[count - 1] == 0 and not self.beyond[count - 1]:
+            count -= 1
+        return count
+
     def saved(self) -> List[List]:
-        return [[mark, sorted(beyond)] for mark, beyond in zip(self.watermarks, self.beyond)]
+        return [[self.watermarks[l], sorted(self.beyond[l])] for l in range(self.levels())]
 
     @classmethod
     def loaded(cls, saved: List[List]) -> "_Built":
         built = cls()
-        built.watermarks = [mark for mark, _ in saved]
-        built.beyond = [set(beyond) for _, beyond in saved]
+        for l, (mark, beyond) in enumerate(saved):
+            built.watermarks[l] = mark
+            built.beyond[l] = set(beyond)
         return built
 
 
@@ -239,8 +342,8 @@ class _View:
         self.level: Dict[int, int] = {}
         self.line_bytes: Dict[int, int] = {}
         self.bytes = 0
-        self.pairs: List[List[int]] = []
-        self.paired: Set[Node] = set()  # the heaps' entries: a pair enters once
+        self.pairs: List[List[int]] = [[] for _ in range(LEVELS_MAX)]
+        self.paired: List[Set[int]] = [set() for _ in range(LEVELS_MAX)]  # each heap's entries
 
     def copy(self) -> "_View":
         other = _View()
@@ -248,18 +351,16 @@ class _View:
         other.line_bytes = self.line_bytes.copy()
         other.bytes = self.bytes
         other.pairs = [heap[:] for heap in self.pairs]
-        other.paired = self.paired.copy()
+        other.paired = [entries.copy() for entries in self.paired]
         return other
 
     def _push_pair(self, l: int, i: int) -> None:
         # a node replayed at start may be built a second time in memory: its pair enters once
-        if (l, i) in self.paired:
+        paired = self.paired[l]
+        if i in paired:
             return
-        self.paired.add((l, i))
-        pairs = self.pairs
-        while len(pairs) <= l:
-            pairs.append([])
-        heapq.heappush(pairs[l], i)
+        paired.add(i)
+        heapq.heappush(self.pairs[l], i)
 
     def add(self, l: int, i: int, line_bytes: int, built: _Built) -> None:
         first = i << l
@@ -282,34 +383,79 @@ class _View:
             self._push_pair(child_level, i << 1)
 
     def fit(self, T: int, budget_bytes: int, planner: "Planner") -> List[Node]:
-        """Merge the most due pair whose parent is built until within budget [gist §3.2]."""
+        """Merge the most due pair whose parent is built until within budget [gist §3.2].
+
+        The levels with a pair are kept in due order of their heaps' tops, most due first. A
+        merge changes only two tops, its level's and the level above's (where its parent may
+        make a pair), and T stays: so each merge places at most those two levels again, by
+        binary search, instead of comparing every level's top. `add` and `_push_pair` are
+        written out in the loop, which runs for every merge of both views."""
         merges: List[Node] = []
+        total = self.bytes
+        if total <= budget_bytes:
+            return merges
         pairs = self.pairs
         level = self.level
         line_bytes = self.line_bytes
-        while self.bytes > budget_bytes:
-            best_l = -1
-            best_i = 0
-            best_first = 0
-            for l in range(len(pairs)):
-                heap = pairs[l]
-                if not heap:
-                    continue
-                i = heap[0]
-                first = i << l
-                if best_l < 0 or more_due(l, first, best_l, best_first, T):
-                    best_l, best_i, best_first = l, i, first
-            if best_l < 0:
-                break
-            heapq.heappop(pairs[best_l])
-            self.paired.discard((best_l, best_i))
+        paired = self.paired
+        parent_bytes = planner.line_bytes
+        watermarks = planner.built_nodes.watermarks
+        beyond = planner.built_nodes.beyond
+        heappop = heapq.heappop
+        heappush = heapq.heappush
+        tops = [0] * LEVELS_MAX  # each ordered level's top pair, by its first message
+        order: List[int] = []  # the levels with a pair, least due first: the best is popped
+
+        def place(l: int) -> None:
+            first = pairs[l][0] << l
+            tops[l] = first
+            low = 0
+            high = len(order)
+            while low < high:
+                middle = (low + high) >> 1
+                other = order[middle]
+                if more_due(other, tops[other], l, first, T):
+                    high = middle
+                else:
+                    low = middle + 1
+            order.insert(low, l)
+
+        for l, heap in enumerate(pairs):
+            if heap:
+                place(l)
+        while order and total > budget_bytes:
+            best_l = order.pop()
+            heap = pairs[best_l]
+            best_i = heappop(heap)
+            paired[best_l].discard(best_i)
+            best_first = best_i << best_l
             second = (best_i + 1) << best_l
-            self.bytes -= line_bytes.pop(best_first) + line_bytes.pop(second)
+            total -= line_bytes.pop(best_first) + line_bytes.pop(second)
             del level[second]
+            if heap:
+                place(best_l)
             parent_level = best_l + 1
             parent = best_i >> 1
-            self.add(parent_level, parent, planner.line_bytes(parent_level, parent), planner.built_nodes)
+            parent_line_bytes = parent_bytes(parent_level, parent)
+            level[best_first] = parent_level
+            line_bytes[best_first] = parent_line_bytes
+            total += parent_line_bytes
             merges.append((parent_level, parent))
+            # the parent and its sibling make a pair if the node above them is built
+            grandparent = parent >> 1
+            if (level.get((parent ^ 1) << parent_level) == parent_level
+                    and (grandparent < watermarks[parent_level + 1] or grandparent in beyond[parent_level + 1])):
+                pair_i = parent & ~1
+                entries = paired[parent_level]
+                if pair_i not in entries:
+                    entries.add(pair_i)
+                    above = pairs[parent_level]
+                    heappush(above, pair_i)
+                    if above[0] == pair_i:  # a new top for its level
+                        if len(above) > 1:
+                            order.remove(parent_level)
+                        place(parent_level)
+        self.bytes = total
         return merges
 
     def lines(self) -> List[Node]:
@@ -327,7 +473,7 @@ class Planner:
         self.texts: Texts = MemoryTexts() if texts is None else texts
         self.built_nodes = _Built()
         self.built_now: List[Tuple[int, int, str]] = []  # this event's nodes, until recorded
-        self._recent: Dict[Node, str] = {}  # texts read or built lately: a bounded cache
+        self._recent: Dict[Node, Entry] = {}  # nodes read or built lately: a bounded cache
         self.view = _View()
         self.cview = _View()
         self.shrinking = False
@@ -350,73 +496,122 @@ class Planner:
 
     RECENT_MAX = 20_000  # texts kept in memory: about two views' worth of lines
 
-    def text(self, l: int, i: int) -> Optional[str]:
+    def _entry(self, l: int, i: int) -> Optional[Entry]:
+        """Node (l, i)'s text, its UTF-8 bytes, its shown bytes and its line's bytes in a
+        view, or None while it is not built: counted once, when the node is built or its text
+        read from the store, not each time a batch asks [decision P1]."""
+        node = (l, i)
+        entry = self._recent.get(node)
+        if entry is not None:
+            return entry
         if not self.built_nodes.has(l, i):
             return None
-        recent = self._recent
-        text = recent.get((l, i))
+        text = self.texts.node(l, i)
         if text is None:
-            text = self.texts.node(l, i)
-            if text is None:
-                raise LookupError(f"node {node_name(l, i)} is built but its store has no text")
-            if len(recent) >= self.RECENT_MAX:
-                self._forget_recent()
-            recent[(l, i)] = text
-        return text
+            raise LookupError(f"node {node_name(l, i)} is built but its store has no text")
+        size_bytes, shown_bytes = text_sizes(text)
+        entry = (text, size_bytes, shown_bytes, built_line_bytes(l, i, shown_bytes))
+        self._remember(node, entry)
+        return entry
 
-    def _forget_recent(self) -> None:
+    def _remember(self, node: Node, entry: Entry) -> None:
+        recent = self._recent
+        if len(recent) >= self.RECENT_MAX:
+            recent = self._forget_recent()
+        recent[node] = entry
+
+    def _forget_recent(self) -> Dict[Node, Entry]:
         # the texts of this event's nodes are not in the store yet: keep them
-        pending = {(l, i): text for l, i, text in self.built_now}
-        self._recent = pending
+        recent = self._recent
+        recent = {(l, i): recent[(l, i)] for l, i, _ in self.built_now}
+        self._recent = recent
+        return recent
+
+    def text(self, l: int, i: int) -> Optional[str]:
+        entry = self._entry(l, i)
+        return None if entry is None else entry[0]
 
     def line_bytes(self, l: int, i: int) -> int:
         """A built node's line size in a view [decision P1]."""
-        text = self.text(l, i)
-        assert text is not None
-        return built_line_bytes(l, i, text)
+        entry = self._recent.get((l, i)) or self._entry(l, i)
+        assert entry is not None
+        return entry[3]
 
-    def _put(self, l: int, i: int, text: str) -> None:
-        if self.built_nodes.has(l, i):
-            return  # replayed at start: the store logged it before the crash
-        self.built_nodes.add(l, i)
-        self.built_now.append((l, i, text))
-        if len(self._recent) >= self.RECENT_MAX:
-            self._forget_recent()
-        self._recent[(l, i)] = text
-
-    def _build(self, l: int, i: int, text: str) -> None:
-        """Node (l, i) is built once: show it, leave the queues, ready or build its parent."""
-        self._put(l, i, text)
+    def _build(self, l: int, i: int, text: str, sizes: Optional[Tuple[int, int]] = None) -> None:
+        """Node (l, i) is built once: show it, leave the queues, ready or build its parent.
+        `sizes` are the text's `text_sizes` when the caller has counted them. Every event runs
+        it once or more: the helpers it needs are written out."""
         node = (l, i)
+        size_bytes, shown_bytes = text_sizes(text) if sizes is None else sizes
+        line_bytes = len(str(i << l)) + _HEAD_TAIL_BYTES[l] + shown_bytes  # built_line_bytes
+        built = self.built_nodes
+        if not (i < built.watermarks[l] or i in built.beyond[l]):
+            # (else replayed at start: the store logged it before the crash)
+            if i == built.watermarks[l] and not built.beyond[l]:
+                built.watermarks[l] = i + 1  # the next in order, as most are
+            else:
+                built.add(l, i)
+            recent = self._recent
+            if len(recent) >= self.RECENT_MAX:
+                recent = self._forget_recent()
+            recent[node] = (text, size_bytes, shown_bytes, line_bytes)
+            self.built_now.append((l, i, text))
+        view = self.view
+        cview = self.cview
         if l == 0:
-            line_bytes = built_line_bytes(0, i, text)
-            for view in (self.view, self.cview):
-                if view.level.get(i) == 0:
-                    view.resize(i, line_bytes)
+            # the line shows its summary now, and costs what it shows [decision P1]
+            if view.level.get(i) == 0:
+                view.bytes += line_bytes - view.line_bytes[i]
+                view.line_bytes[i] = line_bytes
+            if cview.level.get(i) == 0:
+                cview.bytes += line_bytes - cview.line_bytes[i]
+                cview.line_bytes[i] = line_bytes
             if i in self.unbuilt_set:
                 self.unbuilt_set.remove(i)
                 self.unbuilt.remove(i)  # a built message is within the window: near the left
         else:
-            self.view.parent_built(l, i)
-            self.cview.parent_built(l, i)
-        if node in self.running:
-            self.running.remove(node)
-        self.failures.pop(node, None)
-        self.retry_later.discard(node)
-        self._ready_parent(l, i)
+            # its halves, if both are lines of a view, can merge there now (`parent_built`)
+            left_first = i << l
+            child_level = l - 1
+            right_first = ((i << 1) | 1) << child_level
+            if view.level.get(left_first) == child_level and view.level.get(right_first) == child_level:
+                view._push_pair(child_level, i << 1)
+            if cview.level.get(left_first) == child_level and cview.level.get(right_first) == child_level:
+                cview._push_pair(child_level, i << 1)
+        running = self.running
+        if node in running:
+            running.remove(node)
+        if self.failures:
+            self.failures.pop(node, None)
+        if self.retry_later:
+            self.retry_later.discard(node)
+        # its parent: built at once if free [gist §2], else ready to merge
+        sibling_i = i ^ 1
+        recent = self._recent
+        sibling = recent.get((l, sibling_i))
+        if sibling is None:
+            if not (sibling_i < built.watermarks[l] or sibling_i in built.beyond[l]):
+                return
+            sibling = self._entry(l, sibling_i)
+        own = recent.get(node) or self._entry(l, i)
+        left, right = (own, sibling) if sibling_i & 1 else (sibling, own)
+        if left[1] + 1 + right[1] <= LINE_BYTES_MAX:
+            # [gist §2] two short lines joined by a newline: a free node, no call
+            self._build(l + 1, i >> 1, left[0] + "\n" + right[0], joined_sizes(left, right))
+            return
+        self._push_ready(l + 1, i >> 1)
 
     def _ready_parent(self, l: int, i: int) -> None:
-        left = self.text(l, i & ~1)
-        right = self.text(l, i | 1)
-        if left is None or right is None:
+        """At a restart: node (l, i)'s parent, if both halves are built, as `_build` readies it."""
+        sibling = self._entry(l, i ^ 1)
+        own = self._entry(l, i)
+        if sibling is None or own is None:
             return
-        joined = left + "\n" + right
-        parent = i >> 1
-        if utf8_bytes(joined) <= LINE_BYTES_MAX:
-            # [gist §2] two short lines joined by a newline: a free node, no call
-            self._build(l + 1, parent, joined)
+        left, right = (own, sibling) if i & 1 == 0 else (sibling, own)
+        if left[1] + 1 + right[1] <= LINE_BYTES_MAX:
+            self._build(l + 1, i >> 1, left[0] + "\n" + right[0])
             return
-        self._push_ready(l + 1, parent)
+        self._push_ready(l + 1, i >> 1)
 
     def _push_ready(self, l: int, i: int) -> None:
         node = (l, i)
@@ -441,23 +636,30 @@ class Planner:
 
     def apply(self, event: Event) -> None:
         """Apply one event, then start calls [gist §3, §4, §6]."""
-        self.merges = []
-        self.cmerges = []
+        if self.merges:
+            self.merges = []
+        if self.cmerges:
+            self.cmerges = []
         kind = type(event)
         if kind is Message:
-            if event.kind not in KINDS:
-                raise ValueError(f"not a message kind: {event.kind!r} (one of {', '.join(KINDS)})")
-            if not is_valid_text(event.text):
+            message_kind, text = event
+            if message_kind not in KIND_SET:
+                raise ValueError(f"not a message kind: {message_kind!r} (one of {', '.join(KINDS)})")
+            # a text that may be its own line is counted whole, once; a longer one only checked
+            sizes = text_sizes(text) if len(text) <= LINE_BYTES_MAX else (text_bytes(text), -1)
+            if sizes[0] < 0:
                 raise ValueError("a message's text has a lone surrogate: pass it through harness.memory.text.valid_text first")
-            self._message(event.kind, event.text)
+            self._message(message_kind, text, sizes)
         elif kind is Built:
-            if not is_valid_text(event.text):
+            l, i, text = event
+            sizes = text_sizes(text)
+            if sizes[0] < 0:
                 raise ValueError("a built line has a lone surrogate: pass it through harness.memory.text.valid_text first")
-            if not 0 < utf8_bytes(event.text) <= LINE_BYTES_MAX:
-                raise ValueError(f"a built line is 1 to {LINE_BYTES_MAX} bytes, not {utf8_bytes(event.text)}")
+            if not 0 < sizes[0] <= LINE_BYTES_MAX:
+                raise ValueError(f"a built line is 1 to {LINE_BYTES_MAX} bytes, not {sizes[0]}")
             # [decision P7] an outcome of a call that is not running is ignored
-            if (event.l, event.i) in self.running:
-                self._build(event.l, event.i, event.text)
+            if (l, i) in self.running:
+                self._build(l, i, text, sizes)
         elif kind is Failed:
             if (event.l, event.i) in self.running:
                 self._failed(event.l, event.i)
@@ -470,7 +672,8 @@ class Planner:
         else:
             raise TypeError(f"not a planner event: {event!r} (a restart is a checkpoint, then load)")
         self._schedule()
-        self._record_built()
+        if self.built_now:
+            self._record_built()
 
     def _record_built(self) -> None:
         """Hand this event's new nodes to the store, once, in build order."""
@@ -479,19 +682,28 @@ class Planner:
             self.lines_since_save += len(self.built_now)
             self.built_now = []
 
-    def _message(self, kind: str, text: str) -> None:
+    def _message(self, kind: str, text: str, sizes: Tuple[int, int]) -> None:
         """Append its line; build it if free; batch [gist §2, §3.2]."""
         i = self.T
-        source = kind + ": " + text
+        head_bytes = len(kind) + 2
         self.T = i + 1
         self.texts.record_message(i, kind, text)
         self.lines_since_save += 1
         line_bytes = waiting_line_bytes(i)
-        self.view.add(0, i, line_bytes, self.built_nodes)
-        self.cview.add(0, i, line_bytes, self.built_nodes)
+        # no pair yet: its parent is built only after the line itself
+        view = self.view
+        view.level[i] = 0
+        view.line_bytes[i] = line_bytes
+        view.bytes += line_bytes
+        view = self.cview
+        view.level[i] = 0
+        view.line_bytes[i] = line_bytes
+        view.bytes += line_bytes
         # [decision P3] a free node exists with its message, before the ceiling test
-        if utf8_bytes(source) <= LINE_BYTES_MAX:
-            self._build(0, i, source)
+        if head_bytes + sizes[0] <= LINE_BYTES_MAX:
+            # `kind: ` is ASCII, with nothing to flatten or escape, and ends in a space: nothing in it
+            # joins the text's first character (a "\n" to pair, a task mark's letters)
+            self._build(0, i, kind + ": " + text, (head_bytes + sizes[0], head_bytes + sizes[1]))
         else:
             self.unbuilt.append(i)
             self.unbuilt_set.add(i)
@@ -501,10 +713,12 @@ class Planner:
 
     def _retry(self) -> None:
         """Failed nodes are candidates again: at a message, or at a `Retry` [decision P8]."""
-        self.retry_later.clear()
-        for node in self.deferred:
-            self._push_ready(node[0], node[1])
-        self.deferred = []
+        if self.retry_later:
+            self.retry_later.clear()
+        if self.deferred:
+            for node in self.deferred:
+                self._push_ready(node[0], node[1])
+            self.deferred = []
 
     def _batch(self) -> None:
         """Past the ceiling merge down to the floor, and go on at each message while above it
@@ -576,13 +790,20 @@ class Planner:
         last message [gist §4] [decision P5, P6]; while a turn waits only the view's unbuilt
         lines start, and merges stop only for their slots [decision P8]."""
         jobs_max = self.config.jobs_max
+        running = self.running
+        if len(running) >= jobs_max and not self.waiting:
+            return
         unbuilt = self.unbuilt
         waiting = self.waiting and len(unbuilt) > 0
         self.waiting = waiting
-        running = self.running
         if len(running) >= jobs_max and not waiting:
             return
-        candidates = self._window_candidates(running)
+        if unbuilt:
+            candidates = self._window_candidates(running)
+        elif self.ready:
+            candidates = []
+        else:
+            return  # nothing to start
         if waiting:
             for node in self._free_slots_for(running, candidates):
                 # a stopped call is no failure: back to its queue
@@ -632,7 +853,7 @@ class Planner:
         text = self.text(l, i)
         if text is None:
             return f"{i}+1|{PLACEHOLDER}"
-        return node_name(l, i) + "|" + flatten(text)
+        return node_name(l, i) + "|" + shown(text)
 
     def render(self, lines: Optional[List[Node]] = None) -> str:
         """The view as every call gets it [gist §3]."""
@@ -759,10 +980,10 @@ class Planner:
         O(levels + the merges waiting + the nodes built out of order)."""
         built = self.built_nodes
         ready = []
-        for l in range(len(built.watermarks)):
+        for l in range(min(built.levels(), LEVELS_MAX - 1)):
             mark = built.watermarks[l]
             parent_level = l + 1
-            parent_mark = built.watermarks[parent_level] if parent_level < len(built.watermarks) else 0
+            parent_mark = built.watermarks[parent_level]
             # parents whose halves are both below the watermark, and parents of nodes beyond it
             candidates = set(range(parent_mark, mark >> 1))
             candidates.update(i >> 1 for i in built.beyond[l])
