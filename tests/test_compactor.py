@@ -50,6 +50,7 @@ from harness.localapi.server import (
     timeout,
 )
 from harness.memory.planner import Config, Planner
+from harness.memory.service import Paused
 from harness.calls.prompt import SYSTEM_PROMPT, TOOLS, Prompt
 from harness.localapi.replay import replay, share
 
@@ -383,27 +384,21 @@ def test_transient_trouble_past_attempts_max_is_no_content_failure(api, client, 
     client.settings = dataclasses.replace(client.settings, attempts_max=3)
     for _ in range(3):
         api.enqueue(overloaded())
-    with pytest.raises(RetriesExhausted):
+    with pytest.raises(Paused) as raised:  # no try counted: the compactor pauses
         runner.run(compactor_for(client).build(compress_job()))
+    assert str(raised.value).startswith(f"{api.base_url} failed the call")
 
 
 # ---------------------------------------------------------------- content failures
 
 
 @pytest.mark.parametrize("item, reason", [
-    (status_error(400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"),
-     "the API refused the request: 400 invalid_request_error: prompt is too long"),
-    (status_error(413, "request_too_large", "Request exceeds the maximum allowed number of bytes."),
-     "the API refused the request: 413 request_too_large"),
-    (stream_error(after_events=4, error_type="invalid_request_error", message="Bad."),
-     "the API refused the request: mid-stream invalid_request_error"),
     ("", "the reply was empty"),
     (" \n\t ", "the reply was empty"),
     ([thinking("Nothing to say.", "sig")], "the reply was empty"),
     (Reply("I can't help with that.", stop_reason="refusal"), "the model refused"),
-], ids=["400", "413", "mid-stream-400", "empty", "blank", "thinking-only", "refusal"])
-def test_a_refused_request_or_a_reply_without_a_line_is_a_content_failure(api, client, runner, recorder, item,
-                                                                          reason):
+], ids=["empty", "blank", "thinking-only", "refusal"])
+def test_a_reply_without_a_line_is_a_content_failure(api, client, runner, recorder, item, reason):
     api.enqueue(item)
     result = runner.run(compactor_for(client).build(compress_job()))
     assert result.event() == Failed(0, 9)
@@ -413,15 +408,52 @@ def test_a_refused_request_or_a_reply_without_a_line_is_a_content_failure(api, c
     assert recorder.sleeps == []
 
 
-@pytest.mark.parametrize("status, error_type", [
-    (401, "authentication_error"), (403, "permission_error"), (404, "not_found_error")])
-def test_a_client_the_api_refuses_is_unusable_and_no_nodes_failure(api, client, runner, status, error_type):
-    api.enqueue(status_error(status, error_type, "invalid x-api-key"))
-    with pytest.raises(Unusable) as raised:
+KEY = "sk-test-secret-key"
+# (the fault, then what the sentence must say besides the URL: the status and the remedy)
+PAUSES = [
+    (status_error(401, "authentication_error", f"invalid x-api-key {KEY}"), "401", "check the API key"),
+    (status_error(402, "billing_error", "Your credit balance is too low."), "402", "add credit"),
+    (status_error(403, "permission_error", "Not allowed."), "403", "permissions"),
+    (status_error(404, "not_found_error", f"model: {MODEL}"), "404", f"check the model name ({MODEL})"),
+    (status_error(400, "invalid_request_error", "thinking.type.adaptive is not supported"),
+     "400", "memory.thinking"),
+    (status_error(400, "invalid_request_error", "You have reached your specified API usage limits. "
+                  "You will regain access on 2027-01-01."), "400", "spend limit"),
+    (status_error(429, "rate_limit_error", "Monthly spend limit reached.",
+                  error_code="enforced_spend_limit_reached"), "429", "spend limit"),
+    (status_error(400, "invalid_request_error", "This organization is on hold.",
+                  error_code="organization_on_hold"), "400", "on hold"),
+    (status_error(413, "request_too_large", "Request exceeds the maximum allowed number of bytes."),
+     "413", "too large"),
+    (stream_error(after_events=4, error_type="invalid_request_error", message="Bad."),
+     "mid-stream invalid_request_error", "check the model"),
+]
+
+
+@pytest.mark.parametrize("item, status, remedy", PAUSES,
+                         ids=["401", "402", "403", "404", "400", "400-spend", "429-spend", "on-hold",
+                              "413", "mid-stream-400"])
+def test_an_error_that_is_not_the_models_answer_pauses_and_counts_no_try(api, client, runner, recorder,
+                                                                         item, status, remedy):
+    api.enqueue(item)
+    with pytest.raises(Paused) as raised:
         runner.run(compactor_for(client).build(compress_job()))
-    assert str(status) in str(raised.value)
-    assert "sk-test-secret-key" not in str(raised.value)
-    assert len(api.requests) == 1
+    sentence = str(raised.value)
+    assert sentence.startswith(f"{api.base_url} refused the call to {MODEL} ({status}")
+    assert remedy in sentence
+    assert KEY not in sentence and "secret-key" not in sentence
+    assert len(api.requests) == 1 and recorder.sleeps == []  # never retried
+
+
+def test_a_bare_status_reads_as_its_name():
+    with LocalAPI() as api:
+        url = api.base_url
+        api.enqueue(status_error(501, "", ""))
+        client = Client(ClientSettings(api_key=KEY, base_url=api.base_url, attempts_max=1))
+        with pytest.raises(Exception) as raised:
+            asyncio.run(client.stream({"model": MODEL, "max_tokens": 10,
+                                       "messages": [{"role": "user", "content": "hi"}]}))
+    assert str(raised.value).startswith(f"{url} failed the call to {MODEL} (501 Not Implemented)")
 
 
 def test_the_api_key_is_never_shown():

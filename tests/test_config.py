@@ -145,7 +145,7 @@ def test_the_home_is_created_for_the_user_alone(tmp_path):
     ("[memory]\nthinking = \"huge\"\n",
      "memory.thinking must be one of off, low, medium, high, xhigh, max, or a thinking budget of at "
      "least 1024 tokens; it is 'huge'."),
-    ('approve = ["rm"]\n', "approve must be a list of tool names from shell, write, edit; "
+    ('approve = ["rm"]\n', "approve must be a list of tool names from shell, write, edit, read; "
                            "it is ['rm']."),
     ('approve = "shell"\n', "approve must be a list of tool names"),
     ('base_url = "localhost:8080"\n', "base_url must be a URL starting with http:// or https://"),

@@ -23,8 +23,13 @@ there. The API key is never logged, printed or put in an exception: `ClientSetti
   `Refused` is raised at once. A reply that ends with stop reason `refusal` is an answer, not an
   error: it comes back as a `Reply` and is never retried.
 - *unusable*: no request of this client can succeed until its settings change: 401 (the key),
-  402 (billing), 403 (permission), 404 (the model or the endpoint). `Unusable` is raised at once;
-  it is nobody's content failure.
+  402 (billing), 403 (permission), 404 (the model or the endpoint), a spend limit (a 429 whose
+  `error_code` is a spend limit's, or a 400 "You have reached your specified API usage limits")
+  and an organization on hold (a 400 `organization_on_hold`). `Unusable` is raised at once; it is
+  nobody's content failure.
+
+Every error raised here is one sentence for the user: what failed, the URL it failed at, and what
+to do (`failure_sentence`), with the key and any piece of it an error echoes hidden.
 
 The SDK's own retries are off (`max_retries=0`): the policy is this module's and the tests drive it
 with an injected `sleep` and `random`, so no test sleeps for real.
@@ -35,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import hashlib
+import http
 import json
 import os
 import random as random_module
@@ -49,6 +55,7 @@ import httpx2
 # what a call gives back and how it fails: apart, so the request builders need no SDK
 from harness.calls.models import request_problem
 from harness.calls.outcomes import RetriesExhausted, Refused, Reply, SettingsError, Unusable, Usage
+from harness.calls.tools import redact
 
 JSON = dict[str, Any]
 
@@ -56,6 +63,12 @@ TRANSIENT, REFUSED, UNUSABLE = "transient", "refused", "unusable"
 UNUSABLE_STATUSES = frozenset({401, 402, 403, 404})
 TRANSIENT_STATUSES = frozenset({408, 409, 429})
 REFUSED_EVENT_TYPES = frozenset({"invalid_request_error", "request_too_large"})
+DEFAULT_BASE_URL = "https://api.anthropic.com"  # the SDK's, when no base URL is set
+# [decision C5] causes that stop every request until the user acts, whatever their status
+SPEND_LIMIT_CODES = frozenset({"enforced_spend_limit_reached", "contract_spend_limit_reached",
+                               "linked_organization_spend_limit_reached"})
+ON_HOLD_CODE = "organization_on_hold"
+SPEND_LIMIT_MESSAGE = "You have reached your specified"  # a 400's message, when a limit is set
 CACHE_LOOKBACK_BLOCKS = 20  # Anthropic looks back this many block boundaries from a mark
 CACHE_TTL_SECONDS = 300.0  # a 5-minute entry [gist §3.3]
 
@@ -69,6 +82,9 @@ class ClientSettings:
     attempt_seconds: float = 600.0  # the deadline of one attempt, from send to the last event
     connect_seconds: float = 10.0
     read_seconds: float = 120.0  # silence allowed between two pieces of a response
+    # [decision C12] no event but pings for this long ends the attempt (the SDK skips pings, so a
+    # server that only pings would otherwise hold an attempt for all of attempt_seconds)
+    silence_seconds: float = 120.0
     backoff_first_seconds: float = 1.0
     backoff_max_seconds: float = 60.0
     retry_after_max_seconds: float = 600.0  # a server asking for longer gets this much
@@ -84,6 +100,19 @@ class ClientSettings:
         return cls(api_key=api_key, base_url=base_url, **overrides)
 
 
+class Silent(TimeoutError):
+    """An attempt that got no event (pings aside) for `silence_seconds` [decision C12]."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"nothing came for {seconds:g} s")
+        self.seconds = seconds
+
+
+# Told what the client waits for and until when (time.monotonic), and (None, None) when it stops
+# waiting: a screen shows it with a countdown [decision C12].
+OnWait = Callable[[Optional[str], Optional[float]], None]
+
+
 @dataclass(frozen=True)
 class Retrying:
     """Told to `on_retry` before each wait: for a status line, never for control."""
@@ -94,19 +123,73 @@ class Retrying:
 
 
 def describe(error: BaseException) -> str:
-    """One line on what went wrong; API errors carry no header, so no key."""
+    """One line on what went wrong; API errors carry no header (the caller hides any key the
+    server's own message echoes)."""
     if isinstance(error, anthropic.APIStatusError):
-        where = "mid-stream" if error.status_code == 200 else str(error.status_code)
-        return f"{where} {error.type or 'error'}: {error.api_message or ''}".strip()
+        status = error.status_code
+        where = "mid-stream" if status == 200 else str(status)
+        # a server that is not the API may send a bare status: its name, not "501 error:"
+        kind = error.type or (status_phrase(status) if status != 200 else "error")
+        message = " ".join(str(error.api_message or "").split())
+        return f"{where} {kind}: {message}" if message else f"{where} {kind}"
     if isinstance(error, anthropic.APITimeoutError):
         return "the request timed out"
     if isinstance(error, anthropic.APIConnectionError):
         return "the connection failed"
+    if isinstance(error, Silent):
+        return f"nothing came for {error.seconds:g} s"
     if isinstance(error, TimeoutError):
         return "the attempt passed its deadline"
     if isinstance(error, json.JSONDecodeError):
         return "a stream event was not JSON"
     return f"the stream broke ({type(error).__name__})"
+
+
+def status_phrase(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return "error"
+
+
+def error_code(error: BaseException) -> str:
+    return str(getattr(error, "error_code", None) or "")
+
+
+def stops_every_request(error: BaseException) -> bool:
+    """A spend limit or an organization on hold: no request succeeds until the user acts."""
+    message = str(getattr(error, "api_message", None) or "")
+    return (error_code(error) in SPEND_LIMIT_CODES or error_code(error) == ON_HOLD_CODE
+            or message.startswith(SPEND_LIMIT_MESSAGE))
+
+
+def what_to_do(error: BaseException, model: str) -> str:
+    """The remedy for an error that retrying does not cure, as the user can carry it out."""
+    status = getattr(error, "status_code", 0)
+    if error_code(error) == ON_HOLD_CODE:
+        return "Anthropic has put the organization on hold; see the Console to appeal"
+    if stops_every_request(error) or (isinstance(error, anthropic.APIStatusError) and is_spend_limit(error)):
+        return "raise the spend limit on the Console's Billing page, or wait until it resets"
+    if status == 401:
+        return "check the API key (ANTHROPIC_API_KEY, or the key file in EVER_HOME)"
+    if status == 402:
+        return "add credit on the Console's Billing page"
+    if status == 403:
+        return "the key may not do this: check its workspace and permissions in the Console"
+    if status == 404:
+        return f"check the model name ({model}) and the base URL"
+    if status == 413:
+        return "the request is too large for this server"
+    return (f"check the model ({model}) and its settings (model, memory.model, memory.thinking "
+            "in config.toml)")
+
+
+def failure_sentence(error: BaseException, kind: str, url: str, model: str) -> str:
+    """What failed, where, and what to do, as one sentence without its final stop."""
+    description = describe(error)
+    if kind == TRANSIENT:
+        return f"{url} failed the call to {model} ({description}); it may pass: try again"
+    return f"{url} refused the call to {model} ({description}): {what_to_do(error, model)}"
 
 
 SPEND_LIMIT_WORDS = ("spend limit", "usage limit", "credit balance", "billing")
@@ -127,6 +210,8 @@ def classify(error: BaseException) -> Optional[str]:
     here, which must not be retried or hidden)."""
     if isinstance(error, anthropic.APIStatusError):
         status = error.status_code
+        if status != 200 and stops_every_request(error):
+            return UNUSABLE
         if status == 200:
             # an `error` event after the stream began: the SDK does not retry it
             return REFUSED if error.type in REFUSED_EVENT_TYPES else TRANSIENT
@@ -307,8 +392,10 @@ class Client:
                  random: Callable[[], float] = random_module.random,
                  wall_clock: Callable[[], float] = time.time,
                  gate: Optional[PrefixGate] = None, use_gate: bool = True,
-                 on_retry: Optional[Callable[[Retrying], None]] = None) -> None:
+                 on_retry: Optional[Callable[[Retrying], None]] = None,
+                 on_wait: Optional[OnWait] = None) -> None:
         self.settings = settings
+        self.on_wait = on_wait
         self.sleep = sleep
         self.random = random
         self.wall_clock = wall_clock
@@ -356,13 +443,16 @@ class Client:
                 if kind is None:
                     raise
                 spent = spent + billed.usage
-                description = describe(error)
+                secrets = (self.settings.api_key,)
+                description = redact(describe(error), secrets)
+                url = self.settings.base_url or DEFAULT_BASE_URL
+                sentence = redact(failure_sentence(error, kind, url, request.get("model", "")), secrets)
                 if kind == UNUSABLE:
-                    raise Unusable(f"the API refuses this client: {description}") from None
+                    raise Unusable(sentence) from None
                 if kind == REFUSED:
-                    raise Refused(description, spent, attempt) from None
+                    raise Refused(description, spent, attempt, sentence) from None
                 if self.settings.attempts_max is not None and attempt >= self.settings.attempts_max:
-                    raise RetriesExhausted(description, spent, attempt) from None
+                    raise RetriesExhausted(f"{sentence} ({attempt} tries)", spent, attempt) from None
                 asked = retry_after_seconds(error, self.wall_clock())
                 if asked is not None:
                     delay = min(asked, self.settings.retry_after_max_seconds)
@@ -370,7 +460,11 @@ class Client:
                     delay = self.backoff_seconds(attempt)
                 if self.on_retry is not None:
                     self.on_retry(Retrying(attempt, description, delay))
-                await self.sleep(delay)
+                self._waiting(f"{url}: {description}; trying again", delay)
+                try:
+                    await self.sleep(delay)
+                finally:
+                    self._waiting(None)
                 continue
             usage = Usage.of(message.usage)
             content = tuple(block.model_dump(mode="json", exclude_none=True) for block in message.content)
@@ -381,20 +475,36 @@ class Client:
         """One attempt within its deadline; the final message. `billed` learns the prompt's usage
         when the response starts, so an attempt cut later still counts what it cost."""
         writer = await self.gate.enter(request) if self.gate is not None else None
+        loop = asyncio.get_running_loop()
+        silence_seconds = self.settings.silence_seconds
+        url = self.settings.base_url or DEFAULT_BASE_URL
+        self._waiting(f"waiting for {url} to answer ({request.get('model', '')})", silence_seconds)
         try:
             async with asyncio.timeout(self.settings.attempt_seconds):
-                async with self.sdk.messages.stream(**request) as stream:
-                    async for event in stream:
-                        if on_event is not None:
-                            on_event(event)  # a turn shows the reply as it streams
-                        if event.type == "message_start":
-                            billed.usage = Usage.of(event.message.usage)
-                            if writer is not None:
-                                self.gate.started(writer)
-                    return await stream.get_final_message()
+                async with asyncio.timeout(silence_seconds) as silence:
+                    async with self.sdk.messages.stream(**request) as stream:
+                        async for event in stream:
+                            silence.reschedule(loop.time() + silence_seconds)
+                            self._waiting(None)  # it answers: the text shows from here
+                            if on_event is not None:
+                                on_event(event)  # a turn shows the reply as it streams
+                            if event.type == "message_start":
+                                billed.usage = Usage.of(event.message.usage)
+                                if writer is not None:
+                                    self.gate.started(writer)
+                        return await stream.get_final_message()
+        except TimeoutError:
+            if silence.expired():
+                raise Silent(silence_seconds) from None
+            raise
         finally:
+            self._waiting(None)
             if writer is not None:
                 self.gate.leave(writer)
+
+    def _waiting(self, what: Optional[str], seconds: float = 0.0) -> None:
+        if self.on_wait is not None:
+            self.on_wait(what, None if what is None else time.monotonic() + seconds)
 
 
 class _Billed:

@@ -16,10 +16,13 @@ marks, all 5-minute ones [gist §3.3] [decision C1]. Tools are never called: `to
 conversation, the end mark moving to it (harness/memory/line.py's `Tries`: at most 5 tries, the shortest
 line kept, cut to 512 bytes).
 
-The result is the line (made valid text, P14) or a content failure: an empty reply, a refusal, or
-a request the API refuses (`Refused`, a 400) [decision P16]. Transient trouble never comes back
-here: the client retries it while the call stays running. `Unusable` (the key, the model) and
-`RetriesExhausted` propagate: they are no node's failure. Cancelling `build` (the service stops a
+The result is the line (made valid text, P14) or a content failure: the model answered and no
+line could be made of it (an empty reply, a refusal) [decision P16]. Transient trouble never comes
+back here: the client retries it while the call stays running. Anything else the API says — a
+request it refuses (`Refused`: a 400, a setting the model does not take), `Unusable` (the key,
+billing, permission, the model, a spend limit, an organization on hold) or `RetriesExhausted` — is
+no node's failure: `build` raises `Paused` with the client's sentence (what failed, the URL, what
+to do), and the service pauses the compactor [decision C11]. Cancelling `build` (the service stops a
 call) raises `asyncio.CancelledError` through it and leaves nothing behind: the compactor keeps no
 state between calls, and the client's prefix gate lets its waiters go.
 """
@@ -29,12 +32,13 @@ from typing import Any, List, Mapping, Optional, Tuple, Union
 
 from typing import TYPE_CHECKING
 
-from harness.calls.outcomes import Refused, SettingsError, Usage
+from harness.calls.outcomes import Refused, RetriesExhausted, SettingsError, Unusable, Usage
 from harness.calls.models import EFFORTS, THINKING_OFF, setting_problem
 from harness.calls.requests import finished, thinking_fields
 from harness.memory.events import Built, Failed
 from harness.memory.line import Tries
 from harness.memory.planner import escaped, last_message, node_name, shown
+from harness.memory.service import Paused
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks, compress_task, merge_task
 from harness.memory.text import valid_text
 
@@ -225,11 +229,9 @@ class Compactor:
         while True:
             try:
                 reply = await self.client.stream(self.request(job, exchanges))
-            except Refused as refused:
-                usage = usage + refused.spent
-                attempts += refused.attempts
-                failure = f"the API refused the request: {refused.description}"
-                break
+            except (Refused, Unusable, RetriesExhausted) as error:
+                # [decision C11] not the model's answer: no try is counted
+                raise Paused(str(error)) from None
             usage = usage + reply.spent
             attempts += reply.attempts
             if reply.stop_reason == "refusal":

@@ -58,17 +58,20 @@ class Reply:
 
 
 class Refused(Exception):
-    """The API refused this request; sending it again gives the same answer [decision C5]."""
+    """The API refused this request; sending it again gives the same answer [decision C5]. Its
+    text is the sentence for the user (what failed, the URL, what to do); `description` the API's
+    own words."""
 
-    def __init__(self, description: str, spent: Usage, attempts: int) -> None:
-        super().__init__(description)
+    def __init__(self, description: str, spent: Usage, attempts: int, sentence: str = "") -> None:
+        super().__init__(sentence or description)
         self.description = description
         self.spent = spent
         self.attempts = attempts
 
 
 class Unusable(Exception):
-    """No request of this client can succeed until its settings change [decision C5]."""
+    """No request of this client can succeed until its settings change [decision C5]; its text is
+    the sentence for the user."""
 
 
 class RetriesExhausted(Exception):

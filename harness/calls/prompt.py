@@ -32,6 +32,8 @@ EPHEMERAL = {"type": "ephemeral"}  # a 5-minute entry: never "1h" [gist §3.3]
 BLOCK_LINES = 4  # [gist §3.3] the view goes in blocks of 4 lines
 INSTRUCTIONS_FILE = "instructions.md"
 INSTRUCTIONS_HEADING = "# The user's instructions"
+# [decision H7] the largest file `read` takes, told to the model in the tool's description
+READ_BYTES_MAX = 10_000_000
 RULER = "-" * LINE_BYTES_MAX  # [gist §4] the ruler is 512 dashes
 
 SYSTEM_PROMPT = """\
@@ -169,7 +171,8 @@ TOOLS: Tuple[JSON, ...] = (
     {
         "name": "read",
         "description": "Read a text file, whole or `limit` lines from line `offset` (numbered from 1), "
-                       "with line numbers. An image file comes back as an image.",
+                       "with line numbers. An image file comes back as an image. Regular files only, "
+                       f"of at most {READ_BYTES_MAX:,} bytes: look into a larger one with shell.",
         "input_schema": _object({
             "path": _PATH,
             "offset": {"type": "integer", "minimum": 1, "description": "The first line to read."},

@@ -29,14 +29,18 @@ import codecs
 import enum
 import math
 import os
+import re
 import selectors
 import signal
+import stat
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from harness.calls.prompt import READ_BYTES_MAX
 from harness.memory.images import IMAGE_BYTES_MAX, ToolResult, image_type
 # the sizes and the clipping rules live with the text they apply to, so an import applies them too
 from harness.memory.text import (MESSAGE_CHARS_MAX, OUTPUT_CHARS_MAX, clip_note, clip_output,  # noqa: F401
@@ -54,12 +58,17 @@ SHELL_LINGER_SECONDS = 1.0
 CAPTURE_BYTES = 4 * OUTPUT_CHARS_MAX
 
 READ_LINES_DEFAULT = 2000
+# [decision H7] `read` takes regular files of at most READ_BYTES_MAX bytes (the model is told so in
+# the tool's description), and gives up on one that does not answer (a hung network file system)
+READ_TIMEOUT_SECONDS = 10.0
 
 HIDDEN = "<API key hidden>"
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
-# The tools that change things and so ask first; `approve` may name only these.
+# The tools that change things and so ask first; `approve` may name these, and `read`, which asks
+# for a file outside the working directory [decision H4].
 ASKING_TOOLS = ("shell", "write", "edit")
+APPROVABLE_TOOLS = ASKING_TOOLS + ("read",)
 WORK_TOOLS = ("shell", "read", "write", "edit")
 
 # The input each work tool takes, as JSON Schema: the tool definitions (harness/calls/prompt.py) can use
@@ -114,11 +123,35 @@ def error_result(text: str) -> ToolResult:
 # --- sizes -----------------------------------------------------------------------------------
 
 
+# A word sharing this many characters in a row with the key is taken for (a piece of) the key: an
+# error that echoes the key cut short, or a line that breaks it in two, is hidden too. Shorter
+# runs may be a key's public prefix (`sk-ant-api03-`, 13 characters).
+REDACT_RUN_CHARS = 16
+WORD = re.compile(r"[A-Za-z0-9_\-+/=]+")
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
+    """`text` with each secret, and each word that holds REDACT_RUN_CHARS characters in a row of
+    one, replaced by `<API key hidden>` [decision H3]."""
+    runs: Set[str] = set()
     for secret in secrets:
-        if secret:
-            text = text.replace(secret, HIDDEN)
-    return text
+        if not secret:
+            continue
+        text = text.replace(secret, HIDDEN)
+        if len(secret) < REDACT_RUN_CHARS:
+            continue
+        runs.update(secret[k:k + REDACT_RUN_CHARS] for k in range(len(secret) - REDACT_RUN_CHARS + 1))
+    if not runs:
+        return text
+
+    def hidden(match: "re.Match[str]") -> str:
+        word = match.group()
+        for k in range(len(word) - REDACT_RUN_CHARS + 1):
+            if word[k:k + REDACT_RUN_CHARS] in runs:
+                return HIDDEN
+        return word
+
+    return WORD.sub(hidden, text)
 
 
 # --- zoom and date: the arguments ------------------------------------------------------------
@@ -166,6 +199,18 @@ def zoom_error(id: Any, n: Any, T: int) -> Optional[str]:
     return None
 
 
+def zoom_arguments(words: Sequence[str]) -> Optional[Tuple[int, int]]:
+    """(id, n) from `ID N` or from the view's own name for a line, `ID+N`; None if neither."""
+    if len(words) == 1 and words[0].count("+") == 1:
+        words = words[0].split("+")
+    if len(words) != 2:
+        return None
+    try:
+        return int(words[0]), int(words[1])
+    except ValueError:
+        return None
+
+
 def page_error(n: int, page: Any) -> Optional[str]:
     """None if `page` can go with zoom(id, n); the message's own page count is checked by the
     memory, which knows it."""
@@ -209,12 +254,16 @@ class Approval:
         self.yes = yes
         self.ask = ask
 
-    def decline(self, name: str, tool_input: Mapping[str, Any]) -> Optional[str]:
-        """None if the call may run; else the text of the declined result for the model."""
-        if name not in ASKING_TOOLS or self.yes or name in self.allowed:
+    def decline(self, name: str, tool_input: Mapping[str, Any],
+                asks: Optional[bool] = None) -> Optional[str]:
+        """None if the call may run; else the text of the declined result for the model. `asks`
+        overrides whether the tool asks (a `read` outside the working directory does)."""
+        asks = name in ASKING_TOOLS if asks is None else asks
+        if not asks or self.yes or name in self.allowed:
             return None
         if self.ask is None:
-            return (f"Not run: {name} asks the user first, and this run cannot ask (it was sent "
+            what = "a read outside the working directory" if name == "read" else name
+            return (f"Not run: {what} asks the user first, and this run cannot ask (it was sent "
                     f"with `ever send` without --yes). Tell the user what you meant to do; they "
                     f"can allow it with --yes, or with approve = [\"{name}\"] in config.toml.")
         try:
@@ -429,6 +478,62 @@ def numbered_lines(text: str, first: int, limit: int) -> Tuple[str, int, int]:
     return "".join(rows), last, len(lines)
 
 
+FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (a named pipe)"), (stat.S_ISCHR, "a character device"),
+              (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def read_regular(path: Path, shown: str, timeout_seconds: float, tool: str = "read"):
+    """The bytes of the regular file at `path`, or the error result saying why not [decision H7]:
+    a directory, a FIFO, a device or a socket is refused before a byte is read (a FIFO is opened
+    without waiting for a writer, /dev/zero never read), a file over READ_BYTES_MAX is refused, and
+    a read that takes longer than `timeout_seconds` is abandoned."""
+    outcome: list = []
+
+    def read() -> None:
+        try:
+            descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as error:
+            outcome.append(error)
+            return
+        try:
+            status = os.fstat(descriptor)  # of what was opened: no swap between look and read
+            if stat.S_ISDIR(status.st_mode):
+                outcome.append(error_result(f"{tool}: {shown} is a directory; list it with shell."))
+                return
+            for test, kind in FILE_KINDS:
+                if test(status.st_mode):
+                    outcome.append(error_result(f"{tool}: {shown} is {kind}, not a regular file; "
+                                                f"{tool} takes regular files only."))
+                    return
+            if status.st_size > READ_BYTES_MAX:
+                outcome.append(error_result(
+                    f"{tool}: {shown} is {status.st_size:,} bytes; {tool} takes files of at most "
+                    f"{READ_BYTES_MAX:,} bytes: look into it with shell (head, tail, grep)."))
+                return
+            chunks, total = [], 0
+            while total <= READ_BYTES_MAX:  # a file that grows while read stops at the cap too
+                chunk = os.read(descriptor, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+            outcome.append(b"".join(chunks)[:READ_BYTES_MAX])
+        except OSError as error:
+            outcome.append(error)
+        finally:
+            os.close(descriptor)
+
+    reader = threading.Thread(target=read, daemon=True, name="read")
+    reader.start()
+    reader.join(timeout_seconds)
+    if not outcome:
+        return error_result(f"{tool}: {shown} gave nothing within {timeout_seconds:g} s (a file "
+                            "system that does not answer?); nothing was read.")
+    if isinstance(outcome[0], OSError):
+        raise outcome[0]
+    return outcome[0]
+
+
 class WorkTools:
     """The work tools of one chat run: shell, read, write and edit, in `workdir`."""
 
@@ -444,6 +549,7 @@ class WorkTools:
         self.environ = dict(os.environ if environ is None else environ)
         self.shell_timeout_seconds = shell_timeout_seconds
         self.shell_linger_seconds = shell_linger_seconds
+        self.read_timeout_seconds = READ_TIMEOUT_SECONDS
 
     def run(self, name: str, tool_input: Any) -> ToolResult:
         """Run one tool call; always a result, never an exception (but KeyboardInterrupt)."""
@@ -454,7 +560,8 @@ class WorkTools:
         error = input_error(name, tool_input)
         if error:
             return error_result(error)
-        declined = self.approval.decline(name, tool_input)
+        declined = self.approval.decline(name, tool_input,
+                                         asks=self.outside(tool_input["path"]) if name == "read" else None)
         if declined:
             return error_result(declined)
         try:
@@ -478,6 +585,16 @@ class WorkTools:
     def path(self, raw: str) -> Path:
         return self.workdir / os.path.expanduser(raw)
 
+    def outside(self, raw: str) -> bool:
+        """Whether `raw` names a file outside the working directory, links followed [decision H4]:
+        `read` asks first there (`~/.ssh`), as `write` does everywhere."""
+        try:
+            root = os.path.realpath(self.workdir)
+            where = os.path.realpath(self.path(raw))
+        except (ValueError, OSError):  # a NUL in the path: no file, but ask rather than guess
+            return True
+        return where != root and not where.startswith(root.rstrip(os.sep) + os.sep)
+
     def run_shell(self, tool_input: Mapping[str, Any]) -> ToolResult:
         timeout_seconds = tool_input.get("timeout_seconds", self.shell_timeout_seconds)
         environment = child_environment(self.environ, self.secrets)
@@ -487,9 +604,9 @@ class WorkTools:
 
     def run_read(self, tool_input: Mapping[str, Any]) -> ToolResult:
         path = self.path(tool_input["path"])
-        if path.is_dir():
-            return error_result(f"read: {tool_input['path']} is a directory; list it with shell.")
-        data = path.read_bytes()
+        data = read_regular(path, tool_input["path"], self.read_timeout_seconds)
+        if isinstance(data, ToolResult):
+            return data
         media_type = image_type(data[:16])
         if media_type:
             if len(data) > IMAGE_BYTES_MAX:
@@ -536,7 +653,9 @@ class WorkTools:
             return error_result("edit: old_text is empty; give the exact text to replace.")
         if old == new:
             return error_result("edit: old_text and new_text are the same; nothing to change.")
-        data = path.read_bytes()
+        data = read_regular(path, shown, self.read_timeout_seconds, "edit")
+        if isinstance(data, ToolResult):
+            return data
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:

@@ -21,6 +21,7 @@ echo names it; `zoom(id, 1)` on that echo gives the image back (harness/memory/i
 """
 
 import asyncio
+import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
@@ -33,7 +34,9 @@ from harness.calls.requests import finished, sent_back, stop_problem
 from harness.memory.images import kept, with_images
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.memory.service import Memory
-from harness.calls.tools import ToolResult, WorkTools, date_error, error_result, page_error, split_long, zoom_error
+from harness.calls.tools import (ToolResult, WorkTools, date_error, error_result, page_error, redact,
+                                 split_long, zoom_error)
+from harness.memory.text import valid_text
 from harness.calls.usage import cost_e8, record_usage, usage_record
 
 if TYPE_CHECKING:  # the SDK is imported only where a call is made
@@ -41,6 +44,7 @@ if TYPE_CHECKING:  # the SDK is imported only where a call is made
 
 JSON = Dict[str, Any]
 MAX_TOKENS = 16_000
+STOPPED_MARK = "\n[stopped: the user stopped this reply here]"
 
 
 class Output(Protocol):
@@ -136,14 +140,21 @@ class Turn:
         self.inbox: List[str] = []  # messages the user typed while the call runs [gist §6]
         self.requests: List[JSON] = []  # each request sent, for status and tests
         self.turn_id = -1
+        self._shown: List[str] = []  # the running call's text as shown so far
+        self._usage: Optional[Usage] = None  # the running call's usage as the API told it
         self.agents = agents  # the chat's subagents: `agent`, zoom("Name"), their reports
 
     def add_message(self, text: str) -> None:
         """A message typed while the call runs joins it between tool calls [gist §6]."""
-        self.inbox.append(text)
+        self.inbox.append(self.checked(text))
+
+    def checked(self, text: str) -> str:
+        """The text as Ever keeps, sends and shows it: valid UTF-8 (a lone surrogate from a paste,
+        argv or the socket is U+FFFD) and without the key [decision P14, H3]."""
+        return redact(valid_text(text), self.tools.secrets)
 
     def log(self, kind: str, text: str) -> None:
-        for piece in split_long(text):
+        for piece in split_long(self.checked(text)):
             self.memory.append(kind, piece)
 
     async def run(self, text: str, kind: str = "user", logged: bool = False) -> TurnResult:
@@ -151,6 +162,7 @@ class Turn:
         `logged`: the message is in the log already (delivered before a crash, never answered:
         the chat's inbox [decision S9]); the turn answers it without logging it again."""
         memory = self.memory
+        text = self.checked(text)  # the same text logged and sent
         try:
             view_text = await memory.settle(self.settings.settle_timeout_seconds)
         except asyncio.CancelledError:
@@ -183,8 +195,12 @@ class Turn:
                 "messages": wire(messages),
             }, self.settings.thinking, self.settings.cache_marks)
             self.requests.append(request)
+            self._shown, self._usage = [], None
             try:
                 reply = await self.client.stream(request, on_event=self._show)
+            except asyncio.CancelledError:
+                self._stopped()
+                raise
             except (Refused, Unusable, RetriesExhausted) as error:
                 # every attempt that was billed counts in `ever cost`, the failed ones too
                 self._record(getattr(error, "spent", Usage()))
@@ -201,7 +217,7 @@ class Turn:
             for block in reply.content:
                 if block["type"] == "text" and block["text"].strip():
                     self.log("ever", block["text"])
-                    result.reply = block["text"]
+                    result.reply = self.checked(block["text"])
                 elif block["type"] == "tool_use" and problem is None:
                     # a reply cut or refused runs none of its calls: their input may be cut too
                     tool_result = await self._call(block["name"], block.get("input", {}))
@@ -237,11 +253,26 @@ class Turn:
             record_usage(self.settings.home, record)
         return cost_e8(record)
 
+    def _stopped(self) -> None:
+        """Ctrl-C during a reply: what was shown of it is logged, marked, and what the API said it
+        cost is recorded, so the log and `ever cost` match what happened [gist §1]."""
+        shown = "".join(self._shown)
+        if shown.strip():
+            self.log("ever", shown.rstrip("\n") + STOPPED_MARK)
+        if self._usage is not None:
+            self._record(self._usage)
+
     def _show(self, event: Any) -> None:
-        if getattr(event, "type", "") != "content_block_delta":
+        kind = getattr(event, "type", "")
+        if kind == "message_start":
+            self._usage = Usage.of(event.message.usage)
+        elif kind == "message_delta" and self._usage is not None and getattr(event, "usage", None):
+            self._usage = dataclasses.replace(self._usage, output_tokens=event.usage.output_tokens or 0)
+        if kind != "content_block_delta":
             return
         delta = event.delta
         if delta.type == "text_delta":
+            self._shown.append(delta.text)
             self.output.text(delta.text)
         elif delta.type == "thinking_delta":
             self.output.thinking(delta.thinking)

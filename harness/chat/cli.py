@@ -30,7 +30,32 @@ def fail(sentence: str) -> None:
     sys.exit(1)
 
 
-@click.group(invoke_without_command=True)
+BUG = "(a bug in Ever: please report it)"
+
+
+class Ever(click.Group):
+    """Every command's errors end as one sentence on stderr and exit 1, never a traceback."""
+
+    def invoke(self, context: click.Context):
+        from harness.calls.outcomes import SettingsError
+
+        try:
+            return super().invoke(context)
+        except (ConfigError, StoreError, SettingsError, ConnectionError) as error:
+            fail(str(error))
+        except OSError as error:
+            where = f"{error.filename}: " if error.filename else ""
+            fail(f"{where}{error.strerror or error}.")
+        except KeyboardInterrupt:
+            click.echo("", err=True)
+            sys.exit(130)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as error:  # what no sentence was written for: still one line
+            fail(f"{type(error).__name__}: {error} {BUG}")
+
+
+@click.group(cls=Ever, invoke_without_command=True)
 @click.pass_context
 def main(context: click.Context) -> None:
     """Ever: an AI agent in one chat that never ends."""
@@ -76,7 +101,8 @@ def send(text: str, yes: bool, key) -> None:
     """One turn: TEXT (or - for standard input); prints the reply.
 
     Exit codes: 0 answered; 3 kept and not answered (in the log, or in the inbox until the chat
-    next opens: do not send it again); 4 nothing kept (safe to send again); 2 a wrong command."""
+    next opens: do not send it again); 4 nothing kept (safe to send again); 1 a setting or a file
+    to fix first, nothing logged; 2 a wrong command."""
     from harness.chat.session import send_once
     from harness.memory.store import checked_key
 
@@ -86,13 +112,17 @@ def send(text: str, yes: bool, key) -> None:
         except ValueError as error:
             fail_send(f"{error}.", EXIT_NOT_LOGGED)
     if text == "-":
-        text = sys.stdin.read().rstrip("\n")  # the pipe's last newline is not the user's
+        # bytes that are not UTF-8 become U+FFFD, as anywhere text comes in [decision P14]
+        text = sys.stdin.buffer.read().decode("utf-8", "replace")
+        text = text.rstrip("\n")  # the pipe's last newline is not the user's
     if not text.strip():
         fail_send("the message is empty; nothing was logged", EXIT_NOT_LOGGED)
     try:
         settings = load_settings()
         answer = asyncio.run(send_once(settings, text, yes=yes, key=key, say=say_waiting))
-    except (ConfigError, StoreError, OSError) as error:
+    except ConfigError as error:  # a setting or a file to fix first: nothing was logged
+        fail(str(error))
+    except (StoreError, OSError) as error:
         sentence = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         fail_send(f"{sentence} Nothing was logged.", EXIT_NOT_LOGGED)
     if answer.get("error"):
@@ -136,15 +166,28 @@ def memory_view() -> None:
     click.echo(answer["view"])
 
 
-@memory.command("zoom")
-@click.argument("first", type=int)
-@click.argument("n", type=int)
-def memory_zoom(first: int, n: int) -> None:
-    """Open line FIRST+N into the two lines under it; N = 1 gives the message whole."""
+@memory.command("zoom", context_settings={"ignore_unknown_options": True})
+@click.argument("line", nargs=-1)
+def memory_zoom(line) -> None:
+    """Open line ID+N (given as ID N, or ID+N) into the two lines under it; N = 1 gives the
+    message whole."""
+    from harness.calls.tools import zoom_arguments
     from harness.memory.images import named_images
 
+    arguments = zoom_arguments(line)  # `-1 1` reaches here as numbers, not as options
+    if arguments is None:
+        fail(f"zoom takes a line as ID N or ID+N (for example 6 1, or 6+1), not {' '.join(line) or 'nothing'}")
+    first, n = arguments
     answer = ask_owner_or_open({"op": "zoom", "id": first, "n": n})
-    click.echo(named_images(answer["text"], load_settings().chat_dir) if n == 1 else answer["text"])
+    text = answer.get("text", "")
+    if text.startswith("zoom: "):  # the memory's sentence on a line that does not exist
+        fail(text)
+    text = named_images(text, load_settings().chat_dir) if n == 1 else text
+    if sys.stdout.isatty():  # a person reads it: an escape sequence in a message is shown, not run
+        from harness.chat.terminal import visible
+
+        text = visible(text)
+    click.echo(text)
 
 
 @main.command("import")
@@ -171,7 +214,8 @@ def import_command(paths, fmt, yes: bool) -> None:
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="Where to write the page (default: memory.html in the chat's directory).")
 @click.option("--serve", is_flag=True, help="Serve the page on 127.0.0.1 instead, until Ctrl-C.")
-@click.option("--port", type=int, default=0, help="The port for --serve (default: any free one).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0,
+              help="The port for --serve (default: any free one).")
 def browse(out_path, serve: bool, port: int) -> None:
     """The whole memory as one self-contained HTML page: the view's lines, down to each message."""
     from harness.chat.browsing import serve_page, write_page

@@ -16,7 +16,8 @@ ignored):
 
     model = "claude-sonnet-4-6"            # the turns' model; EVER_MODEL overrides it
     base_url = "http://localhost:8080"     # any Messages API; ANTHROPIC_BASE_URL overrides it
-    approve = ["shell", "write", "edit"]   # tools that run without asking
+    approve = ["shell", "write", "edit"]   # tools that run without asking ("read": outside the
+                                           # working directory too)
     [memory]
     model = "claude-haiku-4-5"             # the compactor's model [gist §4] "a cheap one"
     thinking = "off"                       # off, an effort (low … max) or a budget in tokens,
@@ -40,6 +41,12 @@ message can show it; the one way to read it is `Secret.reveal()`, for the client
 `$EVER_HOME/key` must be the user's alone: a file that group or others may read or write is refused
 with a sentence saying how to fix it (the shell tool runs as the same user and can still read it;
 what the key file guards against is other users).
+
+The home is trusted only if it is the user's [decision H12]: as ssh refuses a `~/.ssh` that others
+could change, Ever refuses an EVER_HOME, `config.toml` or `instructions.md` (and the key file) that
+belongs to another user or that group or others may write, naming the file and the command that
+fixes it. Another local user who made the home first (`mkdir -m 777`) would otherwise choose the
+base URL the key is sent to, and which tools run without asking.
 """
 
 import math
@@ -52,7 +59,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from harness.calls.models import EFFORTS, setting_problem
 from harness.memory.agentlog import AgentCaps
-from harness.calls.tools import ASKING_TOOLS
+from harness.calls.tools import APPROVABLE_TOOLS
 
 HOME_DEFAULT = "~/.ever"
 CONFIG_NAME = "config.toml"
@@ -151,10 +158,44 @@ def home_from(environ: Mapping[str, str]) -> Path:
     return Path(os.path.abspath(os.path.expanduser(raw)))
 
 
+INSTRUCTIONS_NAME = "instructions.md"
+
+
+def untrusted(path: Path, status: os.stat_result) -> Optional[str]:
+    """The sentence refusing `path` if another user owns it or others may write it [decision H12];
+    None when it is the user's alone to change."""
+    if status.st_uid != os.getuid():
+        return (f"{path} belongs to another user (uid {status.st_uid}), so Ever will not trust it: "
+                f"use a home of your own (set EVER_HOME), or make it yours (chown).")
+    if status.st_mode & 0o022:
+        mode = stat.S_IMODE(status.st_mode)
+        return (f"{path} may be changed by other users (mode {mode:04o}), so Ever will not trust "
+                f"it: run chmod go-w {path}.")
+    return None
+
+
+def check_trusted(path: Path) -> None:
+    """A ConfigError if `path` exists and is not the user's alone to change [decision H12]."""
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise ConfigError(f"{path} cannot be read ({error.strerror}).") from None
+    problem = untrusted(path, status)
+    if problem:
+        raise ConfigError(problem)
+
+
 def load_settings(environ: Optional[Mapping[str, str]] = None) -> Settings:
     """The settings, environment over config file over defaults [decision H1]. Reads no key."""
     environ = os.environ if environ is None else environ
     home = home_from(environ)
+    if home.exists() and not home.is_dir():
+        raise ConfigError(f"{home} is not a directory; EVER_HOME names the directory the chat "
+                          "lives in (unset it for ~/.ever).")
+    for trusted in (home, home / INSTRUCTIONS_NAME):  # config.toml is checked as it is read
+        check_trusted(trusted)
     path = home / CONFIG_NAME
     values = dict(DEFAULTS)
     sources = {key: "default" for key in KEYS}
@@ -205,7 +246,7 @@ def load_key(home: Path, environ: Optional[Mapping[str, str]] = None) -> Secret:
         if not stat.S_ISREG(status.st_mode):
             raise ConfigError(f"{path} is not a regular file; put the API key in it.")
         if status.st_uid != os.getuid():
-            raise ConfigError(f"{path} belongs to another user; the key file must be yours.")
+            raise ConfigError(untrusted(path, status))
         if status.st_mode & 0o077:
             mode = stat.S_IMODE(status.st_mode)
             raise ConfigError(f"{path} is open to other users (mode {mode:04o}), so Ever will not "
@@ -262,9 +303,9 @@ def checked(key: str, value: Any, where: str) -> Any:
             raise wrong("a URL starting with http:// or https://")
         return value
     if key == "approve":
-        if not isinstance(value, list) or any(name not in ASKING_TOOLS for name in value):
-            raise wrong(f"a list of tool names from {', '.join(ASKING_TOOLS)}")
-        return [name for name in ASKING_TOOLS if name in value]
+        if not isinstance(value, list) or any(name not in APPROVABLE_TOOLS for name in value):
+            raise wrong(f"a list of tool names from {', '.join(APPROVABLE_TOOLS)}")
+        return [name for name in APPROVABLE_TOOLS if name in value]
     if key == "memory.thinking":
         if isinstance(value, str) and value.strip().isdigit():
             value = int(value.strip())  # a budget typed at /memory-model
@@ -307,9 +348,15 @@ def flatten(table: Mapping[str, Any], where: str) -> Dict[str, Any]:
 def read_config(path: Path) -> Dict[str, Any]:
     """The settings in the config file as dotted keys, checked; {} when there is no file."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as file:
+            problem = untrusted(path, os.fstat(file.fileno()))  # the file read, not a name
+            if problem:
+                raise ConfigError(problem)
+            data = file.read()
     except FileNotFoundError:
         return {}
+    except IsADirectoryError:
+        raise ConfigError(f"{path} is a directory; the config file is a TOML file.") from None
     except OSError as error:
         raise ConfigError(f"{path} cannot be read ({error.strerror}).") from None
     try:

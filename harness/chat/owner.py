@@ -136,7 +136,8 @@ async def ask(path: Path, request: Dict[str, Any]) -> Dict[str, Any]:
         raise Unanswered(error.strerror or str(error)) from None
     accepted = False
     try:
-        writer.write(json.dumps(request, ensure_ascii=False).encode() + b"\n")
+        # ASCII JSON: a lone surrogate (argv, a pipe) travels as its escape and is checked there
+        writer.write(json.dumps(request).encode() + b"\n")
         await writer.drain()
         while True:
             raw = await reader.readline()

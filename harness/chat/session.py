@@ -32,6 +32,10 @@ TURN_ATTEMPTS = 3
 OWNER_WAIT_SECONDS = 30.0  # how long a newcomer waits for the chat's owner to answer its socket
 OWNER_WAIT_SAID_SECONDS = 1.0  # a wait longer than this is said on stderr
 STOPPED = "The call was stopped; your message is in the log."
+# [decision C12] what a person waits at most, each shown with a countdown and ended by Ctrl-C:
+# 40 s of silence per attempt, and a server's retry-after up to 60 s
+TURN_SILENCE_SECONDS = 40.0
+TURN_RETRY_AFTER_MAX_SECONDS = 60.0
 
 
 def new_key() -> str:
@@ -280,7 +284,10 @@ class Chat:
         last = self.last if self.last and self.last.calls else None
         share = f"{last.cache_read_share:.0%}" if last else "-"
         cost = "-" if last is None else "?" if last.cost_e8 is None else dollars_text(last.cost_e8)
-        return f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
+        line = f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
+        if self.memory.paused:  # [decision C11] what failed, where, what to do
+            line += f" · the compactor is paused: {self.memory.paused}"
+        return line
 
 
 async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = False,
@@ -311,7 +318,9 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
         # a compaction retries while its call runs [decision P16]; a turn, whose user waits, gives
         # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
         compactor_client = Client(client_settings)
-        client = Client(dataclasses.replace(client_settings, attempts_max=TURN_ATTEMPTS),
+        client = Client(dataclasses.replace(client_settings, attempts_max=TURN_ATTEMPTS,
+                                            silence_seconds=TURN_SILENCE_SECONDS,
+                                            retry_after_max_seconds=TURN_RETRY_AFTER_MAX_SECONDS),
                         gate=compactor_client.gate)
     except BaseException:
         memory.close()
@@ -410,6 +419,7 @@ async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict
         result = await answered
         server.close()
         server = None
+        (settings.chat_dir / "socket").unlink(missing_ok=True)  # still ours: the lock is held
         await chat.leave()
         await chat.agents.close()  # a subagent it started stops, and reports so
         await chat.memory.idle_or_stop(5.0)
@@ -417,6 +427,7 @@ async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict
     finally:
         if server is not None:
             server.close()
+            (settings.chat_dir / "socket").unlink(missing_ok=True)
         await chat.agents.close()
         chat.memory.close()
         await chat.close_clients()

@@ -10,20 +10,22 @@ import os
 import shlex
 import shutil
 import sys
+import time
 from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from harness.calls.tools import Answer, approval_summary
+from harness.calls.tools import Answer, approval_summary, redact, zoom_arguments
 from harness.chat import owner
-from harness.chat.config import ConfigError, Settings, load_settings, set_memory_model
+from harness.chat.config import ConfigError, Settings, ensure_home, load_settings, set_memory_model
 from harness.chat.session import Chat, counted, open_chat
 from harness.memory.store import ChatBusy
+from harness.memory.text import valid_text
 
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 HELP = """\
 /memory               the memory's status and every line of the view
-/memory zoom ID N     open line ID+N
+/memory zoom ID N     open line ID+N (or: /memory zoom ID+N)
 /memory-model [MODEL] [EFFORT]   the compaction model and its thinking effort (saved to config)
 /agents              the subagents: running or how they ended, and their cost
 /stop NAME            stop a subagent (Ctrl-C with no call running stops the newest); it reports
@@ -34,6 +36,25 @@ Up and Down go through the messages sent before. Ctrl-C stops the running call; 
 
 
 ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
+ANSWER_WORDS = set(ANSWERS) | {"n", "no"}  # any other line typed at a question is a message
+
+
+def visible(text: str) -> str:
+    """`text` safe to print: control characters but newline and tab in caret notation (`^[` for
+    Esc), C1 controls as `\x9b`, lone surrogates as U+FFFD. A reply, a tool's result or a zoomed
+    message could otherwise set the window's title, move the cursor or clear the screen."""
+    out = []
+    for character in valid_text(text):
+        code = ord(character)
+        if character in "\n\t" or (0x20 <= code < 0x7F) or code > 0x9F:
+            out.append(character)
+        elif code < 0x20:
+            out.append("^" + chr(code + 64))
+        elif code == 0x7F:
+            out.append("^?")
+        else:
+            out.append(f"\\x{code:02x}")
+    return "".join(out)
 
 
 class Terminal:
@@ -46,6 +67,27 @@ class Terminal:
         self.stream = stream  # None: sys.stdout at each write, which the line editor patches
         self.pending = ""
         self.style = ""
+        self.secrets: Tuple[str, ...] = ()  # hidden in whatever is shown [decision H3]
+        self.replying = False  # a reply streams: `memory:` rows wait for its end
+        self.held: List[str] = []
+
+    def row(self, text: str) -> None:
+        """A `memory:` row: now, or after the reply that is streaming, never inside it."""
+        if self.replying:
+            self.held.append(text)
+        else:
+            self._write(text)
+
+    def end_reply(self) -> None:
+        self.end_line()
+        self.replying = False
+        held, self.held = self.held, []
+        for text in held:
+            self._write(text)
+
+    def shown(self, text: str) -> str:
+        """What may be printed of a text Ever did not write: the key hidden, controls visible."""
+        return visible(redact(text, self.secrets))
 
     def _write(self, text: str) -> None:
         stream = self.stream or sys.stdout
@@ -65,7 +107,7 @@ class Terminal:
                 cut = width if cut <= 0 else cut
             if cut < 0:
                 return
-            line = self.pending[:cut]
+            line = self.shown(self.pending[:cut])
             # the newline, or the space the line broke at, is not carried to the next line
             skip = 1 if cut < len(self.pending) and self.pending[cut] in " \n" else 0
             self.pending = self.pending[cut + skip:]
@@ -73,27 +115,29 @@ class Terminal:
 
     def end_line(self) -> None:
         if self.pending:
-            self._write(f"{self.style}{self.pending}{RESET if self.style else ''}\n")
+            self._write(f"{self.style}{self.shown(self.pending)}{RESET if self.style else ''}\n")
             self.pending = ""
 
     def text(self, delta: str) -> None:
+        self.replying = True
         self._stream(delta, "")
 
     def thinking(self, delta: str) -> None:
+        self.replying = True
         self._stream(delta, DIM)
 
     def tool(self, name: str, tool_input: Dict[str, Any]) -> None:
-        self.end_line()
-        self._write(f"{DIM}· {approval_summary(name, tool_input)}{RESET}\n")
+        self.end_reply()  # the reply's text ended where the tool call begins
+        self._write(f"{DIM}· {self.shown(approval_summary(name, tool_input))}{RESET}\n")
 
     def result(self, text: str, is_error: bool) -> None:
         first = text.strip().splitlines()[0] if text.strip() else ""
         mark = "✗" if is_error else "→"
-        self._write(f"{DIM}  {mark} {first[:160]}{RESET}\n")
+        self._write(f"{DIM}  {mark} {self.shown(first[:160])}{RESET}\n")
 
     def notice(self, sentence: str) -> None:
         self.end_line()
-        self._write(f"{sentence}\n")
+        self._write(f"{self.shown(sentence)}\n")
 
 
 async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str] = None) -> None:
@@ -106,28 +150,65 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     session: PromptSession = PromptSession(history=_history(settings), input=_terminal_input(),
                                            key_bindings=_line_breaks())
     loop = asyncio.get_running_loop()
-    questions: "asyncio.Queue[asyncio.Future]" = asyncio.Queue()
+    # a tool's question waiting for its answer: (the question, the future the tool thread awaits)
+    questions: List[Tuple[str, "asyncio.Future[str]"]] = []
 
     def ask_now(name: str, tool_input: Dict[str, Any]) -> Answer:
-        """The tool thread's question: the next line the user types answers it."""
+        """The tool thread's question. It is the prompt itself until answered, so a row printed
+        meanwhile cannot erase it; a line that is not an answer is a message, and it asks on."""
         async def question() -> str:
             answer = loop.create_future()
-            terminal._write(f"\n{BOLD}Allow {approval_summary(name, tool_input)}?{RESET} "
-                            "[y]es / [n]o / [a]lways for this tool: ")
-            await questions.put(answer)
+            questions.append((f"Allow {terminal.shown(approval_summary(name, tool_input))}? "
+                              "[y]es / [n]o / [a]lways for this tool: ", answer))
+            session.app.invalidate()
             return await answer
 
         reply = asyncio.run_coroutine_threadsafe(question(), loop).result().strip().lower()
         return ANSWERS.get(reply, Answer.NO)
 
     def changed(row: str) -> None:
-        terminal._write(f"{DIM}{row}{RESET}\n")
+        terminal.row(f"{DIM}{terminal.shown(row)}{RESET}\n")
 
     try:
         chat = await open_chat(settings, terminal, ask=ask_now, yes=yes, on_change=changed,
                                api_key=api_key)
     except ChatBusy as busy:
         raise ConfigError(str(busy)) from None
+    terminal.secrets = (chat.client.settings.api_key,)
+    # [decision C12] what the chat waits for, with a countdown, on the line above the prompt
+    # while it waits (the line editor redraws it; a bottom toolbar would need the terminal to
+    # report its cursor, which not every terminal does)
+    waits: Dict[str, Tuple[str, float]] = {}
+
+    def prompt_text() -> str:
+        if questions:
+            return questions[0][0]
+        if not waits:
+            return "› "
+        now = time.monotonic()
+        shown = " | ".join(f"{terminal.shown(what)} · {max(0.0, deadline - now):.0f} s · Ctrl-C stops"
+                           for what, deadline in waits.values())
+        return f"({shown})\n› "
+
+    def waiting(source: str):
+        def on_wait(what: Optional[str], deadline: Optional[float]) -> None:
+            if what is None:
+                if waits.pop(source, None) is None:
+                    return
+            else:
+                waits[source] = (what, deadline)
+            session.app.invalidate()
+        return on_wait
+
+    async def tick() -> None:
+        while True:
+            await asyncio.sleep(0.5)
+            if waits:
+                session.app.invalidate()
+
+    chat.client.on_wait = waiting("call")
+    chat.memory.on_wait = waiting("memory")
+    ticking = asyncio.create_task(tick())
     server = await owner.serve(chat, settings.chat_dir / "socket")
     status = chat.memory.status()
     lines = chat.memory.render().split("\n")[1:-1]
@@ -136,15 +217,18 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     for warning in chat.memory.store.warnings:  # a killed owner's lock taken over, a torn line
         terminal._write(f"{warning}\n")
     for line in lines[-5:]:
-        terminal._write(f"{DIM}{line[:160]}{RESET}\n")
+        terminal._write(f"{DIM}{terminal.shown(line[:160])}{RESET}\n")
     running: Optional[asyncio.Task] = None
     queued: set = set()
     try:
         with patch_stdout(raw=True):
             while True:
                 try:
-                    text = await session.prompt_async("› ")
+                    text = await session.prompt_async(prompt_text)
                 except KeyboardInterrupt:
+                    for _, pending in questions:  # the tool thread waits: it hears no
+                        pending.set_result("n")
+                    questions.clear()
                     if running is not None and not running.done():
                         running.cancel()
                         terminal.notice("(stopped)")
@@ -157,9 +241,13 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                         terminal.notice(f"(stopping the subagent {name}; its report follows)")
                     continue
                 except EOFError:
+                    for _, pending in questions:
+                        pending.set_result("n")
+                    questions.clear()
                     break
-                if not questions.empty():
-                    questions.get_nowait().set_result(text)  # the answer to a tool's question
+                if questions and text.strip().lower() in ANSWER_WORDS:
+                    _, pending = questions.pop(0)  # the line editor leaves question and answer shown
+                    pending.set_result(text)  # the answer to a tool's question
                     continue
                 if not text.strip():
                     continue
@@ -175,7 +263,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                         reply = slash(chat, command, HELP, set_memory_model)
                     except ConfigError as error:
                         reply = str(error)
-                    terminal._write(reply + "\n")
+                    terminal._write(terminal.shown(reply) + "\n")
                     continue
                 # the final line break of an editor's file or of a paste is not the user's
                 text = text.rstrip("\n")
@@ -188,6 +276,8 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     continue
                 running = asyncio.create_task(_turn_then_status(chat, text, terminal))
     finally:
+        ticking.cancel()
+        chat.client.on_wait = chat.memory.on_wait = None
         if running is not None and not running.done():
             running.cancel()
         server.close()
@@ -201,9 +291,10 @@ async def _turn_then_status(chat: Chat, text: str, terminal: Terminal) -> None:
     try:
         await chat.say(text, terminal)
     except asyncio.CancelledError:
-        terminal.notice("(the call was stopped; your message is in the log)")
+        terminal.end_reply()
+        terminal.notice("(the call was stopped; your message and what was shown of the reply are in the log)")
         raise
-    terminal.end_line()
+    terminal.end_reply()
     terminal._write(f"{DIM}{chat.status_line()}{RESET}\n")
 
 
@@ -227,10 +318,10 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
         rows = [f"{key}: {value}" for key, value in status.items()]
         return "\n".join(rows) + "\n" + chat.memory.render()
     if words[0] == "/memory" and words[1:2] == ["zoom"]:
-        try:
-            first, n = map(int, words[2:])
-        except ValueError:  # not numbers, or not two of them
+        arguments = zoom_arguments(words[2:])  # `ID N`, or the view's `ID+N`
+        if arguments is None:
             return "usage: /memory zoom ID N"
+        first, n = arguments
         from harness.memory.images import named_images
 
         text = chat.memory.zoom(first, n)
@@ -250,6 +341,9 @@ def _edit() -> Tuple[str, str]:
     """The message written in $VISUAL or $EDITOR, or a sentence saying why there is none."""
     variable = "VISUAL" if os.environ.get("VISUAL") else "EDITOR"
     editor = os.environ.get(variable)
+    if not editor:
+        # click would fall back to Debian's select-editor, which asks in a terminal left raw
+        return "", "(no editor: set EDITOR, or VISUAL, to the program to write the message in; nothing sent)"
     if editor:
         try:
             program = shlex.split(editor)[0]
@@ -332,10 +426,17 @@ def _terminal_input():
 def _history(settings: Settings):
     from prompt_toolkit.history import FileHistory
 
+    class CheckedHistory(FileHistory):
+        """The history file takes the checked text: a lone surrogate from a paste is U+FFFD there,
+        as in the log, instead of failing the write [decision P14]."""
+
+        def store_string(self, string: str) -> None:
+            super().store_string(valid_text(string))
+
     path = settings.home / "history"
-    settings.home.mkdir(parents=True, exist_ok=True)
+    ensure_home(settings.home)  # 0700, as the chat's files are the user's alone
     if not path.exists():
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
-    return FileHistory(str(path))
+    return CheckedHistory(str(path))
 

@@ -16,7 +16,7 @@ JSON = dict[str, Any]
 class Fault:
     """A failure the server produces on demand; build one with the functions below."""
 
-    kind: str  # status | timeout | reset | stream_error | stream_cut | malformed_event
+    kind: str  # status | timeout | pings | reset | stream_error | stream_cut | malformed_event
     status: int = 0
     error_type: str = ""
     message: str = ""
@@ -24,12 +24,16 @@ class Fault:
     delay_seconds: float = 0.0
     after_events: int = 0
     reply: Reply | None = None
+    interval_seconds: float = 0.0  # between two pings
+    error_code: str = ""  # the body's `error.details.error_code`, as the API names a cause
 
 
 def status_error(status: int, error_type: str, message: str,
-                 headers: tuple[tuple[str, str], ...] = ()) -> Fault:
-    """Any error status with the API's error body."""
-    return Fault("status", status=status, error_type=error_type, message=message, headers=headers)
+                 headers: tuple[tuple[str, str], ...] = (), error_code: str = "") -> Fault:
+    """Any error status with the API's error body; `error_code` adds `details.error_code`
+    (`enforced_spend_limit_reached` on a 429, `organization_on_hold` on a 400)."""
+    return Fault("status", status=status, error_type=error_type, message=message, headers=headers,
+                 error_code=error_code)
 
 
 def rate_limited(retry_after_seconds: float = 1.0) -> Fault:
@@ -53,6 +57,12 @@ def overloaded() -> Fault:
 def timeout(delay_seconds: float = 30.0) -> Fault:
     """Say nothing for `delay_seconds` (cut short when the server stops), then close."""
     return Fault("timeout", delay_seconds=delay_seconds)
+
+
+def pings(delay_seconds: float = 30.0, interval_seconds: float = 0.5) -> Fault:
+    """Start a stream and send only `ping` events, one every `interval_seconds`, for `delay_seconds`
+    (cut short when the server stops), then close: a server alive but never answering."""
+    return Fault("pings", delay_seconds=delay_seconds, interval_seconds=interval_seconds)
 
 
 def connection_reset() -> Fault:

@@ -76,7 +76,7 @@ Prompt cache (Anthropic's published rules, one workspace):
 
 Faults (enqueued like replies): `rate_limited` (429 with `retry-after` and `retry-after-ms`),
 `server_error` (500), `overloaded` (529 `overloaded_error`), `status_error` (any), `timeout` (no
-answer for longer than the client waits), `connection_reset` (a partial status line, then a TCP
+answer for longer than the client waits), `pings` (a stream of `ping` events and nothing else), `connection_reset` (a partial status line, then a TCP
 reset), and for streams `stream_error` (an `error` event mid-stream), `stream_cut` (the socket
 closes before `message_stop`, without the chunked terminator) and `malformed_event` (an event whose
 data is not JSON). A stream fault sent to a non-streaming request becomes its nearest equivalent:
@@ -104,15 +104,15 @@ from typing import Any
 from harness.calls.models import IMAGES
 from harness.localapi.cache import CacheOutcome, ManualClock, PendingWrite, PromptCache, WallClock
 from harness.localapi.faults import (Fault, Item, Predicate, Responder, as_reply_or_fault, connection_reset,
-                                     malformed_event, overloaded, rate_limited, server_error, status_error,
-                                     stream_cut, stream_error, timeout)
+                                     malformed_event, overloaded, pings, rate_limited, server_error,
+                                     status_error, stream_cut, stream_error, timeout)
 from harness.localapi.replies import Reply, text, thinking, tool_use
 from harness.localapi.validation import (ApiError, block_tokens, cache_marks, check_request, content_blocks,
                                          invalid, prompt_blocks)
 
 # The names a test scripts the server with, all from here.
 __all__ = ["LocalAPI", "ManualClock", "WallClock", "Reply", "text", "thinking", "tool_use", "Fault",
-           "status_error", "rate_limited", "server_error", "overloaded", "timeout", "connection_reset",
+           "status_error", "rate_limited", "server_error", "overloaded", "timeout", "pings", "connection_reset",
            "stream_error", "stream_cut", "malformed_event", "block_tokens"]
 
 JSON = dict[str, Any]
@@ -160,8 +160,11 @@ def usage_json(outcome: CacheOutcome, output_tokens: int) -> JSON:
     }
 
 
-def error_json(error_type: str, message: str, request_id: str) -> JSON:
-    return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+def error_json(error_type: str, message: str, request_id: str, error_code: str = "") -> JSON:
+    error: JSON = {"type": error_type, "message": message}
+    if error_code:
+        error["details"] = {"error_code": error_code}
+    return {"type": "error", "error": error, "request_id": request_id}
 
 
 def pieces(value: str, size: int) -> list[str]:
@@ -532,12 +535,23 @@ class LocalAPI:
                       record: Callable[..., None]) -> None:
         if fault.kind == "status":
             record(fault.status, "status")
-            handler.send_json(fault.status, error_json(fault.error_type, fault.message, request_id),
+            handler.send_json(fault.status, error_json(fault.error_type, fault.message, request_id,
+                                                       fault.error_code),
                               request_id, fault.headers)
         elif fault.kind == "timeout":
             record(None, "timeout")
             self._stopping.wait(fault.delay_seconds)
             handler.close_connection = True
+        elif fault.kind == "pings":
+            record(200, "pings")
+            handler.start_stream(request_id)
+            deadline = time.monotonic() + fault.delay_seconds
+            while not self._stopping.wait(fault.interval_seconds) and time.monotonic() < deadline:
+                try:
+                    handler.send_chunk(sse("ping", '{"type": "ping"}'))
+                except OSError:  # the client gave up and closed the connection
+                    break
+            handler.hang_up()
         elif fault.kind == "reset":
             record(None, "reset")
             handler.wfile.write(b"HTTP/1.1 200")

@@ -21,12 +21,20 @@ before its checkpoint; the view after a restart is the live view, byte for byte.
 tests/test_service_crash.py kills the process at random points to check it, and the bridge
 restarts the production planner from its last checkpoint at every `Restart`.
 
+**A pause** [decision C11]. A compaction that fails for a reason that is not the model's answer
+(a wrong key, a refused request, a spend limit: `Paused`, with the sentence saying what failed,
+where, and what to do) counts no try: the compactor pauses. Its calls stop, the planner still has
+them running, the sentence is a `memory:` row and `status()["compactor"]`, and a waiting turn goes
+on at once. It resumes (the calls start again) when a turn starts — the user acted — or after
+PAUSE_BACKOFF_SECONDS, whichever is first.
+
 The service reads the clock (for the store's dates and the compactor's backoff); the planner
 does not: time reaches it as events.
 """
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Awaitable, Callable, Dict, List, Optional, Tuple
@@ -41,6 +49,13 @@ log = logging.getLogger("ever.memory")
 
 PAGE_CHARS = 30_000  # zoom(id, 1) gives a long message in pages of this many characters
 RETRY_BACKOFF_SECONDS = (2.0, 4.0, 8.0)  # after a content failure, while a turn waits [P8]
+# [decision C11] a paused compactor tries again after these, then every last one
+PAUSE_BACKOFF_SECONDS = (30.0, 60.0, 120.0, 300.0)
+
+
+class Paused(Exception):
+    """A compaction that cannot succeed until something outside it changes (the key, the model,
+    a spend limit); the text is one sentence: what failed, the URL, what to do. No node's failure."""
 
 
 class StoreTexts:
@@ -199,6 +214,11 @@ class Memory:
         self.inbox = Inbox(store.chat)
         # accepted messages a turn is about to log: [key, the text not yet logged, first piece?]
         self._delivering: List[list] = []
+        self.on_wait: Optional[Callable[[Optional[str], Optional[float]], None]] = None  # C12
+        self.paused = ""  # [decision C11] the sentence, while the compactor is paused
+        self._pauses = 0  # in a row, for the backoff
+        self._last_pause = ""  # the cause last shown, until a line is built
+        self._resume_handle: Optional[asyncio.TimerHandle] = None
 
     # ---- opening ----
 
@@ -243,6 +263,8 @@ class Memory:
         if self._retry_handle is not None:
             self._retry_handle.cancel()
         self.inbox.close()
+        if self._resume_handle is not None:
+            self._resume_handle.cancel()
         if not self.store.closed and self.store.writable and self.planner.lines_since_save:
             self._checkpoint()  # the next open replays nothing
         self.store.close()
@@ -305,6 +327,8 @@ class Memory:
         for node in list(self.tasks):
             if node not in running:
                 self.tasks.pop(node).cancel()
+        if self.paused:
+            return  # the planner's calls start when the compactor resumes
         for node in self.planner.running:
             if node not in self.tasks:
                 job = self.job(*node)
@@ -325,6 +349,11 @@ class Memory:
             result = await self.build(job)
         except asyncio.CancelledError:
             raise
+        except Paused as pause:
+            if self.tasks.get(node) is asyncio.current_task():
+                del self.tasks[node]
+                self._pause(str(pause))
+            return
         except Exception as error:  # a bug or an unexpected answer: a failed try, logged
             log.exception("compaction of %s raised", job.name)
             result = JobResult(reason=f"{type(error).__name__}: {error}")
@@ -343,6 +372,7 @@ class Memory:
             if self.planner.waiting:
                 self._retry_later()
         else:
+            self._pauses, self._last_pause = 0, ""
             self._apply(Built(job.l, job.i, result.text))
             if job.l == 0:
                 self._row(f"message {job.i} summarized as {job.name}")
@@ -354,6 +384,32 @@ class Memory:
         """A `memory:` row for each compactor change, with the view's size after it."""
         if self.on_change:
             self.on_change(f"memory: {what} · view {self.planner.view.bytes:,} bytes")
+
+    def _pause(self, sentence: str) -> None:
+        """[decision C11] Stop the calls (each would fail alike), say why, resume on a backoff."""
+        shown = sentence != self._last_pause
+        self.paused = self._last_pause = sentence
+        for task in self.tasks.values():
+            task.cancel()
+        self.tasks.clear()
+        if shown:
+            self._row(f"the compactor is paused: {sentence}")
+        delay = PAUSE_BACKOFF_SECONDS[min(self._pauses, len(PAUSE_BACKOFF_SECONDS) - 1)]
+        self._pauses += 1
+        if self._resume_handle is not None:
+            self._resume_handle.cancel()
+        self._resume_handle = asyncio.get_running_loop().call_later(delay, self.resume)
+        self._settled.set()  # a waiting turn goes on: no line comes until the cause is fixed
+
+    def resume(self) -> None:
+        """Start the paused compactor's calls again; a pause for the same cause is not shown twice."""
+        if self._resume_handle is not None:
+            self._resume_handle.cancel()
+            self._resume_handle = None
+        if not self.paused:
+            return
+        self.paused = ""
+        self._follow_running()
 
     def _retry_later(self) -> None:
         """While a turn waits, send Retry once the compactor's backoff has passed [P8]."""
@@ -391,13 +447,21 @@ class Memory:
         `timeout_seconds`; then the view is rendered. The turn logs its message after this."""
         self._settled = asyncio.Event()
         self.failures_in_wait = 0
+        self.resume()  # [decision C11] the user acted: a paused compactor tries again
         self._apply(Wait())
         try:
             if self.planner.waiting:
+                if self.on_wait is not None:  # [decision C12] shown, with its countdown
+                    unbuilt = sum(1 for l, i in self.planner.view.lines() if not self.planner.built(l, i))
+                    self.on_wait(f"waiting for the memory to summarize {unbuilt} line"
+                                 f"{'' if unbuilt == 1 else 's'}",
+                                 time.monotonic() + timeout_seconds)
                 await asyncio.wait_for(self._settled.wait(), timeout_seconds)
         except asyncio.TimeoutError:
             pass
         finally:  # a turn stopped while it waits ends its wait too
+            if self.on_wait is not None:
+                self.on_wait(None, None)
             if self.planner.waiting:
                 self._apply(TurnEnd())
         return self.planner.render()
@@ -421,7 +485,9 @@ class Memory:
         T = self.planner.T
         if n < 1 or n & (n - 1):
             return f"zoom: n must be a power of 2 (1, 2, 4, …), not {n}"
-        if first < 0 or first % n:
+        if first < 0:
+            return f"zoom: id must be 0 or more (a message's number), not {first}"
+        if first % n:
             return f"zoom: id must be a multiple of n = {n}, not {first}"
         if first >= T:
             return f"zoom: the chat has messages 0 to {T - 1}; there is no message {first}"
@@ -466,5 +532,6 @@ class Memory:
             "unsummarized": unbuilt,
             "running": [node_name(l, i) for l, i in planner.running],
             "failures": {node_name(l, i): count for (l, i), count in planner.failures.items()},
+            "compactor": f"paused: {self.paused}" if self.paused else "working",
         }
 
