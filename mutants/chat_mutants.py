@@ -62,8 +62,8 @@ MUTANTS = [
     Mutant(
         name="turn_logs_its_message_before_the_view",
         path="harness/calls/turn.py",
-        old="        memory = self.memory\n        try:\n",
-        new="        memory = self.memory\n        self.log(\"user\", text)\n        try:\n",
+        old="        text = self.checked(text)  # the same text logged and sent\n        try:\n",
+        new="        text = self.checked(text)  # the same text logged and sent\n        self.log(\"user\", text)\n        try:\n",
         check=test("tests/test_turn.py::test_a_turn_sends_tools_system_the_view_in_blocks_the_state_and_the_message"),
         note="the message is in the view and again after it [decision P17]",
     ),

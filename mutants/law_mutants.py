@@ -373,11 +373,12 @@ MUTANTS += [
            law("most_due_is_the_choice"), "most_due returns the first pair that can merge, not the most due"),
 ]
 
-HEAP_SCAN = "                if best_l < 0 or more_due(l, first, best_l, best_first, T):\n"
+HEAP_SCAN = "                if more_due(other, tops[other], l, first, T):\n"
 MUTANTS += [
     Mutant("planner_heap_tie_to_newer_high", HARNESS_PLANNER, HEAP_SCAN,
-           "                if best_l < 0 or (more_due(l, first, best_l, best_first, T) and not (\n"
-           "                        l >= 5 and ((T + 1 - first) << best_l) == ((T + 1 - best_first) << l))):\n",
+           # a tie is flipped where either level is 5 or more: the newer pair goes first
+           "                if more_due(other, tops[other], l, first, T) != (max(l, other) >= 5 and\n"
+           "                        ((T + 1 - tops[other]) << l) == ((T + 1 - first) << other)):\n",
            test("tests/test_choice_agreement.py::test_the_production_heaps_choose_as_the_model_on_ties_at_high_levels"),
            "the production fit gives a tie with a pair of level ≥ 5 to the newer pair"),
     Mutant("tree_lookup_wraps_past_2_14", "model/tree.py", "    return trie_get(tree.levels[l], i)\n",
