@@ -17,11 +17,10 @@ Its traps, each met here:
 """
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from harness.memory.imports.notes import Note, Parsed, tool_call, tool_result, utc_date
+from harness.memory.imports.notes import json_lines, Note, Parsed, tool_call, tool_result, utc_date
 
 
 def content_text(content: object) -> List[str]:
@@ -60,57 +59,49 @@ def parse(path: Path) -> Parsed:
     parsed = Parsed()
     by_message_id: Dict[str, int] = {}  # a split response's notes, by the API message id
     parts_seen: Dict[str, set] = {}  # and the parts each holds, so a block written twice is once
-    with open(path, encoding="utf-8") as f:
-        for number, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                parsed.skipped += 1
-                continue
-            if not isinstance(record, dict) or record.get("type") not in ("user", "assistant"):
-                continue
-            if record.get("isMeta"):
-                continue
-            message = record.get("message")
-            if not isinstance(message, dict):
-                parsed.skipped += 1
-                continue
-            content = message.get("content", "")
-            parts = content_text(content)
-            body = "\n".join(p for p in parts if p)
-            if not body.strip():
-                continue  # a thought alone: nothing the chat would have logged
-            uuid = str(record.get("uuid") or f"{path.name}:{number}")
-            date = utc_date(record.get("timestamp")) or utc_date(message.get("timestamp"))
-            if date is None:
-                parsed.skipped += 1
-                continue
-            marks = [f"session {record.get('sessionId', '?')}"]
-            if record.get("isSidechain"):
-                marks.append("sidechain")
-            message_id: Optional[str] = message.get("id") if record.get("type") == "assistant" else None
-            if message_id and message_id in by_message_id:
-                # [trap] the next block of a response already begun: joined to its note
-                k = by_message_id[message_id]
-                earlier = parsed.notes[k]
-                if body not in parts_seen[message_id]:
-                    parts_seen[message_id].add(body)
-                    parsed.notes[k] = Note(earlier.source, earlier.identity, earlier.date, earlier.role,
-                                           earlier.body + "\n" + body, earlier.file, earlier.position,
-                                           earlier.marks)
-                continue
-            if message_id:
-                identity = f"claude-code:message:{message_id}"
-            else:
-                # a repeated line keeps its time and text, whether or not its uuid was kept
-                digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
-                identity = f"claude-code:{date.isoformat()}:{digest}"
-            marks.append(f"id {message_id or uuid}")
-            if message_id:
-                by_message_id[message_id] = len(parsed.notes)
-                parts_seen[message_id] = {body}
-            parsed.notes.append(Note("claude-code", identity, date, role_of(record, content), body,
-                                     str(path), f"line {number}", tuple(marks)))
+    for number, record in json_lines(path, parsed):
+        if not isinstance(record, dict) or record.get("type") not in ("user", "assistant"):
+            continue
+        if record.get("isMeta"):
+            continue
+        message = record.get("message")
+        if not isinstance(message, dict):
+            parsed.skipped += 1
+            continue
+        content = message.get("content", "")
+        parts = content_text(content)
+        body = "\n".join(p for p in parts if p)
+        if not body.strip():
+            continue  # a thought alone: nothing the chat would have logged
+        uuid = str(record.get("uuid") or f"{path.name}:{number}")
+        date = utc_date(record.get("timestamp")) or utc_date(message.get("timestamp"))
+        if date is None:
+            parsed.skipped += 1
+            continue
+        marks = [f"session {record.get('sessionId', '?')}"]
+        if record.get("isSidechain"):
+            marks.append("sidechain")
+        message_id: Optional[str] = message.get("id") if record.get("type") == "assistant" else None
+        if message_id and message_id in by_message_id:
+            # [trap] the next block of a response already begun: joined to its note
+            k = by_message_id[message_id]
+            earlier = parsed.notes[k]
+            if body not in parts_seen[message_id]:
+                parts_seen[message_id].add(body)
+                parsed.notes[k] = Note(earlier.source, earlier.identity, earlier.date, earlier.role,
+                                       earlier.body + "\n" + body, earlier.file, earlier.position,
+                                       earlier.marks)
+            continue
+        if message_id:
+            identity = f"claude-code:message:{message_id}"
+        else:
+            # a repeated line keeps its time and text, whether or not its uuid was kept
+            digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+            identity = f"claude-code:{date.isoformat()}:{digest}"
+        marks.append(f"id {message_id or uuid}")
+        if message_id:
+            by_message_id[message_id] = len(parsed.notes)
+            parts_seen[message_id] = {body}
+        parsed.notes.append(Note("claude-code", identity, date, role_of(record, content), body,
+                                 str(path), f"line {number}", tuple(marks)))
     return parsed

@@ -18,11 +18,10 @@ repeated pastes are).
 """
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Optional, Tuple
 
-from harness.memory.imports.notes import Note, Parsed, tool_call, tool_result, utc_date
+from harness.memory.imports.notes import json_lines, Note, Parsed, tool_call, tool_result, utc_date
 
 ITEM_TYPES = ("message", "function_call", "function_call_output", "custom_tool_call",
               "custom_tool_call_output", "local_shell_call", "reasoning", "web_search_call")
@@ -64,51 +63,43 @@ def parse(path: Path) -> Parsed:
     parsed = Parsed()
     session = "?"
     last_date = None  # an older rollout's items have no time of their own: the last one known
-    with open(path, encoding="utf-8") as f:
-        for number, raw in enumerate(f, 1):
-            if not raw.strip():
+    for number, record in json_lines(path, parsed):
+        if not isinstance(record, dict):
+            parsed.skipped += 1
+            continue
+        kind = record.get("type")
+        payload = record.get("payload")
+        if kind is None and "id" in record and "timestamp" in record and number == 1:
+            session = str(record["id"])  # the bare first line of an older rollout
+            last_date = utc_date(record.get("timestamp"))
+            continue
+        if kind == "session_meta" and isinstance(payload, dict):
+            session = str(payload.get("id", session))
+            last_date = utc_date(payload.get("timestamp")) or utc_date(record.get("timestamp"))
+            continue
+        if kind == "compacted" and isinstance(payload, dict):
+            role, body = "compaction summary", str(payload.get("message", ""))
+        elif kind == "response_item" and isinstance(payload, dict):
+            found = item_note(payload)
+            if found is None:
                 continue
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                parsed.skipped += 1
+            role, body = found
+        elif kind in ITEM_TYPES and payload is None:
+            found = item_note(record)  # an older rollout's bare item
+            if found is None:
                 continue
-            if not isinstance(record, dict):
-                parsed.skipped += 1
-                continue
-            kind = record.get("type")
-            payload = record.get("payload")
-            if kind is None and "id" in record and "timestamp" in record and number == 1:
-                session = str(record["id"])  # the bare first line of an older rollout
-                last_date = utc_date(record.get("timestamp"))
-                continue
-            if kind == "session_meta" and isinstance(payload, dict):
-                session = str(payload.get("id", session))
-                last_date = utc_date(payload.get("timestamp")) or utc_date(record.get("timestamp"))
-                continue
-            if kind == "compacted" and isinstance(payload, dict):
-                role, body = "compaction summary", str(payload.get("message", ""))
-            elif kind == "response_item" and isinstance(payload, dict):
-                found = item_note(payload)
-                if found is None:
-                    continue
-                role, body = found
-            elif kind in ITEM_TYPES and payload is None:
-                found = item_note(record)  # an older rollout's bare item
-                if found is None:
-                    continue
-                role, body = found
-            else:
-                continue  # event_msg, turn_context, state lines
-            if not body.strip():
-                continue
-            date = utc_date(record.get("timestamp")) or last_date
-            last_date = date
-            if date is None:
-                parsed.skipped += 1
-                continue
-            digest = hashlib.sha256(f"{role}\0{body}".encode("utf-8")).hexdigest()
-            identity = f"codex:{date.isoformat()}:{digest}"
-            parsed.notes.append(Note("codex", identity, date, role, body, str(path), f"line {number}",
-                                     (f"session {session}",)))
+            role, body = found
+        else:
+            continue  # event_msg, turn_context, state lines
+        if not body.strip():
+            continue
+        date = utc_date(record.get("timestamp")) or last_date
+        last_date = date
+        if date is None:
+            parsed.skipped += 1
+            continue
+        digest = hashlib.sha256(f"{role}\0{body}".encode("utf-8")).hexdigest()
+        identity = f"codex:{date.isoformat()}:{digest}"
+        parsed.notes.append(Note("codex", identity, date, role, body, str(path), f"line {number}",
+                                 (f"session {session}",)))
     return parsed

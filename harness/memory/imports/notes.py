@@ -3,7 +3,8 @@
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import List, Optional, Tuple
+from pathlib import Path
+from typing import Iterator, List, Optional, Tuple
 
 from harness.memory.text import OUTPUT_CHARS_MAX, clip_output
 
@@ -30,6 +31,19 @@ class Note:
 class Parsed:
     notes: List[Note] = field(default_factory=list)
     skipped: int = 0  # lines or rows that were not JSON, or not a message
+
+
+def json_lines(path: Path, parsed: Parsed) -> Iterator[Tuple[int, object]]:
+    """Each JSON line of a file with its line number; a blank line is passed over, and one that is
+    not JSON (a torn last line, say) is counted in `parsed.skipped`."""
+    with open(path, encoding="utf-8") as f:
+        for number, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                yield number, json.loads(raw)
+            except ValueError:
+                parsed.skipped += 1
 
 
 def utc_date(value: object) -> Optional[datetime]:

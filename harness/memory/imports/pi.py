@@ -14,11 +14,10 @@ The active branch is imported as it is; each entry on a side branch is imported 
 being lost, with the mark "side branch" in its header. A thought is not imported [I2].
 """
 
-import json
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from harness.memory.imports.notes import ImportFailed, Note, Parsed, tool_call, tool_result, utc_date
+from harness.memory.imports.notes import json_lines, ImportFailed, Note, Parsed, tool_call, tool_result, utc_date
 
 
 def parts_text(content: object) -> str:
@@ -63,21 +62,13 @@ def parse(path: Path) -> Parsed:
     parsed = Parsed()
     entries: List[Tuple[int, dict]] = []
     session = "?"
-    with open(path, encoding="utf-8") as f:
-        for number, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                parsed.skipped += 1
-                continue
-            if not isinstance(record, dict):
-                parsed.skipped += 1
-            elif record.get("type") == "session":
-                session = str(record.get("id", session))
-            else:
-                entries.append((number, record))
+    for number, record in json_lines(path, parsed):
+        if not isinstance(record, dict):
+            parsed.skipped += 1
+        elif record.get("type") == "session":
+            session = str(record.get("id", session))
+        else:
+            entries.append((number, record))
     if session == "?" and not entries:
         raise ImportFailed(f"{path} has no pi session header")
     by_id: Dict[str, dict] = {}
