@@ -26,7 +26,7 @@ DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 HELP = """\
 /memory               the memory's status and every line of the view
 /memory zoom ID N     open line ID+N (or: /memory zoom ID+N)
-/memory-model [MODEL] [EFFORT]   the compaction model and its thinking effort (saved to config)
+/memory-model [MODEL] [THINKING]   the compaction model and its thinking: off, an effort or a budget (saved)
 /agents              the subagents: running or how they ended, and their cost
 /stop NAME            stop a subagent (Ctrl-C with no call running stops the newest); it reports
 /edit                 write the message in $EDITOR
@@ -330,7 +330,7 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
         return "usage: /memory, or /memory zoom ID N"
     if words[0] == "/memory-model":
         if len(words) > 3:
-            return "usage: /memory-model [MODEL] [EFFORT]"
+            return "usage: /memory-model [MODEL] [THINKING]"
         answer = set_model(words[1] if len(words) > 1 else None, words[2] if len(words) > 2 else None)
         chat.set_memory_model(load_settings())
         return answer
