@@ -217,3 +217,22 @@ def test_ever_chat_opens_with_the_views_size_and_its_last_lines(tmp_path, api):
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
+
+
+def test_a_reader_that_goes_away_gets_no_error_sentence(tmp_path):
+    # `ever memory view | head -c 0`: the pipe's reader is gone before ever writes; ever says nothing
+    home = tmp_path / "home"
+    from harness.memory.service import Memory
+
+    memory = Memory.open(home)
+    memory.append("user", "hello")
+    memory.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    env["EVER_HOME"] = str(home)
+    reader, writer = os.pipe()
+    child = subprocess.Popen([EVER, "memory", "view"], env=env, stdout=writer, stderr=subprocess.PIPE)
+    os.close(reader)  # long before the child has started Python
+    os.close(writer)
+    _, stderr = child.communicate(timeout=60)
+    assert stderr.decode() == ""
+    assert child.returncode == 1

@@ -16,6 +16,7 @@ Settings: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME, EVER_MODEL and `$EVE
 
 import asyncio
 import json
+import os
 import sys
 from typing import Any, Dict
 
@@ -41,6 +42,11 @@ class Ever(click.Group):
 
         try:
             return super().invoke(context)
+        except BrokenPipeError:  # a ConnectionError, but not the chat's
+            # the reader went away (`ever memory view | head`): nothing to say, and nothing more
+            # to write; stdout goes to /dev/null so the exit's own flush cannot fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         except (ConfigError, StoreError, SettingsError, ConnectionError) as error:
             fail(str(error))
         except OSError as error:
