@@ -2,7 +2,8 @@
 of damaged homes and bad inputs — each item's cases and more — and every chat command against bad
 arguments in a pseudo-terminal; the test fails on any traceback, on the catch-all's "a bug in Ever"
 sentence (an error nobody wrote a sentence for), on more than one line of error, and on an exit
-code other than 0 (it worked) or 1 (one sentence said why) — 2 is click's own usage error.
+code other than 0 (it worked) or 1 (one sentence said why) — 2 is click's own usage error, and
+`ever send` may also exit 3 (kept, not answered) or 4 (nothing kept, safe to resend).
 
 The commands run in this process through click's test runner (a subprocess per run would cost a
 second each: the battery is hundreds of runs), against the local Messages API through the real
