@@ -28,7 +28,7 @@ from harness.memory.planner import Config, Planner
 from model import planner as mp
 
 KINDS = ("user", "ever", "tool", "echo", "work", "note")
-RATIO_FLOOR = 50  # issue 19: the production planner is the model's fast twin
+RATIO_FLOOR = 50  # the production planner is the model's fast twin: at least 50 times its speed
 SHORT_RATIO_FLOOR = 20  # the short run's smaller view merges less per message, and is noisier
 PER_MESSAGE_GROWTH_MAX = 1.5
 PRODUCTION_ROUNDS = 3  # the production side is timed best of three, the model once

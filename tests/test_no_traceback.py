@@ -1,4 +1,4 @@
-"""Strategy: never a traceback (issue 15, "Must show"). Every `ever` command runs against a battery
+"""Strategy: never a traceback. Every `ever` command runs against a battery
 of damaged homes and bad inputs — each item's cases and more — and every chat command against bad
 arguments in a pseudo-terminal; the test fails on any traceback, on the catch-all's "a bug in Ever"
 sentence (an error nobody wrote a sentence for), on more than one line of error, and on an exit

@@ -1,4 +1,4 @@
-"""Strategy: the chat as people really use it, and as an attacker would (issue 15): each test takes
+"""Strategy: the chat as people really use it, and as an attacker would: each test takes
 one way the chat used to break — an error that is not the model's answer, a home another user
 owns, a key echoed in an error, a byte that is not UTF-8, a `read` of /dev/zero or a FIFO, a wait
 with nothing shown, a bad setting — and drives it through the real `anthropic` SDK against the

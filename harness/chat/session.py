@@ -407,7 +407,7 @@ def log_unanswered(settings: Settings, text: str, key: str, error: ConfigError) 
 
 async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict[str, Any]:
     """This process owns the chat: it answers the socket for as long as it does, so that the
-    sends and the `ever memory` that arrive meanwhile are answered, not refused [issue 15]."""
+    sends and the `ever memory` that arrive meanwhile are answered, not refused (docs/reliability.md, S9)."""
     server = None
     try:
         server = await owner.serve(chat, settings.chat_dir / "socket")
