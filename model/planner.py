@@ -8,7 +8,7 @@ the planner reads no clock, no file and no randomness. Decisions the gist leaves
 from dataclasses import dataclass, replace
 from typing import Callable, Tuple, Union
 
-from model.base import appended, choose, mapped
+from model.base import appended, choose, length, mapped
 from model.line import capped_line, capped_merge
 from model.tree import Tree, tree_get, tree_has, tree_put, tree_text
 from model.view import (
@@ -137,6 +137,22 @@ def without(nodes: Tuple[Node, ...], node: Node) -> Tuple[Node, ...]:
     return tuple(n for n in nodes if n != node)
 
 
+Failures = Tuple[Tuple[Node, int], ...]
+
+
+def failures_without(failures: Failures, node: Node) -> Failures:
+    return tuple(entry for entry in failures if entry[0] != node)
+
+
+def failure_count(failures: Failures, node: Node) -> int:
+    """The failed tries of `node` so far."""
+    count = 0
+    for entry in failures:
+        if entry[0] == node:
+            count = entry[1]
+    return count
+
+
 def with_line(view: View, line: Line) -> View:
     """The view with node (line.l, line.i)'s line, if it has one, replaced by `line`. The laws
     run this on Z3 terms (model/base.py)."""
@@ -164,18 +180,17 @@ def build(state: State, l: int, i: int, text: str) -> State:
         cview=cview,
         ready=without(state.ready, node),
         running=without(state.running, node),
-        failures=tuple(entry for entry in state.failures if entry[0] != node),
+        failures=failures_without(state.failures, node),
         retry_later=without(state.retry_later, node),
     )
     return ready_parent(state, l, i)
 
 
 def ready_parent(state: State, l: int, i: int) -> State:
-    left = tree_get(state.tree, l, i & ~1)
-    right = tree_get(state.tree, l, i | 1)
-    if left is None or right is None:
+    tree = state.tree
+    if not (tree_has(tree, l, i & ~1) and tree_has(tree, l, i | 1)):
         return state
-    joined = left + "\n" + right
+    joined = tree_text(tree, l, i & ~1) + "\n" + tree_text(tree, l, i | 1)
     # [gist §2] two short lines are joined by a newline: a free node, with no model call
     if utf8_bytes(joined) <= LINE_BYTES_MAX:
         return build(state, l + 1, i >> 1, joined)
@@ -216,7 +231,7 @@ def batch(state: State) -> State:
     cview = state.cview
     cmerges: Tuple[Node, ...] = ()
     cshrinking = state.cshrinking
-    if len(merges) > 0:
+    if length(merges) > 0:
         cview, cmerges = fit(view, state.T, c.cview_bytes_floor, parents)
         cshrinking = view_bytes(cview) > c.cview_bytes_floor
     else:
@@ -250,8 +265,8 @@ def unbuilt_lines(view: View) -> Tuple[Node, ...]:
     return tuple((0, line.i) for line in view if not line.built)
 
 
-def schedule(state: State) -> State:
-    """Start calls up to jobs_max [gist §4].
+def schedule(state: State) -> Tuple[bool, Tuple[Node, ...]]:
+    """Start calls up to jobs_max [gist §4]: whether a turn still waits, and the calls running.
 
     Candidates, in order: the messages whose line has fewer than jobs_max unbuilt lines before
     it, oldest first; then the ready merges, oldest last message first. A node that failed waits
@@ -284,12 +299,13 @@ def schedule(state: State) -> State:
     slots = c.jobs_max - len(running)
     if slots > 0:
         running = running + candidates[:slots]
-    return replace(state, waiting=waiting, running=running)
+    return waiting, running
 
 
 def waiting_queue(state: State) -> Tuple[Node, ...]:
     """The calls that would run if a turn started waiting now."""
-    return schedule(replace(state, waiting=True)).running
+    _, running = schedule(replace(state, waiting=True))
+    return running
 
 
 # ---- the events ----
@@ -318,17 +334,13 @@ def message(state: State, kind: str, text: str) -> State:
 
 def failed(state: State, l: int, i: int) -> State:
     node = (l, i)
-    count = 1
-    for entry in state.failures:
-        if entry[0] == node:
-            count = entry[1] + 1
+    count = failure_count(state.failures, node) + 1
     if count >= state.config.failures_max:
         return build(state, l, i, capped_text(state, l, i))
     return replace(
         state,
         running=without(state.running, node),
-        failures=tuple(entry for entry in state.failures if entry[0] != node)
-        + ((node, count),),
+        failures=failures_without(state.failures, node) + ((node, count),),
         retry_later=state.retry_later + (node,),
     )
 
@@ -344,9 +356,11 @@ def step(state: State, event: Event) -> State:
         # a line is 1 to 512 bytes of valid text [gist §2] [decision P1, P14]
         assert is_valid_text(event.text)
         assert 0 < utf8_bytes(event.text) <= LINE_BYTES_MAX
+        assert event.l >= 0 and event.i >= 0  # a node [gist §2]
         if (event.l, event.i) in state.running:
             state = build(state, event.l, event.i, event.text)
     elif isinstance(event, Failed):
+        assert event.l >= 0 and event.i >= 0
         if (event.l, event.i) in state.running:
             state = failed(state, event.l, event.i)
     elif isinstance(event, Retry):
@@ -360,7 +374,8 @@ def step(state: State, event: Event) -> State:
         # [decision P10, P16]; running calls and a waiting turn die with the process, and a
         # failed node is tried again by the new one
         state = replace(state, running=(), retry_later=(), waiting=False)
-    return schedule(state)
+    waiting, running = schedule(state)
+    return replace(state, waiting=waiting, running=running)
 
 
 def turn(
