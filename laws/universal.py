@@ -10,9 +10,9 @@ trusted is named in each label: model/base.py's nine twins (seven sequence opera
 loop rules), checked against their Python originals by `twins_agree`.
 
 A claim about *every history of events* (view_covers, ...) is an induction: the base case, and a
-proof on the model's code that each view step an event can make keeps the invariant. That each
-event is exactly those steps is not proved: it is checked on every transition of model runs
-(laws.z3_runs), at T ≥ 100,000 and level ≥ 16 in `make laws-deep`. The label says so.
+proof that `model.planner.step`, run on Z3 terms for each kind of event, every branch of it
+taken both ways, keeps the invariant (laws.z3_events; docs/history_laws.md). `make laws-deep`
+also replays a long run to T ≥ 100,000 as a cross-check; no label rests on it.
 
 Each proof's assumptions are shown satisfiable, so none holds vacuously; tests/test_universal.py
 and the mutants show that wrong code fails.
@@ -27,6 +27,7 @@ import z3
 import harness.memory.planner as production
 import model.base as base
 import model.view as model_view
+from laws import z3_events as ze
 from laws import z3_model as zm
 from laws import z3_views as zv
 from laws.core import Budget, Law, Verdict
@@ -317,28 +318,41 @@ def deep_transitions():
     return transitions(DEEP_RUN[0], DEEP_RUN[1], DEEP, prompt=True)
 
 
+@lru_cache(maxsize=None)
+def history_proofs() -> Tuple[bool, str, int, float, int]:
+    """The induction over histories, on the model's code (laws.z3_events): the node facts, the
+    base case, the build lemma and every event's step. (proved, problem, queries, seconds, paths)."""
+    queries, seconds, paths = 0, 0.0, 0
+    for name, answer, witnessed in zv.node_lemmas():
+        queries, seconds = queries + 1, seconds + answer.seconds
+        if not answer.proved:
+            return False, failed_answer(name, answer), queries, seconds, paths
+        if not witnessed:
+            return False, vacuous(name), queries, seconds, paths
+    for name, explored in (("the first state", ze.base_case()),) + ze.event_proofs():
+        queries, seconds, paths = queries + len(explored.answers), seconds + seconds_of(explored.answers), paths + explored.paths
+        if not explored.proved:
+            return False, explored.problem, queries, seconds, paths
+    if len(ze.event_proofs()) != len(ze.events()) + 1:
+        return False, "not every kind of event was proved", queries, seconds, paths
+    return True, "", queries, seconds, paths
+
+
 def history_law(which: str, invariant: str, budget: Budget) -> Verdict:
-    ok, problem, queries, seconds = step_proofs(invariant)
+    ok, problem, queries, seconds, paths = history_proofs()
     if not ok:
         return Verdict(False, "none", problem)
-    tallies, broken = links(budget.deep)
-    tally = tallies[which]
-    if tally.problem:
-        return Verdict(False, "none", tally.problem)
-    if (which, invariant) in broken:
-        return Verdict(False, "none", broken[(which, invariant)])
-    if budget.deep and (tally.T_max < DEEP_T_MIN or tally.level_max < DEEP_LEVEL_MIN):
-        return Verdict(False, "none", f"the deep run reached only T = {tally.T_max:,} and level {tally.level_max}")
-    if not budget.deep and tally.events < EVENTS_MIN:
-        return Verdict(False, "none", f"only {tally.events} events replayed, fewer than {EVENTS_MIN:,}")
-    reach = f"{tally.events:,} events to T = {tally.T_max:,}, level {tally.level_max}"
-    return Verdict(
-        True,
-        f"Proved (Z3): each view step, model code ({TRUSTED}); steps = events: Searched, "
-        + (f"{tally.events:,} events" if not budget.deep else f"T ≤ {tally.T_max:,}, level ≤ {tally.level_max}"),
-        f"{queries} Z3 queries in {seconds:.2f} s; replayed {reach}: {tally.appends} appends, "
-        f"{tally.marks} marks, {tally.merges} merges",
-    )
+    detail = f"{queries} Z3 queries in {seconds:.2f} s over {paths} paths of the model's code"
+    if budget.deep:
+        # a cross-check only: the label does not rest on it
+        tallies, broken = links(True)
+        tally = tallies[which]
+        if tally.problem:
+            return Verdict(False, "none", tally.problem)
+        if (which, invariant) in broken:
+            return Verdict(False, "none", broken[(which, invariant)])
+        detail += f"; and replayed {tally.events:,} events to T = {tally.T_max:,}, level {tally.level_max}"
+    return Verdict(True, HISTORY_LABEL, detail)
 
 
 def view_covers(budget: Budget) -> Verdict:
@@ -706,65 +720,28 @@ def message_transitions():
     return [(b, e, a) for b, e, a in all_transitions() if isinstance(e, Message)]
 
 
-def message_steps(proof: zm.Proof) -> None:
-    """A message's own view steps on the model's code: its waiting line appended, then that line
-    marked built (a short message is its own node): the old view stays a prefix, and the new
-    line is node (0, T)."""
-    V, T = zv.fresh_view("V"), z3.Int("T")
-    source = a_text("source")
-    proof.assume(zv.tiles(V, T), zv.message_fact(T))
-    grown = base.appended(V, waiting_line(Sym(T), source))
-    marked = with_line(grown, built_line(0, Sym(T), source))
-    j = z3.Int("j")
-    for name, new in (("appended", grown), ("appended and marked", marked)):
-        proof.check(f"{name}: the old view is a prefix, then message T's line", z3.And(
-            new.n == V.n + 1,
-            z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < V.n), zv.same_line(new, j, V, j))),
-            new.arrays["l"][V.n] == 0, new.arrays["i"][V.n] == T))
-    proof.witnessed("message", V.n == 1)
+def message_law(budget: Budget) -> Verdict:
+    """The Message case of the induction (laws.z3_events message_claims) proves these claims on
+    every path of `step`'s code."""
+    ok, problem, queries, seconds, paths = history_proofs()
+    if not ok:
+        return Verdict(False, "none", problem)
+    message = dict(ze.event_proofs())["Message"]
+    return Verdict(True, HISTORY_LABEL, f"{len(message.answers)} Z3 queries over {message.paths} paths of a message "
+                   f"({message.refused} refused by the model's own checks)")
 
 
 def message_appends(budget: Budget) -> Verdict:
-    """When no batch runs, a message appends only its own line: the old view is a prefix."""
-    ok, problem, answers = law_proved("message_appends", message_steps)
-    if not ok:
-        return Verdict(False, "none", problem)
-    seen = 0
-    for before, event, after in message_transitions():
-        if after.merges:
-            continue
-        seen += 1
-        grown = len(before.view) + 1
-        if len(after.view) != grown or after.view[: len(before.view)] != before.view:
-            return Verdict(False, "none", f"T={before.T}: the old view is not a prefix of the new")
-        new = after.view[-1]
-        if (new.l, new.i) != (0, before.T):
-            return Verdict(False, "none", f"T={before.T}: the new line is ({new.l}, {new.i})")
-        if not after.cmerges and after.cview[: len(before.cview)] != before.cview:
-            return Verdict(False, "none", f"T={before.T}: the old compaction view is not a prefix")
-    if seen < 1_000:
-        return Verdict(False, "none", f"only {seen} messages without a batch, fewer than 1,000")
-    return Verdict(True, f"Proved (Z3): its view steps, model code ({TRUSTED}); steps = event: Searched, {seen:,} messages",
-                   f"{len(answers)} Z3 queries in {seconds_of(answers):.2f} s")
+    """When no batch runs, a message appends only its own line: the old view is a prefix, then
+    message T's line; the same for the compaction view when it merges nothing either."""
+    return message_law(budget)
 
 
 def message_merges_nothing(budget: Budget) -> Verdict:
     """A message merges nothing while the view is not shrinking and at most its ceiling once the
     message's line is in it [gist §3.2]; the compaction view then merges only past its own
     ceiling or while shrinking [decision P4]."""
-    seen = 0
-    for before, event, after in message_transitions():
-        c = before.config
-        if before.shrinking or grown_bytes(before, event) > c.view_bytes_ceiling:
-            continue
-        seen += 1
-        if after.merges:
-            return Verdict(False, "none", f"T={before.T}: merged {after.merges} with no batch due")
-        if after.cmerges and not before.cshrinking:
-            cview_grown = view_bytes(before.cview) + (grown_bytes(before, event) - view_bytes(before.view))
-            if cview_grown <= c.cview_bytes_ceiling:
-                return Verdict(False, "none", f"T={before.T}: the compaction view merged below its ceiling")
-    return Verdict(seen > 100, f"Searched: {seen} messages of model runs", "")
+    return message_law(budget)
 
 
 # ---- the work queue ----
@@ -979,7 +956,8 @@ def settle_reached(budget: Budget) -> Verdict:
     return Verdict(True, f"Searched: {seen} waits from model states", f"at most {most} outcomes")
 
 
-HISTORY_LABEL = f"Proved (Z3): each view step, model code ({TRUSTED}); steps = events: Searched, at least 4,800 events"
+HISTORY_LABEL = ("Proved (Z3): model/planner.py step for every event, every branch, builds by an induction on "
+                 f"the recursion; {TRUSTED}; the work queue, capped_text and is_valid_text left unknown")
 
 LAWS = [
     Law("due_cross_is_rational", "§3.2", "The model's division-free `more_due` is the rational order (T − last)/2^l, for all T, i ≥ 0 and levels.", "z3", DUE_LABEL, due_cross_is_rational),
@@ -997,8 +975,8 @@ LAWS = [
     Law("context_ends_at_node", "§4", "A compaction's context ends at its node and holds only built lines; it stops only at a line that is unbuilt or ends after the node.", "z3", VIEW_LABEL, context_ends_at_node),
     Law("context_is_prefix", "§4", "A compaction's context is the start of the compaction view.", "z3", VIEW_LABEL, context_is_prefix),
     Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", PUSH_LABEL.format(t="at least 20,000"), push_agrees_always),
-    Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one.", "z3", f"Proved (Z3): its view steps, model code ({TRUSTED}); steps = event: Searched, at least 1,300 messages", message_appends),
-    Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line.", "runs", "Searched: at least 450 messages of model runs", message_merges_nothing),
+    Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one (the compaction view's too, when it merges nothing either).", "z3", HISTORY_LABEL, message_appends),
+    Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line; the compaction view then merges only while shrinking or past its own ceiling.", "z3", HISTORY_LABEL, message_merges_nothing),
     Law("need_first", "§6", "While a turn waits, only the view's unbuilt lines start, and every window line not waiting for a retry runs.", "runs", "Searched: at least 900 waiting states of model runs", need_first),
     Law("need_first_running", "§6", "While a turn waits, running merges stop only as the window's lines need their slots, the youngest first, without counting as failures.", "runs", "Searched: at least 900 waiting states of model runs", need_first_running),
     Law("failed_waits_for_retry", "§4", "A failed node is tried again only after the next message, a Retry or a restart, even while a turn waits.", "runs", "Searched: at least 600 failed nodes in model runs", failed_waits_for_retry),

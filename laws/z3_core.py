@@ -73,6 +73,11 @@ def no_python_value(kind: str):
     return refuse
 
 
+# The path chooser of a law that explores the model's branches (laws.z3_model.explore); empty
+# everywhere else, so a branch on a term raises.
+BRANCHES: List = []
+
+
 def is_python_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -226,7 +231,14 @@ class SymBool:
     def __ne__(self, other):
         return SymBool(self.term != SymBool.lift(other))
 
-    __bool__ = no_python_value("condition term")
+    def __bool__(self):
+        """Refused, unless a law explores both ways of the model's `if` (laws.z3_model.explore):
+        then the branch taken is the one the current path chose, and assumed."""
+        if BRANCHES:
+            return BRANCHES[-1](self.term)
+        raise TypeError("a condition term has no Python value here: the model must not branch on it, "
+                        "index with it or print it (use model.base's choose, item, ...)")
+
     __index__ = no_python_value("condition term")
     __int__ = no_python_value("condition term")
     __str__ = no_python_value("condition term")

@@ -188,9 +188,10 @@ def build(state: State, l: int, i: int, text: str) -> State:
 
 def ready_parent(state: State, l: int, i: int) -> State:
     tree = state.tree
-    if not (tree_has(tree, l, i & ~1) and tree_has(tree, l, i | 1)):
+    left = i & ~1
+    if not (tree_has(tree, l, left) and tree_has(tree, l, left + 1)):
         return state
-    joined = tree_text(tree, l, i & ~1) + "\n" + tree_text(tree, l, i | 1)
+    joined = tree_text(tree, l, left) + "\n" + tree_text(tree, l, left + 1)
     # [gist §2] two short lines are joined by a newline: a free node, with no model call
     if utf8_bytes(joined) <= LINE_BYTES_MAX:
         return build(state, l + 1, i >> 1, joined)
