@@ -449,22 +449,39 @@ MUTANTS += [
 BRIDGE_TEST = test("tests/test_bridge.py::test_every_tiny_run_agrees")
 MUTANTS += [
     Mutant("cview_drops_line_past_5000", PLANNER, "        cview=appended(state.cview, line),\n",
-           "        cview=choose(i < 5_000, appended(state.cview, line), state.cview),\n", BRIDGE_TEST,
-           "past T = 5,000 a message's line is not appended to the compaction view: cview_covers and "
-           "message_appends pass (their event link is searched to T = 300); the tiny bridge's high_levels run catches it"),
+           "        cview=choose(i < 5_000, appended(state.cview, line), state.cview),\n", law("cview_covers"),
+           "past T = 5,000 a message's line is not appended to the compaction view: once missed by the laws "
+           "(their event link was searched to T = 300), now by the proof of step for any T"),
     Mutant("batch_merges_unbuilt_past_5000", PLANNER, "    parents = tree_parents(state.tree)\n",
            "    parents = choose(state.T < 5_000, tree_parents(state.tree), Parents(lambda l, i: True, tree_parents(state.tree).line))\n",
-           BRIDGE_TEST,
-           "past T = 5,000 a batch merges into parents that are not built: view_summarized passes (its link is "
-           "searched to T = 300); the tiny bridge catches it"),
+           law("view_summarized"),
+           "past T = 5,000 a batch merges into parents that are not built: once missed by the laws (the link "
+           "was searched to T = 300), now by the proof of step for any T"),
     Mutant("batch_past_floor_after_5000", PLANNER,
            "    shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_ceiling\n",
            "    shrinking = state.shrinking or view_bytes(state.view) > choose(state.T > 5_000, c.view_bytes_floor, c.view_bytes_ceiling)\n",
-           BRIDGE_TEST,
-           "past T = 5,000 a batch starts past the floor: message_merges_nothing passes (searched to T = 300); "
-           "the tiny bridge catches it"),
+           law("message_merges_nothing"),
+           "past T = 5,000 a batch starts past the floor: once missed (message_merges_nothing was searched to "
+           "T = 300), now by the proof of step for any T"),
     Mutant("fold_wrong_past_30000", PUSH, FOLD_FIT, FOLD_FIT.replace("budget_lines,", "budget_lines + (T > 30_000),"),
            ("python", "-m", "laws", "--t", "40000", "--only", "push_agrees_always"),
            "past t = 30,000 the fold's budget is one more: push_agrees_always passes in make laws (its fold side "
            "is checked to t = 20,000); at --t 40000 it fails"),
+    # ---- the history laws, on step's own code (laws/z3_events.py) ----
+    Mutant("built_parent_in_view", PLANNER,
+           "        view = with_line(view, line)\n        cview = with_line(cview, line)\n",
+           "        view = with_line(view, line)\n        cview = with_line(cview, line)\n    else:\n"
+           "        view = appended(view, line)\n",
+           law("view_covers"), "a build at level ≥ 1 (a merge's compaction, or a free parent) appends its line to the view"),
+    Mutant("message_line_twice", PLANNER, "        view=appended(state.view, line),\n",
+           "        view=appended(appended(state.view, line), line),\n",
+           law("message_appends"), "a message appends its line to the view twice"),
+    Mutant("batch_cview_merges_unbuilt", PLANNER,
+           "        cview, cmerges = fit(view, state.T, c.cview_bytes_floor, parents)\n",
+           "        cview, cmerges = fit(view, state.T, c.cview_bytes_floor, Parents(parents.built, lambda l, i: replace(parents.line(l, i), built=False)))\n",
+           law("cview_summarized"), "when the view merges, the compaction view is fitted with its merged lines unbuilt"),
+    Mutant("cbatch_below_cceiling", PLANNER,
+           "        cshrinking = cshrinking or view_bytes(cview) > c.cview_bytes_ceiling\n",
+           "        cshrinking = cshrinking or view_bytes(cview) > c.cview_bytes_floor\n",
+           law("message_merges_nothing"), "the compaction view merges at each message past its floor, below its ceiling"),
 ]
