@@ -706,20 +706,6 @@ WIDE_RUNS = tuple(
 # ---- messages ----
 
 
-def grown_bytes(before: State, event: Message) -> int:
-    """The view's bytes once the message's line is in it, before any batch [decision P2, P3]."""
-    source = event.kind + ": " + event.text
-    if utf8_bytes(source) <= LINE_BYTES_MAX:
-        line = built_line(0, before.T, source)
-    else:
-        line = waiting_line(before.T, source)
-    return view_bytes(before.view) + line.bytes
-
-
-def message_transitions():
-    return [(b, e, a) for b, e, a in all_transitions() if isinstance(e, Message)]
-
-
 def message_law(budget: Budget) -> Verdict:
     """The Message case of the induction (laws.z3_events message_claims) proves these claims on
     every path of `step`'s code."""

@@ -9,9 +9,10 @@ from dataclasses import replace
 import pytest
 import z3
 
+import model.base
 import model.planner
 import model.view
-from laws import choice, universal
+from laws import choice, universal, z3_events
 from laws import z3_model as zm
 from laws import z3_views as zv
 from laws.core import Budget
@@ -26,10 +27,12 @@ ORIGINAL_MORE_DUE = model.view.more_due
 @pytest.fixture(autouse=True)
 def fresh_proofs():
     """A proof computed under a planted bug must not be reused by the next test."""
-    for cached in (universal.step_proofs, universal.step_proofs_merge, universal.twins_check):
+    caches = (universal.step_proofs, universal.step_proofs_merge, universal.twins_check,
+              universal.history_proofs, z3_events.event_proofs, z3_events.build_lemma)
+    for cached in caches:
         cached.cache_clear()
     yield
-    for cached in (universal.step_proofs, universal.step_proofs_merge, universal.twins_check):
+    for cached in caches:
         cached.cache_clear()
 
 
@@ -212,3 +215,64 @@ def test_a_proof_whose_assumptions_no_values_meet_says_so_not_unsat():
     ok, problem, _ = zm.run_law("contradictory", {}, contradictory)
     assert not ok
     assert "vacuous" in problem and "unsat" not in problem
+
+
+HISTORY_LAWS = ("view_covers", "cview_covers", "view_summarized", "cview_summarized", "message_appends",
+                "message_merges_nothing")
+
+
+def test_the_history_laws_are_proved_on_steps_code_and_rank_as_proved():
+    from laws.core import kind
+
+    for name in HISTORY_LAWS:
+        verdict = getattr(universal, name)(Budget())
+        assert verdict.passed, (name, verdict.detail)
+        assert kind(verdict.strength) == "Proved (Z3)", name
+        assert "left unknown" in verdict.strength and "induction" in verdict.strength
+    proved = dict(z3_events.event_proofs())
+    assert set(proved) == {"the build lemma", "Message", "Built", "Failed", "Retry", "Wait", "TurnEnd", "Restart"}
+    assert proved["Message"].paths > 10 and proved["Message"].witnessed
+
+
+def test_a_free_parent_that_shows_in_the_view_fails_the_build_lemma(monkeypatch):
+    ready_parent = model.planner.ready_parent
+
+    def shows_parent(state, l, i):
+        after = ready_parent(state, l, i)
+        return replace(after, view=model.base.appended(after.view, model.view.built_line(l + 1, i >> 1, "p")))
+
+    monkeypatch.setattr(model.planner, "ready_parent", shows_parent)
+    verdict = universal.view_covers(Budget())
+    assert not verdict.passed and "build" in verdict.detail and "Z3 said sat" in verdict.detail
+
+
+def test_a_restart_that_empties_the_compaction_view_fails_cview_covers(monkeypatch):
+    step = model.planner.step
+
+    def forgets(state, event):
+        after = step(state, event)
+        return replace(after, cview=()) if isinstance(event, model.planner.Restart) else after
+
+    monkeypatch.setattr(z3_events, "step", forgets)
+    verdict = universal.cview_covers(Budget())
+    assert not verdict.passed and "Restart" in verdict.detail
+
+
+def test_explore_takes_each_branch_both_ways_and_a_wrong_branch_fails():
+    x = z3.Int("x")
+
+    def body(path):
+        if Sym(x) > 0:
+            path.check("positive", x >= 1)
+        else:
+            path.check("the other way", x >= 0)  # false for x < 0: the False branch is explored
+
+    explored = zm.explore("branches", {}, body)
+    assert not explored.proved and "the other way" in explored.problem
+    right = zm.explore("branches", {}, lambda path: path.check("x > 0 or not", z3.Or(x > 0, x <= 0)))
+    assert right.proved and right.paths == 1
+
+
+def test_a_branch_on_a_term_outside_explore_still_raises():
+    with pytest.raises(TypeError):
+        bool(Sym(z3.Int("x")) > 0)
