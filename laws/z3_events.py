@@ -61,10 +61,18 @@ def any_state(tag: str) -> State:
         waiting=flags[2], merges=zm.ZSeq.fresh(zm.NODE, f"{tag}.merges"), cmerges=zm.ZSeq.fresh(zm.NODE, f"{tag}.cmerges"))
 
 
-def invariant(view, T):
+def in_tree(view, built):
+    """Each merged line's node is one the tree holds (`built(l, i)`: a formula): its summary
+    exists [gist §2]."""
+    j = zv.fresh_index("j_tree")
+    L, I = view.arrays["l"], view.arrays["i"]
+    return z3.ForAll([j], z3.Implies(z3.And(zv.in_range(j, view), L[j] > 0), built(L[j], I[j])))
+
+
+def invariant(view, T, tree):
     """What every history keeps of a view: it tiles messages 0..T−1 with tree nodes, and each
-    merged line is built [gist §3]."""
-    return z3.And(zv.tiles(view, T), zv.summarized(view))
+    merged line is built: marked so, and its node in the tree [gist §3]."""
+    return z3.And(zv.tiles(view, T), zv.summarized(view), in_tree(view, tree.has))
 
 
 def same_view(a, b):
@@ -75,7 +83,7 @@ def batch_loops():
     """fit's loop keeps the invariant, and while it has merged nothing the view is fit's input."""
     def keep(env, view, merges):
         start = env["view"]
-        return z3.And(invariant(view, Sym.lift(env["T"])),
+        return z3.And(zv.tiles(view, Sym.lift(env["T"])), zv.summarized(view), in_tree(view, zv.built_by(env["parents"])),
                       z3.Implies(merges.n == 0, same_view(view, start)))
     return zv.loops(keep)
 
@@ -87,7 +95,7 @@ KEPT = ("view", "cview", "T", "shrinking", "cshrinking", "waiting", "merges", "c
 
 
 def kept_fields(before: State, after: State):
-    claims = []
+    claims = [before.tree.within(after.tree)]
     for name in KEPT:
         a, b = getattr(after, name), getattr(before, name)
         if isinstance(b, zm.ZSeq):
@@ -106,7 +114,8 @@ def build_lemma_body(path: zm.Proof) -> None:
     after = zm.BUILD(state, Sym(l), Sym(i), a_text("B.text"))
     if after.config is not state.config:
         raise zm.Unproved("a build at level ≥ 1 changed the configuration")
-    path.check("a build at level ≥ 1 keeps all but the tree and the work queue", kept_fields(state, after))
+    path.check("a build at level ≥ 1 keeps all but the tree and the work queue, and the tree only grows",
+               kept_fields(state, after))
 
 
 def build_zero_body(path: zm.Proof) -> None:
@@ -117,7 +126,8 @@ def build_zero_body(path: zm.Proof) -> None:
     marked = replace(state, view=with_line(state.view, line), cview=with_line(state.cview, line))
     if after.config is not state.config:
         raise zm.Unproved("a build at level 0 changed the configuration")
-    path.check("a build at level 0 marks line (0, i) in both views and keeps all but the tree and the work queue",
+    path.check("a build at level 0 marks line (0, i) in both views and keeps all but the tree and the work queue, "
+               "and the tree only grows",
                kept_fields(marked, after))
 
 
@@ -194,7 +204,7 @@ def event_body(name: str, make_event):
     def body(path: zm.Proof) -> None:
         state = any_state("S")
         T = state.T.term
-        path.assume(invariant(state.view, T), invariant(state.cview, T))
+        path.assume(invariant(state.view, T, state.tree), invariant(state.cview, T, state.tree))
         path.hints = [state.view.n == 2]
         event = make_event()
         if name == "Message":
@@ -202,9 +212,10 @@ def event_body(name: str, make_event):
         after = step(state, event)
         for which in ("view", "cview"):
             view = getattr(after, which)
-            if view is getattr(state, which):
+            if view is getattr(state, which) and after.tree is state.tree:
                 continue  # the very same terms: the invariant is the assumption
-            path.check(f"{name} keeps the {which}'s tiling and summaries", invariant(zm.lifted(zm.Shape(zm.LINE), view), Sym.lift(after.T)))
+            path.check(f"{name} keeps the {which}'s tiling and summaries",
+                       invariant(zm.lifted(zm.Shape(zm.LINE), view), Sym.lift(after.T), after.tree))
         if name == "Message":
             message_claims(path, state, after, "user: " + event.text)
     return body
@@ -233,5 +244,5 @@ def base_case() -> zm.Explored:
         first = State()
         for which in ("view", "cview"):
             path.check(f"the first {which} meets the invariant",
-                       invariant(zm.ZSeq.of(zm.LINE, getattr(first, which)), z3.IntVal(first.T)))
+                       invariant(zm.ZSeq.of(zm.LINE, getattr(first, which)), z3.IntVal(first.T), zv.fresh_tree("first")))
     return zm.explore("the first state", {}, body)

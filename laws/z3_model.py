@@ -192,6 +192,22 @@ class SymTree:
     def __init__(self, tag: str = "tree"):
         self.has = z3.Function(f"{tag}.has", z3.IntSort(), z3.IntSort(), z3.BoolSort())
         self.text = z3.Function(f"{tag}.text", z3.IntSort(), z3.IntSort(), TEXT)
+        self.plain = True  # its functions are uninterpreted, not made from another tree's
+
+    @staticmethod
+    def put(old: "SymTree", l, i, text) -> "SymTree":
+        """`old` with node (l, i) holding `text`: what model/tree.py tree_put gives (its own law,
+        tree_lookup_gives_what_was_put, checks the trie does that)."""
+        new = SymTree.__new__(SymTree)
+        new.has = lambda a, b: z3.Or(z3.And(a == l, b == i), old.has(a, b))
+        new.text = lambda a, b: z3.If(z3.And(a == l, b == i), text, old.text(a, b))
+        new.plain = False
+        return new
+
+    def within(self, other: "SymTree"):
+        """Every node this tree holds, `other` holds too."""
+        a, b = z3.Ints("a_tree b_tree")
+        return z3.ForAll([a, b], z3.Implies(self.has(a, b), other.has(a, b)))
 
 
 @dataclass(frozen=True)
@@ -275,6 +291,10 @@ def merged(condition, then, otherwise):
         return ZSeq(kind_seq, arrays, z3.If(condition, a.n, b.n))
     if isinstance(then, tuple) and isinstance(otherwise, tuple) and len(then) == len(otherwise):
         return tuple(merged(condition, x, y) for x, y in zip(then, otherwise))
+    if isinstance(then, model.view.Parents) and isinstance(otherwise, model.view.Parents):
+        # the chosen parents, asked of any node: each answer chosen as the parents are
+        return model.view.Parents(lambda l, i: merged(condition, then.built(l, i), otherwise.built(l, i)),
+                                  lambda l, i: merged(condition, then.line(l, i), otherwise.line(l, i)))
     raise TypeError(f"choose cannot join {type(then).__name__} and {type(otherwise).__name__}")
 
 
@@ -306,11 +326,11 @@ def truth(term) -> Optional[bool]:
 
 def fingerprint(value, seen=None, trees_alike: bool = False):
     """A key equal for two values that are the same terms (Z3 shares equal terms) or objects.
-    With `trees_alike`, every tree the proofs know nothing about gives the same key: a loop's
-    step proved apart for one of them is, renamed, the step for any other (nothing is assumed
-    of a tree's functions there but what the step's own hypotheses say)."""
+    With `trees_alike`, every tree whose functions are uninterpreted gives the same key: a loop's
+    step proved apart for one of them holds for any functions in their place (nothing is assumed
+    of them there but what the step's own hypotheses say), so for any tree."""
     seen = set() if seen is None else seen
-    if trees_alike and isinstance(value, SymTree):
+    if trees_alike and isinstance(value, SymTree) and value.plain:
         return ("tree",)
     if isinstance(value, (Sym, SymBool, SymText)):
         return ("t", value.term.get_id())
@@ -751,10 +771,10 @@ def tree_text(tree, l, i):
 
 
 def tree_put(tree, l, i, text):
-    """On a tree the proofs know nothing about, the tree after the put is one they know nothing
-    about either: a proof that holds for any tree holds for that one."""
+    """On a tree the proofs know nothing about, the same tree but for node (l, i), which now
+    holds `text`."""
     if isinstance(tree, SymTree):
-        return SymTree(fresh_name("tree"))
+        return SymTree.put(tree, Sym.lift(l), Sym.lift(i), SymText.lift(text))
     return ORIGINALS["tree_put"](tree, l, i, text)
 
 
@@ -937,20 +957,23 @@ def proves(condition) -> bool:
 def build_by_lemma(state, l, i, text):
     """A build at a level proved ≥ 1 is the build lemma (laws.z3_events, proved by induction on
     the depth of the recursion, this being the hypothesis): its state has every field as before
-    but the tree and the work queue, which are any. A build at level 0 is the level-0 lemma
+    but the tree and the work queue, which are any, the tree holding every node it held. A
+    build at level 0 is the level-0 lemma
     (proved on the model's code with the first as its inner build): the views' line (0, i) is
     built with the text, and the rest as for the first. Else the model's own code runs."""
-    forgotten = dict(tree=SymTree(fresh_name("tree")), ready=Unknown(), running=Unknown(),
-                     failures=Unknown(), retry_later=Unknown())
-    if proves(l >= 1):
-        HYPOTHESES["build"] += 1
+    above = proves(l >= 1)
+    zero = not above and is_python_int(l) and l == 0 and LEMMAS["level 0"]
+    if not (above or zero):
+        return BUILD(state, l, i, text)
+    HYPOTHESES["build"] += 1
+    grown = SymTree(fresh_name("tree"))
+    current().assume(state.tree.within(grown))
+    forgotten = dict(tree=grown, ready=Unknown(), running=Unknown(), failures=Unknown(), retry_later=Unknown())
+    if above:
         return dataclass_replace(state, **forgotten)
-    if is_python_int(l) and l == 0 and LEMMAS["level 0"]:
-        HYPOTHESES["build"] += 1
-        line = model.view.built_line(0, i, text)
-        return dataclass_replace(state, view=model.planner.with_line(state.view, line),
-                                 cview=model.planner.with_line(state.cview, line), **forgotten)
-    return BUILD(state, l, i, text)
+    line = model.view.built_line(0, i, text)
+    return dataclass_replace(state, view=model.planner.with_line(state.view, line),
+                             cview=model.planner.with_line(state.cview, line), **forgotten)
 
 
 LEMMAS = {"level 0": True}  # off while the level-0 lemma itself is proved

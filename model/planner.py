@@ -223,7 +223,8 @@ def batch(state: State) -> State:
     the chat's view merges, or past its own ceiling [gist §4] [decision P4]."""
     c = state.config
     parents = tree_parents(state.tree)
-    shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_ceiling
+    # `|`, not `or`: one condition, which the laws take both ways once (docs/history_laws.md)
+    shrinking = state.shrinking | (view_bytes(state.view) > c.view_bytes_ceiling)
     view = state.view
     merges: Tuple[Node, ...] = ()
     if shrinking:
@@ -236,7 +237,7 @@ def batch(state: State) -> State:
         cview, cmerges = fit(view, state.T, c.cview_bytes_floor, parents)
         cshrinking = view_bytes(cview) > c.cview_bytes_floor
     else:
-        cshrinking = cshrinking or view_bytes(cview) > c.cview_bytes_ceiling
+        cshrinking = cshrinking | (view_bytes(cview) > c.cview_bytes_ceiling)
         if cshrinking:
             cview, cmerges = fit(cview, state.T, c.cview_bytes_floor, parents)
             cshrinking = view_bytes(cview) > c.cview_bytes_floor

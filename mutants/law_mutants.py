@@ -94,8 +94,8 @@ MUTANTS = [
     Mutant("merged_line_unbuilt_cview", VIEW, "line = Line(l, i, text, True, 0)\n    return Line(l, i, text, True, utf8_bytes(rendered(line)) + 1)",
            "line = Line(l, i, text, True, 0)\n    return Line(l, i, text, l == 0, utf8_bytes(rendered(line)) + 1)",
            law("cview_summarized"), "the same bug, in the compaction view"),
-    Mutant("batch_below_ceiling", PLANNER, "shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_ceiling",
-           "shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_floor",
+    Mutant("batch_below_ceiling", PLANNER, "shrinking = state.shrinking | (view_bytes(state.view) > c.view_bytes_ceiling",
+           "shrinking = state.shrinking | (view_bytes(state.view) > c.view_bytes_floor",
            law("message_merges_nothing"), "a batch starts past the floor, not the ceiling"),
     Mutant("fit_stops_early", VIEW, "(view_bytes(view) > budget_bytes)", "(view_bytes(view) > budget_bytes + 1)",
            law("fit_reaches_budget"), "fit stops one byte over its budget"),
@@ -458,8 +458,8 @@ MUTANTS += [
            "past T = 5,000 a batch merges into parents that are not built: once missed by the laws (the link "
            "was searched to T = 300), now by the proof of step for any T"),
     Mutant("batch_past_floor_after_5000", PLANNER,
-           "    shrinking = state.shrinking or view_bytes(state.view) > c.view_bytes_ceiling\n",
-           "    shrinking = state.shrinking or view_bytes(state.view) > choose(state.T > 5_000, c.view_bytes_floor, c.view_bytes_ceiling)\n",
+           "    shrinking = state.shrinking | (view_bytes(state.view) > c.view_bytes_ceiling)\n",
+           "    shrinking = state.shrinking | (view_bytes(state.view) > choose(state.T > 5_000, c.view_bytes_floor, c.view_bytes_ceiling))\n",
            law("message_merges_nothing"),
            "past T = 5,000 a batch starts past the floor: once missed (message_merges_nothing was searched to "
            "T = 300), now by the proof of step for any T"),
@@ -481,7 +481,7 @@ MUTANTS += [
            "        cview, cmerges = fit(view, state.T, c.cview_bytes_floor, Parents(parents.built, lambda l, i: replace(parents.line(l, i), built=False)))\n",
            law("cview_summarized"), "when the view merges, the compaction view is fitted with its merged lines unbuilt"),
     Mutant("cbatch_below_cceiling", PLANNER,
-           "        cshrinking = cshrinking or view_bytes(cview) > c.cview_bytes_ceiling\n",
-           "        cshrinking = cshrinking or view_bytes(cview) > c.cview_bytes_floor\n",
+           "        cshrinking = cshrinking | (view_bytes(cview) > c.cview_bytes_ceiling)\n",
+           "        cshrinking = cshrinking | (view_bytes(cview) > c.cview_bytes_floor)\n",
            law("message_merges_nothing"), "the compaction view merges at each message past its floor, below its ceiling"),
 ]
