@@ -943,7 +943,8 @@ def settle_reached(budget: Budget) -> Verdict:
 
 
 HISTORY_LABEL = ("Proved (Z3): model/planner.py step for every event, every branch, builds by an induction on "
-                 f"the recursion; {TRUSTED}; the work queue, capped_text and is_valid_text left unknown")
+                 f"the recursion; {TRUSTED}, tree_put as an update of its two functions (tree_lookup_gives_what_was_put); "
+                 "the work queue, capped_text and is_valid_text left unknown")
 
 LAWS = [
     Law("due_cross_is_rational", "§3.2", "The model's division-free `more_due` is the rational order (T − last)/2^l, for all T, i ≥ 0 and levels.", "z3", DUE_LABEL, due_cross_is_rational),

@@ -2,9 +2,9 @@
 views. The history laws' induction step (docs/history_laws.md).
 
 Strategy: a state of the planner whose views are views of any length that meet the invariant
-(both the chat's view and the compaction view tile messages 0..T−1 and are summarized), whose T,
-shrinking states, waiting flag, batches and configuration are any terms, whose tree is one the
-proofs know nothing about, and whose work queue (ready, running, failures, retry_later) is left
+(both the chat's view and the compaction view tile messages 0..T−1, and each merged line is
+built, its node in the tree), whose T, shrinking states, waiting flag, batches and configuration
+are any terms, whose tree is two functions the proofs know nothing about, and whose work queue (ready, running, failures, retry_later) is left
 unknown (laws.z3_model `Unknown`). `model.planner.step` runs on it for each kind of event — the
 event's class is concrete, its fields are terms — and every branch of its code is taken both
 ways (laws.z3_model `explore`); on every path the state it returns must meet the invariant again.
@@ -15,7 +15,8 @@ is proved on `build`'s own code with the recursive call replaced by the lemma it
 induction on the depth of the recursion (a call that returns has a finite one). Every other
 build is the model's code, run.
 
-What this rests on, besides the trusted parts every proof on the model's code names: the work
+What this rests on, besides the trusted parts every proof on the model's code names: `tree_put`
+as an update of the tree's two functions (laws.z3_model `SymTree.put`), and the work
 queue's functions (`without`, `failures_without`, `queue_by_last`, `failure_count`, `schedule`),
 `capped_text` and `is_valid_text` left unknown — each returns a queue value, a condition or a
 text from its own arguments, so a claim about the views proved for any result holds for theirs.
