@@ -36,7 +36,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m laws", description=__doc__.split("\n\n")[0])
     parser.add_argument("--t", type=int, default=20_000, help="the bound of push_agrees (default 20,000)")
     parser.add_argument("--deep", action="store_true",
-                        help="run only push_agrees, to --t, and the history laws' event links on a chat past T = 100,000")
+                        help="run only push_agrees, to --t, and the history laws with a replay of a chat past T = 100,000 as a cross-check")
     parser.add_argument("--only", action="append", default=[], help="run only this law (repeatable)")
     parser.add_argument("--markdown", action="store_true", help="print the README's laws table and stop")
     parser.add_argument("--write-readme", action="store_true",

@@ -42,7 +42,9 @@ def markdown_table(rows: list[Law], seconds: dict[str, float] | None = None) -> 
         taken = f"{seconds[law.name]:.2f}" if seconds and law.name in seconds else "—"
         rank = kind(law.strength)
         ranks = rank if rank == opening(law.strength) else f"**{rank}** (its weakest part)"
-        deep = " (deeper in `make laws-deep`)" if law.name in DEEP_LAWS else ""
+        deep = ""
+        if law.name in DEEP_LAWS:
+            deep = " (cross-checked in `make laws-deep`)" if law.name in CROSS_CHECKED else " (deeper in `make laws-deep`)"
         lines.append(
             f"| `{law.name}` | {law.gist} | {law.says} | {law.strength} | {ranks}{deep} | {law.engine} | {taken} |"
         )
@@ -51,6 +53,8 @@ def markdown_table(rows: list[Law], seconds: dict[str, float] | None = None) -> 
 
 # The laws `make laws-deep` runs again, further (laws/__main__.py).
 DEEP_LAWS = ("push_agrees", "view_covers", "cview_covers", "view_summarized", "cview_summarized")
+# Of those, the laws proved in `make laws` whose deep run is a replay no label rests on.
+CROSS_CHECKED = ("view_covers", "cview_covers", "view_summarized", "cview_summarized")
 
 # eukhe's 13 Universal laws (/work/shared/spec/eukhe-chat-memory.md), by the names Ever gives them.
 EUKHE_UNIVERSAL = (
