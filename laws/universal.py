@@ -610,6 +610,19 @@ def twins_check() -> Tuple[str, int]:
                 ok = concrete_view(zm.ZSeq(got.kind, arrays, n)) == expected
             if not ok:
                 return f"choose({truth_value}, {then!r}, {otherwise!r}): the twin differs", cases
+    # two parents, chosen: each node's answers are the chosen parents' answers
+    first = model_view.Parents(lambda l, i: l == i, lambda l, i: built_line(l, i, "a"))
+    second = model_view.Parents(lambda l, i: l < i, lambda l, i: built_line(l, i, "b"))
+    for truth_value in (True, False):
+        got = zm.merged(condition, first, second)
+        expected = base.choose(truth_value, first, second)
+        for l, i in itertools.product(range(3), repeat=2):
+            cases += 1
+            built = zm.truth(z3.substitute(zm.SymBool.lift(got.built(l, i)), (condition, z3.BoolVal(truth_value))))
+            line = concrete_line(Line(**{f: _substitute(getattr(got.line(l, i), f), condition, truth_value)
+                                         for f, _ in zm.LINE_FIELDS}))
+            if built != expected.built(l, i) or line != expected.line(l, i):
+                return f"choose({truth_value}, parents, parents) at ({l}, {i}): the twin differs", cases
     x = z3.Int("x")
     for value in range(-20, 21):
         for count in range(6):
