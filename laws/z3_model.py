@@ -637,6 +637,10 @@ def choose(condition, then, otherwise):
     known = truth(condition.term)
     if known is not None:
         return then if known else otherwise
+    from laws.z3_core import BRANCHES
+    if BRANCHES and getattr(BRANCHES[-1], "path", None) is current():
+        # exploring a path of `step`: a choice there is a branch, taken both ways like an `if`
+        return then if BRANCHES[-1](condition.term) else otherwise
     return merged(condition.term, then, otherwise)
 
 
@@ -1050,6 +1054,7 @@ def explore(name: str, loops: Dict[str, Loop], body: Callable[[Proof], None], le
                     path.assume(term if value else z3.Not(term))
                     return value
 
+                branch.path = path  # type: ignore[attr-defined]
                 BRANCHES.append(branch)
                 try:
                     with inside(path):
