@@ -87,14 +87,17 @@ def shown(text: str) -> str:
     return escaped(flatten(text))
 
 
-def text_bytes(text: str) -> int:
-    """UTF-8 bytes, or −1 for a text with a lone surrogate: one encoding checks and counts."""
+def has_lone_surrogate(text: str) -> bool:
+    """The one thing that makes a `str` invalid text [decision P14]. UTF-32 refuses a lone
+    surrogate exactly as UTF-8 does, and encodes about twice as fast: each character is four
+    bytes, whatever it is."""
     if text.isascii():
-        return len(text)
+        return False
     try:
-        return len(text.encode("utf-8"))
+        text.encode("utf-32-le")
     except UnicodeEncodeError:
-        return -1
+        return True
+    return False
 
 
 # The breaks wider than the space they become: C1 controls (2 bytes) and U+2028, U+2029 (3).
@@ -671,8 +674,12 @@ class Planner:
             message_kind, text = event
             if message_kind not in KIND_SET:
                 raise ValueError(f"not a message kind: {message_kind!r} (one of {', '.join(KINDS)})")
-            # a text that may be its own line is counted whole, once; a longer one only checked
-            sizes = text_sizes(text) if len(text) <= LINE_BYTES_MAX else (text_bytes(text), -1)
+            # a text that may be its own line is counted whole, once; a longer one is only
+            # checked: more than 512 characters are more than 512 bytes, so never a free node
+            if len(text) <= LINE_BYTES_MAX:
+                sizes = text_sizes(text)
+            else:
+                sizes = (-1, -1) if has_lone_surrogate(text) else (len(text), -1)
             if sizes[0] < 0:
                 raise ValueError("a message's text has a lone surrogate: pass it through harness.memory.text.valid_text first")
             self._message(message_kind, text, sizes)
@@ -735,9 +742,13 @@ class Planner:
         else:
             self.unbuilt.append(i)
             self.unbuilt_set.add(i)
-        self._batch()
+        c = self.config
+        if (self.shrinking or self.view.bytes > c.view_bytes_ceiling
+                or self.cshrinking or self.cview.bytes > c.cview_bytes_ceiling):
+            self._batch()  # else it would merge nothing and leave both views not shrinking
         # [gist §4] a failed call is tried again at the next message
-        self._retry()
+        if self.retry_later or self.deferred:
+            self._retry()
 
     def _retry(self) -> None:
         """Failed nodes are candidates again: at a message, or at a `Retry` [decision P8]."""
@@ -817,21 +828,19 @@ class Planner:
         """Start calls up to jobs_max: the window's messages, oldest first, then ready merges by
         last message [gist §4] [decision P5, P6]; while a turn waits only the view's unbuilt
         lines start, and merges stop only for their slots [decision P8]."""
+        unbuilt = self.unbuilt
+        if unbuilt:
+            waiting = self.waiting
+        else:
+            # a turn waits only while the view has an unbuilt line
+            waiting = self.waiting = False
+            if not self.ready:
+                return  # nothing to start
         jobs_max = self.config.jobs_max
         running = self.running
-        if len(running) >= jobs_max and not self.waiting:
-            return
-        unbuilt = self.unbuilt
-        waiting = self.waiting and len(unbuilt) > 0
-        self.waiting = waiting
         if len(running) >= jobs_max and not waiting:
             return
-        if unbuilt:
-            candidates = self._window_candidates(running)
-        elif self.ready:
-            candidates = []
-        else:
-            return  # nothing to start
+        candidates = self._window_candidates(running) if unbuilt else []
         if waiting:
             for node in self._free_slots_for(running, candidates):
                 # a stopped call is no failure: back to its queue
