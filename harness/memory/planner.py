@@ -244,22 +244,25 @@ class MemoryTexts:
         return len(self.texts)
 
     def record_message(self, i: int, kind: str, text: str) -> None:
-        if i < len(self.texts):  # replayed at a restart
-            assert (self.kinds[i], self.texts[i]) == (kind, text), f"message {i} replayed with another text"
+        texts = self.texts
+        if i == len(texts):
+            self.kinds.append(kind)
+            texts.append(text)
             return
-        assert i == len(self.texts)
-        self.kinds.append(kind)
-        self.texts.append(text)
+        assert i < len(texts), f"message {i} recorded after only {len(texts)}"
+        # replayed at a restart
+        assert (self.kinds[i], texts[i]) == (kind, text), f"message {i} replayed with another text"
 
     def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
         known = self.nodes
+        logged, logged_T = self.logged, self.logged_T
         for l, i, text in nodes:
             key = (i << 6) | l  # LEVELS_MAX levels
             old = known.get(key)
             if old is None:
                 known[key] = text
-                self.logged.append(key)
-                self.logged_T.append(T)
+                logged.append(key)
+                logged_T.append(T)
             else:
                 # a restart replays what the log holds: a node is built once [gist §2]
                 assert old == text, f"node {node_name(l, i)} built again with another text"
@@ -407,11 +410,12 @@ class _View:
     def fit(self, T: int, budget_bytes: int, planner: "Planner") -> List[Node]:
         """Merge the most due pair whose parent is built until within budget [gist §3.2].
 
-        The levels with a pair are kept in due order of their heaps' tops, most due first. A
-        merge changes only two tops, its level's and the level above's (where its parent may
-        make a pair), and T stays: so each merge places at most those two levels again, by
-        binary search, instead of comparing every level's top. `add` and `_push_pair` are
-        written out in the loop, which runs for every merge of both views."""
+        Each level's best pair (its heap's top) is an entry of one more heap, keyed by
+        `due_key`: a merge changes only two tops, its level's and the level above's (where its
+        parent may make a pair), and T stays, so each merge pushes at most two entries, in C,
+        instead of comparing every level's top (`heap_keys_order_as_more_due` proves the
+        entries' order is `more_due`'s). `add` and `_push_pair` are written out in the loop,
+        which runs for every merge of both views."""
         merges: List[Node] = []
         total = self.bytes
         if total <= budget_bytes:
@@ -707,8 +711,11 @@ class Planner:
         else:
             raise TypeError(f"not a planner event: {event!r} (a restart is a checkpoint, then load)")
         self._schedule()
-        if self.built_now:
-            self._record_built()
+        built_now = self.built_now
+        if built_now:  # `_record_built`, written out: most events build a node
+            self.texts.record_nodes(built_now, self.T)
+            self.lines_since_save += len(built_now)
+            self.built_now = []
 
     def _record_built(self) -> None:
         """Hand this event's new nodes to the store, once, in build order."""
