@@ -4,28 +4,33 @@ length, proved to give the digit view of one more message by exactly the carry's
 
 Strategy: the digit view of N messages with m lines (laws.z3_model's arrays, of a symbolic
 length) is written as what its lines are, oldest first: line p is entry j = m − 1 − p of the
-counter, its level is j + d_p with the digit d_p ∈ {0, 1}, it is a unit line (built, empty text,
-one unit), the first starts at 0, each ends where the next starts, the last ends at N
-(`digit_view`). Powers of two are the uninterpreted `pow2`; the only facts used of it are
-instances of its axioms at the view's levels (`pow2_facts`). Three facts of any digit view are
-lemmas, each one Z3 query over a symbolic position (the Good one is an induction over positions,
-its base and step two queries): `aligned` (L5: a 0-digit line has an even index), `next_sibling`
-(two adjacent lines of one level are indices i and i + 1), and `good` (eukhe's pa.Good: a line
-with only 1-digits after it ends 2^(j+1) − 2 messages before the view's end, one with the lowest
-0-digit Z after it at most 2^(j+1) − 2 − 2^(m−1−Z)).
+counter, its level is j + d with a digit d ∈ {0, 1}, it is a unit line (built, empty text, one
+unit), the first starts at 0, each ends where the next starts, the last ends at N (`parts`,
+`digit_view_parts`). Powers of two are the uninterpreted `pow2`; the only facts used of it are
+instances of its axioms at the view's entries and levels (`pow2_at`). A fact that speaks of lines
+p and p + 1 is instantiated only where a query names the line (`each_line`), so none loops.
 
-The step is then the model's own code: `fold_step(V, N + 1, budget)` with the budget the digit
-count of N + 1 (m if some digit is 0, m + 1 if every digit is 1), under the laws' loop rules with
-the invariants below: most_due's scan meets the carry pair (the lowest 0-digit line and the line
-after it, due exactly 1) and keeps it, every older pair that can merge being due less than 1
-(pa.old_one); fit's batch is either the grown view with the carry pair as its most due, or the
-carry's merge. Its result is proved to be the digit view of N + 1 (pa.step), line for line the
-grown view with the carry pair replaced by its parent, or the grown view itself when every digit
-was 1. With laws.z3_push's L0 (push is the counter) and the uniqueness of the digits, the
-induction over t is joined in docs/push_agrees_always.md.
+Three facts of any digit view are lemmas (`view_lemmas`), each a ground query at a symbolic line:
+L5 (a 0-digit line has an even index), siblings (adjacent lines of one level are indices i and
+i + 1), and eukhe's pa.Good (a line with only 1-digits after it ends 2^(j+1) − 2 messages before
+the view's end, one with the lowest 0-digit Z after it at most 2^(j+1) − 2 − 2^(m−1−Z)), an
+induction over the lines: base and step. Appending message N's line keeps each fact
+(`grown_lemmas`); in the grown view the carry pair (lines Z, Z + 1) is two siblings due exactly 1,
+an older pair that can merge is due less than 1 (pa.old_one), no later pair can merge
+(`carry_lemmas`); and by the model's `more_due`, due 1 beats due less than 1 (`wins_lemma`).
+
+The step is then the model's own code (`fold_steps`): `fold_step(V, N + 1, budget)` with the
+budget the digit count of N + 1 (m if some digit is 0, m + 1 if every digit is 1), under the loop
+rules with these invariants: most_due's scan holds a pair older than the carry pair until it
+meets it, and the carry pair after (its step assumes the lemmas' instances at the scanned pair
+and the best so far); fit's batch is the grown view with the carry pair as its most due, or the
+carry's merge. Z3 proves the result is the grown view with the carry pair replaced by its parent
+(or the grown view itself when every digit was 1), and then, line by line, that it is the digit
+view of N + 1 (pa.step, pa.same_lines). With laws.z3_push's L0 (push is the counter) and the
+uniqueness of the digits, docs/push_agrees_always.md joins the steps by induction over t.
 """
 
-from typing import Callable, List, Tuple
+from typing import List, Tuple
 
 import z3
 
@@ -204,8 +209,7 @@ def view_lemmas() -> List[Tuple[str, str, Answer, bool]]:
     newest first: its base and its step."""
     V, m, N, Z = zv.fresh_view("D"), z3.Int("m"), z3.Int("N"), z3.Int("Z")
     p = z3.Int("p")
-    q = index("q_low")
-    definition = [part for part in parts(V, m, N, Z)[:10]]
+    definition = parts(V, m, N, Z)[:10]  # the digit view, pow2's instances and the lowest zero
 
     def setting(points):
         ones = [z3.Implies(z3.And(Z < x, x < m), digit(V, m, x) == 1) for x in points]
@@ -223,7 +227,6 @@ def view_lemmas() -> List[Tuple[str, str, Answer, bool]]:
     add("Good base", "the newest line ends at the view's end", good_in(V, m, N, Z, m - 1), (m - 1,))
     add("Good step", "Good at line p + 1 ⇒ Good at line p",
         z3.Implies(z3.And(0 <= p, p + 1 < m, good_in(V, m, N, Z, p + 1)), good_in(V, m, N, Z, p)), (p, p + 1))
-    del q
     return found
 
 
@@ -252,7 +255,6 @@ def grown_lemmas() -> List[Tuple[str, str, Answer, bool]]:
     p = z3.Int("p")
     with zm.running(zm.Proof({})):
         G = base.appended(V, unit_line(0, Sym(T) - 1))
-    q = index("q_low")
     given = ground(parts(V, m, N, Z), (p, p + 1)) + [V.n == m]
     found = []
     claims = [(name, part(p) if callable(part) else part) for name, part, _ in parts(G, m, N, Z)]
@@ -261,7 +263,6 @@ def grown_lemmas() -> List[Tuple[str, str, Answer, bool]]:
     for name, claim in claims:
         found.append((f"grown: {name}", "appending message N's line keeps lines 0 .. m − 1",
                       prove(claim, given), satisfiable(given + [m == 2])))
-    del q
     return found
 
 
