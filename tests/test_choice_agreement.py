@@ -17,9 +17,11 @@ LINE_BYTES = 100
 
 
 class _Planner:
-    """What `_View.fit` asks of the planner: a parent's line size and the built nodes."""
+    """What `_View.fit` asks of the planner: a parent's line size (its cache of entries first,
+    here empty) and the built nodes."""
 
     def __init__(self) -> None:
+        self._recent = {}
         self.built_nodes = _Built()
         self.built_nodes.watermarks = [1 << 40] * 40  # every node of every level is built
         self.built_nodes.beyond = [set() for _ in range(40)]

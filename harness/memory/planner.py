@@ -87,14 +87,17 @@ def shown(text: str) -> str:
     return escaped(flatten(text))
 
 
-def text_bytes(text: str) -> int:
-    """UTF-8 bytes, or −1 for a text with a lone surrogate: one encoding checks and counts."""
+def has_lone_surrogate(text: str) -> bool:
+    """The one thing that makes a `str` invalid text [decision P14]. UTF-32 refuses a lone
+    surrogate exactly as UTF-8 does, and encodes about twice as fast: each character is four
+    bytes, whatever it is."""
     if text.isascii():
-        return len(text)
+        return False
     try:
-        return len(text.encode("utf-8"))
+        text.encode("utf-32-le")
     except UnicodeEncodeError:
-        return -1
+        return True
+    return False
 
 
 # The breaks wider than the space they become: C1 controls (2 bytes) and U+2028, U+2029 (3).
@@ -106,23 +109,36 @@ def text_sizes(text: str) -> Tuple[int, int]:
     without building the shown text; (−1, −1) for a text with a lone surrogate. Each break becomes
     one space, so only "\r\n" and the breaks wider than a byte shrink; each escape grows: "<" by 2
     bytes (‹), "|" by 1 (¦), a task mark's colon by 2 (꞉). None of them touches another's
-    characters, so each counts on the text as it is."""
+    characters, so each counts on the text as it is; "\r\n", "<" and "|" are ASCII, so they count
+    the same in the text as in its UTF-8.
+
+    Every event counts a text, so the searches are the cheap ones: a rare part is first looked
+    for by one character of the text (`in` on a str), and counted only if found. (`in` on bytes
+    first tries its operand as an integer and formats the error it raises: several times slower.)"""
+    wide = False
     if text.isascii():
         size = len(text)
-        shown_size = size - text.count("\r\n") + 2 * text.count("<") + text.count("|")
     else:
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
             return -1, -1
         size = len(data)
-        shown_size = size - data.count(b"\r\n") + 2 * data.count(b"<") + data.count(b"|")
-        # a C1 control is C2 80..9F in UTF-8, U+2028 and U+2029 E2 80 A8..A9: the prefixes are
-        # shared with printable characters (C2 A0..BF, U+2000..U+203F), which the count finds out
-        if b"\xc2" in data or b"\xe2\x80" in data:
-            for found in _WIDE_BREAKS.finditer(text):
-                shown_size -= 1 if found.group() < "\u0100" else 2
-    if "n:" in text or "N:" in text:
+        # a C1 control is C2 80..9F in UTF-8: the byte C2 starts printable characters too
+        # (U+00A0..U+00BF), which the count below finds out
+        wide = data.partition(b"\xc2")[1] or "\u2028" in text or "\u2029" in text
+    shown_size = size
+    if "<" in text:
+        shown_size += 2 * text.count("<")
+    if "|" in text:
+        shown_size += text.count("|")
+    if "\r" in text:
+        shown_size -= text.count("\r\n")
+    if wide:
+        for found in _WIDE_BREAKS.finditer(text):
+            shown_size -= 1 if found.group() < "\u0100" else 2
+    # a task mark ends in "ction:" whatever its case (`_TASK_MARK`)
+    if ":" in text and ("ction:" in text or "CTION:" in text):
         shown_size += 2 * len(_TASK_MARK.findall(text))
     return size, shown_size
 
@@ -167,6 +183,12 @@ def more_due(l_a: int, first_a: int, l_b: int, first_b: int, T: int) -> bool:
     left = (T + 1 - first_a) << l_b
     right = (T + 1 - first_b) << l_a
     return (left > right) | ((left == right) & (first_a < first_b))
+
+
+def due_key(l: int, first: int, T: int) -> int:
+    """A pair's due (T + 1 − first)/2^l times 2^LEVELS_MAX: an integer, exact for every level
+    below LEVELS_MAX, so pairs of any levels compare as integers [gist §3.2]."""
+    return (T + 1 - first) << (LEVELS_MAX - l)
 
 
 class Texts(Protocol):
@@ -346,7 +368,7 @@ class _View:
         self.paired: List[Set[int]] = [set() for _ in range(LEVELS_MAX)]  # each heap's entries
 
     def copy(self) -> "_View":
-        other = _View()
+        other = _View.__new__(_View)  # not __init__: its empty heaps and sets are replaced at once
         other.level = self.level.copy()
         other.line_bytes = self.line_bytes.copy()
         other.bytes = self.bytes
@@ -403,40 +425,35 @@ class _View:
         beyond = planner.built_nodes.beyond
         heappop = heapq.heappop
         heappush = heapq.heappush
-        tops = [0] * LEVELS_MAX  # each ordered level's top pair, by its first message
-        order: List[int] = []  # the levels with a pair, least due first: the best is popped
-
-        def place(l: int) -> None:
-            first = pairs[l][0] << l
-            tops[l] = first
-            low = 0
-            high = len(order)
-            while low < high:
-                middle = (low + high) >> 1
-                other = order[middle]
-                if more_due(other, tops[other], l, first, T):
-                    high = middle
-                else:
-                    low = middle + 1
-            order.insert(low, l)
-
+        # a cache entry never changes: if the cache starts afresh during the batch, the old
+        # dict still answers right, and what it lacks `parent_bytes` reads
+        recent_get = planner._recent.get
+        # each level's top pair as (−due_key, first, level): the heap's least is the most due
+        # pair, the oldest of equal ones (`due_key`). A level whose top changes gets a new
+        # entry; an entry whose pair is no longer its level's top is dropped when it comes up.
+        best: List[Tuple[int, int, int]] = []
         for l, heap in enumerate(pairs):
             if heap:
-                place(l)
-        while order and total > budget_bytes:
-            best_l = order.pop()
+                first = heap[0] << l
+                best.append((-due_key(l, first, T), first, l))
+        heapq.heapify(best)
+        while best and total > budget_bytes:
+            _, best_first, best_l = heappop(best)
             heap = pairs[best_l]
+            if not heap or heap[0] << best_l != best_first:
+                continue
             best_i = heappop(heap)
             paired[best_l].discard(best_i)
-            best_first = best_i << best_l
             second = (best_i + 1) << best_l
             total -= line_bytes.pop(best_first) + line_bytes.pop(second)
             del level[second]
             if heap:
-                place(best_l)
+                first = heap[0] << best_l
+                heappush(best, (-due_key(best_l, first, T), first, best_l))
             parent_level = best_l + 1
             parent = best_i >> 1
-            parent_line_bytes = parent_bytes(parent_level, parent)
+            entry = recent_get((parent << 6) | parent_level)
+            parent_line_bytes = entry[3] if entry is not None else parent_bytes(parent_level, parent)
             level[best_first] = parent_level
             line_bytes[best_first] = parent_line_bytes
             total += parent_line_bytes
@@ -452,9 +469,8 @@ class _View:
                     above = pairs[parent_level]
                     heappush(above, pair_i)
                     if above[0] == pair_i:  # a new top for its level
-                        if len(above) > 1:
-                            order.remove(parent_level)
-                        place(parent_level)
+                        first = pair_i << parent_level
+                        heappush(best, (-due_key(parent_level, first, T), first, parent_level))
         self.bytes = total
         return merges
 
@@ -473,7 +489,7 @@ class Planner:
         self.texts: Texts = MemoryTexts() if texts is None else texts
         self.built_nodes = _Built()
         self.built_now: List[Tuple[int, int, str]] = []  # this event's nodes, until recorded
-        self._recent: Dict[Node, Entry] = {}  # nodes read or built lately: a bounded cache
+        self._recent: Dict[int, Entry] = {}  # nodes read or built lately, by `node_key`: a bounded cache
         self.view = _View()
         self.cview = _View()
         self.shrinking = False
@@ -500,8 +516,8 @@ class Planner:
         """Node (l, i)'s text, its UTF-8 bytes, its shown bytes and its line's bytes in a
         view, or None while it is not built: counted once, when the node is built or its text
         read from the store, not each time a batch asks [decision P1]."""
-        node = (l, i)
-        entry = self._recent.get(node)
+        key = (i << 6) | l  # node_key
+        entry = self._recent.get(key)
         if entry is not None:
             return entry
         if not self.built_nodes.has(l, i):
@@ -511,19 +527,19 @@ class Planner:
             raise LookupError(f"node {node_name(l, i)} is built but its store has no text")
         size_bytes, shown_bytes = text_sizes(text)
         entry = (text, size_bytes, shown_bytes, built_line_bytes(l, i, shown_bytes))
-        self._remember(node, entry)
+        self._remember(key, entry)
         return entry
 
-    def _remember(self, node: Node, entry: Entry) -> None:
+    def _remember(self, key: int, entry: Entry) -> None:
         recent = self._recent
         if len(recent) >= self.RECENT_MAX:
             recent = self._forget_recent()
-        recent[node] = entry
+        recent[key] = entry
 
-    def _forget_recent(self) -> Dict[Node, Entry]:
+    def _forget_recent(self) -> Dict[int, Entry]:
         # the texts of this event's nodes are not in the store yet: keep them
         recent = self._recent
-        recent = {(l, i): recent[(l, i)] for l, i, _ in self.built_now}
+        recent = {(i << 6) | l: recent[(i << 6) | l] for l, i, _ in self.built_now}
         self._recent = recent
         return recent
 
@@ -533,51 +549,79 @@ class Planner:
 
     def line_bytes(self, l: int, i: int) -> int:
         """A built node's line size in a view [decision P1]."""
-        entry = self._recent.get((l, i)) or self._entry(l, i)
+        entry = self._recent.get((i << 6) | l) or self._entry(l, i)
         assert entry is not None
         return entry[3]
 
     def _build(self, l: int, i: int, text: str, sizes: Optional[Tuple[int, int]] = None) -> None:
-        """Node (l, i) is built once: show it, leave the queues, ready or build its parent.
-        `sizes` are the text's `text_sizes` when the caller has counted them. Every event runs
-        it once or more: the helpers it needs are written out."""
-        node = (l, i)
+        """Node (l, i) is built once: show it, ready or build its parent. `sizes` are the text's
+        `text_sizes` when the caller has counted them. A node a call built leaves the queues
+        first (`_leave_queues`); a free node never ran, failed or waited. Every event runs it
+        once or more: the helpers it needs are written out."""
         size_bytes, shown_bytes = text_sizes(text) if sizes is None else sizes
-        line_bytes = len(str(i << l)) + _HEAD_TAIL_BYTES[l] + shown_bytes  # built_line_bytes
+        first = i << l
+        line_bytes = len(str(first)) + _HEAD_TAIL_BYTES[l] + shown_bytes  # built_line_bytes
         built = self.built_nodes
-        if not (i < built.watermarks[l] or i in built.beyond[l]):
-            # (else replayed at start: the store logged it before the crash)
-            if i == built.watermarks[l] and not built.beyond[l]:
-                built.watermarks[l] = i + 1  # the next in order, as most are
+        watermarks = built.watermarks
+        mark = watermarks[l]
+        # below the watermark, or beyond it and known: replayed at start, the store logged it
+        # before the crash
+        if i == mark or (i > mark and i not in built.beyond[l]):
+            if i == mark and not built.beyond[l]:
+                watermarks[l] = i + 1  # the next in order, as most are
             else:
                 built.add(l, i)
             recent = self._recent
             if len(recent) >= self.RECENT_MAX:
                 recent = self._forget_recent()
-            recent[node] = (text, size_bytes, shown_bytes, line_bytes)
+            own = (text, size_bytes, shown_bytes, line_bytes)
+            recent[(i << 6) | l] = own
             self.built_now.append((l, i, text))
-        view = self.view
-        cview = self.cview
+        else:
+            own = None
         if l == 0:
             # the line shows its summary now, and costs what it shows [decision P1]
+            view = self.view
             if view.level.get(i) == 0:
                 view.bytes += line_bytes - view.line_bytes[i]
                 view.line_bytes[i] = line_bytes
-            if cview.level.get(i) == 0:
-                cview.bytes += line_bytes - cview.line_bytes[i]
-                cview.line_bytes[i] = line_bytes
-            if i in self.unbuilt_set:
-                self.unbuilt_set.remove(i)
+            view = self.cview
+            if view.level.get(i) == 0:
+                view.bytes += line_bytes - view.line_bytes[i]
+                view.line_bytes[i] = line_bytes
+            unbuilt_set = self.unbuilt_set
+            if i in unbuilt_set:
+                unbuilt_set.remove(i)
                 self.unbuilt.remove(i)  # a built message is within the window: near the left
         else:
             # its halves, if both are lines of a view, can merge there now (`parent_built`)
-            left_first = i << l
             child_level = l - 1
             right_first = ((i << 1) | 1) << child_level
-            if view.level.get(left_first) == child_level and view.level.get(right_first) == child_level:
-                view._push_pair(child_level, i << 1)
-            if cview.level.get(left_first) == child_level and cview.level.get(right_first) == child_level:
-                cview._push_pair(child_level, i << 1)
+            level = self.view.level
+            if level.get(first) == child_level and level.get(right_first) == child_level:
+                self.view._push_pair(child_level, i << 1)
+            level = self.cview.level
+            if level.get(first) == child_level and level.get(right_first) == child_level:
+                self.cview._push_pair(child_level, i << 1)
+        # its parent: built at once if free [gist §2], else ready to merge
+        sibling_i = i ^ 1
+        sibling = self._recent.get((sibling_i << 6) | l)
+        if sibling is None:
+            if not (sibling_i < watermarks[l] or sibling_i in built.beyond[l]):
+                return
+            sibling = self._entry(l, sibling_i)
+        if own is None:
+            own = self._entry(l, i)
+        left, right = (own, sibling) if sibling_i & 1 else (sibling, own)
+        if left[1] + 1 + right[1] <= LINE_BYTES_MAX:
+            # [gist §2] two short lines joined by a newline: a free node, no call
+            self._build(l + 1, i >> 1, left[0] + "\n" + right[0], joined_sizes(left, right))
+            return
+        self._push_ready(l + 1, i >> 1)
+
+    def _leave_queues(self, node: Node) -> None:
+        """A node a call built, or a logged one replayed, is no longer running, failed or due
+        for a retry."""
         running = self.running
         if node in running:
             running.remove(node)
@@ -585,21 +629,6 @@ class Planner:
             self.failures.pop(node, None)
         if self.retry_later:
             self.retry_later.discard(node)
-        # its parent: built at once if free [gist §2], else ready to merge
-        sibling_i = i ^ 1
-        recent = self._recent
-        sibling = recent.get((l, sibling_i))
-        if sibling is None:
-            if not (sibling_i < built.watermarks[l] or sibling_i in built.beyond[l]):
-                return
-            sibling = self._entry(l, sibling_i)
-        own = recent.get(node) or self._entry(l, i)
-        left, right = (own, sibling) if sibling_i & 1 else (sibling, own)
-        if left[1] + 1 + right[1] <= LINE_BYTES_MAX:
-            # [gist §2] two short lines joined by a newline: a free node, no call
-            self._build(l + 1, i >> 1, left[0] + "\n" + right[0], joined_sizes(left, right))
-            return
-        self._push_ready(l + 1, i >> 1)
 
     def _ready_parent(self, l: int, i: int) -> None:
         """At a restart: node (l, i)'s parent, if both halves are built, as `_build` readies it."""
@@ -645,8 +674,12 @@ class Planner:
             message_kind, text = event
             if message_kind not in KIND_SET:
                 raise ValueError(f"not a message kind: {message_kind!r} (one of {', '.join(KINDS)})")
-            # a text that may be its own line is counted whole, once; a longer one only checked
-            sizes = text_sizes(text) if len(text) <= LINE_BYTES_MAX else (text_bytes(text), -1)
+            # a text that may be its own line is counted whole, once; a longer one is only
+            # checked: more than 512 characters are more than 512 bytes, so never a free node
+            if len(text) <= LINE_BYTES_MAX:
+                sizes = text_sizes(text)
+            else:
+                sizes = (-1, -1) if has_lone_surrogate(text) else (len(text), -1)
             if sizes[0] < 0:
                 raise ValueError("a message's text has a lone surrogate: pass it through harness.memory.text.valid_text first")
             self._message(message_kind, text, sizes)
@@ -658,7 +691,9 @@ class Planner:
             if not 0 < sizes[0] <= LINE_BYTES_MAX:
                 raise ValueError(f"a built line is 1 to {LINE_BYTES_MAX} bytes, not {sizes[0]}")
             # [decision P7] an outcome of a call that is not running is ignored
-            if (l, i) in self.running:
+            node = (l, i)
+            if node in self.running:
+                self._leave_queues(node)
                 self._build(l, i, text, sizes)
         elif kind is Failed:
             if (event.l, event.i) in self.running:
@@ -707,9 +742,13 @@ class Planner:
         else:
             self.unbuilt.append(i)
             self.unbuilt_set.add(i)
-        self._batch()
+        c = self.config
+        if (self.shrinking or self.view.bytes > c.view_bytes_ceiling
+                or self.cshrinking or self.cview.bytes > c.cview_bytes_ceiling):
+            self._batch()  # else it would merge nothing and leave both views not shrinking
         # [gist §4] a failed call is tried again at the next message
-        self._retry()
+        if self.retry_later or self.deferred:
+            self._retry()
 
     def _retry(self) -> None:
         """Failed nodes are candidates again: at a message, or at a `Retry` [decision P8]."""
@@ -753,6 +792,7 @@ class Planner:
         count = self.failures.get(node, 0) + 1
         if count >= self.config.failures_max:
             # [deliberate D5] the last allowed failure builds a marked line [decision P16]
+            self._leave_queues(node)
             self._build(l, i, self.capped_text(l, i))
             return
         self.running.remove(node)
@@ -765,12 +805,11 @@ class Planner:
 
     def _window_candidates(self, running: List[Node]) -> List[Node]:
         """The window's lines that may start: not running, not waiting for a retry."""
+        busy = {i for l, i in running if l == 0}
         retry_later = self.retry_later
-        return [
-            (0, i)
-            for i in islice(self.unbuilt, self.config.jobs_max)
-            if (0, i) not in running and (0, i) not in retry_later
-        ]
+        if retry_later:
+            busy.update(i for l, i in retry_later if l == 0)
+        return [(0, i) for i in islice(self.unbuilt, self.config.jobs_max) if i not in busy]
 
     def _free_slots_for(self, running: List[Node], candidates: List[Node]) -> List[Node]:
         """While a turn waits, stop as few merges as the window's lines need slots for, the
@@ -789,21 +828,19 @@ class Planner:
         """Start calls up to jobs_max: the window's messages, oldest first, then ready merges by
         last message [gist §4] [decision P5, P6]; while a turn waits only the view's unbuilt
         lines start, and merges stop only for their slots [decision P8]."""
+        unbuilt = self.unbuilt
+        if unbuilt:
+            waiting = self.waiting
+        else:
+            # a turn waits only while the view has an unbuilt line
+            waiting = self.waiting = False
+            if not self.ready:
+                return  # nothing to start
         jobs_max = self.config.jobs_max
         running = self.running
-        if len(running) >= jobs_max and not self.waiting:
-            return
-        unbuilt = self.unbuilt
-        waiting = self.waiting and len(unbuilt) > 0
-        self.waiting = waiting
         if len(running) >= jobs_max and not waiting:
             return
-        if unbuilt:
-            candidates = self._window_candidates(running)
-        elif self.ready:
-            candidates = []
-        else:
-            return  # nothing to start
+        candidates = self._window_candidates(running) if unbuilt else []
         if waiting:
             for node in self._free_slots_for(running, candidates):
                 # a stopped call is no failure: back to its queue
@@ -970,6 +1007,7 @@ class Planner:
         crash cut the event short before the parent was logged."""
         if self.built_nodes.has(l, i):
             return
+        self._leave_queues((l, i))
         self._build(l, i, text)
         self._record_built()
 
