@@ -468,7 +468,16 @@ MUTANTS += [
            "past T = 5,000 a batch starts past the floor: message_merges_nothing passes (searched to T = 300); "
            "the tiny bridge catches it"),
     Mutant("fold_wrong_past_30000", PUSH, FOLD_FIT, FOLD_FIT.replace("budget_lines,", "budget_lines + (T > 30_000),"),
-           ("python", "-m", "laws", "--t", "40000", "--only", "push_agrees_always"),
-           "past t = 30,000 the fold's budget is one more: push_agrees_always passes in make laws (its fold side "
-           "is checked to t = 20,000); at --t 40000 it fails"),
+           law("push_agrees_always"),
+           "past t = 30,000 the fold's budget is one more: the cross-check to t = 20,000 passes; the fold step's "
+           "proof fails (a condition added to a number has no meaning on Z3 terms)"),
+    # ---- push_agrees_always's fold step, on the model's code (laws/z3_fold.py) ----
+    Mutant("fold_parent_costs_two_at_level_15", PUSH, '    return Line(l, i, "", True, 1)\n',
+           '    return Line(l, i, "", True, 1 + ((l + 1) >> 4))\n', law("push_agrees_always"),
+           "a line of level 15 to 30 costs two units in the fold: the first is made at t = 49,150 and the fold "
+           "leaves push at t = 49,151, past the cross-check's 20,000; the fold step's proof fails"),
+    Mutant("fold_budget_grows_past_32768", PUSH, FOLD_FIT, FOLD_FIT.replace("budget_lines,", "budget_lines + (T >> 15),"),
+           law("push_agrees_always"),
+           "from T = 32,768 on the fold's budget is push's length + ⌊T / 32,768⌋: the cross-check to "
+           "t = 20,000 passes; the fold step's proof fails"),
 ]
