@@ -356,35 +356,29 @@ class _View:
 
     `pairs[l]` is a min-heap of the even `i` such that lines (l, i) and (l, i+1) are both in the
     view and their parent is built. A pair enters it the moment the last of those three facts
-    becomes true, and leaves only by merging, which always pops a heap's top; so every entry is
-    live and no lazy deletion is needed. Within one level the smallest `i` is the most due
+    becomes true, which happens once (a line only ever merges upward, and a node is built once),
+    and leaves only by merging, which always pops a heap's top; so every entry is live, none is
+    there twice, and no lazy deletion is needed. Within one level the smallest `i` is the most due
     [gist §3.2], so each heap's top is its level's best pair.
     """
 
-    __slots__ = ("level", "line_bytes", "bytes", "pairs", "paired")
+    __slots__ = ("level", "line_bytes", "bytes", "pairs")
 
     def __init__(self) -> None:
         self.level: Dict[int, int] = {}
         self.line_bytes: Dict[int, int] = {}
         self.bytes = 0
         self.pairs: List[List[int]] = [[] for _ in range(LEVELS_MAX)]
-        self.paired: List[Set[int]] = [set() for _ in range(LEVELS_MAX)]  # each heap's entries
 
     def copy(self) -> "_View":
-        other = _View.__new__(_View)  # not __init__: its empty heaps and sets are replaced at once
+        other = _View.__new__(_View)  # not __init__: its empty heaps are replaced at once
         other.level = self.level.copy()
         other.line_bytes = self.line_bytes.copy()
         other.bytes = self.bytes
         other.pairs = [heap[:] for heap in self.pairs]
-        other.paired = [entries.copy() for entries in self.paired]
         return other
 
     def _push_pair(self, l: int, i: int) -> None:
-        # a node replayed at start may be built a second time in memory: its pair enters once
-        paired = self.paired[l]
-        if i in paired:
-            return
-        paired.add(i)
         heapq.heappush(self.pairs[l], i)
 
     def add(self, l: int, i: int, line_bytes: int, built: _Built) -> None:
@@ -423,7 +417,6 @@ class _View:
         pairs = self.pairs
         level = self.level
         line_bytes = self.line_bytes
-        paired = self.paired
         parent_bytes = planner.line_bytes
         watermarks = planner.built_nodes.watermarks
         beyond = planner.built_nodes.beyond
@@ -447,7 +440,6 @@ class _View:
             if not heap or heap[0] << best_l != best_first:
                 continue
             best_i = heappop(heap)
-            paired[best_l].discard(best_i)
             second = (best_i + 1) << best_l
             total -= line_bytes.pop(best_first) + line_bytes.pop(second)
             del level[second]
@@ -467,14 +459,11 @@ class _View:
             if (level.get((parent ^ 1) << parent_level) == parent_level
                     and (grandparent < watermarks[parent_level + 1] or grandparent in beyond[parent_level + 1])):
                 pair_i = parent & ~1
-                entries = paired[parent_level]
-                if pair_i not in entries:
-                    entries.add(pair_i)
-                    above = pairs[parent_level]
-                    heappush(above, pair_i)
-                    if above[0] == pair_i:  # a new top for its level
-                        first = pair_i << parent_level
-                        heappush(best, (-due_key(parent_level, first, T), first, parent_level))
+                above = pairs[parent_level]
+                heappush(above, pair_i)
+                if above[0] == pair_i:  # a new top for its level
+                    first = pair_i << parent_level
+                    heappush(best, (-due_key(parent_level, first, T), first, parent_level))
         self.bytes = total
         return merges
 
@@ -568,21 +557,19 @@ class Planner:
         built = self.built_nodes
         watermarks = built.watermarks
         mark = watermarks[l]
-        # below the watermark, or beyond it and known: replayed at start, the store logged it
-        # before the crash
-        if i == mark or (i > mark and i not in built.beyond[l]):
-            if i == mark and not built.beyond[l]:
-                watermarks[l] = i + 1  # the next in order, as most are
-            else:
-                built.add(l, i)
-            recent = self._recent
-            if len(recent) >= self.RECENT_MAX:
-                recent = self._forget_recent()
-            own = (text, size_bytes, shown_bytes, line_bytes)
-            recent[(i << 6) | l] = own
-            self.built_now.append((l, i, text))
+        if i < mark or (i > mark and i in built.beyond[l]):
+            # built before (a log replayed at start): its line, pairs and parent were seen to then
+            return
+        if i == mark and not built.beyond[l]:
+            watermarks[l] = i + 1  # the next in order, as most are
         else:
-            own = None
+            built.add(l, i)
+        recent = self._recent
+        if len(recent) >= self.RECENT_MAX:
+            recent = self._forget_recent()
+        own = (text, size_bytes, shown_bytes, line_bytes)
+        recent[(i << 6) | l] = own
+        self.built_now.append((l, i, text))
         if l == 0:
             # the line shows its summary now, and costs what it shows [decision P1]
             view = self.view
@@ -614,8 +601,6 @@ class Planner:
             if not (sibling_i < watermarks[l] or sibling_i in built.beyond[l]):
                 return
             sibling = self._entry(l, sibling_i)
-        if own is None:
-            own = self._entry(l, i)
         left, right = (own, sibling) if sibling_i & 1 else (sibling, own)
         if left[1] + 1 + right[1] <= LINE_BYTES_MAX:
             # [gist §2] two short lines joined by a newline: a free node, no call
