@@ -11,18 +11,22 @@ an instance of `due_cross_is_rational` (proved for all T, i ≥ 0 and levels), s
 the rational due every step is true, and the claim is the gist's.
 
 `due_orders_agree` (laws.universal) compares harness/memory/planner.py's `more_due` with this
-scan: the model's own `most_due`, run on a view of two pairs of any levels and indices.
+scan: the model's own `most_due`, run on a view of two pairs of any levels and indices. The
+production batch does not call `more_due` pair by pair: it keeps each level's best pair in a heap
+whose entries are (−due_key, first, level), so `heap_keys_order_as_more_due` proves that Python's
+order of those entries is `more_due`'s, on the production code itself.
 """
 
 from typing import List
 
 import z3
 
+import harness.memory.planner as production
 import model.view as model_view
 from laws import z3_model as zm
 from laws import z3_views as zv
 from laws.core import Budget, Law, Verdict
-from laws.z3_core import POW2, Sym
+from laws.z3_core import POW2, Sym, failed_answer, formula, obligations, prove, satisfiable, vacuous
 from model.planner import tree_parents
 from model.view import most_due
 
@@ -115,6 +119,46 @@ def scan_of_two_pairs(proof: zm.Proof, la, ia, lb, ib, T):
     return most_due(zm.ZSeq.of(zm.LINE, lines), Sym(T), tree_parents(tree), False).term
 
 
+HEAP_LABEL = ("Proved (Z3): production code, every level below 64 (a query per level of the first "
+              "pair), all T and first messages up to T; trusted: the integer encoding, Python's tuple order "
+              "written as a formula")
+
+
+def heap_keys_order_as_more_due(budget: Budget) -> Verdict:
+    """harness/memory/planner.py's batch pops the least heap entry (−due_key(l, first, T), first,
+    l): Python orders tuples element by element, so entry a comes before entry b exactly when
+    −key_a < −key_b, or the keys are equal and first_a < first_b, or both are equal and l_a < l_b.
+    Claimed: that order is production's `more_due(a, b)`, and two entries never tie on key and
+    first (so the level never decides), for every pair of levels below LEVELS_MAX, T and first
+    messages with first ≤ T. `due_key` shifts by LEVELS_MAX − l, a count Z3 knows only as the
+    unknown pow2: so l_a is fixed in each query (64 queries) and l_b left free, with pow2's
+    values at 0..64 given."""
+    la, lb, first_a, first_b, T = z3.Ints("la lb first_a first_b T")
+    levels = production.LEVELS_MAX
+    with obligations() as found:
+        key_a = production.due_key(Sym(la), Sym(first_a), Sym(T)).term
+        key_b = production.due_key(Sym(lb), Sym(first_b), Sym(T)).term
+        more = formula(production.more_due(Sym(la), Sym(first_a), Sym(lb), Sym(first_b), Sym(T)))
+    side = [condition for condition, _ in found]
+    heap_first = z3.Or(-key_a < -key_b, z3.And(-key_a == -key_b, first_a < first_b))
+    claim = z3.And([heap_first == more,
+                    z3.Implies(z3.And(key_a == key_b, first_a == first_b), la == lb)] + side)
+    domain = ([0 <= lb, lb < levels, 0 <= first_a, first_a <= T, 0 <= first_b, first_b <= T,
+               z3.Or([lb == level for level in range(levels)])]
+              + [POW2(k) == 2 ** k for k in range(levels + 1)])
+    seconds = 0.0
+    for level in range(levels):
+        answer = prove(claim, domain + [la == level])
+        seconds += answer.seconds
+        if not answer.proved:
+            return Verdict(False, "none", failed_answer(f"heap_keys_order_as_more_due at level {level}", answer))
+    # the claim means something: a tie of keys at different levels, broken by the first message
+    if not satisfiable(domain + [la == 1, lb == 0, key_a == key_b, first_a < first_b]):
+        return Verdict(False, "none", vacuous("heap_keys_order_as_more_due"))
+    return Verdict(True, HEAP_LABEL, f"{levels} Z3 queries in {seconds:.2f} s")
+
+
 LAWS = [
+    Law("heap_keys_order_as_more_due", "§3.2", "harness/memory/planner.py's batch heap orders its entries (−due_key(l, first, T), first, l) exactly as its `more_due`, and no two entries tie on key and first; for every level below 64, T and first message.", "z3", HEAP_LABEL, heap_keys_order_as_more_due),
     Law("most_due_is_the_choice", "§3.2, §4", "`most_due` returns a pair that can merge that no pair that can merge is more due than and no older one equals, or −1 exactly when none can merge; for any view (the chat's or the compaction view), T and built set.", "z3", CHOICE_LABEL, most_due_is_the_choice),
 ]

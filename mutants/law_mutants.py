@@ -373,14 +373,19 @@ MUTANTS += [
            law("most_due_is_the_choice"), "most_due returns the first pair that can merge, not the most due"),
 ]
 
-HEAP_SCAN = "                if more_due(other, tops[other], l, first, T):\n"
+HEAP_KEY = "    return (T + 1 - first) << (LEVELS_MAX - l)\n"
+# a tie is given to the lower level where both are 5 or more: in a chat's view the newer pair.
+# A key's steps are 2^(64 − l) ≥ 2^44 apart, so only exact ties move; (l + 3) >> 3 is 0 below
+# level 5, written without a branch so that the law's Z3 run catches it rather than crashes
+HEAP_TIE_TO_NEWER_HIGH = "    return ((T + 1 - first) << (LEVELS_MAX - l)) - ((l + 3) >> 3) * l\n"
 MUTANTS += [
-    Mutant("planner_heap_tie_to_newer_high", HARNESS_PLANNER, HEAP_SCAN,
-           # a tie is flipped where either level is 5 or more: the newer pair goes first
-           "                if more_due(other, tops[other], l, first, T) != (max(l, other) >= 5 and\n"
-           "                        ((T + 1 - tops[other]) << l) == ((T + 1 - first) << other)):\n",
+    Mutant("planner_heap_tie_to_newer_high", HARNESS_PLANNER, HEAP_KEY, HEAP_TIE_TO_NEWER_HIGH,
            test("tests/test_choice_agreement.py::test_the_production_heaps_choose_as_the_model_on_ties_at_high_levels"),
-           "the production fit gives a tie with a pair of level ≥ 5 to the newer pair"),
+           "the production fit gives a tie between pairs of levels ≥ 5 to the newer pair"),
+    Mutant("planner_heap_tie_to_newer_high_law", HARNESS_PLANNER, HEAP_KEY, HEAP_TIE_TO_NEWER_HIGH,
+           law("heap_keys_order_as_more_due"), "the same bug, caught by Z3 on the heap's keys"),
+    Mutant("heap_key_from_T", HARNESS_PLANNER, HEAP_KEY, "    return (T - first) << (LEVELS_MAX - l)\n",
+           law("heap_keys_order_as_more_due"), "the heap's key measures from T, not T + 1: the order of levels shifts"),
     Mutant("tree_lookup_wraps_past_2_14", "model/tree.py", "    return trie_get(tree.levels[l], i)\n",
            "    return trie_get(tree.levels[l], i & 0x3FFF)\n",
            test("tests/test_bridge.py::test_every_tiny_run_agrees"),
@@ -416,8 +421,7 @@ MUTANTS += [
     Mutant("most_due_tie_to_newer_high_bridge", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
            test("tests/test_bridge.py::test_every_tiny_run_agrees"),
            "most_due gives a tie with an older pair of level ≥ 5 to the newer pair: the tiny bridge"),
-    Mutant("planner_heap_tie_to_newer_high_bridge", HARNESS_PLANNER, HEAP_SCAN,
-           [m for m in MUTANTS if m.name == "planner_heap_tie_to_newer_high"][0].new,
+    Mutant("planner_heap_tie_to_newer_high_bridge", HARNESS_PLANNER, HEAP_KEY, HEAP_TIE_TO_NEWER_HIGH,
            test("tests/test_bridge.py::test_every_tiny_run_agrees"),
            "the production fit gives such a tie to the newer pair: the tiny bridge"),
 ]
@@ -464,9 +468,18 @@ MUTANTS += [
            "past T = 5,000 a batch starts past the floor: once missed (message_merges_nothing was searched to "
            "T = 300), now by the proof of step for any T"),
     Mutant("fold_wrong_past_30000", PUSH, FOLD_FIT, FOLD_FIT.replace("budget_lines,", "budget_lines + (T > 30_000),"),
-           ("python", "-m", "laws", "--t", "40000", "--only", "push_agrees_always"),
-           "past t = 30,000 the fold's budget is one more: push_agrees_always passes in make laws (its fold side "
-           "is checked to t = 20,000); at --t 40000 it fails"),
+           law("push_agrees_always"),
+           "past t = 30,000 the fold's budget is one more: the cross-check to t = 20,000 passes; the fold step's "
+           "proof fails (a condition added to a number has no meaning on Z3 terms)"),
+    # ---- push_agrees_always's fold step, on the model's code (laws/z3_fold.py) ----
+    Mutant("fold_parent_costs_two_at_level_15", PUSH, '    return Line(l, i, "", True, 1)\n',
+           '    return Line(l, i, "", True, 1 + ((l + 1) >> 4))\n', law("push_agrees_always"),
+           "a line of level 15 to 30 costs two units in the fold: the first is made at t = 49,150 and the fold "
+           "leaves push at t = 49,151, past the cross-check's 20,000; the fold step's proof fails"),
+    Mutant("fold_budget_grows_past_32768", PUSH, FOLD_FIT, FOLD_FIT.replace("budget_lines,", "budget_lines + (T >> 15),"),
+           law("push_agrees_always"),
+           "from T = 32,768 on the fold's budget is push's length + ⌊T / 32,768⌋: the cross-check to "
+           "t = 20,000 passes; the fold step's proof fails"),
     # ---- the history laws, on step's own code (laws/z3_events.py) ----
     Mutant("built_parent_in_view", PLANNER,
            "        view = with_line(view, line)\n        cview = with_line(cview, line)\n",

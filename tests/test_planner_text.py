@@ -8,6 +8,7 @@ same texts: the two are written apart, so one cannot hide the other's mistake [d
 
 import sys
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -67,3 +68,26 @@ def test_two_texts_joined_are_counted_from_their_own_sizes(left, right):
         return (text, size_bytes, shown_bytes, 0)
 
     assert joined_sizes(entry(left), entry(right)) == text_sizes(left + "\n" + right)
+
+
+def test_a_lone_surrogate_is_refused_in_a_message_of_any_length_and_in_a_line():
+    """[decision P14] The production planner refuses invalid text where it enters, with the
+    function to use: a short message (counted whole), a long one (only checked, by UTF-32) and a
+    built line; a surrogate pair written as two code points is two lone surrogates. Valid text
+    of every width passes."""
+    from harness.memory.events import Built, Message
+    from harness.memory.planner import Planner
+
+    for text in ("a \ud800 b", "x" * 600 + "\udfff", "日本" * 300 + "\ud83d\ude00"):
+        planner = Planner()
+        with pytest.raises(ValueError, match="valid_text"):
+            planner.apply(Message("user", text))
+        assert planner.T == 0
+    planner = Planner()
+    planner.apply(Message("user", "x" * 600))  # not a free node: its call runs
+    assert planner.running == [(0, 0)]
+    with pytest.raises(ValueError, match="valid_text"):
+        planner.apply(Built(0, 0, "a line \udc80"))
+    assert planner.running == [(0, 0)] and not planner.built(0, 0)
+    for text in ("x" * 600, "ü" * 600, "日本" * 300, "😀" * 600):
+        Planner().apply(Message("user", text))

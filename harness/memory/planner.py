@@ -87,14 +87,17 @@ def shown(text: str) -> str:
     return escaped(flatten(text))
 
 
-def text_bytes(text: str) -> int:
-    """UTF-8 bytes, or −1 for a text with a lone surrogate: one encoding checks and counts."""
+def has_lone_surrogate(text: str) -> bool:
+    """The one thing that makes a `str` invalid text [decision P14]. UTF-32 refuses a lone
+    surrogate exactly as UTF-8 does, and encodes about twice as fast: each character is four
+    bytes, whatever it is."""
     if text.isascii():
-        return len(text)
+        return False
     try:
-        return len(text.encode("utf-8"))
+        text.encode("utf-32-le")
     except UnicodeEncodeError:
-        return -1
+        return True
+    return False
 
 
 # The breaks wider than the space they become: C1 controls (2 bytes) and U+2028, U+2029 (3).
@@ -241,22 +244,25 @@ class MemoryTexts:
         return len(self.texts)
 
     def record_message(self, i: int, kind: str, text: str) -> None:
-        if i < len(self.texts):  # replayed at a restart
-            assert (self.kinds[i], self.texts[i]) == (kind, text), f"message {i} replayed with another text"
+        texts = self.texts
+        if i == len(texts):
+            self.kinds.append(kind)
+            texts.append(text)
             return
-        assert i == len(self.texts)
-        self.kinds.append(kind)
-        self.texts.append(text)
+        assert i < len(texts), f"message {i} recorded after only {len(texts)}"
+        # replayed at a restart
+        assert (self.kinds[i], texts[i]) == (kind, text), f"message {i} replayed with another text"
 
     def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
         known = self.nodes
+        logged, logged_T = self.logged, self.logged_T
         for l, i, text in nodes:
             key = (i << 6) | l  # LEVELS_MAX levels
             old = known.get(key)
             if old is None:
                 known[key] = text
-                self.logged.append(key)
-                self.logged_T.append(T)
+                logged.append(key)
+                logged_T.append(T)
             else:
                 # a restart replays what the log holds: a node is built once [gist §2]
                 assert old == text, f"node {node_name(l, i)} built again with another text"
@@ -350,35 +356,29 @@ class _View:
 
     `pairs[l]` is a min-heap of the even `i` such that lines (l, i) and (l, i+1) are both in the
     view and their parent is built. A pair enters it the moment the last of those three facts
-    becomes true, and leaves only by merging, which always pops a heap's top; so every entry is
-    live and no lazy deletion is needed. Within one level the smallest `i` is the most due
+    becomes true, which happens once (a line only ever merges upward, and a node is built once),
+    and leaves only by merging, which always pops a heap's top; so every entry is live, none is
+    there twice, and no lazy deletion is needed. Within one level the smallest `i` is the most due
     [gist §3.2], so each heap's top is its level's best pair.
     """
 
-    __slots__ = ("level", "line_bytes", "bytes", "pairs", "paired")
+    __slots__ = ("level", "line_bytes", "bytes", "pairs")
 
     def __init__(self) -> None:
         self.level: Dict[int, int] = {}
         self.line_bytes: Dict[int, int] = {}
         self.bytes = 0
         self.pairs: List[List[int]] = [[] for _ in range(LEVELS_MAX)]
-        self.paired: List[Set[int]] = [set() for _ in range(LEVELS_MAX)]  # each heap's entries
 
     def copy(self) -> "_View":
-        other = _View.__new__(_View)  # not __init__: its empty heaps and sets are replaced at once
+        other = _View.__new__(_View)  # not __init__: its empty heaps are replaced at once
         other.level = self.level.copy()
         other.line_bytes = self.line_bytes.copy()
         other.bytes = self.bytes
         other.pairs = [heap[:] for heap in self.pairs]
-        other.paired = [entries.copy() for entries in self.paired]
         return other
 
     def _push_pair(self, l: int, i: int) -> None:
-        # a node replayed at start may be built a second time in memory: its pair enters once
-        paired = self.paired[l]
-        if i in paired:
-            return
-        paired.add(i)
         heapq.heappush(self.pairs[l], i)
 
     def add(self, l: int, i: int, line_bytes: int, built: _Built) -> None:
@@ -404,11 +404,12 @@ class _View:
     def fit(self, T: int, budget_bytes: int, planner: "Planner") -> List[Node]:
         """Merge the most due pair whose parent is built until within budget [gist §3.2].
 
-        The levels with a pair are kept in due order of their heaps' tops, most due first. A
-        merge changes only two tops, its level's and the level above's (where its parent may
-        make a pair), and T stays: so each merge places at most those two levels again, by
-        binary search, instead of comparing every level's top. `add` and `_push_pair` are
-        written out in the loop, which runs for every merge of both views."""
+        Each level's best pair (its heap's top) is an entry of one more heap, keyed by
+        `due_key`: a merge changes only two tops, its level's and the level above's (where its
+        parent may make a pair), and T stays, so each merge pushes at most two entries, in C,
+        instead of comparing every level's top (`heap_keys_order_as_more_due` proves the
+        entries' order is `more_due`'s). `add` and `_push_pair` are written out in the loop,
+        which runs for every merge of both views."""
         merges: List[Node] = []
         total = self.bytes
         if total <= budget_bytes:
@@ -416,7 +417,6 @@ class _View:
         pairs = self.pairs
         level = self.level
         line_bytes = self.line_bytes
-        paired = self.paired
         parent_bytes = planner.line_bytes
         watermarks = planner.built_nodes.watermarks
         beyond = planner.built_nodes.beyond
@@ -440,7 +440,6 @@ class _View:
             if not heap or heap[0] << best_l != best_first:
                 continue
             best_i = heappop(heap)
-            paired[best_l].discard(best_i)
             second = (best_i + 1) << best_l
             total -= line_bytes.pop(best_first) + line_bytes.pop(second)
             del level[second]
@@ -460,14 +459,11 @@ class _View:
             if (level.get((parent ^ 1) << parent_level) == parent_level
                     and (grandparent < watermarks[parent_level + 1] or grandparent in beyond[parent_level + 1])):
                 pair_i = parent & ~1
-                entries = paired[parent_level]
-                if pair_i not in entries:
-                    entries.add(pair_i)
-                    above = pairs[parent_level]
-                    heappush(above, pair_i)
-                    if above[0] == pair_i:  # a new top for its level
-                        first = pair_i << parent_level
-                        heappush(best, (-due_key(parent_level, first, T), first, parent_level))
+                above = pairs[parent_level]
+                heappush(above, pair_i)
+                if above[0] == pair_i:  # a new top for its level
+                    first = pair_i << parent_level
+                    heappush(best, (-due_key(parent_level, first, T), first, parent_level))
         self.bytes = total
         return merges
 
@@ -561,21 +557,19 @@ class Planner:
         built = self.built_nodes
         watermarks = built.watermarks
         mark = watermarks[l]
-        # below the watermark, or beyond it and known: replayed at start, the store logged it
-        # before the crash
-        if i == mark or (i > mark and i not in built.beyond[l]):
-            if i == mark and not built.beyond[l]:
-                watermarks[l] = i + 1  # the next in order, as most are
-            else:
-                built.add(l, i)
-            recent = self._recent
-            if len(recent) >= self.RECENT_MAX:
-                recent = self._forget_recent()
-            own = (text, size_bytes, shown_bytes, line_bytes)
-            recent[(i << 6) | l] = own
-            self.built_now.append((l, i, text))
+        if i < mark or (i > mark and i in built.beyond[l]):
+            # built before (a log replayed at start): its line, pairs and parent were seen to then
+            return
+        if i == mark and not built.beyond[l]:
+            watermarks[l] = i + 1  # the next in order, as most are
         else:
-            own = None
+            built.add(l, i)
+        recent = self._recent
+        if len(recent) >= self.RECENT_MAX:
+            recent = self._forget_recent()
+        own = (text, size_bytes, shown_bytes, line_bytes)
+        recent[(i << 6) | l] = own
+        self.built_now.append((l, i, text))
         if l == 0:
             # the line shows its summary now, and costs what it shows [decision P1]
             view = self.view
@@ -607,8 +601,6 @@ class Planner:
             if not (sibling_i < watermarks[l] or sibling_i in built.beyond[l]):
                 return
             sibling = self._entry(l, sibling_i)
-        if own is None:
-            own = self._entry(l, i)
         left, right = (own, sibling) if sibling_i & 1 else (sibling, own)
         if left[1] + 1 + right[1] <= LINE_BYTES_MAX:
             # [gist §2] two short lines joined by a newline: a free node, no call
@@ -671,8 +663,12 @@ class Planner:
             message_kind, text = event
             if message_kind not in KIND_SET:
                 raise ValueError(f"not a message kind: {message_kind!r} (one of {', '.join(KINDS)})")
-            # a text that may be its own line is counted whole, once; a longer one only checked
-            sizes = text_sizes(text) if len(text) <= LINE_BYTES_MAX else (text_bytes(text), -1)
+            # a text that may be its own line is counted whole, once; a longer one is only
+            # checked: more than 512 characters are more than 512 bytes, so never a free node
+            if len(text) <= LINE_BYTES_MAX:
+                sizes = text_sizes(text)
+            else:
+                sizes = (-1, -1) if has_lone_surrogate(text) else (len(text), -1)
             if sizes[0] < 0:
                 raise ValueError("a message's text has a lone surrogate: pass it through harness.memory.text.valid_text first")
             self._message(message_kind, text, sizes)
@@ -700,8 +696,11 @@ class Planner:
         else:
             raise TypeError(f"not a planner event: {event!r} (a restart is a checkpoint, then load)")
         self._schedule()
-        if self.built_now:
-            self._record_built()
+        built_now = self.built_now
+        if built_now:  # `_record_built`, written out: most events build a node
+            self.texts.record_nodes(built_now, self.T)
+            self.lines_since_save += len(built_now)
+            self.built_now = []
 
     def _record_built(self) -> None:
         """Hand this event's new nodes to the store, once, in build order."""
@@ -735,9 +734,13 @@ class Planner:
         else:
             self.unbuilt.append(i)
             self.unbuilt_set.add(i)
-        self._batch()
+        c = self.config
+        if (self.shrinking or self.view.bytes > c.view_bytes_ceiling
+                or self.cshrinking or self.cview.bytes > c.cview_bytes_ceiling):
+            self._batch()  # else it would merge nothing and leave both views not shrinking
         # [gist §4] a failed call is tried again at the next message
-        self._retry()
+        if self.retry_later or self.deferred:
+            self._retry()
 
     def _retry(self) -> None:
         """Failed nodes are candidates again: at a message, or at a `Retry` [decision P8]."""
@@ -817,21 +820,19 @@ class Planner:
         """Start calls up to jobs_max: the window's messages, oldest first, then ready merges by
         last message [gist §4] [decision P5, P6]; while a turn waits only the view's unbuilt
         lines start, and merges stop only for their slots [decision P8]."""
+        unbuilt = self.unbuilt
+        if unbuilt:
+            waiting = self.waiting
+        else:
+            # a turn waits only while the view has an unbuilt line
+            waiting = self.waiting = False
+            if not self.ready:
+                return  # nothing to start
         jobs_max = self.config.jobs_max
         running = self.running
-        if len(running) >= jobs_max and not self.waiting:
-            return
-        unbuilt = self.unbuilt
-        waiting = self.waiting and len(unbuilt) > 0
-        self.waiting = waiting
         if len(running) >= jobs_max and not waiting:
             return
-        if unbuilt:
-            candidates = self._window_candidates(running)
-        elif self.ready:
-            candidates = []
-        else:
-            return  # nothing to start
+        candidates = self._window_candidates(running) if unbuilt else []
         if waiting:
             for node in self._free_slots_for(running, candidates):
                 # a stopped call is no failure: back to its queue
