@@ -4,16 +4,17 @@ views. The history laws' induction step (docs/history_laws.md).
 Strategy: a state of the planner whose views are views of any length that meet the invariant
 (both the chat's view and the compaction view tile messages 0..T−1, and each merged line is
 built, its node in the tree), whose T, shrinking states, waiting flag, batches and configuration
-are any terms, whose tree is two functions the proofs know nothing about, and whose work queue (ready, running, failures, retry_later) is left
-unknown (laws.z3_model `Unknown`). `model.planner.step` runs on it for each kind of event — the
+are any terms, whose tree is two functions the proofs know nothing about, and whose work queue
+(ready, running, failures, retry_later) is left unknown (laws.z3_model `Unknown`). `model.planner.step` runs on it for each kind of event — the
 event's class is concrete, its fields are terms — and every branch of its code is taken both
 ways (laws.z3_model `explore`); on every path the state it returns must meet the invariant again.
 
 A build recurses: building (l, i) may build its parent (l + 1, i / 2) at once. The build lemma
-says that a build at level ≥ 1 leaves every field but the tree and the work queue as it was; it
-is proved on `build`'s own code with the recursive call replaced by the lemma itself, an
-induction on the depth of the recursion (a call that returns has a finite one). Every other
-build is the model's code, run.
+says that a build at level ≥ 1 leaves every field but the tree and the work queue as it was,
+and the tree holding every node it held; it is proved on `build`'s own code with the recursive call replaced by the lemma itself, an
+induction on the depth of the recursion (a call that returns has a finite one). A second lemma,
+on the same code with its inner build by the first, is a build at level 0: line (0, i) of both
+views built with its text. Every other build is the model's code, run.
 
 What this rests on, besides the trusted parts every proof on the model's code names: `tree_put`
 as an update of the tree's two functions (laws.z3_model `SymTree.put`), and the work
