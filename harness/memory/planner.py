@@ -716,7 +716,7 @@ class Planner:
         self.T = i + 1
         self.texts.record_message(i, kind, text)
         self.lines_since_save += 1
-        line_bytes = waiting_line_bytes(i)
+        line_bytes = len(str(i)) + 4 + LINE_BYTES_MAX  # waiting_line_bytes, written out
         # no pair yet: its parent is built only after the line itself
         view = self.view
         view.level[i] = 0
