@@ -482,7 +482,7 @@ class Planner:
         self.texts: Texts = MemoryTexts() if texts is None else texts
         self.built_nodes = _Built()
         self.built_now: List[Tuple[int, int, str]] = []  # this event's nodes, until recorded
-        self._recent: Dict[int, Entry] = {}  # nodes read or built lately, by `node_key`: a bounded cache
+        self._recent: Dict[int, Entry] = {}  # nodes read or built lately, keyed (i << 6) | l: a bounded cache
         self.view = _View()
         self.cview = _View()
         self.shrinking = False
@@ -509,7 +509,7 @@ class Planner:
         """Node (l, i)'s text, its UTF-8 bytes, its shown bytes and its line's bytes in a
         view, or None while it is not built: counted once, when the node is built or its text
         read from the store, not each time a batch asks [decision P1]."""
-        key = (i << 6) | l  # node_key
+        key = (i << 6) | l  # one integer hashes faster than a pair; LEVELS_MAX is 2^6
         entry = self._recent.get(key)
         if entry is not None:
             return entry
@@ -716,7 +716,7 @@ class Planner:
         self.T = i + 1
         self.texts.record_message(i, kind, text)
         self.lines_since_save += 1
-        line_bytes = waiting_line_bytes(i)
+        line_bytes = len(str(i)) + 4 + LINE_BYTES_MAX  # waiting_line_bytes, written out
         # no pair yet: its parent is built only after the line itself
         view = self.view
         view.level[i] = 0
