@@ -584,6 +584,8 @@ def twins_check() -> Tuple[str, int]:
             (base.item, zm.item, [((items, k), (seq, Sym(z3.IntVal(k)))) for k in range(-4, 5)]),
             (base.appended, zm.appended, [((items, new), (seq, new)) for new in POOL]),
             (base.pair_replaced, zm.pair_replaced, [((items, k, POOL[1]), (seq, Sym(z3.IntVal(k)), POOL[1])) for k in range(-4, 5)]),
+            (base.replaced, zm.replaced, [((items, k, POOL[2]), (seq, Sym(z3.IntVal(k)), POOL[2])) for k in range(-4, 5)]),
+            (base.padded, zm.padded, [((items, k, POOL[0]), (seq, Sym(z3.IntVal(k)), POOL[0])) for k in range(-4, 5)]),
             (base.prefix, zm.prefix, [((items, k), (seq, Sym(z3.IntVal(k)))) for k in range(-4, 5)]),
             (base.mapped, zm.mapped, [((items, change), (seq, change)) for change in CHANGES]),
         ):
@@ -636,7 +638,11 @@ def twins_check() -> Tuple[str, int]:
                 if z3.simplify(term).as_long() != python:
                     return f"an integer operation on {value}, {count}: the term differs from Python", cases
     problem, more = views_on_arrays()
-    return problem, cases + more
+    if problem:
+        return problem, cases + more
+    from laws.z3_tree import trie_twins_check
+    problem, tries = trie_twins_check()
+    return problem, cases + more + tries
 
 
 def _substitute(value, condition, truth_value):
@@ -682,7 +688,7 @@ def twins_agree(budget: Budget) -> Verdict:
     return Verdict(True, TWINS_LABEL, f"{cases:,} cases")
 
 
-TWINS_LABEL = "Bounded: tuples of ≤ 3 lines, indices −4..4, integers −20..20, views of a model run"
+TWINS_LABEL = "Bounded: tuples of ≤ 3 lines, indices −4..4, integers −20..20, views of a model run, 5 tries at indices −1..17"
 
 
 # ---- push_agrees_always ----
@@ -964,7 +970,7 @@ def settle_reached(budget: Budget) -> Verdict:
 
 
 HISTORY_LABEL = ("Proved (Z3): model/planner.py step for every event, every branch, builds by an induction on "
-                 f"the recursion; {TRUSTED}, tree_put as an update of its two functions (tree_lookup_gives_what_was_put); "
+                 f"the recursion; {TRUSTED}, tree_put as an update of its two functions, proved on model/tree.py (tree_lookup_gives_what_was_put); "
                  "the work queue, capped_text and is_valid_text left unknown")
 
 LAWS = [

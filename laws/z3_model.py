@@ -108,12 +108,125 @@ class SymText:
         return f"SymText({self.term})"
 
 
+# ---- the tree's tries: Z3 datatypes ----
+#
+# A trie of model/tree.py is a tuple (text or None, child for digit 0, …, child for the last
+# digit), or () when empty; as a term it is a value of the datatype TRIE, and a text or None one
+# of MAYBE. Each operation below is exact for the tuple it stands for, or records as an
+# obligation where Python would raise (an index into (), or out of range).
+
+_MAYBE = z3.Datatype("Maybe")
+_MAYBE.declare("none")
+_MAYBE.declare("some", ("value", TEXT))
+MAYBE = _MAYBE.create()
+_TRIE = z3.Datatype("Trie")
+_TRIE.declare("empty")
+_TRIE.declare("node", ("text", MAYBE), *[(f"child{d}", _TRIE) for d in range(tree_module.DIGITS)])
+TRIE = _TRIE.create()
+CHILDREN = tuple(getattr(TRIE, f"child{d}") for d in range(tree_module.DIGITS))
+
+
+class SymMaybe:
+    """A node's text or None, as a term: it answers `== None` and `!= None`."""
+
+    __slots__ = ("term",)
+
+    def __init__(self, term):
+        self.term = term
+
+    @staticmethod
+    def lift(value):
+        if isinstance(value, SymMaybe):
+            return value.term
+        if value is None:
+            return MAYBE.none
+        return MAYBE.some(SymText.lift(value))
+
+    def __eq__(self, other):
+        if other is None:
+            return SymBool(MAYBE.is_none(self.term))
+        return SymBool(self.term == SymMaybe.lift(other))
+
+    def __ne__(self, other):
+        return SymBool(z3.Not((self == other).term))
+
+    __bool__ = no_python_value("text-or-None term")
+    __str__ = no_python_value("text-or-None term")
+    __format__ = no_python_value("text-or-None term")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SymMaybe({self.term})"
+
+
+class SymTrie:
+    """A trie as a term. `not trie` is the condition that it is empty (a branch, inside
+    `explore`); `trie[k]` is its text (k = 0) or a child (k = 1 … DIGITS)."""
+
+    __slots__ = ("term",)
+
+    def __init__(self, term):
+        self.term = term
+
+    @staticmethod
+    def lift(value):
+        if isinstance(value, SymTrie):
+            return value.term
+        if value == ():
+            return TRIE.empty
+        if isinstance(value, tuple) and len(value) == 1 + tree_module.DIGITS:
+            return TRIE.node(SymMaybe.lift(value[0]), *[SymTrie.lift(child) for child in value[1:]])
+        raise TypeError(f"a trie term cannot be made of {type(value).__name__}")
+
+    def __bool__(self):
+        return bool(SymBool(TRIE.is_node(self.term)))
+
+    def __len__(self):
+        raise TypeError("a trie term has no Python length: test it with `not`")
+
+    def at(self, k):
+        """Python's trie[k]: () has no items, and a node none past its last child."""
+        oblige(TRIE.is_node(self.term), "a trie's item: the trie is empty")
+        position = python_int(k)
+        if position == 0:
+            return SymMaybe(TRIE.text(self.term))
+        index = Sym.lift(k)
+        oblige(z3.And(1 <= index, index <= len(CHILDREN)), "a trie's child: a digit out of range")
+        if position is not None and 1 <= position <= len(CHILDREN):
+            return SymTrie(CHILDREN[position - 1](self.term))
+        chosen = CHILDREN[-1](self.term)
+        for d in range(len(CHILDREN) - 2, -1, -1):
+            chosen = z3.If(index == d + 1, CHILDREN[d](self.term), chosen)
+        return SymTrie(chosen)
+
+    __getitem__ = at
+
+    def replaced(self, k, new):
+        """Python's trie[:k] + (new,) + trie[k + 1:], for a node and 0 ≤ k ≤ DIGITS."""
+        oblige(TRIE.is_node(self.term), "a trie's item replaced: the trie is empty")
+        if python_int(k) == 0:
+            return SymTrie(TRIE.node(SymMaybe.lift(new), *[child(self.term) for child in CHILDREN]))
+        index = Sym.lift(k)
+        oblige(z3.And(1 <= index, index <= len(CHILDREN)), "a trie's child replaced: a digit out of range")
+        value = SymTrie.lift(new)
+        children = [z3.If(index == d + 1, value, child(self.term)) for d, child in enumerate(CHILDREN)]
+        return SymTrie(TRIE.node(TRIE.text(self.term), *children))
+
+    __str__ = no_python_value("trie term")
+    __format__ = no_python_value("trie term")
+    __iter__ = no_python_value("trie term")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SymTrie({self.term})"
+
+
 # ---- values and their shapes ----
 
-INT, BOOL, STR = "int", "bool", "text"
-SORTS = {INT: z3.IntSort(), BOOL: z3.BoolSort(), STR: TEXT}
-WRAP = {INT: Sym, BOOL: SymBool, STR: SymText}
-LIFT = {INT: Sym.lift, BOOL: SymBool.lift, STR: SymText.lift}
+INT, BOOL, STR, TRIES = "int", "bool", "text", "trie"
+SORTS = {INT: z3.IntSort(), BOOL: z3.BoolSort(), STR: TEXT, TRIES: TRIE}
+WRAP = {INT: Sym, BOOL: SymBool, STR: SymText, TRIES: SymTrie}
+LIFT = {INT: Sym.lift, BOOL: SymBool.lift, STR: SymText.lift, TRIES: SymTrie.lift}
 LINE_FIELDS = (("l", INT), ("i", INT), ("text", STR), ("built", BOOL), ("bytes", INT))
 
 
@@ -127,16 +240,21 @@ class Kind:
     def parts(self, value) -> Dict[str, Any]:
         if self.name == "line":
             return {name: getattr(value, name) for name, _ in self.fields}
+        if self.name == "trie":
+            return {"trie": value}
         return {name: value[int(name)] for name, _ in self.fields}
 
     def build(self, parts: Dict[str, Any]):
         if self.name == "line":
             return Line(**parts)
+        if self.name == "trie":
+            return parts["trie"]
         return tuple(parts[name] for name, _ in self.fields)
 
 
 LINE = Kind("line", LINE_FIELDS)
 NODE = Kind("node", (("0", INT), ("1", INT)))
+LEVEL = Kind("trie", (("trie", TRIES),))  # a tree's levels: a sequence of tries
 _FRESH = itertools.count()
 
 
@@ -563,6 +681,8 @@ def length(items):
 
 
 def item(items, k):
+    if isinstance(items, SymTrie):
+        return items.at(k)
     if isinstance(items, ZSeq):
         index = Sym.lift(k)
         oblige(z3.And(-items.n <= index, index < items.n), "item: an index out of range")
@@ -598,6 +718,33 @@ def pair_replaced(items, k, new):
         a = items.arrays[f]
         arrays[f] = z3.Lambda([j], z3.If(j < index, a[j], z3.If(j == index, LIFT[s](parts[f]), a[j + 1])))
     return ZSeq(items.kind, arrays, items.n - 1)
+
+
+def replaced(items, k, new):
+    if isinstance(items, SymTrie):
+        return items.replaced(k, new)
+    if not isinstance(items, ZSeq):
+        if is_python_int(k):
+            return items[:k] + (new,) + items[k + 1 :]
+        raise TypeError("replaced: a symbolic index into a Python tuple")
+    index = Sym.lift(k)
+    # Python's slices never raise; the twin is the same only for an item inside the tuple
+    oblige(z3.And(0 <= index, index < items.n), "replaced: the item is not inside the tuple")
+    parts = items.kind.parts(new)
+    arrays = {f: z3.Store(items.arrays[f], index, LIFT[s](parts[f])) for f, s in items.kind.fields}
+    return ZSeq(items.kind, arrays, items.n)
+
+
+def padded(items, count, filler):
+    if not isinstance(items, ZSeq):
+        if is_python_int(count):
+            return items + (filler,) * (count - len(items))
+        raise TypeError("padded: a symbolic count of a Python tuple")
+    size = Sym.lift(count)
+    j = z3.FreshInt("j")
+    parts = items.kind.parts(filler)
+    arrays = {f: z3.Lambda([j], z3.If(j < items.n, items.arrays[f][j], LIFT[s](parts[f]))) for f, s in items.kind.fields}
+    return ZSeq(items.kind, arrays, z3.If(size > items.n, size, items.n))
 
 
 def prefix(items, count):
@@ -760,9 +907,10 @@ def on_tree(name: str, tree, l, i):
     if isinstance(tree, SymTree):
         function = tree.has if name == "tree_has" else tree.text
         return (SymBool if name == "tree_has" else SymText)(function(Sym.lift(l), Sym.lift(i)))
+    # any other tree is the model's own: its code runs (on terms, in laws.z3_tree)
     l_known, i_known = python_int(l), python_int(i)
     if l_known is None or i_known is None:
-        raise TypeError(f"{name}: a concrete tree looked up at a symbolic node")
+        return ORIGINALS[name](tree, l, i)
     return ORIGINALS[name](tree, l_known, i_known)
 
 
@@ -784,18 +932,20 @@ def tree_put(tree, l, i, text):
 
 ORIGINALS = {
     "length": base.length, "item": base.item, "appended": base.appended,
-    "pair_replaced": base.pair_replaced, "prefix": base.prefix, "mapped": base.mapped,
+    "pair_replaced": base.pair_replaced, "replaced": base.replaced, "padded": base.padded,
+    "prefix": base.prefix, "mapped": base.mapped,
     "choose": base.choose, "fold": base.fold, "repeat": base.repeat, "decimal": base.decimal,
     "utf8_bytes": base.utf8_bytes, "tree_has": tree_module.tree_has, "tree_text": tree_module.tree_text,
     "tree_put": tree_module.tree_put,
 }
 TWINS = {
     "length": length, "item": item, "appended": appended, "pair_replaced": pair_replaced,
-    "prefix": prefix, "mapped": mapped, "choose": choose, "fold": fold, "repeat": repeat,
+    "replaced": replaced, "padded": padded, "prefix": prefix, "mapped": mapped, "choose": choose, "fold": fold, "repeat": repeat,
     "decimal": decimal, "utf8_bytes": utf8_bytes, "tree_has": tree_has, "tree_text": tree_text,
     "tree_put": tree_put,
 }
 SEQUENCE_TWINS = ("length", "item", "appended", "pair_replaced", "prefix", "mapped", "choose")
+TREE_TWINS = ("length", "item", "replaced", "padded")  # model/tree.py's, on levels and on tries
 LOOP_RULES = ("fold", "repeat")
 UNKNOWN_FUNCTIONS = ("decimal", "utf8_bytes", "tree_has", "tree_text", "tree_put")
 MODULES = (base, tree_module, model.view, model.planner, model.push, model.line)

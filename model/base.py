@@ -36,6 +36,16 @@ def pair_replaced(items: Tuple[Item, ...], k: int, new: Item) -> Tuple[Item, ...
     return items[:k] + (new,) + items[k + 2 :]
 
 
+def replaced(items: Tuple[Item, ...], k: int, new: Item) -> Tuple[Item, ...]:
+    """Item k replaced by `new`."""
+    return items[:k] + (new,) + items[k + 1 :]
+
+
+def padded(items: Tuple[Item, ...], count: int, filler: Item) -> Tuple[Item, ...]:
+    """`items`, then `filler` until there are `count` of them."""
+    return items + (filler,) * (count - len(items))
+
+
 def prefix(items: Tuple[Item, ...], count: int) -> Tuple[Item, ...]:
     return items[:count]
 
