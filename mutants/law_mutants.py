@@ -386,8 +386,8 @@ MUTANTS += [
            law("heap_keys_order_as_more_due"), "the same bug, caught by Z3 on the heap's keys"),
     Mutant("heap_key_from_T", HARNESS_PLANNER, HEAP_KEY, "    return (T - first) << (LEVELS_MAX - l)\n",
            law("heap_keys_order_as_more_due"), "the heap's key measures from T, not T + 1: the order of levels shifts"),
-    Mutant("tree_lookup_wraps_past_2_14", "model/tree.py", "    return trie_get(tree.levels[l], i)\n",
-           "    return trie_get(tree.levels[l], i & 0x3FFF)\n",
+    Mutant("tree_lookup_wraps_past_2_14", "model/tree.py", "    return trie_get(item(tree.levels, l), i)\n",
+           "    return trie_get(item(tree.levels, l), i & 0x3FFF)\n",
            test("tests/test_bridge.py::test_every_tiny_run_agrees"),
            "a tree lookup wraps its index at 16,384: wrong only once T passes 2^14"),
 ]
@@ -408,12 +408,16 @@ MUTANTS += [
     Mutant("cbatch_to_floor_plus_one", PLANNER, "cview, cmerges = fit(view, state.T, c.cview_bytes_floor, parents)",
            "cview, cmerges = fit(view, state.T, c.cview_bytes_floor + 300, parents)",
            law("batch_ends_at_floor"), "the compaction view's batch stops 300 bytes over its floor"),
-    Mutant("tree_lookup_wraps_law", "model/tree.py", "    return trie_get(tree.levels[l], i)\n",
-           "    return trie_get(tree.levels[l], i & 0x3FFF)\n",
+    Mutant("tree_lookup_wraps_law", "model/tree.py", "    return trie_get(item(tree.levels, l), i)\n",
+           "    return trie_get(item(tree.levels, l), i & 0x3FFF)\n",
            law("tree_lookup_gives_what_was_put"), "a tree lookup wraps its index at 16,384"),
-    Mutant("tree_put_drops_high_bit", "model/tree.py", "    if i & 1 == 0:\n        return (trie[0], trie_put(trie[1], i >> 1, text), trie[2])",
-           "    if i & 1 == 0 or i == (1 << 15) + 1:\n        return (trie[0], trie_put(trie[1], i >> 1, text), trie[2])",
-           law("tree_lookup_gives_what_was_put"), "a put of node 2^15 + 1 lands on node 2^15"),
+    # past the 2^16 the exhaustive check reaches: only the proof catches it
+    Mutant("tree_lookup_wraps_past_2_17", "model/tree.py", "    return trie_get(item(tree.levels, l), i)\n",
+           "    return trie_get(item(tree.levels, l), i & 0x1FFFF)\n",
+           law("tree_lookup_gives_what_was_put"), "a tree lookup wraps its index at 131,072"),
+    Mutant("tree_put_drops_high_bit", "model/tree.py", "    digit = 1 + (i & (DIGITS - 1))\n",
+           "    digit = 1 + (i & (DIGITS - 1))\n    if i == (1 << 15) + 1:\n        digit = 1\n",
+           law("tree_lookup_gives_what_was_put"), "a put of node 2^15 + 1 lands on the digit below"),
 ]
 
 # the same two ties, caught in `make test` by the tiny bridge's high_levels run (T = 3,135)
