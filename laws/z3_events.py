@@ -17,7 +17,8 @@ on the same code with its inner build by the first, is a build at level 0: line 
 views built with its text. Every other build is the model's code, run.
 
 What this rests on, besides the trusted parts every proof on the model's code names: `tree_put`
-as an update of the tree's two functions (laws.z3_model `SymTree.put`), and the work
+as an update of the tree's two functions (laws.z3_model `SymTree.put`; proved of model/tree.py's
+trie by tree_lookup_gives_what_was_put, laws.z3_tree), and the work
 queue's functions (`without`, `failures_without`, `queue_by_last`, `failure_count`, `schedule`),
 `capped_text` and `is_valid_text` left unknown — each returns a queue value, a condition or a
 text from its own arguments, so a claim about the views proved for any result holds for theirs.

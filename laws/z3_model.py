@@ -18,7 +18,10 @@ source computes, with no hand copy of its logic. What has to be trusted is this 
   `repeat`, the guard's negation). A loop with a concrete count is unrolled instead;
 - the functions the proofs know nothing about (`decimal`, `utf8_bytes`, text `+` and `replace`,
   the tree's `tree_has` and `tree_text`) are uninterpreted: a proof holds for every function in
-  their place, so nothing about them is trusted but that they are functions.
+  their place, so nothing about them is trusted but that they are functions; `tree_put` is their
+  update at one node, which laws.z3_tree proves of model/tree.py's own code;
+- the tree's tries as Z3 datatypes (`SymTrie`, `SymMaybe`) and the twins of `replaced` and
+  `padded`, checked against Python by `twins_agree` too.
 
 Two things stop a proof from silently being about something else: `Sym` and `SymBool` raise when
 asked for a Python value (laws.z3_core), and `running` records every model function that ran on
@@ -315,7 +318,7 @@ class SymTree:
     @staticmethod
     def put(old: "SymTree", l, i, text) -> "SymTree":
         """`old` with node (l, i) holding `text`: what model/tree.py tree_put gives (its own law,
-        tree_lookup_gives_what_was_put, checks the trie does that)."""
+        tree_lookup_gives_what_was_put, proves that on the trie's code, laws.z3_tree)."""
         new = SymTree.__new__(SymTree)
         new.has = lambda a, b: z3.Or(z3.And(a == l, b == i), old.has(a, b))
         new.text = lambda a, b: z3.If(z3.And(a == l, b == i), text, old.text(a, b))

@@ -1,7 +1,7 @@
 """The few operations the view's code is built from, kept apart so the laws can run that code a
 second way.
 
-The laws run the model's own view functions on Z3 terms (laws/z3_model.py): there a view has no
+The laws run the model's own view and tree functions on Z3 terms (laws/z3_model.py): there a view has no
 known length, a condition is a Z3 formula rather than a Python bool, and a loop cannot be
 unrolled. So the view's code does these things only through the functions below, and the laws
 give each a twin on Z3 terms; every other line of the model runs unchanged. Each function here is
