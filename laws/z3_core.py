@@ -23,7 +23,7 @@ covers only runs that Python would finish.
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Optional
+from typing import Iterable, Iterator, List, Optional, Tuple
 
 import z3
 
@@ -279,31 +279,36 @@ class Answer:
         return self.status == "unsat"
 
 
-def solver(rlimit: int) -> "z3.Solver":
+def solver(rlimit: int, context: Optional["z3.Context"] = None) -> "z3.Solver":
     """A solver with the fixed seed and the per-query resource limit."""
-    found = z3.Solver()
+    found = z3.Solver(ctx=context)
     found.set("random_seed", SEED)
     found.set("rlimit", rlimit)
     return found
 
 
-_COUNTED = [0]  # Z3's resource count is the whole context's, so a query's is the rise since the last
+def in_fresh_context(terms: Iterable) -> Tuple["z3.Context", list]:
+    """The terms copied into a context of their own. Z3's work on a query depends on what its
+    context saw before (the queries of the laws that ran first, in the order they ran): in a
+    context of its own a query's verdict is a function of the query alone."""
+    context = z3.Context()
+    copied = [z3.BoolVal(term, context) if isinstance(term, bool) else term.translate(context) for term in terms]
+    return context, copied
 
 
 def resources(found: "z3.Solver") -> int:
+    """Z3's count of work in the query's own context: the query's alone."""
     statistics = found.statistics()
     if "rlimit count" not in statistics.keys():
         return 0
-    count = int(statistics.get_key_value("rlimit count"))
-    used, _COUNTED[0] = count - _COUNTED[0], count
-    return max(used, 0)
+    return int(statistics.get_key_value("rlimit count"))
 
 
 def prove(claim, assumptions: Iterable = (), rlimit: int = RLIMIT) -> Answer:
     """Z3's answer for `assumptions ∧ ¬claim`: `unsat` proves the claim under the assumptions."""
-    found = solver(rlimit)
-    found.add(*assumptions)
-    found.add(z3.Not(claim))
+    context, terms = in_fresh_context(list(assumptions) + [z3.Not(claim)])
+    found = solver(rlimit, context)
+    found.add(*terms)
     began = time.monotonic()
     status = found.check()
     seconds = time.monotonic() - began
@@ -315,8 +320,9 @@ def prove(claim, assumptions: Iterable = (), rlimit: int = RLIMIT) -> Answer:
 
 def satisfiable(assumptions: Iterable, rlimit: int = RLIMIT) -> bool:
     """A concrete witness exists: the assumptions of a proof are not contradictory."""
-    found = solver(rlimit)
-    found.add(*assumptions)
+    context, terms = in_fresh_context(assumptions)
+    found = solver(rlimit, context)
+    found.add(*terms)
     status = found.check()
     USED.append(resources(found))
     return status == z3.sat

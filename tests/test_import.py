@@ -432,18 +432,22 @@ def test_an_import_into_a_chat_another_process_owns_is_one_sentence_and_adds_not
 def test_an_import_stopped_with_ctrl_c_says_so_in_one_sentence_and_the_rest_comes_later(tmp_path):
     import pexpect
 
-    lines = [cc("user", f"u{k}", None, f"{k // 60:02d}:{k % 60:02d}", f"message {k} " + "y" * 600) for k in range(800)]
+    # enough notes that the import is still running when the interrupt lands: the bar first
+    # moves after 0.1 s, and 800 notes took 0.12 s once the planner was fast
+    notes = 6_000
+    lines = [cc("user", f"u{k}", None, f"{k // 100:02d}:{k % 100 * 0.5:04.1f}", f"message {k} " + "y" * 600)
+             for k in range(notes)]
     source = write_jsonl(tmp_path / "big.jsonl", lines)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
     env.update(EVER_HOME=str(tmp_path / "home"), TERM="xterm")
     child = pexpect.spawn(EVER, ["import", "--yes", str(source)], env=env, encoding="utf-8", timeout=60)
-    child.expect(r"\| *[1-9][0-9]*/800")  # the bar has moved
+    child.expect(r"\| *[1-9][0-9]*/6000")  # the bar has moved
     child.sendintr()
     child.expect_exact("ever: stopped; the notes logged so far stay, and the same import run again adds the rest")
     child.expect(pexpect.EOF)
     assert "Traceback" not in child.before
     before = len(logged(tmp_path / "home"))
-    assert 0 < before < 800
+    assert 0 < before < notes
     done = run(tmp_path / "home", source, "--yes")
     assert done.returncode == 0, done.stderr
-    assert len({r["key"] for r in logged(tmp_path / "home")}) == len(logged(tmp_path / "home")) == 800
+    assert len({r["key"] for r in logged(tmp_path / "home")}) == len(logged(tmp_path / "home")) == notes

@@ -36,3 +36,19 @@ def test_the_laws_queries_stay_far_inside_the_limit_and_give_the_same_verdicts_t
         used = z3_core.USED[start:]
         assert used and max(used) * 4 < z3_core.RLIMIT
     assert verdicts[0] == verdicts[1] == [True] * len(chosen)
+
+
+def test_a_querys_verdict_and_work_are_its_own_whatever_ran_before():
+    """Each query runs in a context of its own (z3_core.in_fresh_context): in one shared context
+    Z3's work on a query depends on the queries before it, so a verdict near a hard spot could
+    change with the laws that ran first. Here the same query, first and after others, costs the
+    same work to the unit."""
+    a, b, c = z3.Ints("a b c")
+    claim = z3.Implies(z3.And(a > 0, b > a, c > b, a * b * c < 1000), a * a < 1000)
+    first = z3_core.prove(claim)
+    for k in range(6):
+        z3_core.prove(z3.Implies(a * a + b * b == c * c + k, a + b + c != -k - 1))
+        z3_core.satisfiable([a * b == c + k, a > k])
+    again = z3_core.prove(claim)
+    assert first.proved and again.proved
+    assert first.used == again.used > 0
