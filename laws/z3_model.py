@@ -544,6 +544,7 @@ class Proof:
     law: Optional["Proof"] = None  # the law's proof, for a step proved apart from it
     proven: Dict[Any, bool] = field(default_factory=dict)  # loop steps proved, at the law's proof
     checked: int = 0  # the obligations in `found` already proved
+    proved: Dict[int, List[Any]] = field(default_factory=dict)  # the parts proved here, by term id
 
     def all_assumptions(self) -> List[Any]:
         above = self.parent.all_assumptions() if self.parent else []
@@ -578,12 +579,26 @@ class Proof:
         self.checked = len(self.found)
         seconds = 0.0
         for part, said in parts:
+            if truth(part) is True or any(part.eq(known) for known in assumptions) or self.already_proved(part):
+                continue
             answer = prove(part, assumptions, self.rlimit)
             seconds += answer.seconds
             if not answer.proved:
                 self.record(name, answer)
                 raise Unproved(failed_answer(said, answer))
+            self.proved.setdefault(part.get_id(), []).append(part)
         self.record(name, Answer("unsat", seconds))
+
+    def already_proved(self, part) -> bool:
+        """`part` was proved here or above: assumptions only grow (a proof's own, and each
+        above it), so what held under fewer holds under these. Every query costs a context of its
+        own (laws.z3_core), and the same obligation recurs with each call of the same code."""
+        proof: Optional[Proof] = self
+        while proof is not None:
+            if any(known.eq(part) for known in proof.proved.get(part.get_id(), ())):
+                return True
+            proof = proof.parent
+        return False
 
     @contextmanager
     def under(self, *hypotheses) -> Iterator["Proof"]:

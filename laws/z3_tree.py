@@ -154,13 +154,21 @@ def tree_body(path: zm.Proof) -> None:
                    SymBool.lift(tree_has(after, *node)) == z3.Or(at, SymBool.lift(tree_has(tree, *node))))
         path.check("tree_text: the text put at that node, the text before at any other",
                    text_of(tree_text(after, *node)) == z3.If(at, x.term, text_of(tree_text(tree, *node))))
-        empty = Tree(zm.ZSeq.of(zm.LEVEL, Tree().levels))
+
+
+def empty_tree_body(path: zm.Proof) -> None:
+    l2, j = z3.Ints("N.l2 N.j")
+    path.assume(l2 >= 0, j >= 0, LOOKUP(zm.TRIE.empty, j) == zm.MAYBE.none)
+    empty = Tree(zm.ZSeq.of(zm.LEVEL, Tree().levels))  # Tree(), its levels () as a sequence term
+    node = (Sym(l2), Sym(j))
+    with tries_as(lookup_by_function, TRIE_PUT):
         path.check("Tree() holds nothing", z3.And(maybe(tree_get(empty, *node)) == zm.MAYBE.none,
                                                   z3.Not(SymBool.lift(tree_has(empty, *node))),
                                                   text_of(tree_text(empty, *node)) == zm.literal("")))
 
 
-PARTS = (("the empty trie", empty_trie_body), ("the trie lemma", trie_lemma_body), ("the tree", tree_body))
+PARTS = (("the empty trie", empty_trie_body), ("the trie lemma", trie_lemma_body), ("the tree", tree_body),
+         ("the empty tree", empty_tree_body))
 
 
 def tree_proofs() -> Tuple[bool, str, List[Tuple[str, Answer]], int]:
