@@ -432,17 +432,21 @@ def test_an_import_into_a_chat_another_process_owns_is_one_sentence_and_adds_not
 def test_an_import_stopped_with_ctrl_c_says_so_in_one_sentence_and_the_rest_comes_later(tmp_path):
     import pexpect
 
-    # enough notes that the import is still running when the interrupt lands: the bar first
-    # moves after 0.1 s, and 800 notes took 0.12 s once the planner was fast
+    # the bar first moves after 0.1 s, and 800 notes took 0.12 s once the planner was fast
     notes = 6_000
     lines = [cc("user", f"u{k}", None, f"{k // 100:02d}:{k % 100 * 0.5:04.1f}", f"message {k} " + "y" * 600)
              for k in range(notes)]
     source = write_jsonl(tmp_path / "big.jsonl", lines)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
     env.update(EVER_HOME=str(tmp_path / "home"), TERM="xterm")
-    child = pexpect.spawn(EVER, ["import", "--yes", str(source)], env=env, encoding="utf-8", timeout=60)
+    # a person's shell starts `ever` with Ctrl-C's signal at its default, whatever this process has
+    child = pexpect.spawn(EVER, ["import", "--yes", str(source)], env=env, encoding="utf-8", timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     child.expect(r"\| *[1-9][0-9]*/6000")  # the bar has moved
+    # held still while Ctrl-C is typed, so the interrupt lands mid-import however fast it runs
+    child.kill(signal.SIGSTOP)
     child.sendintr()
+    child.kill(signal.SIGCONT)
     child.expect_exact("ever: stopped; the notes logged so far stay, and the same import run again adds the rest")
     child.expect(pexpect.EOF)
     assert "Traceback" not in child.before
