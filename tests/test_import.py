@@ -41,9 +41,12 @@ def run(home: Path, *args, stdin=None):
 
 
 def logged(home: Path):
+    """The log's whole lines. A kill can leave the line being written torn at the end of its file,
+    never acknowledged; the next open cuts it off."""
     found = []
     for path in sorted((home / "chat" / "main").glob("*.jsonl")):
-        found += [json.loads(line) for line in path.read_text().splitlines()]
+        whole = path.read_text().split("\n")[:-1]
+        found += [json.loads(line) for line in whole]
     return found
 
 
