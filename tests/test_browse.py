@@ -218,16 +218,21 @@ def test_ever_browse_writes_the_page_and_serves_it_on_the_loopback(tmp_path):
         server.wait(timeout=10)
 
 
+# the first screen is bounded whatever T [decision B1]: make test shows it at 20,000 messages,
+# make test-long (EVER_LONG_TESTS=1) at the 100,000 the README's figures come from
+BIG_CHAT = 100_000 if os.environ.get("EVER_LONG_TESTS") == "1" else 20_000
+
+
 def test_a_page_of_100000_messages_opens_with_a_bounded_first_screen(browser, tmp_path):
     home = tmp_path
-    write_chat(home, 100_000, seed=11)
+    write_chat(home, BIG_CHAT, seed=11)
     memory = Memory.open(home)
     try:
         started = time.perf_counter()
         data = page(memory.store, memory.planner)
         made_seconds = time.perf_counter() - started
         view_bytes = memory.planner.view.bytes
-        wanted = memory.store.message(77_777)["text"]
+        wanted = memory.store.message(BIG_CHAT * 7 // 9)["text"]
     finally:
         memory.close()
     path = home / "memory.html"
@@ -249,11 +254,12 @@ def test_a_page_of_100000_messages_opens_with_a_bounded_first_screen(browser, tm
         mark: performance.getEntriesByName('first-screen')[0].startTime,
         paint: (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime,
         load: performance.timing.loadEventEnd - performance.timing.navigationStart})""")
-    tab.goto(path.as_uri() + "#m77777")
-    tab.wait_for_selector("#m77777.sought", timeout=30_000)
-    assert tab.text_content("#m77777 pre") == wanted
+    sought = f"m{BIG_CHAT * 7 // 9}"
+    tab.goto(path.as_uri() + "#" + sought)
+    tab.wait_for_selector(f"#{sought}.sought", timeout=30_000)
+    assert tab.text_content(f"#{sought} pre") == wanted
     tab.close()
-    print(f"\n100,000 messages: page {len(data):,} bytes made in {made_seconds:.2f} s; first screen "
+    print(f"\n{BIG_CHAT:,} messages: page {len(data):,} bytes made in {made_seconds:.2f} s; first screen "
           f"{first:,} bytes (view {view_bytes:,}); first line on screen {shown_seconds * 1000:.0f} ms "
           f"from goto; script's mark {timings['mark']:.0f} ms, first paint {timings['paint']} ms, "
           f"load {timings['load']} ms after navigation (the whole file: {loaded_seconds * 1000:.0f} ms)")

@@ -254,8 +254,11 @@ def test_a_restart_that_empties_the_compaction_view_fails_cview_covers(monkeypat
         return replace(after, cview=()) if isinstance(event, model.planner.Restart) else after
 
     monkeypatch.setattr(z3_events, "step", forgets)
-    verdict = universal.cview_covers(Budget())
-    assert not verdict.passed and "Restart" in verdict.detail
+    # the Restart case alone, as cview_covers runs it: the whole induction would take the
+    # other events' paths first, which this bug does not touch
+    explored = zm.explore("Restart keeps the views", z3_events.batch_loops(),
+                          z3_events.event_body("Restart", model.planner.Restart), allowed=z3_events.ALLOWED)
+    assert not explored.proved and "cview" in explored.problem, explored.problem
 
 
 def test_explore_takes_each_branch_both_ways_and_a_wrong_branch_fails():
