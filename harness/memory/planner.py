@@ -390,17 +390,6 @@ class _View:
         if self.level.get(sibling << l) == l and built.has(l + 1, i >> 1):
             self._push_pair(l, i & ~1)
 
-    def resize(self, first: int, line_bytes: int) -> None:
-        self.bytes += line_bytes - self.line_bytes[first]
-        self.line_bytes[first] = line_bytes
-
-    def parent_built(self, l: int, i: int) -> None:
-        """Node (l, i) is built: its two halves, if both are lines here, can now merge."""
-        child_level = l - 1
-        level = self.level
-        if level.get(i << l) == child_level and level.get(((i << 1) | 1) << child_level) == child_level:
-            self._push_pair(child_level, i << 1)
-
     def fit(self, T: int, budget_bytes: int, planner: "Planner") -> List[Node]:
         """Merge the most due pair whose parent is built until within budget [gist §3.2].
 
@@ -585,7 +574,7 @@ class Planner:
                 unbuilt_set.remove(i)
                 self.unbuilt.remove(i)  # a built message is within the window: near the left
         else:
-            # its halves, if both are lines of a view, can merge there now (`parent_built`)
+            # its halves, if both are lines of a view, can merge there now
             child_level = l - 1
             right_first = ((i << 1) | 1) << child_level
             level = self.view.level
