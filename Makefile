@@ -55,10 +55,10 @@ laws-deep: $(VENV)/.installed
 	$(PY) -m laws --deep --t $(DEEP_T)
 
 test: $(VENV)/.installed
-	HYPOTHESIS_PROFILE=$(PROFILE) $(PY) -m pytest
+	HYPOTHESIS_PROFILE=$(PROFILE) $(PY) -m pytest -n 2
 
 test-long: $(VENV)/.installed
-	HYPOTHESIS_PROFILE=$(PROFILE) EVER_LONG_TESTS=1 EVER_CRASH_FULL=1 EVER_STORE_CRASH_KILLS=100 $(PY) -m pytest
+	HYPOTHESIS_PROFILE=$(PROFILE) EVER_LONG_TESTS=1 EVER_CRASH_FULL=1 EVER_STORE_CRASH_KILLS=100 $(PY) -m pytest -n 2
 
 bridge: $(VENV)/.installed
 	$(PY) -m bridge --scale $(SCALE) $(if $(SEED),--seed $(SEED))
@@ -67,11 +67,11 @@ mutants: $(VENV)/.installed
 	$(PY) -m mutants
 
 lint: $(VENV)/.installed
-	$(PY) -m pytest -q tests/test_subset.py
+	$(PY) -m pytest -q tests/model/test_subset.py
 
 bench: $(VENV)/.installed
-	$(PY) -m pytest -s tests/test_bench.py tests/test_bench_chat.py --benchmark-enable --benchmark-only
-	$(PY) -m pytest -s tests/test_bench_store.py --benchmark-enable
+	$(PY) -m pytest -s tests/bench/test_bench.py tests/bench/test_bench_chat.py --benchmark-enable --benchmark-only
+	$(PY) -m pytest -s tests/bench/test_bench_store.py --benchmark-enable
 
 # the deep Hypothesis profile (tests/conftest.py): random examples, ten times as many
 check: PROFILE = deep

@@ -14,7 +14,7 @@ proof that `model.planner.step`, run on Z3 terms for each kind of event, every b
 taken both ways, keeps the invariant (laws.z3_events; docs/history_laws.md). `make laws-deep`
 also replays a long run to T ≥ 100,000 as a cross-check; no label rests on it.
 
-Each proof's assumptions are shown satisfiable, so none holds vacuously; tests/test_universal.py
+Each proof's assumptions are shown satisfiable, so none holds vacuously; tests/laws/test_universal.py
 and the mutants show that wrong code fails.
 """
 

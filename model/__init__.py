@@ -1,7 +1,7 @@
 """Ever's reference model of the planner: the specification, written for clarity, not speed.
 
 The model is written in a restricted subset of Python so that a reader, CrossHair and Z3 can all
-reason about it. `tests/test_subset.py` walks the AST of every file of `model/` (but
+reason about it. `tests/model/test_subset.py` walks the AST of every file of `model/` (but
 `__main__.py`, which only parses arguments and prints) and rejects:
 
 - imports other than `typing`, `dataclasses` and `model` itself;

@@ -3,8 +3,8 @@
 Strategy: each mutant changes one line of harness/memory/planner.py (or harness/memory/line.py) into a mistake
 the gist names or a plausible misreading of docs/planner.md. Its check is one of the fast checks
 `make test` runs: the tiny bridge (`python -m bridge --scale tiny`, which exits 1 on the first
-trace difference from the model), the fixed histories of tests/test_bridge_paths.py, or the
-planner state machine of tests/test_planner_agreement.py (its `ci` examples, unshrunk). Where a
+trace difference from the model), the fixed histories of tests/bridge/test_bridge_paths.py, or the
+planner state machine of tests/bridge/test_planner_agreement.py (its `ci` examples, unshrunk). Where a
 bug hides on a path the seeded scenarios once missed (stale outcomes, lines built smaller than
 counted while shrinking, small job counts, the five-try limit, a wait with free slots, line
 breaks), one mutant per check shows that each of them reaches it.
@@ -14,13 +14,13 @@ from mutants.base import Mutant
 
 BRIDGE_TINY = ("python", "-m", "bridge", "--scale", "tiny")
 def fixed(test: str) -> tuple:
-    """One fixed history of tests/test_bridge_paths.py: the judge needs the test it names."""
-    return ("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", f"tests/test_bridge_paths.py::{test}")
+    """One fixed history of tests/bridge/test_bridge_paths.py: the judge needs the test it names."""
+    return ("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", f"tests/bridge/test_bridge_paths.py::{test}")
 
 
 TINY_PATHS = (
     "python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-    "tests/test_bridge.py::test_the_tiny_runs_reach_every_path",
+    "tests/bridge/test_bridge.py::test_the_tiny_runs_reach_every_path",
 )
 
 COUNTS_STALE_FAILED = (
@@ -253,7 +253,7 @@ MUTANTS += [
         path="harness/memory/planner.py",
         old=WAIT_ONLY_WHEN_FULL[0],
         new=WAIT_ONLY_WHEN_FULL[1],
-        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/test_bridge_paths.py::test_a_wait_with_too_few_free_slots_stops_only_the_youngest_merge"),
+        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/bridge/test_bridge_paths.py::test_a_wait_with_too_few_free_slots_stops_only_the_youngest_merge"),
         note="a waiting turn stops other calls only when no slot is free [decision P8]",
     ),
     Mutant(
@@ -324,7 +324,7 @@ MUTANTS += [
         old='        shown_size += text.count("|")\n',
         new='        shown_size += 0\n',
         check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-               "tests/test_planner_text.py::test_the_framing_texts_are_shown_as_the_model_shows_them_and_counted_so"),
+               "tests/memory/test_planner_text.py::test_the_framing_texts_are_shown_as_the_model_shows_them_and_counted_so"),
         note="the same, caught by the count's own test",
     ),
     Mutant(
@@ -365,7 +365,7 @@ MUTANTS += [
         old="                offset += len(self._read_line(self.tree, number, offset, None)) + 1\n",
         new="",
         check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-               "tests/test_store.py::test_the_nodes_after_a_checkpoint_are_read_in_log_order_across_days"),
+               "tests/memory/test_store.py::test_the_nodes_after_a_checkpoint_are_read_in_log_order_across_days"),
         note="the nodes past a checkpoint include the checkpoint's own last node [decision P10]",
     ),
     Mutant(

@@ -21,7 +21,7 @@ MUTANTS = [
         path="harness/chat/session.py",
         old="    chat.resume()\n",
         new="",
-        check=test("tests/test_send_reliability.py::"
+        check=test("tests/chat/test_send_reliability.py::"
                    "test_a_message_typed_during_a_call_survives_a_kill_of_the_chat_and_is_answered_once"),
         note="a message accepted before a kill is never answered [decision S9]",
     ),
@@ -30,7 +30,7 @@ MUTANTS = [
         path="harness/memory/service.py",
         old='                problem = "" if saved is None else saved_view_problem(saved, store)\n',
         new='                problem = ""\n',
-        check=test("tests/test_send_reliability.py::"
+        check=test("tests/chat/test_send_reliability.py::"
                    "test_a_damaged_view_json_is_set_aside_and_the_view_rebuilt_from_the_logs[message 0 left out]"),
         note="a view.json that leaves message 0 out is taken, and message 0 is gone from every view [S10]",
     ),
@@ -39,7 +39,7 @@ MUTANTS = [
         path="harness/memory/store.py",
         old="            self._failed = error\n            try:\n                self._recover()\n",
         new="            self._failed = error\n            try:\n                pass\n",
-        check=test("tests/test_store.py::"
+        check=test("tests/memory/test_store.py::"
                    "test_a_failed_append_leaves_no_part_of_its_line_and_the_next_append_tries_again"),
         note="a failed append leaves its bytes: an unterminated line the next one glues onto [S5]",
     ),
@@ -48,7 +48,7 @@ MUTANTS = [
         path="harness/memory/store.py",
         old="            os.fsync(log.append_fd)\n",
         new="",
-        check=test("tests/test_store.py::test_each_line_is_one_write_fsynced_before_the_append_returns"),
+        check=test("tests/memory/test_store.py::test_each_line_is_one_write_fsynced_before_the_append_returns"),
         note="a line is acknowledged before it is on disk [gist §1]",
     ),
     Mutant(
@@ -56,7 +56,7 @@ MUTANTS = [
         path="harness/memory/service.py",
         old="        if self.planner.save_due():\n",
         new="        if False:\n",
-        check=test("tests/test_service.py::test_a_checkpoint_is_written_every_128_lines_and_when_a_failure_is_counted"),
+        check=test("tests/memory/test_service.py::test_a_checkpoint_is_written_every_128_lines_and_when_a_failure_is_counted"),
         note="view.json is written at open and close only: a crash replays the whole chat [decision P10]",
     ),
     Mutant(
@@ -64,7 +64,7 @@ MUTANTS = [
         path="harness/calls/turn.py",
         old="        text = self.checked(text)  # the same text logged and sent\n        try:\n",
         new="        text = self.checked(text)  # the same text logged and sent\n        self.log(\"user\", text)\n        try:\n",
-        check=test("tests/test_turn.py::test_a_turn_sends_tools_system_the_view_in_blocks_the_state_and_the_message"),
+        check=test("tests/calls/test_turn.py::test_a_turn_sends_tools_system_the_view_in_blocks_the_state_and_the_message"),
         note="the message is in the view and again after it [decision P17]",
     ),
     Mutant(
@@ -72,7 +72,7 @@ MUTANTS = [
         path="harness/calls/tools.py",
         old="            if name not in KEY_VARIABLES and not any(secret in value for secret in secrets)}\n",
         new="            if not any(secret in value for secret in secrets) or name in KEY_VARIABLES}\n",
-        check=test("tests/test_tools.py::test_the_shell_environment_holds_no_key"),
+        check=test("tests/calls/test_tools.py::test_the_shell_environment_holds_no_key"),
         note="the shell tool is handed ANTHROPIC_API_KEY",
     ),
     Mutant(
@@ -80,7 +80,7 @@ MUTANTS = [
         path="harness/memory/images.py",
         old="        if image.data is None:\n            blocks.append(text_block(image.note(image.name)))\n        else:\n",
         new="        if image.data is None:\n            blocks.append(text_block(image.note(image.name)))\n        elif False:\n",
-        check=test("tests/test_images.py::test_a_read_image_is_kept_and_a_later_zoom_gives_the_same_bytes_to_the_model"),
+        check=test("tests/memory/test_images.py::test_a_read_image_is_kept_and_a_later_zoom_gives_the_same_bytes_to_the_model"),
         note="zoom(id, 1) leaves the message's images out [gist §6]",
     ),
     Mutant(
@@ -88,7 +88,7 @@ MUTANTS = [
         path="harness/chat/session.py",
         old="        if self.joinable() and not delivery.logged:\n            self.add_to_turn(delivery)\n",
         new="        if False:\n            self.add_to_turn(delivery)\n",
-        check=test("tests/test_cli.py::test_ever_send_joins_the_running_call_and_gets_the_reply_that_took_it"),
+        check=test("tests/chat/test_cli.py::test_ever_send_joins_the_running_call_and_gets_the_reply_that_took_it"),
         note="a script's message waits for the running call to end instead of joining it [gist §6]",
     ),
     Mutant(
@@ -96,7 +96,7 @@ MUTANTS = [
         path="harness/chat/cli.py",
         old="from harness.chat.config import ConfigError, load_settings\n",
         new="from harness.chat.config import ConfigError, load_settings\nimport harness.calls.client  # noqa: F401\n",
-        check=test("tests/test_fast_start.py::test_a_command_that_needs_no_model_imports_no_sdk[memory status]"),
+        check=test("tests/chat/test_fast_start.py::test_a_command_that_needs_no_model_imports_no_sdk[memory status]"),
         note="`ever memory status` and the other commands that need no model import the SDK",
     ),
     Mutant(
@@ -104,7 +104,7 @@ MUTANTS = [
         path="harness/calls/requests.py",
         old='        if block.get("type") == "text" and not str(block.get("text", "")).strip():\n',
         new="        if False:\n",
-        check=test("tests/test_requests_accepted.py::test_2_whitespace_text_before_a_tool_call_does_not_go_back"),
+        check=test("tests/calls/test_requests_accepted.py::test_2_whitespace_text_before_a_tool_call_does_not_go_back"),
         note="a reply's whitespace-only text block goes back in the tool loop, which the API refuses",
     ),
     Mutant(
@@ -112,7 +112,7 @@ MUTANTS = [
         path="harness/localapi/validation.py",
         old='        if not block["text"].strip():\n',
         new="        if False:\n",
-        check=test("tests/test_localapi.py::test_strict_whitespace_only_text"),
+        check=test("tests/localapi/test_localapi.py::test_strict_whitespace_only_text"),
         note="the local API accepts what the real one refuses: the suite cannot see the bug above",
     ),
     Mutant(
@@ -120,7 +120,7 @@ MUTANTS = [
         path="harness/calls/agents.py",
         old="            turn.log(\"work\", report.text)\n",
         new="            turn.log(\"user\", report.text)\n",
-        check=test("tests/test_agents.py::test_a_report_mid_turn_joins_between_the_masters_tool_calls[send]"),
+        check=test("tests/calls/test_agents.py::test_a_report_mid_turn_joins_between_the_masters_tool_calls[send]"),
         note="a subagent's report joins the running call as the user's words, not one `work` message [gist §6]",
     ),
     Mutant(
@@ -128,7 +128,7 @@ MUTANTS = [
         path="harness/calls/agents.py",
         old="        self.agent_log.append({\"kind\": kind, \"text\": text})  # never the chat's log [gist §6]\n",
         new="        self.memory.append(kind, text)\n",
-        check=test("tests/test_agents.py::test_two_subagents_run_at_once_and_each_reports_once_and_names_are_unique"),
+        check=test("tests/calls/test_agents.py::test_two_subagents_run_at_once_and_each_reports_once_and_names_are_unique"),
         note="a subagent's steps go into the chat's log instead of its own [gist §6]",
     ),
     Mutant(
@@ -136,7 +136,7 @@ MUTANTS = [
         path="harness/calls/agents.py",
         old="            if end is None:\n                last = ",
         new="            if end is None:\n                continue\n                last = ",
-        check=test("tests/test_agents.py::test_sigkill_of_the_owner_then_a_restart_reports_the_subagent_cut_off"),
+        check=test("tests/calls/test_agents.py::test_sigkill_of_the_owner_then_a_restart_reports_the_subagent_cut_off"),
         note="a subagent running when its owner was killed never reports [decision A3]",
     ),
     Mutant(
@@ -144,7 +144,7 @@ MUTANTS = [
         path="harness/calls/agents.py",
         old="                logged = self._logged_since(name, int(end.get(\"T\", 0)))\n",
         new="                logged = None\n",
-        check=test("tests/test_agents.py::test_a_kill_between_the_end_and_the_report_neither_loses_nor_doubles_it"),
+        check=test("tests/calls/test_agents.py::test_a_kill_between_the_end_and_the_report_neither_loses_nor_doubles_it"),
         note="a report already logged before a kill is logged again at the next start [decision A3]",
     ),
     Mutant(
@@ -152,7 +152,7 @@ MUTANTS = [
         path="harness/calls/agents.py",
         old="            if self.tool_calls + len(uses) > caps.tool_calls:\n",
         new="            if self.tool_calls + len(uses) > caps.tool_calls + 1:\n",
-        check=test("tests/test_agents.py::test_a_subagent_ending_on_its_caps_and_on_an_error_still_reports"),
+        check=test("tests/calls/test_agents.py::test_a_subagent_ending_on_its_caps_and_on_an_error_still_reports"),
         note="a subagent runs one tool call past its cap [decision A1]",
     ),
     Mutant(
@@ -160,7 +160,7 @@ MUTANTS = [
         path="harness/memory/service.py",
         old="                self._pause(str(pause))\n",
         new="                self._apply(Failed(job.l, job.i))\n",
-        check=test("tests/test_reliability.py::test_a_wrong_key_pauses_the_compactor_counts_no_try_and_the_line_is_built_once_fixed"),
+        check=test("tests/chat/test_reliability.py::test_a_wrong_key_pauses_the_compactor_counts_no_try_and_the_line_is_built_once_fixed"),
         note="a wrong key spends a node's tries and cuts its line for good [decision C11]",
     ),
     Mutant(
@@ -168,7 +168,7 @@ MUTANTS = [
         path="harness/chat/config.py",
         old="    if status.st_mode & 0o022:\n",
         new="    if False:\n",
-        check=test("tests/test_reliability.py::test_a_home_config_instructions_or_key_another_user_can_change_is_refused[-mode 0777]"),
+        check=test("tests/chat/test_reliability.py::test_a_home_config_instructions_or_key_another_user_can_change_is_refused[-mode 0777]"),
         note="a home others may write is trusted: they choose where the key is sent [decision H12]",
     ),
     Mutant(
@@ -176,7 +176,7 @@ MUTANTS = [
         path="harness/calls/tools.py",
         old="        if len(secret) < REDACT_RUN_CHARS:\n            continue\n",
         new="        continue\n",
-        check=test("tests/test_reliability.py::test_a_401_that_echoes_the_key_and_a_reply_that_repeats_it_show_and_log_only_its_mark"),
+        check=test("tests/chat/test_reliability.py::test_a_401_that_echoes_the_key_and_a_reply_that_repeats_it_show_and_log_only_its_mark"),
         note="an error that echoes the key cut short shows it [decision H3]",
     ),
     Mutant(
@@ -184,7 +184,7 @@ MUTANTS = [
         path="harness/calls/tools.py",
         old="            for test, kind in FILE_KINDS:\n",
         new="            for test, kind in ():\n",
-        check=test("tests/test_reliability.py::test_read_refuses_a_fifo_a_device_and_a_file_over_the_cap_and_the_model_is_told_the_cap"),
+        check=test("tests/chat/test_reliability.py::test_read_refuses_a_fifo_a_device_and_a_file_over_the_cap_and_the_model_is_told_the_cap"),
         note="read opens a FIFO or a device as if it were a file [decision H7]",
     ),
     Mutant(
@@ -192,7 +192,7 @@ MUTANTS = [
         path="harness/chat/cli.py",
         old="        except (ConfigError, StoreError, SettingsError, ConnectionError) as error:\n",
         new="        except (StoreError, SettingsError, ConnectionError) as error:\n",
-        check=test("tests/test_no_traceback.py::test_every_command_on_a_damaged_home_answers_or_says_why_in_one_sentence[config not TOML]"),
+        check=test("tests/chat/test_no_traceback.py::test_every_command_on_a_damaged_home_answers_or_says_why_in_one_sentence[config not TOML]"),
         note="a config.toml that is not TOML ends in the catch-all's 'a bug in Ever', not its sentence",
     ),
 ]

@@ -19,7 +19,7 @@ MUTANTS = [
         path="harness/memory/browse.py",
         old='  box.append(meta, el("pre", "", text));\n',
         new='  const pre = el("pre"); pre.innerHTML = text; box.append(meta, pre);\n',
-        check=test("tests/test_browse.py::test_a_planted_script_is_shown_as_text_and_never_runs"),
+        check=test("tests/chat/test_browse.py::test_a_planted_script_is_shown_as_text_and_never_runs"),
         note="a message's HTML is parsed into the page [decision B2]",
     ),
     Mutant(
@@ -27,7 +27,7 @@ MUTANTS = [
         path="harness/memory/browse.py",
         old='    return text.replace("&", "\\\\u0026").replace("<", "\\\\u003c").replace(">", "\\\\u003e")\n',
         new="    return text\n",
-        check=test("tests/test_browse.py::test_a_planted_script_in_a_line_of_the_view_stays_text"),
+        check=test("tests/chat/test_browse.py::test_a_planted_script_in_a_line_of_the_view_stays_text"),
         note="a line's `</script>` ends the first screen's JSON block [decision B2]",
     ),
     Mutant(
@@ -35,7 +35,7 @@ MUTANTS = [
         path="harness/memory/imports/__init__.py",
         old="    return f\"import:{hashlib.sha256(identity.encode('utf-8')).hexdigest()[:40]}.{part}\"\n",
         new="    return f\"import:{hashlib.sha256((identity + str(os.getpid())).encode('utf-8')).hexdigest()[:40]}.{part}\"\n",
-        check=test("tests/test_import.py::test_importing_the_same_files_again_adds_nothing"),
+        check=test("tests/chat/test_import.py::test_importing_the_same_files_again_adds_nothing"),
         note="a note's key changes from run to run, so a second import logs everything again [I4]",
     ),
     Mutant(
@@ -43,7 +43,7 @@ MUTANTS = [
         path="harness/memory/imports/__init__.py",
         old="            continue  # [I3] repeated history\n",
         new="            pass\n",
-        check=test("tests/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
+        check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
         note="a resumed session's repeated history is logged again [I3]",
     ),
     Mutant(
@@ -51,7 +51,7 @@ MUTANTS = [
         path="harness/memory/imports/claude_code.py",
         old='        if kind == "text":\n',
         new='        if kind == "thinking":\n            parts.append(str(block.get("thinking", "")))\n        elif kind == "text":\n',
-        check=test("tests/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
+        check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
         note="a thought is imported, which the chat never logs [gist §1]",
     ),
 ]

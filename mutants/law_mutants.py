@@ -152,20 +152,20 @@ MUTANTS += [
            "from dataclasses import dataclass\nimport random\n",
            law("tie_at_11"), "the model imports randomness: the subset lint, run before every law, fails", lint=True),
     Mutant("harness_imports_model", "harness/memory/planner.py", "import heapq\n", "import heapq\nimport model.view\n",
-           test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
+           test("tests/model/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "harness/ imports the model: the layering lint fails", lint=True),
     Mutant("memory_imports_calls", "harness/memory/store.py", "from harness.memory.text import valid_text\n",
            "from harness.memory.text import valid_text\nfrom harness.calls.prompt import Prompt  # noqa: F401\n",
-           test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
+           test("tests/model/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "the memory imports the calls: the layering lint fails", lint=True),
     Mutant("calls_import_the_chat_lazily", "harness/calls/tools.py",
            "from harness.memory.images import IMAGE_BYTES_MAX, ToolResult, image_type\n",
            "from harness.memory.images import IMAGE_BYTES_MAX, ToolResult, image_type\n\n\ndef _settings():\n    from harness.chat.config import load_settings\n    return load_settings()\n",
-           test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
+           test("tests/model/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "a call imports the chat (config imports tools: a cycle too): the layering lint fails", lint=True),
     Mutant("terminal_imports_the_local_api", "harness/chat/terminal.py", "from harness.memory.store import ChatBusy\n",
            "from harness.memory.store import ChatBusy\nfrom harness.localapi.server import LocalAPI  # noqa: F401\n",
-           test("tests/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
+           test("tests/model/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "the product imports the local API outside the demo: the layering lint fails", lint=True),
 ]
 
@@ -232,25 +232,25 @@ MUTANTS += [
            law("settle_reached"), "settle_reached starts from a tenth of the states: below its registered minimum"),
     Mutant("registry_drops_a_module", "laws/registry.py", "MODULES = (bounded, universal, choice, restarts, protocol, confirmed, searched)",
            "MODULES = (bounded, choice, restarts, protocol, confirmed, searched)",
-           test("tests/test_laws_table.py::test_the_readme_laws_table_is_the_registrys"),
+           test("tests/laws/test_laws_table.py::test_the_readme_laws_table_is_the_registrys"),
            "the registry leaves out laws/universal.py's laws"),
     Mutant("strengths_out_of_order", "laws/core.py",
            'STRENGTHS = ("Proved (Z3)", "Confirmed (CrossHair)", "Bounded", "Searched", "Example")',
            'STRENGTHS = ("Proved (Z3)", "Confirmed (CrossHair)", "Searched", "Bounded", "Example")',
-           test("tests/test_laws_table.py::test_the_strengths_are_ordered_proved_confirmed_bounded_searched_example"),
+           test("tests/laws/test_laws_table.py::test_the_strengths_are_ordered_proved_confirmed_bounded_searched_example"),
            "a search ranks above a bound"),
     Mutant("minimum_not_compared", "laws/core.py", "        if number(found) < number(minimum):",
            "        if False:",
-           test("tests/test_laws_table.py::test_a_count_below_its_registered_minimum_falls_short"),
+           test("tests/laws/test_laws_table.py::test_a_count_below_its_registered_minimum_falls_short"),
            "a count below the registry's minimum is accepted"),
     Mutant("shortfall_only_printed", "laws/__main__.py", "            if short:\n                outcome = \"FAIL\"",
            "            if short:\n                print(f\"note: {short}\")",
-           test("tests/test_laws_table.py::test_a_law_that_earns_less_than_the_registry_fails_the_run_and_writes_no_readme"),
+           test("tests/laws/test_laws_table.py::test_a_law_that_earns_less_than_the_registry_fails_the_run_and_writes_no_readme"),
            "a label below the registry's is only a note, and the README is written"),
     Mutant("witness_not_asked", CONFIRMED,
            "    problem = witness.contract_problem(getattr(views, name), views.WITNESSES.get(name, ()))\n    if problem:",
            "    problem = None\n    if problem:",
-           test("tests/test_confirmed.py::test_confirmed_without_a_witness_fails"),
+           test("tests/laws/test_confirmed.py::test_confirmed_without_a_witness_fails"),
            "CrossHair's Confirmed is taken without the witnesses"),
 ]
 
@@ -261,17 +261,17 @@ MUTANTS += [
            '        if verdict == "CRASH":\n            return False, f"{name} crashed, it did not fail: {detail[:140]}"\n'
            '        if verdict != "FAIL":',
            '        if verdict == "pass":',
-           test("tests/test_mutant_runner.py::test_a_crash_or_a_missing_line_read_from_the_laws_output_is_not_a_catch"),
+           test("tests/mutants/test_mutant_runner.py::test_a_crash_or_a_missing_line_read_from_the_laws_output_is_not_a_catch"),
            "a law that raised counts as a catch"),
     Mutant("judge_takes_any_failing_exit", JUDGE,
            '    """(caught, why): caught only when the named check failed for its own reason."""\n',
            '    """(caught, why): caught only when the named check failed for its own reason."""\n'
            '    if status != 0:\n        return True, f"exited {status}"\n',
-           test("tests/test_mutant_runner.py::test_a_pytest_check_counts_only_an_assertion_in_the_named_test"),
+           test("tests/mutants/test_mutant_runner.py::test_a_pytest_check_counts_only_an_assertion_in_the_named_test"),
            "any non-zero exit counts as a catch"),
     Mutant("judge_trusts_law_names", JUDGE, "        unknown = sorted(set(names) - set(known_laws))",
            "        unknown = []",
-           test("tests/test_mutant_runner.py::test_a_misspelled_or_missing_law_name_is_malformed"),
+           test("tests/mutants/test_mutant_runner.py::test_a_misspelled_or_missing_law_name_is_malformed"),
            "a check against a law that does not exist is run"),
 ]
 
@@ -381,7 +381,7 @@ HEAP_KEY = "    return (T + 1 - first) << (LEVELS_MAX - l)\n"
 HEAP_TIE_TO_NEWER_HIGH = "    return ((T + 1 - first) << (LEVELS_MAX - l)) - ((l + 3) >> 3) * l\n"
 MUTANTS += [
     Mutant("planner_heap_tie_to_newer_high", HARNESS_PLANNER, HEAP_KEY, HEAP_TIE_TO_NEWER_HIGH,
-           test("tests/test_choice_agreement.py::test_the_production_heaps_choose_as_the_model_on_ties_at_high_levels"),
+           test("tests/laws/test_choice_agreement.py::test_the_production_heaps_choose_as_the_model_on_ties_at_high_levels"),
            "the production fit gives a tie between pairs of levels ≥ 5 to the newer pair"),
     Mutant("planner_heap_tie_to_newer_high_law", HARNESS_PLANNER, HEAP_KEY, HEAP_TIE_TO_NEWER_HIGH,
            law("heap_keys_order_as_more_due"), "the same bug, caught by Z3 on the heap's keys"),
@@ -389,7 +389,7 @@ MUTANTS += [
            law("heap_keys_order_as_more_due"), "the heap's key measures from T, not T + 1: the order of levels shifts"),
     Mutant("tree_lookup_wraps_past_2_14", "model/tree.py", "    return trie_get(item(tree.levels, l), i)\n",
            "    return trie_get(item(tree.levels, l), i & 0x3FFF)\n",
-           test("tests/test_bridge.py::test_every_tiny_run_agrees"),
+           test("tests/bridge/test_bridge.py::test_every_tiny_run_agrees"),
            "a tree lookup wraps its index at 16,384: wrong only once T passes 2^14"),
 ]
 
@@ -424,15 +424,15 @@ MUTANTS += [
 # the same two ties, caught in `make test` by the tiny bridge's high_levels run (T = 3,135)
 MUTANTS += [
     Mutant("most_due_tie_to_newer_high_bridge", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
-           test("tests/test_bridge.py::test_every_tiny_run_agrees"),
+           test("tests/bridge/test_bridge.py::test_every_tiny_run_agrees"),
            "most_due gives a tie with an older pair of level ≥ 5 to the newer pair: the tiny bridge"),
     Mutant("planner_heap_tie_to_newer_high_bridge", HARNESS_PLANNER, HEAP_KEY, HEAP_TIE_TO_NEWER_HIGH,
-           test("tests/test_bridge.py::test_every_tiny_run_agrees"),
+           test("tests/bridge/test_bridge.py::test_every_tiny_run_agrees"),
            "the production fit gives such a tie to the newer pair: the tiny bridge"),
 ]
 
-# the production planner's save-then-load (tests/test_restart_state.py)
-RESTART_TEST = test("tests/test_restart_state.py::test_save_then_load_keeps_both_views_both_shrinking_states_and_the_failure_counts")
+# the production planner's save-then-load (tests/model/test_restart_state.py)
+RESTART_TEST = test("tests/model/test_restart_state.py::test_save_then_load_keeps_both_views_both_shrinking_states_and_the_failure_counts")
 MUTANTS += [
     Mutant("load_forgets_shrinking", HARNESS_PLANNER, '        planner.shrinking = saved["shrinking"]\n',
            "        planner.shrinking = False\n", RESTART_TEST,
@@ -445,7 +445,7 @@ MUTANTS += [
 MUTANTS += [
     Mutant("kind_reads_only_the_opening", "laws/core.py", "    parts = [opening(label)] + NAMED.findall(label)\n",
            "    parts = [opening(label)]\n",
-           test("tests/test_laws_table.py::test_a_label_ranks_as_its_weakest_part"),
+           test("tests/laws/test_laws_table.py::test_a_label_ranks_as_its_weakest_part"),
            "a label ranks by its first words: a proof with a searched link ranks as a proof"),
     # (the README's count of eukhe's 13 no longer shows this bug: no label of the registry mixes a
     # proof with a weaker link now, so ranking by the opening gives the same count)
@@ -453,7 +453,7 @@ MUTANTS += [
 
 # ---- the gaps of the laws that rank as Searched or Bounded: each bug passes its law in `make
 # laws` (it shows only past T = 5,000, or t = 30,000) and is caught further on ----
-BRIDGE_TEST = test("tests/test_bridge.py::test_every_tiny_run_agrees")
+BRIDGE_TEST = test("tests/bridge/test_bridge.py::test_every_tiny_run_agrees")
 MUTANTS += [
     Mutant("cview_drops_line_past_5000", PLANNER, "        cview=appended(state.cview, line),\n",
            "        cview=choose(i < 5_000, appended(state.cview, line), state.cview),\n", law("cview_covers"),

@@ -2,7 +2,7 @@
 
 - `ci` (the default, `make test`): derandomized, so every run tries the same examples and a
   landing never depends on luck; enough of them for the planner state machine to reach the paths
-  tests/test_planner_agreement.py names.
+  tests/bridge/test_planner_agreement.py names.
 - `deep` (`make check`): random examples, ten times as many, and the example database on, to find
   what the fixed ones miss.
 - `fail-fast` (`make mutants`): the `ci` examples without shrinking, so a planted bug is reported

@@ -6,7 +6,7 @@ tools and the system prompt hold no date and no state [gist §7.10]: they are by
 every call of a chat, turns and compactions alike, so each call reads them from the cache.
 
 The system prompt is the gist's §5 prompt with Unii renamed Ever (the kind `unii` becomes `ever`),
-adapted to the tools Ever really has (tests/test_prompt.py pins it against the gist's text, each
+adapted to the tools Ever really has (tests/calls/test_prompt.py pins it against the gist's text, each
 change written out there as one edit):
 
 - Subagents (harness/calls/agents.py) stay as the gist has them; of the background paragraph only

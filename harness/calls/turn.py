@@ -86,7 +86,7 @@ class TurnSettings:
     thinking: Union[str, int] = "off"  # as harness/calls/models.py has it for the model
     cache_marks: bool = True  # the config's cache.marks
     # [decision H11] the end mark on the user's message in a turn's first call: measured against
-    # none there (tests/test_turn_cache.py); it pays when more than about a fifth of turns call a tool
+    # none there (tests/calls/test_turn_cache.py); it pays when more than about a fifth of turns call a tool
     end_mark_first_call: bool = True
     clock: Callable[[], datetime] = lambda: datetime.now().astimezone()
 

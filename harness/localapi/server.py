@@ -25,7 +25,7 @@ body (no predicate accepts all); with none, it asks `responder(body)`; with no r
 makes a running server as new, so one server can serve a whole test run.
 
 Validation is as strict as the real API, rule by rule (harness/localapi/validation.py; each rule's
-test in tests/test_localapi.py quotes the sentence of Anthropic's documentation it follows): missing
+test in tests/localapi/test_localapi.py quotes the sentence of Anthropic's documentation it follows): missing
 or mistyped `model`, `max_tokens`, `messages`; unknown top-level fields (the fields of SDK 2.14's
 request types, plus the sampling ones); a model id the capability table (harness/calls/models.py)
 does not know, or one retired (404 `not_found_error`); thinking, effort or sampling the model does

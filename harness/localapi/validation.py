@@ -5,7 +5,7 @@ their tokens (the token rule in harness/localapi/server.py), its cache marks.
 The model facts (thinking, effort, output cap, sampling) come from the capability table,
 harness/calls/models.py, which names the documentation each follows; the image limits from its
 `IMAGES`. Each rule below quotes the sentence of Anthropic's documentation it follows, in
-tests/test_localapi.py.
+tests/localapi/test_localapi.py.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ arrived; then one block per part of `PART_MESSAGES` messages (the messages and e
 the part's level-8 line), gzip'd and base64'd, and one block for the nodes above the parts and the
 parts' dates and sizes. A block is decoded (the browser's own `DecompressionStream`) when a line
 under it is opened, or when a search runs. So the first screen's bytes are bounded by the view's,
-whatever the chat's length; tests/test_browse.py measures the time to it in Chromium.
+whatever the chat's length; tests/chat/test_browse.py measures the time to it in Chromium.
 
 **Decision B2, a message is text, never markup.** Every text reaches the page through
 `textContent`, never as HTML. The JSON of the first screen has each `<`, `>` and `&` escaped, so

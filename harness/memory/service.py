@@ -18,7 +18,7 @@ a function of the logs past it, so the rest is replayed at start: each message i
 adopted before the message that followed its building (its T). A crash can lose only what dies
 with the process (running calls, retries due, a waiting turn) and a failure count in the instant
 before its checkpoint; the view after a restart is the live view, byte for byte.
-tests/test_service_crash.py kills the process at random points to check it, and the bridge
+tests/memory/test_service_crash.py kills the process at random points to check it, and the bridge
 restarts the production planner from its last checkpoint at every `Restart`.
 
 **A pause** [decision C11]. A compaction that fails for a reason that is not the model's answer

@@ -35,7 +35,7 @@ PER_MESSAGE_GROWTH_MAX = 1.5
 # its run is a fiftieth of the model's, so a burst of other work on a shared machine can cover
 # one production run whole, where the model's run averages it out.
 PRODUCTION_ROUNDS = 7
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def enabled(request) -> bool:
@@ -169,7 +169,7 @@ def million_report(messages: int) -> dict:
 
 
 def run_million(messages: int) -> dict:
-    code = f"import json; from tests.test_bench import million_report; print(json.dumps(million_report({messages})))"
+    code = f"import json; from tests.bench.test_bench import million_report; print(json.dumps(million_report({messages})))"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 

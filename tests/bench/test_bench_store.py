@@ -16,7 +16,7 @@ opening a long chat stays small in memory.
   floor the product meets.
 
 Sizes are full only with `--benchmark-enable` (`make bench`, or `.venv/bin/python -m pytest -s
-tests/test_bench_store.py --benchmark-enable --benchmark-only`); the default run uses a 10,000-message
+tests/bench/test_bench_store.py --benchmark-enable --benchmark-only`); the default run uses a 10,000-message
 chat and asserts nothing about time. The generated chat is written directly in the store's format
 (the store's own open then builds its index, timed as the rebuild) and kept under .benchmarks/.
 Figures are printed (`-s`) and stored in each benchmark's extra_info.
@@ -41,7 +41,7 @@ MESSAGES_PER_DAY = 2_000
 GENERATOR_VERSION = 2
 REPLAYED = 64  # messages past view.json's checkpoint: a restart replays them [decision P10]
 TAIL = 256  # the last messages, written as the service would have (see generate_chat)
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 def enabled(request) -> bool:

@@ -24,7 +24,7 @@ It runs under the settings profile of tests/conftest.py: derandomized in `make t
 ten times longer in `make check`. When this was written, the derandomized 100 examples of up to
 40 rules reached every path of bridge/__main__.py's `PATHS` (counted with its `Paths`) but the
 line algorithm's, which the machine does not run; a change of rules or strategies draws other
-examples, and the tiny bridge and tests/test_bridge_paths.py reach each path anyway.
+examples, and the tiny bridge and tests/bridge/test_bridge_paths.py reach each path anyway.
 """
 
 from hypothesis import settings

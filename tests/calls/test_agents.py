@@ -32,7 +32,7 @@ from harness.calls.turn import Quiet
 from harness.localapi.server import LocalAPI, Reply, status_error, text, tool_use
 from harness.memory import agentlog
 
-from tests.test_cli import EVER, environment, ever, lines
+from tests.chat.test_cli import EVER, environment, ever, lines
 
 MARK = {"type": "ephemeral"}
 

@@ -2,7 +2,7 @@
 (harness/calls/models.py) is checked against the documentation sentences it cites; each numbered
 item of the issue "Requests the real Messages API accepts" has a test that failed before the fix,
 run through the real SDK against the strict local API (harness/localapi), which refuses what the
-real one refuses (tests/test_localapi.py tests each of its rules).
+real one refuses (tests/localapi/test_localapi.py tests each of its rules).
 """
 
 import asyncio

@@ -1,6 +1,6 @@
 """Strategy: a turn as it runs, through the real SDK over real HTTP against the local Messages API
 (harness/localapi/server.py), on a real store in a temporary EVER_HOME; the compactor is a stand-in that
-answers at once (tests/test_compactor.py tests the real one). Each expected request is written out
+answers at once (tests/calls/test_compactor.py tests the real one). Each expected request is written out
 here from the gist's layout — `[tools] [system] [view] [state] [message]`, the view in blocks of 4
 lines with a mark on the last whole block, one mark on the end — never read back from the turn;
 each expected log is the kinds a person would see, in order.

@@ -1,6 +1,6 @@
 """Strategy: `ever browse`'s page as a person sees it, in a real browser: headless Chromium (Debian's
 `chromium` package) driven by Playwright. Chats are written in the store's file format
-(tests/chat_files.py) with texts this file chooses, so every expected text comes from the chat's
+(tests/support/chat_files.py) with texts this file chooses, so every expected text comes from the chat's
 source, never from the page's code. The page is opened from its file; each test asserts what the
 DOM shows (lines, messages, search results), that the console stayed free of errors, and that a
 planted script never ran. The 100,000-message page's time to first screen is measured and printed,
@@ -22,7 +22,7 @@ import pytest
 
 from harness.memory.browse import first_screen_bytes, page
 from harness.memory.service import Memory
-from tests.chat_files import write_chat
+from tests.support.chat_files import write_chat
 
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",

@@ -16,7 +16,7 @@ import laws.__main__ as runner
 from laws.core import STRENGTHS, Budget, Law, Verdict, kind, shortfall, stronger
 from laws.registry import README_BEGIN, README_END, laws, markdown_table, without_seconds
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 
 

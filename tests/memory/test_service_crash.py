@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness.memory.store import Store
 
-CHILD = Path(__file__).resolve().parent / "children" / "service_child.py"
+CHILD = Path(__file__).resolve().parents[1] / "support" / "children" / "service_child.py"
 sys.path.insert(0, str(CHILD.parent))
 from service_child import kind_for, text_for  # noqa: E402
 

@@ -3,7 +3,7 @@ wrote with plain file reads. Expected lines are written out by hand from the for
 [gist §1] and the store's docstring, never produced by the store's own encoder. Clocks are injected
 (`now=`), so day splits are exact. Crashes are simulated at the one step that matters (between the
 temporary view.json and its rename; an fsync that fails) or made real with a subprocess and SIGKILL
-(the owner lock). The kill-at-any-instant run is tests/test_store_crash.py.
+(the owner lock). The kill-at-any-instant run is tests/memory/test_store_crash.py.
 """
 
 import json

@@ -16,7 +16,7 @@ independently of the store, and checks:
 - no open ever found its index unusable (a kill never leaves the index and its meta disagreeing).
 
 The default run makes 20 kills in a few seconds. The full run (at least 100 kills over at least
-500 messages) is `EVER_STORE_CRASH_KILLS=100 .venv/bin/python -m pytest -q tests/test_store_crash.py`.
+500 messages) is `EVER_STORE_CRASH_KILLS=100 .venv/bin/python -m pytest -q tests/memory/test_store_crash.py`.
 `EVER_STORE_CRASH_SEED=n` replays a run.
 """
 

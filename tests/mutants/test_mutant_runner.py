@@ -83,17 +83,17 @@ def test_a_law_that_fails_after_a_failed_lint_is_not_a_catch_unless_the_lint_is_
     assert not judge(lint_mutant, 0, LINT_PASS)[0]
 
 
-PYTEST = ("python", "-m", "pytest", "-q", "tests/test_subset.py::test_x")
+PYTEST = ("python", "-m", "pytest", "-q", "tests/model/test_subset.py::test_x")
 
 
 def test_a_pytest_check_counts_only_an_assertion_in_the_named_test():
     mutant = Mutant("layering", VIEW, "x", "y", PYTEST, "imports the model")
-    assert judge(mutant, 1, "", "tests/test_subset.py::test_x\tcall\tAssertionError\n")[0]
-    assert not judge(mutant, 1, "", "tests/test_subset.py::test_x\tcall\tNameError\n")[0]
-    assert not judge(mutant, 1, "", "tests/test_subset.py::test_x\tsetup\tAssertionError\n")[0]
-    assert not judge(mutant, 1, "", "tests/test_subset.py::test_y\tcall\tAssertionError\n")[0]
-    assert not judge(mutant, 2, "ERROR collecting tests/test_subset.py", "")[0]
-    assert not judge(mutant, 4, "ERROR: not found: tests/test_subset.py::test_x", "")[0]
+    assert judge(mutant, 1, "", "tests/model/test_subset.py::test_x\tcall\tAssertionError\n")[0]
+    assert not judge(mutant, 1, "", "tests/model/test_subset.py::test_x\tcall\tNameError\n")[0]
+    assert not judge(mutant, 1, "", "tests/model/test_subset.py::test_x\tsetup\tAssertionError\n")[0]
+    assert not judge(mutant, 1, "", "tests/model/test_subset.py::test_y\tcall\tAssertionError\n")[0]
+    assert not judge(mutant, 2, "ERROR collecting tests/model/test_subset.py", "")[0]
+    assert not judge(mutant, 4, "ERROR: not found: tests/model/test_subset.py::test_x", "")[0]
 
 
 BRIDGE = ("python", "-m", "bridge", "--scale", "tiny")

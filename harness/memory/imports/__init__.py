@@ -176,7 +176,7 @@ def estimate_compactions(sizes: Sequence[int]) -> Tuple[int, int]:
     bytes with its kind is its own line for free, a longer one costs a summary call; two lines
     whose join fits 512 bytes make their parent for free, any other pair costs a merge call.
     The sizes of the compactor's lines are not known before it writes them: each is taken to
-    weigh SUMMARY_LINE_BYTES. tests/test_import.py compares the figure with what a planner asks.
+    weigh SUMMARY_LINE_BYTES. tests/chat/test_import.py compares the figure with what a planner asks.
     """
     summaries = 0
     level = []

@@ -1,4 +1,4 @@
-"""A chat that a test kills: `python tests/children/service_child.py HOME MESSAGES`.
+"""A chat that a test kills: `python tests/support/children/service_child.py HOME MESSAGES`.
 
 It owns the chat under HOME, checks at open that the loaded view is the one the logs alone give
 (the history folded from the messages and the nodes with the T they were built at), then appends
@@ -13,7 +13,7 @@ import random
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from harness.memory.events import Message  # noqa: E402
 from harness.memory.planner import Config, MemoryTexts, Planner  # noqa: E402
