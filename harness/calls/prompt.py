@@ -67,6 +67,7 @@ Tools:
 - zoom(id, 1) gives message id whole, with its images
 - zoom("Name") gives an agent's whole chat
 - date(id) gives the date and time of message id
+- search(query) finds the messages holding words, each with the line that covers it
 
 # Turns
 
@@ -156,6 +157,17 @@ TOOLS: Tuple[JSON, ...] = (
         "input_schema": _object({
             "id": {"type": "integer", "minimum": 0, "description": "A message id."},
         }, ("id",)),
+    },
+    {
+        "name": "search",  # [decision R1] beside the gist's zoom and date
+        "description": "Find the messages that hold these words (all of them, else any), best first: "
+                       "each hit gives the message's id, date, kind, a snippet and the view line that "
+                       "covers it, `id (in first+n)`; zoom(id, 1) gives the message whole. For a name, "
+                       "a number, a path or a command the view's lines may have dropped.",
+        "input_schema": _object({
+            "query": {"type": "string", "description": "Words to find; \"quoted words\" go together."},
+            "page": {"type": "integer", "minimum": 1, "description": "Which page of 10 hits (default 1)."},
+        }, ("query",)),
     },
     {
         "name": "shell",

@@ -33,9 +33,10 @@ from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
 from harness.calls.requests import finished, sent_back, stop_problem
 from harness.memory.images import kept, with_images
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
+from harness.memory.search import SearchError, found_text, run_search
 from harness.memory.service import Memory
 from harness.calls.tools import (ToolResult, WorkTools, date_error, error_result, page_error, redact,
-                                 split_long, zoom_error)
+                                 split_long, text_result, zoom_error)
 from harness.memory.text import valid_text
 from harness.calls.usage import cost_e8, record_usage, usage_record
 
@@ -286,7 +287,7 @@ class Turn:
         elif name == "zoom" and isinstance(tool_input, dict) and isinstance(tool_input.get("id"), str) \
                 and self.agents is not None:
             result = self.agents.zoom(tool_input)  # zoom("Name") [gist §6]
-        elif name in ("zoom", "date"):
+        elif name in ("zoom", "date", "search"):
             result = self._memory_tool(name, tool_input)
         else:
             result = await asyncio.to_thread(self.tools.run, name, tool_input)
@@ -297,6 +298,18 @@ class Turn:
         self.log("echo", text)
         self.output.result(text, result.is_error)
         return result
+
+    def _search(self, tool_input: dict) -> ToolResult:
+        query, page = tool_input.get("query"), tool_input.get("page", 1)
+        if not isinstance(query, str):
+            return error_result("search: query must be text, the words to find.")
+        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+            return error_result(f"search: page must be a whole number, 1 or more; got {page!r}.")
+        try:
+            found = run_search(self.memory.store, self.memory.planner.view.lines(), query, page)
+        except SearchError as error:
+            return error_result(f"search: {error}.")
+        return text_result(found_text(found))
 
     def _memory_tool(self, name: str, tool_input: Any) -> ToolResult:
         T = self.memory.planner.T
@@ -313,6 +326,8 @@ class Turn:
             if n == 1:  # the message whole, with its images [gist §6] [decision H8]
                 return ToolResult(with_images(text, self.memory.store.chat), False)
             return ToolResult(({"type": "text", "text": text},), False)
+        if name == "search":
+            return self._search(tool_input)
         first = tool_input.get("id")
         problem = date_error(first, T)
         if problem:

@@ -196,6 +196,57 @@ def memory_zoom(line) -> None:
     click.echo(text)
 
 
+@main.command()
+@click.argument("query", nargs=-1, required=True)
+@click.option("--page", type=click.IntRange(1), default=1, help="Which page of hits (10 a page).")
+@click.option("--json", "as_json", is_flag=True, help="The hits as JSON, for scripts.")
+def search(query, page: int, as_json: bool) -> None:
+    """Every message holding the words, best first: its id, date, kind, a snippet and the view
+    line that covers it (zoom from there). "quoted words" go together."""
+    from harness.memory.search import Found, Hit, found_text
+
+    answer = ask_owner_or_open({"op": "search", "query": " ".join(query), "page": page})
+    if "error" in answer:
+        fail(answer["error"])
+    found = answer["found"]
+    if as_json:
+        click.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        return
+    hits = tuple(Hit(**hit) for hit in found["hits"])
+    text = found_text(Found(found["query"], hits, found["total"], found["page"], found["pages"], found["any_word"]))
+    if sys.stdout.isatty():  # a person reads it: an escape sequence in a message is shown, not run
+        from harness.chat.terminal import visible
+
+        text = visible(text)
+    click.echo(text)
+    if not hits and found["total"]:
+        pages = found["pages"]
+        fail(f"the hits fill {pages} page{'' if pages == 1 else 's'}; there is no page {page}")
+
+
+@main.command()
+@click.option("--http", "http", is_flag=True, help="Serve over streamable HTTP on 127.0.0.1 with a "
+              "random secret in the URL, instead of over standard input and output.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="The port for --http (default: any free one).")
+@click.option("--allow-send", is_flag=True, help="Offer a `send` tool: a message into the chat, "
+              "answered as any turn (tools that ask first are declined for it).")
+def mcp(http: bool, port: int, allow_send: bool) -> None:
+    """The memory's tools (view, zoom, search, date; send if allowed) over MCP, for Claude Code,
+    Codex or any agent: `claude mcp add ever -- ever mcp`."""
+    from harness.chat.mcp_server import serve_http, serve_stdio
+
+    settings = load_settings()
+    try:
+        if http:
+            serve_http(settings, allow_send, port, click.echo)
+        else:
+            serve_stdio(settings, allow_send)
+    except KeyboardInterrupt:
+        pass
+    except OSError as error:
+        fail(f"cannot serve on 127.0.0.1:{port}: {error.strerror or error}")
+
+
 @main.command("import")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["claude-code", "codex", "pi", "llm", "text"]),

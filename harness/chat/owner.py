@@ -8,7 +8,9 @@ JSON line; the answer is one JSON line:
                                          then {"reply": "...", "error": "", "logged": true}
     {"op": "view"}                               -> {"view": "<chat>\\n...</chat>"}
     {"op": "status"}                             -> {"status": {...}}
-    {"op": "zoom", "id": 0, "n": 4}              -> {"text": "..."}
+    {"op": "zoom", "id": 0, "n": 4, "page": 1}   -> {"text": "..."}
+    {"op": "date", "id": 0}                      -> {"text": "2026-10-08T09:30:00+02:00"}
+    {"op": "search", "query": "...", "page": 1}  -> {"found": {...}} or {"error": "..."}
 
 A message sent while a call runs joins it between tool calls [gist §6], and its answer is the reply
 of the turn that took it, sent as that turn ends; a key seen before gives that message's answer and
@@ -33,11 +35,32 @@ def answer_memory(memory, request: Dict[str, Any]) -> Dict[str, Any]:
     if op == "status":
         return {"status": memory.status()}
     if op == "zoom":
-        first, n = request.get("id"), request.get("n")
-        if not isinstance(first, int) or not isinstance(n, int):
-            return {"text": "zoom: id and n are whole numbers"}
-        return {"text": memory.zoom(first, n)}
+        first, n, page = request.get("id"), request.get("n"), request.get("page", 1)
+        if not all(isinstance(value, int) and not isinstance(value, bool) for value in (first, n, page)):
+            return {"text": "zoom: id, n and page are whole numbers"}
+        return {"text": memory.zoom(first, n, page)}
+    if op == "date":
+        first = request.get("id")
+        if not isinstance(first, int) or isinstance(first, bool):
+            return {"text": "date: id is a whole number"}
+        return {"text": memory.date(first)}
+    if op == "search":
+        return answer_search(memory, request)
     return {"error": f"no such request: {op!r}"}
+
+
+def answer_search(memory, request: Dict[str, Any]) -> Dict[str, Any]:
+    from harness.memory.search import SearchError, run_search
+
+    query, page = request.get("query"), request.get("page", 1)
+    per_page = request.get("per_page", 10)
+    if not isinstance(query, str) or not isinstance(page, int) or not isinstance(per_page, int):
+        return {"error": "search takes a query (text) and a page (a whole number)"}
+    try:
+        found = run_search(memory.store, memory.planner.view.lines(), query, page, max(1, min(per_page, 100)))
+    except SearchError as error:
+        return {"error": str(error)}
+    return {"found": found.as_dict()}
 
 
 async def serve(chat, path: Path) -> asyncio.AbstractServer:

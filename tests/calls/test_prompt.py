@@ -120,6 +120,11 @@ told the line is too long, shorten it. Non-ASCII characters cost 2-4 bytes."""
 # Ever's changes, in order; each `old` must occur exactly once when its turn comes.
 RENAMES = (("Unii", "Ever"), ("unii", "ever"))  # [gist §5] "Rename Unii to your agent's name"
 EDITS = (
+    # [decision R1] a third memory tool beside the gist's two.
+    ("""- date(id) gives the date and time of message id
+""", """- date(id) gives the date and time of message id
+- search(query) finds the messages holding words, each with the line that covers it
+"""),
     # Subagents stay (harness/calls/agents.py); Ever has no computer tasks [gist §5].
     ("""Subagents
 and computer tasks run in the background; each one's report reaches you as a
@@ -201,7 +206,8 @@ def test_the_prefix_is_the_same_bytes_on_every_build_and_holds_no_date():
 
 
 def test_the_tools_are_zoom_and_date_with_the_gists_descriptions_then_the_machine_tools():
-    assert [tool["name"] for tool in TOOLS] == ["zoom", "date", "shell", "read", "write", "edit", "agent"]
+    # [decision R1] search joins the gist's two memory tools, before the machine's
+    assert [tool["name"] for tool in TOOLS] == ["zoom", "date", "search", "shell", "read", "write", "edit", "agent"]
     by_name = {tool["name"]: tool for tool in TOOLS}
     # [gist §6] verbatim
     assert by_name["zoom"]["description"] == ("Open the line id+n of the view into the two lines of n/2 under "
@@ -209,12 +215,13 @@ def test_the_tools_are_zoom_and_date_with_the_gists_descriptions_then_the_machin
     assert by_name["date"]["description"] == "The date and time of message id."
     required = {name: tool["input_schema"]["required"] for name, tool in by_name.items()}
     # zoom("Name") takes a name and no n [gist §6]; zoom(id, n) checks n itself (zoom_error)
-    assert required == {"zoom": ["id"], "date": ["id"], "shell": ["command"], "read": ["path"],
+    assert required == {"zoom": ["id"], "date": ["id"], "search": ["query"], "shell": ["command"], "read": ["path"],
                         "write": ["path", "content"], "edit": ["path", "old_text", "new_text"],
                         "agent": ["name", "task"]}
     assert by_name["zoom"]["input_schema"]["properties"]["id"]["type"] == ["integer", "string"]
     properties = {name: sorted(tool["input_schema"]["properties"]) for name, tool in by_name.items()}
     assert properties["zoom"] == ["id", "n", "page"]  # a page of a long message
+    assert properties["search"] == ["page", "query"]
     assert properties["shell"] == ["command", "timeout_seconds"]
     assert properties["read"] == ["limit", "offset", "path"]
     assert "image" in by_name["read"]["description"]

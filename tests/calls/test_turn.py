@@ -315,3 +315,34 @@ def test_thoughts_are_shown_and_never_logged(tmp_path, api):
         assert back == {"type": "thinking", "thinking": "I should zoom first.", "signature": "sig-1"}
     finally:
         memory.close()
+
+
+def test_the_model_searches_the_memory_and_gets_each_hit_with_its_covering_line(tmp_path, api):
+    api.reset()
+    api.enqueue(Reply([tool_use("search", {"query": "PANGOLIN-73"}, id="s1"),
+                       tool_use("search", {"query": "   "}, id="s2"),
+                       tool_use("search", {"query": "pelican", "page": 0}, id="s3")]))
+    api.enqueue("Found it.")
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api)
+        for k in range(6):
+            memory.append("user", "the code is PANGOLIN-73" if k == 4 else f"note {k}")
+        await turn.run("what was the code?")
+        await client.aclose()
+        return memory
+
+    memory = run(go())
+    try:
+        results = api.requests[1].body["messages"][-1]["content"]
+        first = results[0]["content"][0]["text"].splitlines()
+        # six short messages: each its own line of the view, so message 4 is in line 4+1
+        assert first[0] == "1 message match; page 1 of 1"
+        assert first[1].startswith("4 (in 4+1) ") and first[1].endswith(" user: the code is PANGOLIN-73")
+        assert not results[0].get("is_error")
+        assert results[1]["is_error"] and results[1]["content"][0]["text"] == "search: search for at least one word."
+        assert results[2]["is_error"] and results[2]["content"][0]["text"] == (
+            "search: page must be a whole number, 1 or more; got 0.")
+        assert logged(memory)[7] == ("tool", 'search {"query": "PANGOLIN-73"}')
+    finally:
+        memory.close()

@@ -1,0 +1,119 @@
+"""`ever mcp`: the chat's memory as tools over MCP, for any agent [gist §9] [decision R2].
+
+Served with the official SDK (`mcp`), over stdio for a client that starts it (Claude Code's
+`claude mcp add`, Codex's `[mcp_servers]`), or over streamable HTTP on 127.0.0.1 with a random
+secret in the URL's path, the gist's words: a request without it finds nothing (404), and the
+SDK's DNS-rebinding guard refuses any `Host` but the loopback's.
+
+Every answer comes from the chat's owner over its socket when one runs, else from the chat opened
+here read-only (harness/chat/session.py `local_answer`): `view` is what the next turn would send,
+byte for byte. `send` (a message into the chat, answered as any turn) is offered only when the
+user starts the server with `--allow-send`; a message sent so carries no approval, so the tools
+that ask first are declined for it, as for `ever send` without `--yes`.
+"""
+
+import secrets
+import socket
+import sys
+from typing import Any, Callable, Dict, Optional
+
+from harness.chat.config import Settings
+
+INSTRUCTIONS = (
+    "Ever is an AI agent living in one chat that never ends; these tools read its memory. The "
+    "memory is the whole chat, every message logged word for word, compressed into a binary tree of "
+    "one-line summaries. `view` gives the chat as Ever sees it: lines `id+n|text`, each summarizing "
+    "the n messages from id on, oldest first, recent lines fine and old ones coarse. `zoom(id, n)` "
+    "opens a line into the two lines under it; `zoom(id, 1)` gives message id whole. `search` finds "
+    "messages by their words and names the view line that covers each. `date(id)` gives when message "
+    "id was written. Message kinds: user (the user's words), ever (Ever's replies), tool (its tool "
+    "calls), echo (tool results), work (a subagent's report), note (imported history).")
+
+VIEW = ("The chat's memory as Ever's next turn sees it, between <chat> tags: one line per "
+        "`id+n|summary`, covering messages id to id+n-1, oldest first. Zoom into a line for detail.")
+ZOOM = ("Open line id+n of the view into the two lines of n/2 messages under it; n = 1 gives message "
+        "id whole (a long message in pages of 30,000 characters: `page`). id is a multiple of n, n a "
+        "power of 2, as the view's `id+n` names them.")
+SEARCH = ("Find the messages holding these words (all of them, else any), best first, 10 a page: each "
+          "hit is `id (in first+n) date kind: snippet`, where first+n is the view line covering it. "
+          "\"quoted words\" go together. zoom(id, 1) gives a hit whole.")
+DATE = "The date and time (with its UTC offset) when message id was logged."
+SEND = ("Send a message into Ever's chat, as the user would, and get Ever's reply. It is logged for "
+        "ever. Tools that ask first (shell, write, edit) are declined for it.")
+
+Ask = Callable[[Dict[str, Any]], Any]
+
+
+def build_server(settings: Settings, allow_send: bool, ask: Optional[Ask] = None):
+    """The MCP server and its tools; `ask` answers a memory request (the owner's, or the chat's
+    opened here)."""
+    from mcp.server import MCPServer
+
+    from harness.chat.session import local_answer, send_once
+
+    async def answer(request: Dict[str, Any]) -> Dict[str, Any]:
+        if ask is not None:
+            return await ask(request)
+        return await local_answer(settings, request)
+
+    server = MCPServer(name="ever", instructions=INSTRUCTIONS)
+
+    async def view() -> str:
+        return (await answer({"op": "view"}))["view"]
+
+    async def zoom(id: int, n: int = 1, page: int = 1) -> str:
+        return (await answer({"op": "zoom", "id": id, "n": n, "page": page}))["text"]
+
+    async def search(query: str, page: int = 1) -> str:
+        from harness.memory.search import Found, Hit, found_text
+
+        reply = await answer({"op": "search", "query": query, "page": page})
+        if "error" in reply:
+            return f"search: {reply['error']}"
+        found = reply["found"]
+        hits = tuple(Hit(**hit) for hit in found["hits"])
+        return found_text(Found(found["query"], hits, found["total"], found["page"], found["pages"],
+                                found["any_word"]))
+
+    async def date(id: int) -> str:
+        return (await answer({"op": "date", "id": id}))["text"]
+
+    server.add_tool(view, name="view", description=VIEW)
+    server.add_tool(zoom, name="zoom", description=ZOOM)
+    server.add_tool(search, name="search", description=SEARCH)
+    server.add_tool(date, name="date", description=DATE)
+    if allow_send:
+        async def send(message: str) -> str:
+            reply = await send_once(settings, message, yes=False)
+            if reply.get("error"):
+                return f"{reply.get('reply', '')}\n[not answered: {reply['error']}]".strip()
+            return reply["reply"]
+
+        server.add_tool(send, name="send", description=SEND)
+    return server
+
+
+def serve_stdio(settings: Settings, allow_send: bool) -> None:
+    build_server(settings, allow_send).run("stdio")
+
+
+def serve_http(settings: Settings, allow_send: bool, port: int, say: Callable[[str], None],
+               secret: Optional[str] = None) -> None:
+    """Streamable HTTP on 127.0.0.1:port (0: any free port) at /SECRET/mcp, until stopped."""
+    import anyio
+    import uvicorn
+
+    secret = secret or secrets.token_urlsafe(24)
+    path = f"/{secret}/mcp"
+    app = build_server(settings, allow_send).streamable_http_app(streamable_http_path=path,
+                                                                  host="127.0.0.1")
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listening.bind(("127.0.0.1", port))
+    # access_log off: each request's path holds the secret, and a log is where secrets leak
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    say(f"Ever's memory over MCP at http://127.0.0.1:{listening.getsockname()[1]}{path} "
+        f"(the URL is the key: anyone with it reads the chat); Ctrl-C stops it.")
+    sys.stdout.flush()
+    anyio.run(lambda: server.serve(sockets=[listening]))
