@@ -6,5 +6,6 @@
     localapi/  a local Messages API as strict as Anthropic's, for the tests and the no-key demo.
 
 Imports go one way, memory ← calls ← chat, and localapi stands beside them: only the tests and the
-demo (`ever chat --local`) import it. `laws/test_subset`'s layering lint (`make lint`) checks it.
+demo (`ever chat --local`) import it. The layering lint in laws/subset.py, run by
+tests/model/test_subset.py (`make lint`), checks it.
 """

@@ -1,12 +1,12 @@
-"""The work tools (shell, read, write, edit), the checks on zoom's and date's arguments, the
-clipping of tool output, the splitting of long texts, and approval. No SDK here.
+"""The work tools (shell, read, write, edit), the checks on zoom's and date's arguments, and
+approval. No SDK here. The clipping and splitting of long texts are harness/memory/text.py's.
 
 Every tool call ends in a `ToolResult`, never an exception: a bad argument, a declined call, a
 missing file, a command that times out are all results the model reads (`is_error` set), so a turn
 goes on and the model can tell the user [gist §5: "do the user's tasks yourself, with your tools"].
 Only KeyboardInterrupt passes through: Ctrl-C stops the running call.
 
-Sizes [gist §1]:
+Sizes [gist §1], as harness/memory/text.py rules them and the tools apply them:
 - A tool's output is clipped to its head and tail, 30,000 characters in all, the note saying what
   was cut included (`clip_output`). The shell tool clips stdout and stderr each to its own head and
   tail, the whole result within the same 30,000.
