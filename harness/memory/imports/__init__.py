@@ -1,7 +1,7 @@
 """`ever import`: old sessions from other tools become `note` messages [gist §1], oldest first.
 
-A parser per format (claude_code, codex, pi, llm_db, text_files in this package) turns a file
-into `Note`s: a source identity, the original time, a role and a body. This module then applies
+A parser per format (`claude_code`, `codex`, `pi`, `llm_db`, `text_files` in this package) turns a
+file into `Note`s (`notes`: the note, the times, a tool's text, which every parser shares): a source identity, the original time, a role and a body. This module then applies
 the rules every format shares, and writes the notes once:
 
 - **I1, a header per note**: `[imported: SOURCE · FILE line N · ROLE · TIME]` and, where the
