@@ -28,5 +28,7 @@ it earns less than its registered label. The strengths, strongest first: Proved 
     z3_fold     push_agrees_always: the fold step as the carry's merge
 
 May import: model, harness (the production twins a law compares with the model), z3, crosshair,
-hypothesis. What each label trusts: docs/trust.md.
+hypothesis.
+
+What each label trusts: docs/trust.md.
 """

@@ -23,6 +23,9 @@ The modules, in the order they build on each other:
 - `push`: Taelin's rollback push, exactly as [gist §3.1] gives it, and the fold beside it.
 - `line`: the compactor's line algorithm [gist §4].
 - `planner`: the planner's state and `step(state, event)` over the event alphabet.
+- `__main__`: the conformance vectors' command line (`python -m model push 9`); outside the subset.
+
+May import: typing, dataclasses and model; nothing outside the subset (tests/model/test_subset.py).
 """
 
 ALLOWED_IMPORTS = ("typing", "dataclasses", "model")
