@@ -27,8 +27,8 @@ it earns less than its registered label. The strengths, strongest first: Proved 
     z3_push     push_agrees_always: the counter's lemmas (docs/push_agrees_always.md)
     z3_fold     push_agrees_always: the fold step as the carry's merge
 
-May import: model, harness (the production twins a law compares with the model), z3, crosshair,
-hypothesis.
+May import: the standard library, laws, model, harness (the production twins a law compares with
+the model), z3 and hypothesis; CrossHair runs as a command of its own.
 
 What each label trusts: docs/trust.md.
 """
