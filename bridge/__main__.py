@@ -4,7 +4,7 @@ Each run sends one event list to model/ (`step`) and to harness/'s `Planner`, pr
 each side after every event with its own printer (bridge/model_trace.py, harness/memory/trace.py; the
 format is bridge/FORMAT.md), and compares them byte for byte. A restart is done by the production
 side as a new process would: its last checkpoint (taken when `save_due()` said so) loaded into a
-fresh Planner, which replays the texts logged past it [fix F1] [decision P10].
+fresh Planner, which replays the texts logged past it [F1] [P10].
 """
 
 import argparse
@@ -106,7 +106,7 @@ PATHS = (
     "message with DEL",
     "message with another C1 control",
     "message with multibyte text",
-    # the production side's, counted at each Restart [decision P10]
+    # the production side's, counted at each Restart [P10]
     "restart replayed messages past its checkpoint",
     "restart replayed nodes past its checkpoint",
     "restart replayed a node built after the last message",
@@ -290,8 +290,8 @@ class Sides:
         harness_ev = event_for(he, event)
         clock = time.process_time()
         if isinstance(harness_ev, he.Restart):
-            # a new process: the last checkpoint and the logs are all it has [fix F1]
-            # [decision P10]; the texts outlive the process, as the files do
+            # a new process: the last checkpoint and the logs are all it has [F1]
+            # [P10]; the texts outlive the process, as the files do
             texts = self.planner.texts
             tail = texts.nodes_after(self.saved["last_node"])
             if texts.message_count() > self.saved["T"]:

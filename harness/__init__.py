@@ -4,7 +4,9 @@
     calls/     what talks to a model: the SDK client, the prompt, the compactor's calls, the turn.
     chat/      what a person touches: the `ever` commands, the terminal, the owner's socket, settings.
     localapi/  a local Messages API as strict as Anthropic's, for the tests and the no-key demo.
+    __main__   `python -m harness` is `ever`.
 
 Imports go one way, memory ← calls ← chat, and localapi stands beside them: only the tests and the
-demo (`ever chat --local`) import it. `laws/test_subset`'s layering lint (`make lint`) checks it.
+demo (`ever chat --local`) import it. The layering lint in laws/subset.py, run by
+tests/model/test_subset.py (`make lint`), checks it.
 """

@@ -177,7 +177,7 @@ def sawtooth_holds(budget: Budget) -> Verdict:
 
 TAGS_BYTES = len("<chat>\n") + len("</chat>")
 PLACEHOLDER_LINE = "+1|(not summarized yet: zoom it)"  # [gist §5], after the message's id
-# [decision P1] an unbuilt line is counted at its head, 512 bytes and its newline, and shows its
+# [P1] an unbuilt line is counted at its head, 512 bytes and its newline, and shows its
 # 29-byte placeholder: 483 bytes more counted than shown, whatever its id
 RESERVE_BYTES = 512 - len("(not summarized yet: zoom it)")
 
@@ -236,7 +236,7 @@ def shown_bytes(view: View) -> int:
 
 
 def view_bytes_rendered(budget: Budget) -> Verdict:
-    """[decision P1] The counted size is the rendered view's bytes less the `<chat>` tags, plus
+    """[P1] The counted size is the rendered view's bytes less the `<chat>` tags, plus
     483 bytes for each line not summarized yet (its reserve over its placeholder)."""
     placeholders = 0
     for state in ceiling_states():
@@ -253,7 +253,7 @@ def view_within_ceiling(budget: Budget) -> Verdict:
     """[gist §3.2] "64-128 KB in all": after any event, the view a turn would render is at most
     the ceiling plus the tags, unless the view is shrinking because at the last message no pair
     could merge; the same for the compaction view; and a view never renders more than it
-    counts, whenever its lines get built [decision P1]."""
+    counts, whenever its lines get built [P1]."""
     checked = 0
     stuck_states = 0
     stuck = {"view": False, "cview": False}
@@ -305,7 +305,7 @@ LAWS = [
     Law("first_leaves_push", "§3.2, §7.1", "Due from first leaves push within 11 steps.", "exhaustive", "Bounded: t = 0..10", first_leaves_push),
     Law("tie_at_11", "§3.2", "At T = 11 pairs 4–7 and 8–9 are both due 2 and the older merges; from T + 1, 8–9 would.", "example", "Example: hand computation at T = 11", tie_at_11),
     Law("sawtooth_holds", "§3.2", "After each batch the view is at most the floor unless no pair can merge; after each message it is at most the ceiling unless shrinking; it averages half-way.", "runs", "Searched: a seeded run of 10,000 messages at a tenth of the gist's sizes, at least 250 batches", sawtooth_holds),
-    Law("view_bytes_rendered", "§3", "A view's counted size is its rendered bytes less the `<chat>` tags, plus 483 for each placeholder: an unbuilt line counts as its longest built line (P1).", "runs", "Searched: three seeded late runs of 2,700 messages, at least 40,000 placeholder lines across their states", view_bytes_rendered),
+    Law("view_bytes_rendered", "§3", "A view's counted size is its rendered bytes less the `<chat>` tags, plus 483 for each placeholder: an unbuilt line counts as its longest built line [P1].", "runs", "Searched: three seeded late runs of 2,700 messages, at least 40,000 placeholder lines across their states", view_bytes_rendered),
     Law("view_within_ceiling", "§3.2", "After any event the view a turn renders is at most the ceiling plus the tags, unless shrinking with no pair able to merge; never more than counted; the same for the compaction view.", "runs", "Searched: three seeded late runs of 2,700 messages, at least 10,000 views, at least 1,000 of them over the ceiling with no pair able to merge", view_within_ceiling),
     Law("unsettled_view_shows_placeholders", "§5, §7.5", "A line not summarized yet shows as the placeholder, never the start of its message.", "runs", "Searched: three seeded late runs of 2,700 messages, at least 20,000 unbuilt lines shown", unsettled_view_shows_placeholders),
 ]

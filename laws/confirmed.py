@@ -373,7 +373,7 @@ def empty_is_a_try(replies, outcome) -> Optional[str]:
 
 def keeps_shortest(replies, outcome) -> Optional[str]:
     """The kept line is the shortest non-empty try, cut; with none, "": a failed try, never the
-    node's input [gist §7.5] [decision P16]."""
+    node's input [gist §7.5] [P16]."""
     tried = [replies[k].strip() for k in range(outcome.calls) if replies[k].strip() != ""]
     expected = cut(min(tried, key=utf8_bytes), LINE_BYTES_MAX) if tried else ""
     if outcome.text != expected:

@@ -69,7 +69,7 @@ def turn_never_waits_for_its_message(budget: Budget) -> Verdict:
                    f"{waited} outcomes while turns waited")
 
 
-# [decision P18] the characters a line's text shows as look-alikes (the task mark's colon aside)
+# [P18] the characters a line's text shows as look-alikes (the task mark's colon aside)
 SHOWN_AS = {"<": "\u2039", "|": "\u00a6"}
 
 
@@ -102,7 +102,7 @@ def flatten_breaks_every_line(budget: Budget) -> Verdict:
     return Verdict(True, f"Bounded: all {len(codes):,} Unicode scalar values, and CR LF pairs")
 
 
-# The view's tags and a compaction task's: what no line may hold [gist §3, §4] [decision P18].
+# The view's tags and a compaction task's: what no line may hold [gist §3, §4] [P18].
 FRAME_TAGS = ("<chat>", "</chat>", "<input>", "</input>")
 TASK_MARK = "compaction:"  # the task's opening word, "Compaction:"
 TASK_MARKS = ("Compaction:", "compaction:", "COMPACTION:")  # as the gist writes it, lower, capitals
@@ -166,6 +166,6 @@ def rendered_lines_keep_the_frame(budget: Budget) -> Verdict:
 
 LAWS = [
     Law("turn_never_waits_for_its_message", "§6", "A turn in the protocol's order (wait, view, then the message) never waits for its own message, and sends the view of every message before it.", "runs", "Searched: at least 700 turns of a seeded chat", turn_never_waits_for_its_message),
-    Law("rendered_lines_keep_the_frame", "§3", "No rendered line opens or closes a tag of the view or of a compaction's task, shows another line's head `id+n` and its bar, or holds the task mark `Compaction:` (nor its lower case or capitals), whatever the text; counted bytes are rendered bytes (P18).", "exhaustive", "Bounded: 71,590 texts (every string of ≤ 5 of < / bar : LF CR c C space, the tags, heads and every letter case of the task mark, in five settings), and all 1,112,064 scalar values", rendered_lines_keep_the_frame),
+    Law("rendered_lines_keep_the_frame", "§3", "No rendered line opens or closes a tag of the view or of a compaction's task, shows another line's head `id+n` and its bar, or holds the task mark `Compaction:` (nor its lower case or capitals), whatever the text; counted bytes are rendered bytes [P18].", "exhaustive", "Bounded: 71,590 texts (every string of ≤ 5 of < / bar : LF CR c C space, the tags, heads and every letter case of the task mark, in five settings), and all 1,112,064 scalar values", rendered_lines_keep_the_frame),
     Law("flatten_breaks_every_line", "§3", "A rendered line holds no line break and no control character, whatever the text; `\\r\\n` is one space; counted bytes are rendered bytes.", "exhaustive", "Bounded: all 1,112,064 Unicode scalar values, and CR LF pairs", flatten_breaks_every_line),
 ]

@@ -56,7 +56,7 @@ DEEP_LAWS = ("push_agrees", "view_covers", "cview_covers", "view_summarized", "c
 # Of those, the laws proved in `make laws` whose deep run is a replay no label rests on.
 CROSS_CHECKED = ("view_covers", "cview_covers", "view_summarized", "cview_summarized")
 
-# eukhe's 13 Universal laws (/work/shared/spec/eukhe-chat-memory.md), by the names Ever gives them.
+# eukhe's 13 Universal laws (eukhe's chat-memory page, the peer of the gist), by the names Ever gives them.
 EUKHE_UNIVERSAL = (
     "view_covers", "cview_covers", "message_appends", "message_merges_nothing", "merge_is_one_pair",
     "merge_covers", "push_agrees_always", "fit_reaches_budget", "fit_merges_built", "view_summarized",

@@ -1,11 +1,11 @@
 """Restarts, the batch's floor and the tree: laws of the model's state that no view proof reaches.
 
-Strategy: a restart [fix F1] and a batch [gist §3.2] are decisions of `step` and `batch`, which
+Strategy: a restart [F1] and a batch [gist §3.2] are decisions of `step` and `batch`, which
 dispatch on the event's type and branch on the view's size, so they are checked on every state of
 the same seeded model runs as the other event laws (laws.universal `all_transitions`):
 
 - a restart keeps what view.json saves (both views, both shrinking states, the failure counts
-  [decision P10, P16]), T and the tree, and forgets only what dies with the process;
+  [P10] [P16]), T and the tree, and forgets only what dies with the process;
 - a batch ends at or under its floor unless no pair can merge; and because a batch that stops
   one byte early passes that on almost every run, each batch is run again at a floor one byte
   under the size where it ended: it must merge on;
@@ -31,7 +31,7 @@ KEPT = ("T", "view", "shrinking", "cview", "cshrinking", "failures", "tree")
 
 
 def restart_keeps_state(budget: Budget) -> Verdict:
-    """[fix F1] [decision P10, P16] After a restart the views, both shrinking states, the failure
+    """[F1] [P10] [P16] After a restart the views, both shrinking states, the failure
     counts, T and the tree are what they were; no call runs but those the new process starts, no
     retry is due and no turn waits."""
     from laws.universal import all_transitions
@@ -86,7 +86,7 @@ def sizes_on_the_way(before: State, event: Message, merges: int):
 
 
 def batch_ends_at_floor(budget: Budget) -> Verdict:
-    """[gist §3.2] [decision P4] A batch ends with the view at or under its floor unless no pair
+    """[gist §3.2] [P4] A batch ends with the view at or under its floor unless no pair
     can merge; the same for the compaction view. A batch of two merges or more is also run again
     at a floor one byte under the size its last merge but one left: it must make the last."""
     batches = again = 0
@@ -161,7 +161,7 @@ def tree_exhaustive():
 
 
 LAWS = [
-    Law("restart_keeps_state", "§3.2", "A restart keeps both views, both shrinking states, the failure counts, T and the tree; only running calls, due retries and a waiting turn die with the process (F1, P10, P16).", "runs", "Searched: at least 4,000 states of model runs", restart_keeps_state),
+    Law("restart_keeps_state", "§3.2", "A restart keeps both views, both shrinking states, the failure counts, T and the tree; only running calls, due retries and a waiting turn die with the process [F1] [P10] [P16].", "runs", "Searched: at least 4,000 states of model runs", restart_keeps_state),
     Law("batch_ends_at_floor", "§3.2, §4", "A batch ends with the view at or under its floor unless no pair can merge, the compaction view too; run again at a floor one byte under its last merge but one, it makes the last.", "runs", "Searched: at least 3,000 batches of model runs, at least 600 run again one byte under their last merge but one", batch_ends_at_floor),
     Law("tree_lookup_gives_what_was_put", "§2", "A lookup of node (l, i) gives the text put there, and nothing for a node never put.", "z3", TREE_LABEL, tree_lookup_gives_what_was_put),
 ]

@@ -212,7 +212,7 @@ CLAIMS = {
 }
 
 LAWS = [
-    law("cview_coarsens_view", "§4", "The compaction view is the chat's view merged further: each of its lines is the same line of the view or an ancestor of view lines (P4).", cview_coarsens_view),
+    law("cview_coarsens_view", "§4", "The compaction view is the chat's view merged further: each of its lines is the same line of the view or an ancestor of view lines [P4].", cview_coarsens_view),
     law("queue_is_sound", "§4", "At most jobs_max calls run, none twice, none for a built node; a ready merge has both halves built.", queue_is_sound),
     law("built_once", "§2", "A node's text, once built, never changes.", built_once),
     law("free_nodes_never_wait", "§2", "A source of at most 512 bytes is never waiting for a call: a message or a merge of two short lines.", free_nodes_never_wait),

@@ -753,7 +753,7 @@ def message_appends(budget: Budget) -> Verdict:
 def message_merges_nothing(budget: Budget) -> Verdict:
     """A message merges nothing while the view is not shrinking and at most its ceiling once the
     message's line is in it [gist §3.2]; the compaction view then merges only past its own
-    ceiling or while shrinking [decision P4]."""
+    ceiling or while shrinking [P4]."""
     return message_law(budget)
 
 
@@ -762,7 +762,7 @@ def message_merges_nothing(budget: Budget) -> Verdict:
 
 def need_first(budget: Budget) -> Verdict:
     """While a turn waits, no call starts but the view's unbuilt lines, and every line of the
-    window that is not waiting for a retry runs [gist §6] [decision P8]."""
+    window that is not waiting for a retry runs [gist §6] [P8]."""
     seen = 0
     for before, event, after in all_transitions():
         if not after.waiting:
@@ -787,7 +787,7 @@ def outcome_node(event):
 def need_first_running(budget: Budget) -> Verdict:
     """While a turn waits, running merges stop only when the window's lines need their slots:
     as few as that takes, the youngest first, without counting as failures, back to their queue
-    [decision P8]. Without a wait, nothing stops."""
+    [P8]. Without a wait, nothing stops."""
     seen = 0
     stopped_total = 0
     kept_total = 0
@@ -823,7 +823,7 @@ def need_first_running(budget: Budget) -> Verdict:
 
 def failed_waits_for_retry(budget: Budget) -> Verdict:
     """A failed node is not tried again before the next message, a Retry (the compactor's
-    backoff passed) or a restart, even while a turn waits [gist §4] [decision P8]."""
+    backoff passed) or a restart, even while a turn waits [gist §4] [P8]."""
     seen = 0
     for before, event, after in all_transitions():
         if isinstance(event, (Message, Retry, Restart)):
@@ -837,7 +837,7 @@ def failed_waits_for_retry(budget: Budget) -> Verdict:
 
 def message_window_holds(budget: Budget) -> Verdict:
     """A message's node runs only when fewer than jobs_max lines before it are unbuilt [gist §4]
-    [decision P6]; at most jobs_max calls run."""
+    [P6]; at most jobs_max calls run."""
     seen = 0
     for before, event, after in all_transitions():
         unbuilt = unbuilt_lines(after.view)
@@ -851,7 +851,7 @@ def message_window_holds(budget: Budget) -> Verdict:
     return Verdict(seen > 100, f"Searched: {seen} running messages in model runs", "")
 
 
-CAPPED_MARK = "(not summarized, cut: zoom it) "  # docs/planner.md, P16
+CAPPED_MARK = "(not summarized, cut: zoom it) "  # docs/planner.md, [P16]
 
 
 def third_failure(state: State, l: int, i: int) -> State:
@@ -886,7 +886,7 @@ def capped_problem(text: Optional[str], halves: Tuple[str, ...]) -> Optional[str
 
 def fail_cap_builds(budget: Budget) -> Verdict:
     """A node's third failed try builds its line from the mark and its input cut, within 512
-    bytes [deliberate D5] [decision P16]; no node ever counts three failures; the counts survive
+    bytes [D5] [P16]; no node ever counts three failures; the counts survive
     a restart."""
     seen = 0
     restarts = 0
@@ -954,7 +954,7 @@ def settle_bound(state: State, outcome_seed: int) -> Tuple[bool, str, int]:
 
 def settle_reached(budget: Budget) -> Verdict:
     """A waiting turn's view is settled after at most 3 compactor outcomes per unbuilt line, when
-    every call fails or answers in any order [gist §6] [deliberate D5]."""
+    every call fails or answers in any order [gist §6] [D5]."""
     seen = 0
     most = 0
     for number, (before, event, after) in enumerate(all_transitions()):

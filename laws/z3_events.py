@@ -167,7 +167,7 @@ def events() -> List[Tuple[str, Callable[[], object]]]:
 
 
 def grown(view, T, source):
-    """[decision P2, P3] The view with message T's line, before any batch: its waiting line, built
+    """[P2] [P3] The view with message T's line, before any batch: its waiting line, built
     when its source fits in a line (the gist's free node). A branch of the path, as in the model.
     model.base and model.view are read at the call: inside a proof they hold the twins."""
     line = waiting_line(T, source)

@@ -136,7 +136,7 @@ def replay(found, tally: Optional[Tally] = None, which: str = "view") -> Tally:
         if which == "view":
             ok = replay_view(before.view, after, after.view, line, after.merges, tally)
         elif after.merges:
-            # [decision P4] the compaction view is taken again from the chat's view
+            # [P4] the compaction view is taken again from the chat's view
             ok = replay_view(after.view, after, after.cview, None, after.cmerges, tally)
         else:
             ok = replay_view(before.cview, after, after.cview, line, after.cmerges, tally)

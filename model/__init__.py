@@ -17,11 +17,15 @@ reason about it. `tests/model/test_subset.py` walks the AST of every file of `mo
 The modules, in the order they build on each other:
 
 - `base`: the operations the view's code is written in, which the laws also run on Z3 terms.
-- `tree`: a persistent map from node `(l, i)` to its text, a binary trie per level.
+- `tree`: a persistent map from node `(l, i)` to its text, a trie per level on the base-16 digits
+  of `i`.
 - `view`: nodes, lines, their rendered bytes, the due order, `fit`, rendering, `context`.
 - `push`: Taelin's rollback push, exactly as [gist §3.1] gives it, and the fold beside it.
 - `line`: the compactor's line algorithm [gist §4].
 - `planner`: the planner's state and `step(state, event)` over the event alphabet.
+- `__main__`: the conformance vectors' command line (`python -m model push 9`); outside the subset.
+
+May import: typing, dataclasses and model; nothing outside the subset (tests/model/test_subset.py).
 """
 
 ALLOWED_IMPORTS = ("typing", "dataclasses", "model")

@@ -5,7 +5,8 @@ The laws run the model's own view and tree functions on Z3 terms (laws/z3_model.
 known length, a condition is a Z3 formula rather than a Python bool, and a loop cannot be
 unrolled. So the view's code does these things only through the functions below, and the laws
 give each a twin on Z3 terms; every other line of the model runs unchanged. Each function here is
-one or two lines of plain Python, and tests/test_z3_model.py checks each twin against it.
+one or two lines of plain Python, and the law `twins_agree` (laws/universal.py) checks each twin
+against it.
 
 Two habits follow, in the code that the laws run on Z3 terms: conditions combine with `&` and
 `|`, never `and`, `or`, `not` or `if` (those would ask a Z3 formula for a Python bool, which

@@ -6,7 +6,7 @@ from typing import Tuple
 from model.view import LINE_BYTES_MAX, utf8_bytes
 
 TRIES_MAX = 5  # [gist §4] "Try at most 5 times"
-# [decision P16] the mark that opens a line the failure cap built from the node's input: the
+# [P16] the mark that opens a line the failure cap built from the node's input: the
 # agent reads it as "zoom me", never as a summary
 CAPPED_MARK = "(not summarized, cut: zoom it) "
 
@@ -36,7 +36,7 @@ def too_long(line: str) -> str:
 
 
 def line(replies: Tuple[str, ...]) -> Outcome:
-    """The kept line, given the replies the model would give in order [gist §4] [deliberate D9].
+    """The kept line, given the replies the model would give in order [gist §4] [D9].
 
     - A reply is trimmed; one that fits in 512 bytes ends the tries.
     - One over 512 bytes gets the "Too long" follow-up, unless it was the fifth try.
@@ -45,7 +45,7 @@ def line(replies: Tuple[str, ...]) -> Outcome:
     - An empty reply ends the tries.
     - The kept line is the shortest, cut to 512 bytes on a character boundary. With no line at
       all the text is "": the call failed, and the node's input never stands in for its summary
-      [gist §7.5] [decision P16].
+      [gist §7.5] [P16].
     """
     best = ""
     calls = 0
@@ -69,7 +69,7 @@ def line(replies: Tuple[str, ...]) -> Outcome:
 
 def merge_input_cut(a: str, b: str, bytes_max: int) -> str:
     """A merge's input cut to `bytes_max`: both lines, each keeping at least half the room,
-    joined by a newline [decision P9]. Cutting `a + "\\n" + b` as one text would lose b whole."""
+    joined by a newline [P9]. Cutting `a + "\\n" + b` as one text would lose b whole."""
     room_bytes = bytes_max - 1
     half_bytes = room_bytes >> 1
     a_cut = cut(a, max(half_bytes, room_bytes - utf8_bytes(b)))
@@ -79,10 +79,10 @@ def merge_input_cut(a: str, b: str, bytes_max: int) -> str:
 
 def capped_line(node_input: str) -> str:
     """The text the failure cap gives a message's node: the mark, then its source cut so the
-    whole stays within 512 bytes [deliberate D5] [decision P16]."""
+    whole stays within 512 bytes [D5] [P16]."""
     return CAPPED_MARK + cut(node_input, LINE_BYTES_MAX - utf8_bytes(CAPPED_MARK))
 
 
 def capped_merge(a: str, b: str) -> str:
-    """The same for a merge: the mark, then both halves cut (P9) within 512 bytes."""
+    """The same for a merge: the mark, then both halves cut [P9] within 512 bytes."""
     return CAPPED_MARK + merge_input_cut(a, b, LINE_BYTES_MAX - utf8_bytes(CAPPED_MARK))

@@ -2,7 +2,7 @@
 
 `step(state, event)` is the whole planner. Time, compactions and their failures arrive as events;
 the planner reads no clock, no file and no randomness. Decisions the gist leaves open are tagged
-`[decision Pn]` and argued in docs/planner.md.
+`[P1]`, `[P2]`, … and argued in docs/planner.md (indexed in docs/decisions.md).
 """
 
 from dataclasses import dataclass, replace
@@ -25,7 +25,7 @@ from model.view import (
 )
 
 Node = Tuple[int, int]
-KINDS = ("user", "ever", "tool", "echo", "work", "note")  # [gist §1], unii renamed [decision P12]
+KINDS = ("user", "ever", "tool", "echo", "work", "note")  # [gist §1], unii renamed [P12]
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,8 @@ class Config:
     view_bytes_floor: int = 64_000
     cview_bytes_ceiling: int = 32_000  # [gist §4]
     cview_bytes_floor: int = 16_000
-    jobs_max: int = 8  # [gist §4] calls at once, and the level-0 window [decision P6]
-    failures_max: int = 3  # [deliberate D5] the third failed try builds a marked line [decision P16]
+    jobs_max: int = 8  # [gist §4] calls at once, and the level-0 window [P6]
+    failures_max: int = 3  # [D5] the third failed try builds a marked line [P16]
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class Built:
 @dataclass(frozen=True)
 class Failed:
     """A content failure: the model answered but gave no usable line (an empty reply, a
-    refusal), or the API refused this request in a way retrying cannot fix [decision P16].
+    refusal), or the API refused this request in a way retrying cannot fix [P16].
     Transient trouble (429, 5xx, 529, a timeout, a broken stream) never comes here: the compactor
     retries it with backoff while the call stays running."""
 
@@ -65,7 +65,7 @@ class Failed:
 @dataclass(frozen=True)
 class Retry:
     """The compactor's backoff after a failure has passed: failed nodes are candidates again
-    [decision P8]. The service sends it only while a turn waits; otherwise the next message does
+    [P8]. The service sends it only while a turn waits; otherwise the next message does
     the same [gist §4]."""
 
 
@@ -76,12 +76,12 @@ class Wait:
 
 @dataclass(frozen=True)
 class TurnEnd:
-    """The waiting turn gave up or ended [decision P8]."""
+    """The waiting turn gave up or ended [P8]."""
 
 
 @dataclass(frozen=True)
 class Restart:
-    """The process restarts from what was saved: the log, the tree and view.json [fix F1]."""
+    """The process restarts from what was saved: the log, the tree and view.json [F1]."""
 
 
 Event = Union[Message, Built, Failed, Retry, Wait, TurnEnd, Restart]
@@ -126,7 +126,7 @@ def last_message(node: Node) -> int:
 
 
 def queue_by_last(queue: Tuple[Node, ...], node: Node) -> Tuple[Node, ...]:
-    """Insert a ready merge; the queue runs oldest last message first [decision P5]."""
+    """Insert a ready merge; the queue runs oldest last message first [P5]."""
     k = 0
     while k < len(queue) and last_message(queue[k]) < last_message(node):
         k = k + 1
@@ -200,7 +200,7 @@ def ready_parent(state: State, l: int, i: int) -> State:
 
 def capped_text(state: State, l: int, i: int) -> str:
     """The node's text after its last allowed failure: the mark, then its input cut, within 512
-    bytes [deliberate D5] [decision P16]."""
+    bytes [D5] [P16]."""
     if l == 0:
         source = ""
         for line in state.view:
@@ -219,8 +219,8 @@ def capped_text(state: State, l: int, i: int) -> str:
 
 def batch(state: State) -> State:
     """After a message: past the ceiling, merge down to the floor; while the view is above its
-    floor, go on at each message [gist §3.2] [fix F1]. The compaction view is merged again when
-    the chat's view merges, or past its own ceiling [gist §4] [decision P4]."""
+    floor, go on at each message [gist §3.2] [F1]. The compaction view is merged again when
+    the chat's view merges, or past its own ceiling [gist §4] [P4]."""
     c = state.config
     parents = tree_parents(state.tree)
     # `|`, not `or`: one condition, which the laws take both ways once (docs/history_laws.md)
@@ -274,7 +274,7 @@ def schedule(state: State) -> Tuple[bool, Tuple[Node, ...]]:
     it, oldest first; then the ready merges, oldest last message first. A node that failed waits
     for the next message or a Retry. While a turn waits, only the view's unbuilt lines start, and
     other calls stop only when those lines need their slots: as few as that takes, the youngest
-    first, without counting as failures [deliberate D5] [decision P8].
+    first, without counting as failures [D5] [P8].
     """
     c = state.config
     waiting = state.waiting and not settled(state.view)
@@ -327,7 +327,7 @@ def message(state: State, kind: str, text: str) -> State:
         view=appended(state.view, line),
         cview=appended(state.cview, line),
     )
-    # [decision P3] free nodes made by this message count before the ceiling test
+    # [P3] free nodes made by this message count before the ceiling test
     if utf8_bytes(source) <= LINE_BYTES_MAX:
         state = build(state, 0, i, source)
     state = batch(state)
@@ -353,9 +353,9 @@ def step(state: State, event: Event) -> State:
     if isinstance(event, Message):
         state = message(state, event.kind, event.text)
     elif isinstance(event, Built):
-        # [decision P7] an outcome for a call that is not running (stopped, or never started)
+        # [P7] an outcome for a call that is not running (stopped, or never started)
         # is ignored: each node is built once, by a call the planner started
-        # a line is 1 to 512 bytes of valid text [gist §2] [decision P1, P14]
+        # a line is 1 to 512 bytes of valid text [gist §2] [P1] [P14]
         assert is_valid_text(event.text)
         assert 0 < utf8_bytes(event.text) <= LINE_BYTES_MAX
         assert event.l >= 0 and event.i >= 0  # a node [gist §2]
@@ -372,8 +372,8 @@ def step(state: State, event: Event) -> State:
     elif isinstance(event, TurnEnd):
         state = replace(state, waiting=False)
     elif isinstance(event, Restart):
-        # [fix F1] the views, both shrinking states and the failure counts were saved
-        # [decision P10, P16]; running calls and a waiting turn die with the process, and a
+        # [F1] the views, both shrinking states and the failure counts were saved
+        # [P10] [P16]; running calls and a waiting turn die with the process, and a
         # failed node is tried again by the new one
         state = replace(state, running=(), retry_later=(), waiting=False)
     waiting, running = schedule(state)
@@ -383,7 +383,7 @@ def step(state: State, event: Event) -> State:
 def turn(
     state: State, text: str, compactor: Callable[[State], Event], outcomes_max: int
 ) -> Tuple[State, View]:
-    """One user turn, its events in the protocol's order [gist §6] [decision P17].
+    """One user turn, its events in the protocol's order [gist §6] [P17].
 
     The turn waits (`Wait`) while the compactor answers: `compactor` gives each next event
     (`Built`, `Failed` or `Retry`), at most `outcomes_max` of them (the settle timeout), then

@@ -57,7 +57,7 @@ def name(l: int, i: int) -> str:
 
 def is_break(ch: str) -> bool:
     """A line break or a control character: C0, DEL, C1 (U+0085 among them), U+2028, U+2029
-    [decision P15]. `str.splitlines()` and a model reading the view break lines on several of
+    [P15]. `str.splitlines()` and a model reading the view break lines on several of
     them, and the others are invisible bytes in a one-line summary."""
     code = ord(ch)
     return code < 0x20 or 0x7F <= code <= 0x9F or code == 0x2028 or code == 0x2029
@@ -68,14 +68,14 @@ BREAKS = tuple(chr(code) for code in range(0x2030) if is_break(chr(code)))
 
 def flatten(text: str) -> str:
     """Each line break and each control character turned into one space, `\r\n` being one
-    break [gist §3] [decision P15]."""
+    break [gist §3] [P15]."""
     text = text.replace("\r\n", " ")
     for ch in BREAKS:
         text = text.replace(ch, " ")
     return text
 
 
-# What a line's text may not show as it is [decision P18]: "<" would let a text open or close a
+# What a line's text may not show as it is [P18]: "<" would let a text open or close a
 # tag of the view or of a compaction's task (<chat>, </chat>, <input>, </input>); "|" would let it
 # show a line's head (`12+1|user: …`), which only a line's start holds. Each becomes one look-alike
 # character, so a line still reads as its text, and what is counted is what is shown.
@@ -88,7 +88,7 @@ TASK_MARK_COLON = "\ua789"
 
 def escaped(text: str) -> str:
     """The text with each of ESCAPES shown as its look-alike, and each of TASK_MARKS with its
-    colon as TASK_MARK_COLON, so no line starts a task [decision P18]. Only `replace`, which the
+    colon as TASK_MARK_COLON, so no line starts a task [P18]. Only `replace`, which the
     laws' text terms have too."""
     for raw, shown in ESCAPES:
         text = text.replace(raw, shown)
@@ -99,7 +99,7 @@ def escaped(text: str) -> str:
 
 def is_valid_text(text: str) -> bool:
     """The planners' precondition on every text: no lone surrogate, so it encodes as UTF-8. Text
-    is made valid once, where it enters Ever [decision P14]."""
+    is made valid once, where it enters Ever [P14]."""
     for ch in text:
         if 0xD800 <= ord(ch) <= 0xDFFF:
             return False
@@ -119,7 +119,7 @@ def built_line(l: int, i: int, text: str) -> Line:
 
 def waiting_line(i: int, source: str) -> Line:
     """A message's own line before its summary: it shows its placeholder [gist §5] but costs the
-    most its built line can weigh, its head, 512 bytes and the newline [decision P1]. A built
+    most its built line can weigh, its head, 512 bytes and the newline [P1]. A built
     line is cut to 512 bytes, so the view a turn renders never outweighs the view that was
     counted, whenever its lines get built."""
     return Line(0, i, source, False, utf8_bytes(name(0, i)) + 1 + LINE_BYTES_MAX + 1)
@@ -229,7 +229,7 @@ def context_end(l: int, i: int) -> int:
 
 def context(cview: View, l: int, i: int) -> View:
     """A compaction's view: the compaction view's lines that end at or before the node's end,
-    stopping at the first unbuilt line [gist §4] [fix F2]."""
+    stopping at the first unbuilt line [gist §4] [F2]."""
     end = context_end(l, i)
 
     def kept(count: int, k: int) -> int:

@@ -1,2 +1,14 @@
 """Planted bugs, each with the check that must catch it, and the runner that proves it does
-(`python -m mutants`)."""
+(`python -m mutants`, `make mutants`): every law, promise and test is seen to fail.
+
+    __main__                `python -m mutants`: each bug in a copy of the tree, its check run there
+    base                    a planted bug: one textual replacement in one file, and its check
+    judge                   whether a check caught its mutant: failed for its own reason, not a crash
+    pytest_plugin           each failed test phase and its exception's type, for the judge
+    law_mutants             bugs in the model, each caught by a law
+    bridge_mutants          bugs in the production planner, each caught by the bridge or a test
+    chat_mutants            bugs in the chat (store, service, turn, tools), each caught by a test
+    import_browse_mutants   bugs in `ever import` and `ever browse`, each caught by a test
+
+May import: anything.
+"""

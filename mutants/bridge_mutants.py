@@ -83,7 +83,7 @@ MUTANTS = [
         old="        heapq.heappush(self.ready, (last_message(l, i), l, i))\n",
         new="        heapq.heappush(self.ready, (l, l, i))\n",
         check=BRIDGE_TINY,
-        note="ready merges start lowest level first, not by last message [decision P5]",
+        note="ready merges start lowest level first, not by last message [P5]",
     ),
     Mutant(
         name="planner_merges_before_messages",
@@ -99,7 +99,7 @@ MUTANTS = [
             "        for node in candidates:\n            running.append(node)\n"
         ),
         check=BRIDGE_TINY,
-        note="ready merges take the free slots before the window's messages [decision P5]",
+        note="ready merges take the free slots before the window's messages [P5]",
     ),
     Mutant(
         name="planner_restart_refolds_view",
@@ -123,31 +123,31 @@ MUTANTS += [
     Mutant("planner_reserve_as_placeholder", "harness/memory/planner.py",
            "    return len(str(i)) + 3 + LINE_BYTES_MAX + 1\n",
            "    return len(str(i)) + 3 + len(PLACEHOLDER) + 1\n",
-           BRIDGE_TINY, "an unbuilt line counts its placeholder [decision P1]"),
+           BRIDGE_TINY, "an unbuilt line counts its placeholder [P1]"),
     Mutant("planner_flatten_newlines_only", "harness/memory/planner.py",
            "_BREAKS = {code: \" \" for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}",
            "_BREAKS = {10: \" \", 13: \" \"}",
-           BRIDGE_TINY, "only CR and LF become spaces [decision P15]"),
+           BRIDGE_TINY, "only CR and LF become spaces [P15]"),
     Mutant("planner_failures_forgotten_at_load", "harness/memory/planner.py",
            "        planner.failures = {(l, i): count for l, i, count in saved[\"failures\"]}",
            "        planner.failures = {}",
-           BRIDGE_TINY, "a restart forgets failure counts [decision P16]"),
+           BRIDGE_TINY, "a restart forgets failure counts [P16]"),
     Mutant("planner_retry_ignored", "harness/memory/planner.py",
            "        elif kind is Retry:\n            self._retry()",
            "        elif kind is Retry:\n            pass",
-           BRIDGE_TINY, "a Retry does not make failed nodes candidates again [decision P8]"),
+           BRIDGE_TINY, "a Retry does not make failed nodes candidates again [P8]"),
     Mutant("planner_retry_at_once_while_waiting", "harness/memory/planner.py",
            "        if retry_later:\n            busy.update(",
            "        if retry_later and not self.waiting:\n            busy.update(",
-           BRIDGE_TINY, "a waiting turn retries a failed line at once [decision P8]"),
+           BRIDGE_TINY, "a waiting turn retries a failed line at once [P8]"),
     Mutant("planner_wait_stops_every_merge", "harness/memory/planner.py",
            "        short = len(candidates) - (self.config.jobs_max - len(running))",
            "        short = len(running)",
-           BRIDGE_TINY, "a wait stops every running merge [decision P8]"),
+           BRIDGE_TINY, "a wait stops every running merge [P8]"),
     Mutant("planner_cap_without_mark", "harness/memory/line.py",
            "    return CAPPED_MARK + cut(source, LINE_BYTES_MAX - utf8_bytes(CAPPED_MARK))",
            "    return cut(source, LINE_BYTES_MAX)",
-           BRIDGE_TINY, "the failure cap's line has no mark [decision P16]"),
+           BRIDGE_TINY, "the failure cap's line has no mark [P16]"),
     Mutant("planner_too_long_counts_raw_reply", "harness/memory/line.py",
            "        follow_up = too_long(text)",
            "        follow_up = too_long(reply)",
@@ -163,7 +163,7 @@ MUTANTS += [
         old=COUNTS_STALE_FAILED[0],
         new=COUNTS_STALE_FAILED[1],
         check=BRIDGE_TINY,
-        note="a failure reported for a call that is not running still counts [decision P7]",
+        note="a failure reported for a call that is not running still counts [P7]",
     ),
     Mutant(
         name="planner_counts_stale_failed_fixed",
@@ -179,7 +179,7 @@ MUTANTS += [
         old=TAKES_STALE_MERGE[0],
         new=TAKES_STALE_MERGE[1],
         check=BRIDGE_TINY,
-        note="a merge reported built after its call stopped is taken [decision P7]",
+        note="a merge reported built after its call stopped is taken [P7]",
     ),
     Mutant(
         name="planner_takes_stale_message",
@@ -190,7 +190,7 @@ MUTANTS += [
             "                self._leave_queues(node)\n"
         ),
         check=BRIDGE_TINY,
-        note="a message's line reported built while its call does not run is taken [decision P7]",
+        note="a message's line reported built while its call does not run is taken [P7]",
     ),
     Mutant(
         name="planner_shrinking_kept_without_merge",
@@ -214,7 +214,7 @@ MUTANTS += [
         old="            cshrinking = cview.bytes > c.cview_bytes_floor\n",
         new="            cshrinking = cview.bytes > c.cview_bytes_floor if self.cmerges else cshrinking\n",
         check=BRIDGE_TINY,
-        note="the same for the compaction view's own sawtooth [gist §4] [decision P4]",
+        note="the same for the compaction view's own sawtooth [gist §4] [P4]",
     ),
     Mutant(
         name="planner_window_of_8",
@@ -222,7 +222,7 @@ MUTANTS += [
         old=WINDOW_OF_8[0],
         new=WINDOW_OF_8[1],
         check=BRIDGE_TINY,
-        note="the message window is the gist's 8 lines whatever the job count [decision P6]",
+        note="the message window is the gist's 8 lines whatever the job count [P6]",
     ),
     Mutant(
         name="planner_cap_one_late",
@@ -230,7 +230,7 @@ MUTANTS += [
         old="        if count >= self.config.failures_max:\n",
         new="        if count > self.config.failures_max:\n",
         check=BRIDGE_TINY,
-        note="the failure cap builds a node one failure late [deliberate D5]",
+        note="the failure cap builds a node one failure late [D5]",
     ),
     Mutant(
         name="line_six_tries",
@@ -254,7 +254,7 @@ MUTANTS += [
         old=WAIT_ONLY_WHEN_FULL[0],
         new=WAIT_ONLY_WHEN_FULL[1],
         check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/bridge/test_bridge_paths.py::test_a_wait_with_too_few_free_slots_stops_only_the_youngest_merge"),
-        note="a waiting turn stops other calls only when no slot is free [decision P8]",
+        note="a waiting turn stops other calls only when no slot is free [P8]",
     ),
     Mutant(
         name="planner_wait_stops_only_when_full_fixed",
@@ -276,7 +276,7 @@ MUTANTS += [
             "                self.deferred.append(node)\n"
         ),
         check=BRIDGE_TINY,
-        note="a merge a waiting turn stopped waits for the next message, like a failed one [decision P8]",
+        note="a merge a waiting turn stopped waits for the next message, like a failed one [P8]",
     ),
     Mutant(
         name="planner_turn_end_ignored",
@@ -284,7 +284,7 @@ MUTANTS += [
         old="        elif kind is TurnEnd:\n            self.waiting = False\n",
         new="        elif kind is TurnEnd:\n            pass\n",
         check=BRIDGE_TINY,
-        note="a turn that gives up keeps waiting until the view is settled [decision P8]",
+        note="a turn that gives up keeps waiting until the view is settled [P8]",
     ),
     Mutant(
         name="planner_flatten_keeps_lone_cr",
@@ -308,7 +308,7 @@ MUTANTS += [
         old='_ESCAPES = {ord("<"): "\\u2039", ord("|"): "\\u00a6"}  # ‹ ¦\n',
         new='_ESCAPES = {ord("|"): "\\u00a6"}  # ‹ ¦\n',
         check=BRIDGE_TINY,
-        note="the production view shows a text's \"</chat>\" as it is [decision P18]",
+        note="the production view shows a text's \"</chat>\" as it is [P18]",
     ),
     Mutant(
         name="planner_counts_bars_unescaped",
@@ -316,7 +316,7 @@ MUTANTS += [
         old='        shown_size += text.count("|")\n',
         new='        shown_size += 0\n',
         check=BRIDGE_TINY,
-        note="a line's count leaves out the byte its escaped bars add: counted is not shown [decision P18]",
+        note="a line's count leaves out the byte its escaped bars add: counted is not shown [P18]",
     ),
     Mutant(
         name="planner_counts_bars_unescaped_test",
@@ -341,7 +341,7 @@ MUTANTS += [
         old="            while k < len(tail) and tail[k][3] <= t:\n",
         new="            while k < len(tail) and tail[k][3] < t:\n",
         check=BRIDGE_TINY,
-        note="a restart adopts a node logged at T after message T, not before it [decision P10]",
+        note="a restart adopts a node logged at T after message T, not before it [P10]",
     ),
     Mutant(
         name="planner_restart_takes_every_logged_node_as_built",
@@ -349,7 +349,7 @@ MUTANTS += [
         old="            built.discard(l, i)\n",
         new="            pass\n",
         check=BRIDGE_TINY,
-        note="a restart sees the nodes logged past its checkpoint as built from the start [decision P10]",
+        note="a restart sees the nodes logged past its checkpoint as built from the start [P10]",
     ),
     Mutant(
         name="planner_failure_counts_wait_for_the_next_checkpoint",
@@ -357,7 +357,7 @@ MUTANTS += [
         old="        return self.lines_since_save >= self.SAVE_LINES or self.failures != self.failures_saved\n",
         new="        return self.lines_since_save >= self.SAVE_LINES\n",
         check=BRIDGE_TINY,
-        note="a failure count is saved only with the next 128 lines: a restart forgets it [decision P10, P16]",
+        note="a failure count is saved only with the next 128 lines: a restart forgets it [P10] [P16]",
     ),
     Mutant(
         name="store_tail_starts_at_the_checkpoints_node",
@@ -366,7 +366,7 @@ MUTANTS += [
         new="",
         check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                "tests/memory/test_store.py::test_the_nodes_after_a_checkpoint_are_read_in_log_order_across_days"),
-        note="the nodes past a checkpoint include the checkpoint's own last node [decision P10]",
+        note="the nodes past a checkpoint include the checkpoint's own last node [P10]",
     ),
     Mutant(
         name="bridge_checkpoints_every_event",

@@ -23,7 +23,7 @@ MUTANTS = [
         new="",
         check=test("tests/chat/test_send_reliability.py::"
                    "test_a_message_typed_during_a_call_survives_a_kill_of_the_chat_and_is_answered_once"),
-        note="a message accepted before a kill is never answered [decision S9]",
+        note="a message accepted before a kill is never answered [S9]",
     ),
     Mutant(
         name="view_json_trusted",
@@ -57,7 +57,7 @@ MUTANTS = [
         old="        if self.planner.save_due():\n",
         new="        if False:\n",
         check=test("tests/memory/test_service.py::test_a_checkpoint_is_written_every_128_lines_and_when_a_failure_is_counted"),
-        note="view.json is written at open and close only: a crash replays the whole chat [decision P10]",
+        note="view.json is written at open and close only: a crash replays the whole chat [P10]",
     ),
     Mutant(
         name="turn_logs_its_message_before_the_view",
@@ -65,7 +65,7 @@ MUTANTS = [
         old="        text = self.checked(text)  # the same text logged and sent\n        try:\n",
         new="        text = self.checked(text)  # the same text logged and sent\n        self.log(\"user\", text)\n        try:\n",
         check=test("tests/calls/test_turn.py::test_a_turn_sends_tools_system_the_view_in_blocks_the_state_and_the_message"),
-        note="the message is in the view and again after it [decision P17]",
+        note="the message is in the view and again after it [P17]",
     ),
     Mutant(
         name="shell_keeps_the_key",
@@ -137,7 +137,7 @@ MUTANTS = [
         old="            if end is None:\n                last = ",
         new="            if end is None:\n                continue\n                last = ",
         check=test("tests/calls/test_agents.py::test_sigkill_of_the_owner_then_a_restart_reports_the_subagent_cut_off"),
-        note="a subagent running when its owner was killed never reports [decision A3]",
+        note="a subagent running when its owner was killed never reports [A3]",
     ),
     Mutant(
         name="restart_reports_again",
@@ -145,7 +145,7 @@ MUTANTS = [
         old="                logged = self._logged_since(name, int(end.get(\"T\", 0)))\n",
         new="                logged = None\n",
         check=test("tests/calls/test_agents.py::test_a_kill_between_the_end_and_the_report_neither_loses_nor_doubles_it"),
-        note="a report already logged before a kill is logged again at the next start [decision A3]",
+        note="a report already logged before a kill is logged again at the next start [A3]",
     ),
     Mutant(
         name="tool_call_cap_one_late",
@@ -153,7 +153,7 @@ MUTANTS = [
         old="            if self.tool_calls + len(uses) > caps.tool_calls:\n",
         new="            if self.tool_calls + len(uses) > caps.tool_calls + 1:\n",
         check=test("tests/calls/test_agents.py::test_a_subagent_ending_on_its_caps_and_on_an_error_still_reports"),
-        note="a subagent runs one tool call past its cap [decision A1]",
+        note="a subagent runs one tool call past its cap [A1]",
     ),
     Mutant(
         name="a_pause_counts_a_try",
@@ -161,7 +161,7 @@ MUTANTS = [
         old="                self._pause(str(pause))\n",
         new="                self._apply(Failed(job.l, job.i))\n",
         check=test("tests/chat/test_reliability.py::test_a_wrong_key_pauses_the_compactor_counts_no_try_and_the_line_is_built_once_fixed"),
-        note="a wrong key spends a node's tries and cuts its line for good [decision C11]",
+        note="a wrong key spends a node's tries and cuts its line for good [C11]",
     ),
     Mutant(
         name="home_trusted_whoever_may_write_it",
@@ -169,7 +169,7 @@ MUTANTS = [
         old="    if status.st_mode & 0o022:\n",
         new="    if False:\n",
         check=test("tests/chat/test_reliability.py::test_a_home_config_instructions_or_key_another_user_can_change_is_refused[-mode 0777]"),
-        note="a home others may write is trusted: they choose where the key is sent [decision H12]",
+        note="a home others may write is trusted: they choose where the key is sent [H12]",
     ),
     Mutant(
         name="redact_exact_matches_only",
@@ -177,7 +177,7 @@ MUTANTS = [
         old="        if len(secret) < REDACT_RUN_CHARS:\n            continue\n",
         new="        continue\n",
         check=test("tests/chat/test_reliability.py::test_a_401_that_echoes_the_key_and_a_reply_that_repeats_it_show_and_log_only_its_mark"),
-        note="an error that echoes the key cut short shows it [decision H3]",
+        note="an error that echoes the key cut short shows it [H3]",
     ),
     Mutant(
         name="read_takes_any_file",
@@ -185,7 +185,7 @@ MUTANTS = [
         old="            for test, kind in FILE_KINDS:\n",
         new="            for test, kind in ():\n",
         check=test("tests/chat/test_reliability.py::test_read_refuses_a_fifo_a_device_and_a_file_over_the_cap_and_the_model_is_told_the_cap"),
-        note="read opens a FIFO or a device as if it were a file [decision H7]",
+        note="read opens a FIFO or a device as if it were a file [H7]",
     ),
     Mutant(
         name="a_config_error_is_a_bug",

@@ -20,7 +20,7 @@ MUTANTS = [
         old='  box.append(meta, el("pre", "", text));\n',
         new='  const pre = el("pre"); pre.innerHTML = text; box.append(meta, pre);\n',
         check=test("tests/chat/test_browse.py::test_a_planted_script_is_shown_as_text_and_never_runs"),
-        note="a message's HTML is parsed into the page [decision B2]",
+        note="a message's HTML is parsed into the page [B2]",
     ),
     Mutant(
         name="browse_json_unescaped",
@@ -28,7 +28,7 @@ MUTANTS = [
         old='    return text.replace("&", "\\\\u0026").replace("<", "\\\\u003c").replace(">", "\\\\u003e")\n',
         new="    return text\n",
         check=test("tests/chat/test_browse.py::test_a_planted_script_in_a_line_of_the_view_stays_text"),
-        note="a line's `</script>` ends the first screen's JSON block [decision B2]",
+        note="a line's `</script>` ends the first screen's JSON block [B2]",
     ),
     Mutant(
         name="import_key_of_the_run",

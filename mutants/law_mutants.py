@@ -397,7 +397,7 @@ RESTART = "        state = replace(state, running=(), retry_later=(), waiting=Fa
 MUTANTS += [
     Mutant("restart_forgets_shrinking", PLANNER, RESTART,
            "        state = replace(state, running=(), retry_later=(), waiting=False, shrinking=False)\n",
-           law("restart_keeps_state"), "a restart forgets that the view was shrinking (fix F1)"),
+           law("restart_keeps_state"), "a restart forgets that the view was shrinking [F1]"),
     Mutant("restart_forgets_cshrinking", PLANNER, RESTART,
            "        state = replace(state, running=(), retry_later=(), waiting=False, cshrinking=False)\n",
            law("restart_keeps_state"), "a restart forgets that the compaction view was shrinking"),
@@ -436,10 +436,10 @@ RESTART_TEST = test("tests/model/test_restart_state.py::test_save_then_load_keep
 MUTANTS += [
     Mutant("load_forgets_shrinking", HARNESS_PLANNER, '        planner.shrinking = saved["shrinking"]\n',
            "        planner.shrinking = False\n", RESTART_TEST,
-           "a loaded planner forgets that the view was shrinking (fix F1)"),
+           "a loaded planner forgets that the view was shrinking [F1]"),
     Mutant("load_forgets_failures", HARNESS_PLANNER,
            '        planner.failures = {(l, i): count for l, i, count in saved["failures"]}\n',
-           "        planner.failures = {}\n", RESTART_TEST, "a loaded planner forgets the failure counts (P16)"),
+           "        planner.failures = {}\n", RESTART_TEST, "a loaded planner forgets the failure counts [P16]"),
 ]
 
 MUTANTS += [

@@ -60,7 +60,7 @@ own log, which zoom("Name") opens."""
 
 @dataclass(frozen=True)
 class Ending:
-    how: str  # one of agentlog.HOWS [decision A5]
+    how: str  # one of agentlog.HOWS [A5]
     said: str  # how it ended, in words: "reached its cap of 3 tool calls"
     last_text: str = ""  # its last reply's text
 
@@ -78,7 +78,7 @@ def report_text(name: str, ending: Ending) -> str:
 
 def subagent_prompt(prompt: Prompt) -> Prompt:
     """The turns' tools less `agent`, their system blocks and SUBAGENT_ROLE, the mark moved to it
-    [decision A4]."""
+    [A4]."""
     system = [{k: v for k, v in block.items() if k != "cache_control"} for block in prompt.system]
     system.append({"type": "text", "text": SUBAGENT_ROLE, "cache_control": dict(EPHEMERAL)})
     tools = tuple(tool for tool in prompt.tools if tool["name"] != "agent")
@@ -298,7 +298,7 @@ class Agents:
 
     def joined(self, turn: Turn) -> List[JSON]:
         """The reports that arrived since, logged by the turn and given to it between its tool
-        calls [gist §6] [decision A2]."""
+        calls [gist §6] [A2]."""
         blocks = []
         while self.pending:
             report = self.pending.pop(0)
@@ -309,7 +309,7 @@ class Agents:
         return blocks
 
     async def turns_for_reports(self, chat: Any) -> None:
-        """Reports that no running turn took start turns of their own [gist §6] [decision A2]:
+        """Reports that no running turn took start turns of their own [gist §6] [A2]:
         under the chat's turn lock (`chat` is harness/chat/session.py's Chat), one turn a report,
         each the chat's own (`chat.new_turn`), so a message typed meanwhile joins it."""
         async with chat.turn_lock:
@@ -366,7 +366,7 @@ class Agents:
 
     def recover(self) -> None:
         """At a start: a subagent that was running when its owner died ends as cut off; an end
-        whose report never reached the chat's log is reported now [decision A3]."""
+        whose report never reached the chat's log is reported now [A3]."""
         for path, records in agentlog.recover_list(self.chat):
             if not records or records[0].get("kind") != "start":
                 continue

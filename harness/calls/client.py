@@ -1,5 +1,5 @@
 """The one module that speaks to the Messages API: the official `anthropic` SDK, streamed, with
-Ever's own retry policy and the prefix gate [gist §3.3] [decision C5, C6, C7].
+Ever's own retry policy and the prefix gate [gist §3.3] [C5] [C6] [C7].
 
     client = Client(ClientSettings.from_env())
     reply = await client.stream(request)      # a Messages API body; retried while the trouble passes
@@ -9,7 +9,7 @@ Any Anthropic-compatible endpoint works: `ANTHROPIC_BASE_URL` (or `base_url`) po
 there. The API key is never logged, printed or put in an exception: `ClientSettings` hides it from
 `repr`, and no message here quotes a header.
 
-**What a failure is** [decision C5]. Each error of an attempt is one of three:
+**What a failure is** [C5]. Each error of an attempt is one of three:
 
 - *transient*: it may pass by itself. 408, 409, 429, 500 and every other 5xx (529 overloaded
   among them), a timeout (the SDK's, or this attempt's deadline), a connection error, an `error`
@@ -64,7 +64,7 @@ UNUSABLE_STATUSES = frozenset({401, 402, 403, 404})
 TRANSIENT_STATUSES = frozenset({408, 409, 429})
 REFUSED_EVENT_TYPES = frozenset({"invalid_request_error", "request_too_large"})
 DEFAULT_BASE_URL = "https://api.anthropic.com"  # the SDK's, when no base URL is set
-# [decision C5] causes that stop every request until the user acts, whatever their status
+# [C5] causes that stop every request until the user acts, whatever their status
 SPEND_LIMIT_CODES = frozenset({"enforced_spend_limit_reached", "contract_spend_limit_reached",
                                "linked_organization_spend_limit_reached"})
 ON_HOLD_CODE = "organization_on_hold"
@@ -82,7 +82,7 @@ class ClientSettings:
     attempt_seconds: float = 600.0  # the deadline of one attempt, from send to the last event
     connect_seconds: float = 10.0
     read_seconds: float = 120.0  # silence allowed between two pieces of a response
-    # [decision C12] no event but pings for this long ends the attempt (the SDK skips pings, so a
+    # [C12] no event but pings for this long ends the attempt (the SDK skips pings, so a
     # server that only pings would otherwise hold an attempt for all of attempt_seconds)
     silence_seconds: float = 120.0
     backoff_first_seconds: float = 1.0
@@ -101,7 +101,7 @@ class ClientSettings:
 
 
 class Silent(TimeoutError):
-    """An attempt that got no event (pings aside) for `silence_seconds` [decision C12]."""
+    """An attempt that got no event (pings aside) for `silence_seconds` [C12]."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__(f"nothing came for {seconds:g} s")
@@ -109,7 +109,7 @@ class Silent(TimeoutError):
 
 
 # Told what the client waits for and until when (time.monotonic), and (None, None) when it stops
-# waiting: a screen shows it with a countdown [decision C12].
+# waiting: a screen shows it with a countdown [C12].
 OnWait = Callable[[Optional[str], Optional[float]], None]
 
 
@@ -206,7 +206,7 @@ def is_spend_limit(error: "anthropic.APIStatusError") -> bool:
 
 
 def classify(error: BaseException) -> Optional[str]:
-    """TRANSIENT, REFUSED or UNUSABLE [decision C5]; None for an error that is not the API's (a bug
+    """TRANSIENT, REFUSED or UNUSABLE [C5]; None for an error that is not the API's (a bug
     here, which must not be retried or hidden)."""
     if isinstance(error, anthropic.APIStatusError):
         status = error.status_code
@@ -313,7 +313,7 @@ class _Writer:
 
 class PrefixGate:
     """A call whose marked prefix another call is writing waits until that call's response starts
-    [gist §3.3] [decision C7]: then it reads the entry instead of paying to write it again.
+    [gist §3.3] [C7]: then it reads the entry instead of paying to write it again.
 
     A mark finds an entry at its own block or up to 20 block boundaries before it, so a call waits
     for any call in flight whose marked prefix lies within that reach of one of its marks and is

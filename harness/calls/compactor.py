@@ -11,18 +11,18 @@ it reads them from the same cache entry; then its view and its task [gist §4]:
 
 all in one user message: the context in blocks of 4 lines, a cache mark on the last whole block and
 one on the request's end, with the one on the system prompt's end, so at most 3 of the API's 4
-marks, all 5-minute ones [gist §3.3] [decision C1]. Tools are never called: `tool_choice` is
-`none` [decision C3]. If the line is over 512 bytes the "Too long" follow-up goes in the same
+marks, all 5-minute ones [gist §3.3] [C1]. Tools are never called: `tool_choice` is
+`none` [C3]. If the line is over 512 bytes the "Too long" follow-up goes in the same
 conversation, the end mark moving to it (harness/memory/line.py's `Tries`: at most 5 tries, the shortest
 line kept, cut to 512 bytes).
 
-The result is the line (made valid text, P14) or a content failure: the model answered and no
-line could be made of it (an empty reply, a refusal) [decision P16]. Transient trouble never comes
+The result is the line (made valid text, [P14]) or a content failure: the model answered and no
+line could be made of it (an empty reply, a refusal) [P16]. Transient trouble never comes
 back here: the client retries it while the call stays running. Anything else the API says — a
 request it refuses (`Refused`: a 400, a setting the model does not take), `Unusable` (the key,
 billing, permission, the model, a spend limit, an organization on hold) or `RetriesExhausted` — is
 no node's failure: `build` raises `Paused` with the client's sentence (what failed, the URL, what
-to do), and the service pauses the compactor [decision C11]. Cancelling `build` (the service stops a
+to do), and the service pauses the compactor [C11]. Cancelling `build` (the service stops a
 call) raises `asyncio.CancelledError` through it and leaves nothing behind: the compactor keeps no
 state between calls, and the client's prefix gate lets its waiters go.
 """
@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # the SDK is imported only where a call is made
     from harness.calls.client import Client
 
 JSON = dict
-# [decision C8] a cheap model of its own by default: see docs/compactor.md for the measured costs
+# [C8] a cheap model of its own by default: see docs/compactor.md for the measured costs
 DEFAULT_MODEL = "claude-haiku-4-5"
 TURNS_MODEL = "turns"  # memory.model = "turns": compactions on the turns' model, sharing its cache
 MAX_TOKENS_DEFAULT = 16_000
@@ -54,7 +54,7 @@ MAX_TOKENS_DEFAULT = 16_000
 
 @dataclass(frozen=True)
 class MemorySettings:
-    """The chat config's `memory.*` keys that shape a compaction [decision C8, C9].
+    """The chat config's `memory.*` keys that shape a compaction [C8] [C9].
 
     - `model`: the compaction model; "turns" means the turns' model.
     - `thinking`: "off" (no thinking), an effort level (low, medium, high, xhigh, max: adaptive
@@ -99,7 +99,7 @@ class MemorySettings:
                    max_tokens=memory.get("max_tokens", MAX_TOKENS_DEFAULT))
 
     def thinking_options(self) -> JSON:
-        """The request fields for `thinking` [decision C9], as the capability table has them for
+        """The request fields for `thinking` [C9], as the capability table has them for
         the model (off is `disabled` where thinking is on by default): the same on every
         compaction, since a change breaks the message part of the cached prefix."""
         return thinking_fields(self.model, self.thinking)
@@ -140,11 +140,11 @@ class Job:
 
     def task(self) -> str:
         if isinstance(self.input, Compress):
-            # [decision P18] the message whole, but no tag or task mark of its own
+            # [P18] the message whole, but no tag or task mark of its own
             return compress_task(self.i, self.input.kind, escaped(self.input.text))
         l, i = self.l, self.i
         a_name, b_name = node_name(l - 1, 2 * i), node_name(l - 1, 2 * i + 1)
-        # [decision C4] each half as the view shows it, `id+n|text`
+        # [C4] each half as the view shows it, `id+n|text`
         return merge_task(a_name, b_name, i << l, last_message(l, i),
                           a_name + "|" + shown(self.input.a), b_name + "|" + shown(self.input.b))
 
@@ -164,7 +164,7 @@ def job_for(planner: Any, l: int, i: int) -> Job:
 
 @dataclass(frozen=True)
 class Result:
-    """A node's line, or a content failure with its reason [decision P16]."""
+    """A node's line, or a content failure with its reason [P16]."""
 
     l: int
     i: int
@@ -199,7 +199,7 @@ class Compactor:
 
     def request(self, job: Job, exchanges: Tuple[Tuple[str, str], ...] = ()) -> JSON:
         """The request for a job's first try, or, after `exchanges` (each a reply and the follow-up
-        it got), for the next one. Only the last user block carries the end mark [decision C1]."""
+        it got), for the next one. Only the last user block carries the end mark [C1]."""
         s = self.settings
         first: List[JSON] = chat_blocks(job.context)
         first.append({"type": "text", "text": job.task()})
@@ -213,7 +213,7 @@ class Compactor:
             "model": s.model,
             "max_tokens": s.max_tokens,
             "tools": [dict(tool) for tool in self.prompt.tools],
-            "tool_choice": {"type": "none"},  # [decision C3]
+            "tool_choice": {"type": "none"},  # [C3]
             "system": [dict(block) for block in self.prompt.system],
             "messages": messages,
         }
@@ -230,14 +230,14 @@ class Compactor:
             try:
                 reply = await self.client.stream(self.request(job, exchanges))
             except (Refused, Unusable, RetriesExhausted) as error:
-                # [decision C11] not the model's answer: no try is counted
+                # [C11] not the model's answer: no try is counted
                 raise Paused(str(error)) from None
             usage = usage + reply.spent
             attempts += reply.attempts
             if reply.stop_reason == "refusal":
                 failure = "the model refused"
                 break
-            text = valid_text(reply.text)  # [decision P14]
+            text = valid_text(reply.text)  # [P14]
             follow_up = tries.take(text)
             if follow_up is None:
                 break

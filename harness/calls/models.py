@@ -231,7 +231,7 @@ def setting_problem(model_id: str, thinking: Thinking, max_tokens: int, what: st
 
 
 def default_thinking(model_id: str) -> Thinking:
-    """The compactor's default thinking for a model [decision C9]: "off" on every model. A
+    """The compactor's default thinking for a model [C9]: "off" on every model. A
     one-line summary needs no deliberation, and thinking tokens cost output prices; the gist's
     "Haiku at xhigh effort" names a Haiku that had an effort, which Haiku 4.5 does not."""
     return THINKING_OFF

@@ -58,7 +58,7 @@ class Reply:
 
 
 class Refused(Exception):
-    """The API refused this request; sending it again gives the same answer [decision C5]. Its
+    """The API refused this request; sending it again gives the same answer [C5]. Its
     text is the sentence for the user (what failed, the URL, what to do); `description` the API's
     own words."""
 
@@ -70,7 +70,7 @@ class Refused(Exception):
 
 
 class Unusable(Exception):
-    """No request of this client can succeed until its settings change [decision C5]; its text is
+    """No request of this client can succeed until its settings change [C5]; its text is
     the sentence for the user."""
 
 

@@ -32,7 +32,7 @@ EPHEMERAL = {"type": "ephemeral"}  # a 5-minute entry: never "1h" [gist §3.3]
 BLOCK_LINES = 4  # [gist §3.3] the view goes in blocks of 4 lines
 INSTRUCTIONS_FILE = "instructions.md"
 INSTRUCTIONS_HEADING = "# The user's instructions"
-# [decision H7] the largest file `read` takes, told to the model in the tool's description
+# [H7] the largest file `read` takes, told to the model in the tool's description
 READ_BYTES_MAX = 10_000_000
 RULER = "-" * LINE_BYTES_MAX  # [gist §4] the ruler is 512 dashes
 
@@ -252,7 +252,7 @@ class Prompt:
         if instructions:
             texts.append(INSTRUCTIONS_HEADING + "\n\n" + instructions)
         blocks = [{"type": "text", "text": text} for text in texts]
-        # [decision C2] a mark on the system's end: compactions and turns share this entry, and a
+        # [C2] a mark on the system's end: compactions and turns share this entry, and a
         # view of more than 20 blocks could not find it from the view's own marks
         blocks[-1]["cache_control"] = dict(EPHEMERAL)
         return cls(tools=tuple(TOOLS), system=tuple(blocks))

@@ -1,5 +1,5 @@
 """The last shaping every request gets before it is sent: the thinking fields the model takes,
-the cache marks on or off, and reply blocks fit to go back (harness/calls/models.py decides).
+the cache marks on or off, and reply blocks fit to go back (harness/calls/models.py decides) [H9].
 
     request = finished(request, thinking="off", marks=True)
 

@@ -1,25 +1,25 @@
-"""The work tools (shell, read, write, edit), the checks on zoom's and date's arguments, the
-clipping of tool output, the splitting of long texts, and approval. No SDK here.
+"""The work tools (shell, read, write, edit), the checks on zoom's and date's arguments, and
+approval. No SDK here. The clipping and splitting of long texts are harness/memory/text.py's.
 
 Every tool call ends in a `ToolResult`, never an exception: a bad argument, a declined call, a
 missing file, a command that times out are all results the model reads (`is_error` set), so a turn
 goes on and the model can tell the user [gist §5: "do the user's tasks yourself, with your tools"].
 Only KeyboardInterrupt passes through: Ctrl-C stops the running call.
 
-Sizes [gist §1]:
+Sizes [gist §1], as harness/memory/text.py rules them and the tools apply them:
 - A tool's output is clipped to its head and tail, 30,000 characters in all, the note saying what
   was cut included (`clip_output`). The shell tool clips stdout and stderr each to its own head and
   tail, the whole result within the same 30,000.
 - Any other long text is split into several messages in a row, never cut (`split_long`): pieces of
-  at most 30,000 characters [decision H2], the same number as the clip, so no message Ever logs is
+  at most 30,000 characters [H2], the same number as the clip, so no message Ever logs is
   longer than 30,000 characters. A piece ends after the last line break in its second half when
   there is one, else at exactly 30,000 characters; the pieces joined are the text.
 
 The shell tool's environment is the user's without `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN` and
-any variable whose value holds the key [decision H3]; the key is also replaced by `<API key hidden>`
+any variable whose value holds the key [H3]; the key is also replaced by `<API key hidden>`
 in every tool result, so a command that prints it does not put it in the log.
 
-Approval [decision H4]: shell, write and edit ask first (yes / no / always for this tool while this
+Approval [H4]: shell, write and edit ask first (yes / no / always for this tool while this
 chat runs), unless `--yes` or the config's `approve` allows them. The asking is a callback the CLI
 gives; a caller that cannot ask (`ever send` without `--yes`) declines with a result saying so.
 """
@@ -58,7 +58,7 @@ SHELL_LINGER_SECONDS = 1.0
 CAPTURE_BYTES = 4 * OUTPUT_CHARS_MAX
 
 READ_LINES_DEFAULT = 2000
-# [decision H7] `read` takes regular files of at most READ_BYTES_MAX bytes (the model is told so in
+# [H7] `read` takes regular files of at most READ_BYTES_MAX bytes (the model is told so in
 # the tool's description), and gives up on one that does not answer (a hung network file system)
 READ_TIMEOUT_SECONDS = 10.0
 
@@ -66,7 +66,7 @@ HIDDEN = "<API key hidden>"
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
 # The tools that change things and so ask first; `approve` may name these, and `read`, which asks
-# for a file outside the working directory [decision H4].
+# for a file outside the working directory [H4].
 ASKING_TOOLS = ("shell", "write", "edit")
 APPROVABLE_TOOLS = ASKING_TOOLS + ("read",)
 WORK_TOOLS = ("shell", "read", "write", "edit")
@@ -132,7 +132,7 @@ WORD = re.compile(r"[A-Za-z0-9_\-+/=]+")
 
 def redact(text: str, secrets: Iterable[str]) -> str:
     """`text` with each secret, and each word that holds REDACT_RUN_CHARS characters in a row of
-    one, replaced by `<API key hidden>` [decision H3]."""
+    one, replaced by `<API key hidden>` [H3]."""
     runs: Set[str] = set()
     for secret in secrets:
         if not secret:
@@ -243,7 +243,7 @@ Ask = Callable[[str, Mapping[str, Any]], Answer]
 
 
 class Approval:
-    """Whether a tool call may run [decision H4].
+    """Whether a tool call may run [H4].
 
     `allowed`: tools allowed without asking (config `approve`); `yes`: every tool allowed
     (`--yes`); `ask`: the CLI's callback, or None when nobody can be asked."""
@@ -420,7 +420,7 @@ def kill_group(process: subprocess.Popen) -> None:
 def shell_result(code: Optional[int], out: Capture, err: Capture, timed_out: bool,
                  timeout_seconds: float) -> ToolResult:
     """Exit code, then stdout and stderr, each clipped to its head and tail, 30,000 in all
-    [decision H6]. A command that ran is no error whatever its exit code (the code is the first
+    [H6]. A command that ran is no error whatever its exit code (the code is the first
     line); one stopped at its timeout is."""
     if timed_out:
         header = (f"timed out after {timeout_seconds:g} s: the command and its processes were "
@@ -456,7 +456,7 @@ def shell_result(code: Optional[int], out: Capture, err: Capture, timed_out: boo
 
 def numbered_lines(text: str, first: int, limit: int) -> Tuple[str, int, int]:
     """Lines first.. (1-based) as `cat -n` shows them, whole lines only, within the output size
-    [decision H7]; (the text, the last line shown, the number of lines)."""
+    [H7]; (the text, the last line shown, the number of lines)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the file's final newline ends a line; it does not start one
@@ -483,7 +483,7 @@ FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (a named pipe)"), (stat.S_ISCHR, "a charac
 
 
 def read_regular(path: Path, shown: str, timeout_seconds: float, tool: str = "read"):
-    """The bytes of the regular file at `path`, or the error result saying why not [decision H7]:
+    """The bytes of the regular file at `path`, or the error result saying why not [H7]:
     a directory, a FIFO, a device or a socket is refused before a byte is read (a FIFO is opened
     without waiting for a writer, /dev/zero never read), a file over READ_BYTES_MAX is refused, and
     a read that takes longer than `timeout_seconds` is abandoned."""
@@ -586,7 +586,7 @@ class WorkTools:
         return self.workdir / os.path.expanduser(raw)
 
     def outside(self, raw: str) -> bool:
-        """Whether `raw` names a file outside the working directory, links followed [decision H4]:
+        """Whether `raw` names a file outside the working directory, links followed [H4]:
         `read` asks first there (`~/.ssh`), as `write` does everywhere."""
         try:
             root = os.path.realpath(self.workdir)

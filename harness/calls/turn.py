@@ -1,6 +1,6 @@
 """A turn: one user message, a fresh call that sees the view, the tools it calls [gist §6].
 
-    view  = await memory.settle(timeout)      # [decision P17] wait, then render, then log
+    view  = await memory.settle(timeout)      # [P17] wait, then render, then log
     record = memory.append("user", m)
     call [tools] [system] [view] [state] [m]  # nothing carried over from earlier turns
     log each reply, tool call and tool result as it happens
@@ -14,10 +14,10 @@ system's, the view's and the end's: 3 of the 4 the API allows.
 
 Thoughts are shown, never logged [gist §1]; they go back to the API inside the tool loop only, as
 the API requires. A tool's output is clipped by the tools; any other long text (a long reply, a
-long user message) is logged as several messages in a row, never cut [gist §1] [decision H2].
+long user message) is logged as several messages in a row, never cut [gist §1] [H2].
 
 An image in a tool's result is kept in the chat's directory before its `echo` is logged, and the
-echo names it; `zoom(id, 1)` on that echo gives the image back (harness/memory/images.py) [decision H8].
+echo names it; `zoom(id, 1)` on that echo gives the image back (harness/memory/images.py) [H8].
 """
 
 import asyncio
@@ -86,7 +86,7 @@ class TurnSettings:
     home: Optional[Path] = None  # EVER_HOME, for the usage records
     thinking: Union[str, int] = "off"  # as harness/calls/models.py has it for the model
     cache_marks: bool = True  # the config's cache.marks
-    # [decision H11] the end mark on the user's message in a turn's first call: measured against
+    # [H11] the end mark on the user's message in a turn's first call: measured against
     # none there (tests/calls/test_turn_cache.py); it pays when more than about a fifth of turns call a tool
     end_mark_first_call: bool = True
     clock: Callable[[], datetime] = lambda: datetime.now().astimezone()
@@ -151,7 +151,7 @@ class Turn:
 
     def checked(self, text: str) -> str:
         """The text as Ever keeps, sends and shows it: valid UTF-8 (a lone surrogate from a paste,
-        argv or the socket is U+FFFD) and without the key [decision P14, H3]."""
+        argv or the socket is U+FFFD) and without the key [P14] [H3]."""
         return redact(valid_text(text), self.tools.secrets)
 
     def log(self, kind: str, text: str) -> None:
@@ -161,7 +161,7 @@ class Turn:
     async def run(self, text: str, kind: str = "user", logged: bool = False) -> TurnResult:
         """The turn of `text`: a user message, or a subagent's report (`work`) that no turn took.
         `logged`: the message is in the log already (delivered before a crash, never answered:
-        the chat's inbox [decision S9]); the turn answers it without logging it again."""
+        the chat's inbox [S9]); the turn answers it without logging it again."""
         memory = self.memory
         text = self.checked(text)  # the same text logged and sent
         try:
@@ -173,7 +173,7 @@ class Turn:
         lines = view_text.split("\n")[1:-1]  # between "<chat>" and "</chat>"
         self.turn_id = memory.planner.T  # the user message's id: the turn's name in usage records
         if not logged:
-            self.log(kind, text)  # [decision P17] after the view is rendered
+            self.log(kind, text)  # [P17] after the view is rendered
         now = self.settings.clock()
         state = f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: {self.settings.workdir}]"
         first = chat_blocks(lines) + [
@@ -292,7 +292,7 @@ class Turn:
         else:
             result = await asyncio.to_thread(self.tools.run, name, tool_input)
             if result.images():
-                # [decision H8] on disk before the echo that names it
+                # [H8] on disk before the echo that names it
                 result = await asyncio.to_thread(kept, result, self.memory.store.chat)
         text = result.text()
         self.log("echo", text)
@@ -323,7 +323,7 @@ class Turn:
             text = self.memory.zoom(first, n, page)
             if text.startswith(f"zoom: message {first} has "):  # a page past the message's last
                 return error_result(text)
-            if n == 1:  # the message whole, with its images [gist §6] [decision H8]
+            if n == 1:  # the message whole, with its images [gist §6] [H8]
                 return ToolResult(with_images(text, self.memory.store.chat), False)
             return ToolResult(({"type": "text", "text": text},), False)
         if name == "search":

@@ -20,7 +20,7 @@ over the whole prompt), and the cost; for all turns, for the first call of each 
 compactions, the share beside the gist's measurement (turns 98.6 %, compactions 96.2 % [gist
 §3.3]); the compactor's cost apart from the turns'.
 
-Prices [decision H5]: Anthropic's list prices in US dollars per million tokens, from the capability
+Prices [H5]: Anthropic's list prices in US dollars per million tokens, from the capability
 table (harness/calls/models.py, dated `TABLE_DATE`, citing the pricing page
 https://platform.claude.com/docs/en/about-claude/pricing). A cache write is priced as a 5-minute
 entry (1.25 × input): Ever never buys 1-hour entries [gist §3.3]; the table keeps the 1-hour price

@@ -5,6 +5,9 @@
     session     the chat's process: it owns the chat, runs its turns, answers `ever memory`
     terminal    `ever chat` in a plain terminal
     owner       the owner's Unix socket, through which a second `ever` talks to it
+    importing   `ever import`: what will be added and cost, the question, the progress
+    browsing    `ever browse`: the memory's page written to a file or served on 127.0.0.1
+    demo        `ever chat --local`: the chat with no key, on the local Messages API
 
 May import: the standard library, click, prompt_toolkit, harness.memory, harness.calls and
 harness.chat. harness.localapi only in `demo`, for `ever chat --local`.

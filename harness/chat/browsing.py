@@ -1,11 +1,11 @@
 """`ever browse`: the memory's page written to a file, or served on 127.0.0.1 (harness/memory/browse.py
 makes the page).
 
-**Decision B3, a running chat is browsed from a copy.** One process owns a chat [gist §1], and
+**Decision [B3], a running chat is browsed from a copy.** One process owns a chat [gist §1], and
 the page must not stall it: while another process owns the chat, its checkpoint, its index and
 then its logs are copied into a private directory, which is opened and paged. The logs only
 grow, so logs copied after the checkpoint hold everything it names; a line being written as it
-is copied is torn in the copy, and skipped there as any torn line is (S2). The page then shows
+is copied is torn in the copy, and skipped there as any torn line is [S2]. The page then shows
 the chat as it was a moment ago; the owner never waits.
 """
 
@@ -38,7 +38,7 @@ def memory_page(settings: Settings) -> bytes:
     with tempfile.TemporaryDirectory(prefix="ever-browse-") as copy:  # 0700
         source, target = settings.chat_dir, Path(copy) / "chat"
         target.mkdir(mode=0o700)
-        # [decision B3] the checkpoint and the index first, the logs after them
+        # [B3] the checkpoint and the index first, the logs after them
         if (source / "view.json").exists():
             shutil.copyfile(source / "view.json", target / "view.json")
         for directory in ("index", "main", "tree"):

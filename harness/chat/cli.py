@@ -87,7 +87,7 @@ def chat(yes: bool, local: bool) -> None:
         fail(str(error))
 
 
-# `ever send`'s exit codes [decision S9]: a script can tell a message to send again from one kept
+# `ever send`'s exit codes [S9]: a script can tell a message to send again from one kept
 EXIT_ANSWERED = 0
 EXIT_LOGGED_UNANSWERED = 3  # the message is kept (log or inbox) and not answered: do not send it again
 EXIT_NOT_LOGGED = 4  # nothing of the message was kept: safe to send again
@@ -118,7 +118,7 @@ def send(text: str, yes: bool, key) -> None:
         except ValueError as error:
             fail_send(f"{error}.", EXIT_NOT_LOGGED)
     if text == "-":
-        # bytes that are not UTF-8 become U+FFFD, as anywhere text comes in [decision P14]
+        # bytes that are not UTF-8 become U+FFFD, as anywhere text comes in [P14]
         text = sys.stdin.buffer.read().decode("utf-8", "replace")
         text = text.rstrip("\n")  # the pipe's last newline is not the user's
     if not text.strip():

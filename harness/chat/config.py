@@ -1,6 +1,6 @@
 """Settings: where the chat lives, which models it calls, what the tools may do without asking.
 
-Where each setting comes from, highest first [decision H1]:
+Where each setting comes from, highest first [H1]:
 
 1. the command's own flags (`ever send --yes`), applied by the CLI on top of these settings;
 2. the environment: `EVER_HOME`, `EVER_MODEL`, `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`
@@ -22,10 +22,10 @@ ignored):
     model = "claude-haiku-4-5"             # the compactor's model [gist §4] "a cheap one"
     thinking = "off"                       # off, an effort (low … max) or a budget in tokens,
                                            # as the model takes (harness/calls/models.py)
-    settle_timeout_seconds = 20            # how long a turn waits for its view [deliberate D10]
+    settle_timeout_seconds = 20            # how long a turn waits for its view [D10]
     [cache]
     marks = true                           # false: send no cache marks (servers that reject them)
-    [agents]                               # each subagent's caps [decision A1]
+    [agents]                               # each subagent's caps [A1]
     tokens_max = 2000000                   # prompt (cache reads too) and output, all its calls
     seconds_max = 1800                     # wall time
     tool_calls_max = 100
@@ -42,7 +42,7 @@ message can show it; the one way to read it is `Secret.reveal()`, for the client
 with a sentence saying how to fix it (the shell tool runs as the same user and can still read it;
 what the key file guards against is other users).
 
-The home is trusted only if it is the user's [decision H12]: as ssh refuses a `~/.ssh` that others
+The home is trusted only if it is the user's [H12]: as ssh refuses a `~/.ssh` that others
 could change, Ever refuses an EVER_HOME, `config.toml` or `instructions.md` (and the key file) that
 belongs to another user or that group or others may write, naming the file and the command that
 fixes it. Another local user who made the home first (`mkdir -m 777`) would otherwise choose the
@@ -68,9 +68,9 @@ KEY_NAME = "key"
 THINKING_EFFORTS = ("off",) + EFFORTS
 MEMORY_MAX_TOKENS = 16_000  # the compactor's max_tokens (harness/calls/compactor.py)
 
-# [decision H1] the defaults. The compactor's model is the gist's cheap Haiku [gist §4]; its
-# thinking is off [decision C9]: the gist's "Haiku at xhigh effort" names a Haiku with an effort,
-# and Haiku 4.5 has none (the real API refuses it). The settle timeout is eukhe's (D10).
+# [H1] the defaults. The compactor's model is the gist's cheap Haiku [gist §4]; its
+# thinking is off [C9]: the gist's "Haiku at xhigh effort" names a Haiku with an effort,
+# and Haiku 4.5 has none (the real API refuses it). The settle timeout is eukhe's [D10].
 DEFAULTS: Dict[str, Any] = {
     "model": "claude-sonnet-4-6",
     "base_url": None,
@@ -162,7 +162,7 @@ INSTRUCTIONS_NAME = "instructions.md"
 
 
 def untrusted(path: Path, status: os.stat_result) -> Optional[str]:
-    """The sentence refusing `path` if another user owns it or others may write it [decision H12];
+    """The sentence refusing `path` if another user owns it or others may write it [H12];
     None when it is the user's alone to change."""
     if status.st_uid != os.getuid():
         return (f"{path} belongs to another user (uid {status.st_uid}), so Ever will not trust it: "
@@ -175,7 +175,7 @@ def untrusted(path: Path, status: os.stat_result) -> Optional[str]:
 
 
 def check_trusted(path: Path) -> None:
-    """A ConfigError if `path` exists and is not the user's alone to change [decision H12]."""
+    """A ConfigError if `path` exists and is not the user's alone to change [H12]."""
     try:
         status = os.stat(path)
     except FileNotFoundError:
@@ -188,7 +188,7 @@ def check_trusted(path: Path) -> None:
 
 
 def load_settings(environ: Optional[Mapping[str, str]] = None) -> Settings:
-    """The settings, environment over config file over defaults [decision H1]. Reads no key."""
+    """The settings, environment over config file over defaults [H1]. Reads no key."""
     environ = os.environ if environ is None else environ
     home = home_from(environ)
     if home.exists() and not home.is_dir():

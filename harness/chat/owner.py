@@ -14,7 +14,7 @@ JSON line; the answer is one JSON line:
 
 A message sent while a call runs joins it between tool calls [gist §6], and its answer is the reply
 of the turn that took it, sent as that turn ends; a key seen before gives that message's answer and
-logs nothing [decision S9]; the owner's terminal shows its first line. The tools that ask first are
+logs nothing [S9]; the owner's terminal shows its first line. The tools that ask first are
 declined for a sender without `yes` (nobody at the socket can be asked).
 """
 
@@ -101,7 +101,7 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
 
 
 async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWriter) -> Optional[Dict[str, Any]]:
-    """A message handed over: `accepted` once it is on disk [decision S9], then its turn's reply."""
+    """A message handed over: `accepted` once it is on disk [S9], then its turn's reply."""
     from harness.calls.tools import Approval
     from harness.calls.turn import Quiet
     from harness.memory.store import StoreError, checked_key

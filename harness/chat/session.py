@@ -32,14 +32,14 @@ TURN_ATTEMPTS = 3
 OWNER_WAIT_SECONDS = 30.0  # how long a newcomer waits for the chat's owner to answer its socket
 OWNER_WAIT_SAID_SECONDS = 1.0  # a wait longer than this is said on stderr
 STOPPED = "The call was stopped; your message is in the log."
-# [decision C12] what a person waits at most, each shown with a countdown and ended by Ctrl-C:
+# [C12] what a person waits at most, each shown with a countdown and ended by Ctrl-C:
 # 40 s of silence per attempt, and a server's retry-after up to 60 s
 TURN_SILENCE_SECONDS = 40.0
 TURN_RETRY_AFTER_MAX_SECONDS = 60.0
 
 
 def new_key() -> str:
-    """A message's key when its sender gave none [decision S9]."""
+    """A message's key when its sender gave none [S9]."""
     return "send=" + os.urandom(8).hex()
 
 
@@ -97,7 +97,7 @@ class Chat:
         return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,
                     agents=self.agents)
 
-    # ---- accepting a message [decision S9] ----
+    # ---- accepting a message [S9] ----
 
     def accept(self, text: str, key: Optional[str], output: Optional[Output],
                approval: Optional[Approval]) -> Delivery:
@@ -147,7 +147,7 @@ class Chat:
 
     def resume(self) -> None:
         """The inbox's messages a killed owner accepted and never answered: each answered once
-        [decision S9]."""
+        [S9]."""
         store = self.memory.store
         for key, text in self.memory.inbox.pending():
             i = store.key_id(key)
@@ -171,7 +171,7 @@ class Chat:
     async def leave(self) -> None:
         """An `ever send` that owns the chat has its answer, and goes: no turn starts after the
         one running, and a sender still waiting is let go (its connection closed) with its
-        message in the inbox, where the next owner, maybe that sender, answers it [decision S9]."""
+        message in the inbox, where the next owner, maybe that sender, answers it [S9]."""
         self.leaving = True
         for _ in range(3):  # an answer settled just now is written first
             await asyncio.sleep(0)
@@ -285,7 +285,7 @@ class Chat:
         share = f"{last.cache_read_share:.0%}" if last else "-"
         cost = "-" if last is None else "?" if last.cost_e8 is None else dollars_text(last.cost_e8)
         line = f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
-        if self.memory.paused:  # [decision C11] what failed, where, what to do
+        if self.memory.paused:  # [C11] what failed, where, what to do
             line += f" · the compactor is paused: {self.memory.paused}"
         return line
 
@@ -315,7 +315,7 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
         from harness.calls.client import Client, ClientSettings  # the SDK: only a chat that calls
 
         client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
-        # a compaction retries while its call runs [decision P16]; a turn, whose user waits, gives
+        # a compaction retries while its call runs [P16]; a turn, whose user waits, gives
         # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
         compactor_client = Client(client_settings)
         client = Client(dataclasses.replace(client_settings, attempts_max=TURN_ATTEMPTS,
@@ -383,7 +383,7 @@ async def send_once(settings: Settings, text: str, yes: bool = False, key: Optio
 
     async def here() -> Dict[str, Any]:
         try:
-            # one turn, then the process ends: a report is logged, never a turn of its own [decision A6]
+            # one turn, then the process ends: a report is logged, never a turn of its own [A6]
             chat = await open_chat(settings, Quiet(), ask=None, yes=yes, report_turns=False)
         except ConfigError as error:
             return log_unanswered(settings, text, key, error)
@@ -407,7 +407,7 @@ def log_unanswered(settings: Settings, text: str, key: str, error: ConfigError) 
 
 async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict[str, Any]:
     """This process owns the chat: it answers the socket for as long as it does, so that the
-    sends and the `ever memory` that arrive meanwhile are answered, not refused (docs/reliability.md, S9)."""
+    sends and the `ever memory` that arrive meanwhile are answered, not refused (docs/reliability.md, [S9])."""
     server = None
     try:
         server = await owner.serve(chat, settings.chat_dir / "socket")

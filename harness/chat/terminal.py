@@ -67,7 +67,7 @@ class Terminal:
         self.stream = stream  # None: sys.stdout at each write, which the line editor patches
         self.pending = ""
         self.style = ""
-        self.secrets: Tuple[str, ...] = ()  # hidden in whatever is shown [decision H3]
+        self.secrets: Tuple[str, ...] = ()  # hidden in whatever is shown [H3]
         self.replying = False  # a reply streams: `memory:` rows wait for its end
         self.held: List[str] = []
 
@@ -175,7 +175,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     except ChatBusy as busy:
         raise ConfigError(str(busy)) from None
     terminal.secrets = (chat.client.settings.api_key,)
-    # [decision C12] what the chat waits for, with a countdown, on the line above the prompt
+    # [C12] what the chat waits for, with a countdown, on the line above the prompt
     # while it waits (the line editor redraws it; a bottom toolbar would need the terminal to
     # report its cursor, which not every terminal does)
     waits: Dict[str, Tuple[str, float]] = {}
@@ -428,7 +428,7 @@ def _history(settings: Settings):
 
     class CheckedHistory(FileHistory):
         """The history file takes the checked text: a lone surrogate from a paste is U+FFFD there,
-        as in the log, instead of failing the write [decision P14]."""
+        as in the log, instead of failing the write [P14]."""
 
         def store_string(self, string: str) -> None:
             super().store_string(valid_text(string))

@@ -7,6 +7,7 @@ product imports it only for the no-key demo (harness/chat/demo.py).
     replies     scripted replies
     faults      scripted faults
     replay      the cache replay: a long chat's calls against this server, for the cost figures
+    __main__    `python -m harness.localapi --port 8765`: the server on its own, answering with an echo
 
 May import: the standard library, harness.memory, harness.calls and harness.localapi. Never
 harness.chat; never the SDK except in replay, which drives harness.calls' client.

@@ -41,7 +41,7 @@ HOWS = ("done", "error", "tool call", "cap", "cancel", "cut off")
 
 @dataclass(frozen=True)
 class AgentCaps:
-    """What one subagent may spend [decision A1]; the config's `[agents]` overrides each."""
+    """What one subagent may spend [A1]; the config's `[agents]` overrides each."""
 
     tokens: int = 2_000_000  # prompt (cache reads included) and output, over all its calls
     seconds: float = 1800.0  # wall time from its start

@@ -4,7 +4,7 @@ The page opens on the view's lines, the ones the next turn sends; each line open
 lines it was made from, down to the message. Each line shows its range, the dates of its first
 and last message, the bytes of the messages it covers, and its text.
 
-**Decision B1, the page's shape: the first screen plain, the rest embedded compressed, in parts.**
+**Decision [B1], the page's shape: the first screen plain, the rest embedded compressed, in parts.**
 A chat of 100,000 messages is tens of megabytes of text. The page carries, in this order: the
 view's lines with their ranges, dates and sizes (JSON, at most the view's 128 KB and a little);
 the script that draws them, which runs as soon as it is parsed, before the rest of the file has
@@ -14,7 +14,7 @@ parts' dates and sizes. A block is decoded (the browser's own `DecompressionStre
 under it is opened, or when a search runs. So the first screen's bytes are bounded by the view's,
 whatever the chat's length; tests/chat/test_browse.py measures the time to it in Chromium.
 
-**Decision B2, a message is text, never markup.** Every text reaches the page through
+**Decision [B2], a message is text, never markup.** Every text reaches the page through
 `textContent`, never as HTML. The JSON of the first screen has each `<`, `>` and `&` escaped, so
 no `</script>` in a message can end its block, and the parts are base64 (no `<` at all). The
 page's Content-Security-Policy allows only its own script (by its SHA-256) and its own style, no
@@ -47,7 +47,7 @@ def compressed(value: object) -> str:
 
 
 def inert_json(value: object) -> str:
-    """JSON that no text inside it can break out of, inside a <script> block [decision B2]."""
+    """JSON that no text inside it can break out of, inside a <script> block [B2]."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
@@ -101,7 +101,7 @@ def collect(store: Store, planner: Planner) -> Tuple[dict, List[dict], dict]:
 
 
 def page(store: Store, planner: Planner, now: Optional[datetime] = None) -> bytes:
-    """The whole page, as bytes [decision B1]."""
+    """The whole page, as bytes [B1]."""
     head, parts, top = collect(store, planner)
     head["made"] = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
     script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode()
@@ -165,7 +165,7 @@ BODY = """<header><h1>Ever's memory</h1>
 <main id="view"></main>
 """
 
-# The page's one script. Every text goes in through textContent [decision B2].
+# The page's one script. Every text goes in through textContent [B2].
 SCRIPT = r"""
 "use strict";
 const HEAD = JSON.parse(document.getElementById("head").textContent);

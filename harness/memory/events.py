@@ -2,18 +2,18 @@
 
 Time, completions and failures arrive as events, so the planner reads no clock, file or
 randomness [gist §3, §4, §6]. A restart is not an event of a live planner: the process ends, and
-the next one loads what was saved (`Planner.load`) [fix F1].
+the next one loads what was saved (`Planner.load`) [F1].
 
 Every text an event carries is valid (no lone surrogate: `harness.memory.text.valid_text` made it so
-where it entered) [decision P14]; a `Built` text is a line of 1 to 512 bytes.
+where it entered) [P14]; a `Built` text is a line of 1 to 512 bytes.
 
-**The failure contract** [decision P16]. `Failed` is a content failure only: the model answered
+**The failure contract** [P16]. `Failed` is a content failure only: the model answered
 but gave no usable line (an empty or whitespace reply, a refusal), or the API refused this
 request in a way that retrying cannot fix (a 400 for this request). Transient trouble (429, 500,
 529, a timeout, a connection reset, a broken or malformed stream) is the compactor's to retry
 with backoff while the call stays running: it never reaches the planner.
 
-**A turn's events, in order** [gist §6] [decision P17]:
+**A turn's events, in order** [gist §6] [P17]:
 
 1. `Wait` — the user's message m arrived; it is not logged yet. Only the view's unbuilt lines
    start; while they wait for a retry the service sends `Retry` after its backoff.
@@ -54,7 +54,7 @@ class Failed(NamedTuple):
 @dataclass(frozen=True)
 class Retry:
     """The compactor's backoff after a failure has passed: failed nodes are candidates again
-    [decision P8]."""
+    [P8]."""
 
 
 @dataclass(frozen=True)
@@ -64,13 +64,13 @@ class Wait:
 
 @dataclass(frozen=True)
 class TurnEnd:
-    """The waiting turn gave up or ended [decision P8]."""
+    """The waiting turn gave up or ended [P8]."""
 
 
 @dataclass(frozen=True)
 class Restart:
     """The process restarted. Not an event for `Planner.apply`: the old planner is dropped and
-    a new one is built from what it saved (`Planner.load(planner.save())`) [fix F1]."""
+    a new one is built from what it saved (`Planner.load(planner.save())`) [F1]."""
 
 
 Event = Union[Message, Built, Failed, Retry, Wait, TurnEnd]

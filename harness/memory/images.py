@@ -1,6 +1,6 @@
 """Images a tool gave the model, kept for zoom [gist §1: `read` … "an image, which reaches the
 model as an image and is kept for zoom"; §6: `zoom(id, 1)` gives the message "with its images"]
-[decision H8].
+[H8].
 
 On disk, in the chat's directory (the store's layout, plus one directory):
 
@@ -42,7 +42,7 @@ from harness.memory.store import DIRECTORY_MODE, make_directory, write_whole
 
 JSON = Dict[str, Any]
 
-# [decision H8] The API's limit is 5 MB of base64 per image; base64 is 4/3 of the bytes.
+# [H8] The API's limit is 5 MB of base64 per image; base64 is 4/3 of the bytes.
 IMAGE_BYTES_MAX = 3_750_000
 IMAGE_TYPES = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),

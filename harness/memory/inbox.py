@@ -1,5 +1,5 @@
 """The chat's inbox: each message the chat accepts, on disk before it is shown as accepted, until a
-call has taken it [decision S9].
+call has taken it [S9].
 
     chat/inbox.jsonl    {"key":"...","text":"..."}   a message accepted
                         {"done":"..."}               its turn ended (answered, or its error shown)

@@ -11,7 +11,7 @@ from typing import List, Optional, Sequence, Tuple
 
 LINE_BYTES_MAX = 512  # [gist §2]
 TRIES_MAX = 5  # [gist §4] "Try at most 5 times"
-CAPPED_MARK = "(not summarized, cut: zoom it) "  # [decision P16]
+CAPPED_MARK = "(not summarized, cut: zoom it) "  # [P16]
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def too_long(line: str) -> str:
 
 @dataclass
 class Tries:
-    """One compaction's tries [gist §4] [deliberate D9]: feed each reply to `take`."""
+    """One compaction's tries [gist §4] [D9]: feed each reply to `take`."""
 
     calls: int = 0
     best: Optional[str] = None
@@ -63,7 +63,7 @@ class Tries:
         text = reply.strip()
         size = utf8_bytes(text)
         if not text or (self.best is not None and size >= utf8_bytes(self.best)):
-            # [deliberate D9] an empty reply ends the tries; a follow-up that is not shorter
+            # [D9] an empty reply ends the tries; a follow-up that is not shorter
             # would be asked the same again
             self.done = True
             return None
@@ -76,7 +76,7 @@ class Tries:
         return follow_up
 
     def outcome(self) -> Outcome:
-        # [decision P13] the kept line is cut; with none, "" is a failed try [decision P16]
+        # [P13] the kept line is cut; with none, "" is a failed try [P16]
         text = "" if self.best is None else cut(self.best, LINE_BYTES_MAX)
         return Outcome(self.calls, text, tuple(self.follow_ups))
 
@@ -91,7 +91,7 @@ def line(replies: Sequence[str]) -> Outcome:
 
 
 def merge_input_cut(a: str, b: str, bytes_max: int = LINE_BYTES_MAX) -> str:
-    """A merge's input within `bytes_max`: each line keeps at least half the room [decision P9]."""
+    """A merge's input within `bytes_max`: each line keeps at least half the room [P9]."""
     room_bytes = bytes_max - 1  # the newline between them
     half_bytes = room_bytes // 2
     a_cut = cut(a, max(half_bytes, room_bytes - utf8_bytes(b)))
@@ -101,10 +101,10 @@ def merge_input_cut(a: str, b: str, bytes_max: int = LINE_BYTES_MAX) -> str:
 
 def capped_line(source: str) -> str:
     """A message's text after its last allowed failure: the mark, then its source cut, within
-    512 bytes [deliberate D5] [decision P16]."""
+    512 bytes [D5] [P16]."""
     return CAPPED_MARK + cut(source, LINE_BYTES_MAX - utf8_bytes(CAPPED_MARK))
 
 
 def capped_merge(a: str, b: str) -> str:
-    """A merge's text after its last allowed failure: the mark, then both halves cut (P9)."""
+    """A merge's text after its last allowed failure: the mark, then both halves cut [P9]."""
     return CAPPED_MARK + merge_input_cut(a, b, LINE_BYTES_MAX - utf8_bytes(CAPPED_MARK))

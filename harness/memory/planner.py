@@ -4,7 +4,7 @@ The same semantics as the reference model (docs/planner.md), written for speed: 
 from first message to level with incremental byte counts, one heap of mergeable pairs per level, a
 heap of ready merges keyed by last message, and a deque of unbuilt level-0 lines. Per event the
 work is O(levels + jobs_max) plus a batch's merges; only a batch that merges the chat's view
-copies it into the compaction view (the model re-derives it there too) [decision P4].
+copies it into the compaction view (the model re-derives it there too) [P4].
 
 Its memory is O(view + work in flight), whatever the chat's length: node texts live in a `Texts`
 store (the tree files in the product, `MemoryTexts` in the bridge), which the planner asks for the
@@ -30,7 +30,7 @@ from harness.memory.line import LINE_BYTES_MAX, capped_line, capped_merge
 Node = Tuple[int, int]
 Entry = Tuple[str, int, int, int]  # a built node's text, its UTF-8, shown and line bytes
 PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
-KINDS = ("user", "ever", "tool", "echo", "work", "note")  # [gist §1] [decision P12]
+KINDS = ("user", "ever", "tool", "echo", "work", "note")  # [gist §1] [P12]
 KIND_SET = frozenset(KINDS)
 
 
@@ -40,8 +40,8 @@ class Config:
     view_bytes_floor: int = 64_000
     cview_bytes_ceiling: int = 32_000  # [gist §4]
     cview_bytes_floor: int = 16_000
-    jobs_max: int = 8  # [gist §4] calls at once, and the level-0 window [decision P6]
-    failures_max: int = 3  # [deliberate D5] the last failed try builds a marked line [P16]
+    jobs_max: int = 8  # [gist §4] calls at once, and the level-0 window [P6]
+    failures_max: int = 3  # [D5] the last failed try builds a marked line [P16]
 
 
 def utf8_bytes(text: str) -> int:
@@ -64,7 +64,7 @@ def flatten(text: str) -> str:
     return text.replace("\r\n", " ").translate(_BREAKS)
 
 
-# What a line's text may not show as it is [decision P18]: "<" (a tag of the view or of a task
+# What a line's text may not show as it is [P18]: "<" (a tag of the view or of a task
 # would open or close), "|" (a line's head `id+n|` would show), each as one look-alike character;
 # and the colon of the mark that starts a task, `Compaction:` [gist §4], in lower case and in
 # capitals too.
@@ -88,7 +88,7 @@ def shown(text: str) -> str:
 
 
 def has_lone_surrogate(text: str) -> bool:
-    """The one thing that makes a `str` invalid text [decision P14]. UTF-32 refuses a lone
+    """The one thing that makes a `str` invalid text [P14]. UTF-32 refuses a lone
     surrogate exactly as UTF-8 does, and encodes about twice as fast: each character is four
     bytes, whatever it is."""
     if text.isascii():
@@ -124,7 +124,7 @@ def text_sizes(text: str) -> Tuple[int, int]:
         except UnicodeEncodeError:
             return -1, -1
         size = len(data)
-        # a C1 control is C2 80..9F in UTF-8: the byte C2 starts printable characters too
+        # a C1 control is [C2] 80..9F in UTF-8: the byte [C2] starts printable characters too
         # (U+00A0..U+00BF), which the count below finds out
         wide = data.partition(b"\xc2")[1] or "\u2028" in text or "\u2029" in text
     shown_size = size
@@ -146,7 +146,7 @@ def text_sizes(text: str) -> Tuple[int, int]:
 def joined_sizes(left: Entry, right: Entry) -> Tuple[int, int]:
     """The `text_sizes` of two node texts joined by a newline, from their entries (text, UTF-8
     bytes, shown bytes, line bytes): the newline is shown as one space, but after a "\r" the two
-    are one break [decision P15]; no escape reaches across it (a task mark has no break) [P18]."""
+    are one break [P15]; no escape reaches across it (a task mark has no break) [P18]."""
     shown_size = left[2] + 1 + right[2]
     if left[0].endswith("\r"):
         shown_size -= 1
@@ -158,14 +158,14 @@ _HEAD_TAIL_BYTES = tuple(len(f"+{1 << l}|\n") for l in range(64))
 
 
 def built_line_bytes(l: int, i: int, shown_bytes: int) -> int:
-    """A built line's cost: `id+n|text` as shown, and its newline [decision P1], given the text's
+    """A built line's cost: `id+n|text` as shown, and its newline [P1], given the text's
     shown bytes (`text_sizes`)."""
     return len(str(i << l)) + _HEAD_TAIL_BYTES[l] + shown_bytes
 
 
 def waiting_line_bytes(i: int) -> int:
     """An unsummarized line shows its placeholder but costs the most its built line can weigh:
-    `i+1|`, 512 bytes and the newline; so the view never outweighs its count [decision P1]."""
+    `i+1|`, 512 bytes and the newline; so the view never outweighs its count [P1]."""
     return len(str(i)) + 3 + LINE_BYTES_MAX + 1
 
 
@@ -218,7 +218,7 @@ class Texts(Protocol):
 
     def nodes_after(self, last: Optional[Node]) -> List[Tuple[int, int, str, int]]:
         """The nodes logged after node `last` (every node if None), in log order, each as
-        (l, i, text, T): what a restart replays [decision P10]."""
+        (l, i, text, T): what a restart replays [P10]."""
 
 
 class MemoryTexts:
@@ -497,7 +497,7 @@ class Planner:
     def _entry(self, l: int, i: int) -> Optional[Entry]:
         """Node (l, i)'s text, its UTF-8 bytes, its shown bytes and its line's bytes in a
         view, or None while it is not built: counted once, when the node is built or its text
-        read from the store, not each time a batch asks [decision P1]."""
+        read from the store, not each time a batch asks [P1]."""
         key = (i << 6) | l  # one integer hashes faster than a pair; LEVELS_MAX is 2^6
         entry = self._recent.get(key)
         if entry is not None:
@@ -530,7 +530,7 @@ class Planner:
         return None if entry is None else entry[0]
 
     def line_bytes(self, l: int, i: int) -> int:
-        """A built node's line size in a view [decision P1]."""
+        """A built node's line size in a view [P1]."""
         entry = self._recent.get((i << 6) | l) or self._entry(l, i)
         assert entry is not None
         return entry[3]
@@ -560,7 +560,7 @@ class Planner:
         recent[(i << 6) | l] = own
         self.built_now.append((l, i, text))
         if l == 0:
-            # the line shows its summary now, and costs what it shows [decision P1]
+            # the line shows its summary now, and costs what it shows [P1]
             view = self.view
             if view.level.get(i) == 0:
                 view.bytes += line_bytes - view.line_bytes[i]
@@ -629,7 +629,7 @@ class Planner:
 
     def capped_text(self, l: int, i: int) -> str:
         """The node's text after its last allowed failure: a mark and its input cut
-        [deliberate D5] [decision P16]."""
+        [D5] [P16]."""
         if l == 0:
             kind, text = self.texts.message(i)
             return capped_line(kind + ": " + text)
@@ -668,7 +668,7 @@ class Planner:
                 raise ValueError("a built line has a lone surrogate: pass it through harness.memory.text.valid_text first")
             if not 0 < sizes[0] <= LINE_BYTES_MAX:
                 raise ValueError(f"a built line is 1 to {LINE_BYTES_MAX} bytes, not {sizes[0]}")
-            # [decision P7] an outcome of a call that is not running is ignored
+            # [P7] an outcome of a call that is not running is ignored
             node = (l, i)
             if node in self.running:
                 self._leave_queues(node)
@@ -715,7 +715,7 @@ class Planner:
         view.level[i] = 0
         view.line_bytes[i] = line_bytes
         view.bytes += line_bytes
-        # [decision P3] a free node exists with its message, before the ceiling test
+        # [P3] a free node exists with its message, before the ceiling test
         if head_bytes + sizes[0] <= LINE_BYTES_MAX:
             # `kind: ` is ASCII, with nothing to flatten or escape, and ends in a space: nothing in it
             # joins the text's first character (a "\n" to pair, a task mark's letters)
@@ -732,7 +732,7 @@ class Planner:
             self._retry()
 
     def _retry(self) -> None:
-        """Failed nodes are candidates again: at a message, or at a `Retry` [decision P8]."""
+        """Failed nodes are candidates again: at a message, or at a `Retry` [P8]."""
         if self.retry_later:
             self.retry_later.clear()
         if self.deferred:
@@ -742,11 +742,11 @@ class Planner:
 
     def _batch(self) -> None:
         """Past the ceiling merge down to the floor, and go on at each message while above it
-        [gist §3.2] [fix F1]; the compaction view follows [gist §4] [decision P4]."""
+        [gist §3.2] [F1]; the compaction view follows [gist §4] [P4]."""
         c = self.config
         T = self.T
         view = self.view
-        # [decision P2] the ceiling test sees the new line
+        # [P2] the ceiling test sees the new line
         shrinking = self.shrinking or view.bytes > c.view_bytes_ceiling
         merges: List[Node] = []
         if shrinking:
@@ -755,7 +755,7 @@ class Planner:
         self.shrinking = shrinking
         self.merges = merges
         if merges:
-            # [decision P4] merged again, from the chat's view, when the chat's view merges
+            # [P4] merged again, from the chat's view, when the chat's view merges
             cview = view.copy()
             self.cmerges = cview.fit(T, c.cview_bytes_floor, self)
             self.cview = cview
@@ -772,7 +772,7 @@ class Planner:
         node = (l, i)
         count = self.failures.get(node, 0) + 1
         if count >= self.config.failures_max:
-            # [deliberate D5] the last allowed failure builds a marked line [decision P16]
+            # [D5] the last allowed failure builds a marked line [P16]
             self._leave_queues(node)
             self._build(l, i, self.capped_text(l, i))
             return
@@ -794,7 +794,7 @@ class Planner:
 
     def _free_slots_for(self, running: List[Node], candidates: List[Node]) -> List[Node]:
         """While a turn waits, stop as few merges as the window's lines need slots for, the
-        youngest first [decision P8]; returns the stopped ones."""
+        youngest first [P8]; returns the stopped ones."""
         short = len(candidates) - (self.config.jobs_max - len(running))
         stopped = []
         k = len(running) - 1
@@ -807,8 +807,8 @@ class Planner:
 
     def _schedule(self) -> None:
         """Start calls up to jobs_max: the window's messages, oldest first, then ready merges by
-        last message [gist §4] [decision P5, P6]; while a turn waits only the view's unbuilt
-        lines start, and merges stop only for their slots [decision P8]."""
+        last message [gist §4] [P5] [P6]; while a turn waits only the view's unbuilt
+        lines start, and merges stop only for their slots [P8]."""
         unbuilt = self.unbuilt
         if unbuilt:
             waiting = self.waiting
@@ -854,7 +854,7 @@ class Planner:
         return kept + candidates[: max(slots, 0)]
 
     def ready_merges(self) -> List[Node]:
-        """Every merge whose halves are built, by last message [decision P5]: idle, deferred
+        """Every merge whose halves are built, by last message [P5]: idle, deferred
         after a failure, or running."""
         nodes = [(l, i) for _, l, i in self.ready]
         nodes.extend(self.deferred)
@@ -882,7 +882,7 @@ class Planner:
 
     def context(self, l: int, i: int) -> List[Node]:
         """A compaction's view: the compaction view's lines that end by the node's end, up to
-        the first unbuilt line [gist §4] [fix F2]."""
+        the first unbuilt line [gist §4] [F2]."""
         end = i - 1 if l == 0 else last_message(l, i)
         lines = []
         for line_l, line_i in self.cview.lines():
@@ -891,9 +891,9 @@ class Planner:
             lines.append((line_l, line_i))
         return lines
 
-    # ---- what a restart keeps [fix F1] [decision P10, P11, P16] ----
+    # ---- what a restart keeps [F1] [P10] [P11] [P16] ----
 
-    SAVE_LINES = 128  # [decision P10] lines logged between checkpoints: the most a restart replays
+    SAVE_LINES = 128  # [P10] lines logged between checkpoints: the most a restart replays
 
     def save(self) -> dict:
         """The durable state, view.json's fields: T, both views as [l, i] pairs, both shrinking
@@ -913,13 +913,13 @@ class Planner:
             "cview": [[l, i] for l, i in self.cview.lines()],
             "shrinking": self.shrinking,
             "cshrinking": self.cshrinking,
-            # [decision P16] the failure cap bounds tries across restarts too
+            # [P16] the failure cap bounds tries across restarts too
             "failures": [[l, i, count] for (l, i), count in sorted(self.failures.items())],
             "last_node": self.texts.last_node(),
         }
 
     def save_due(self) -> bool:
-        """A checkpoint is due [decision P10]: the logs replay everything but failure counts,
+        """A checkpoint is due [P10]: the logs replay everything but failure counts,
         so those are saved as they change, the rest every SAVE_LINES lines logged."""
         return self.lines_since_save >= self.SAVE_LINES or self.failures != self.failures_saved
 
@@ -931,11 +931,11 @@ class Planner:
 
     @classmethod
     def load(cls, saved: dict, texts: Texts) -> "Planner":
-        """A new process [decision P10]: the saved views and failure counts are loaded, never
+        """A new process [P10]: the saved views and failure counts are loaded, never
         rebuilt [gist §3.2, §7.3]; what the logs hold beyond them is replayed as the live process
         applied it: each message in turn, each node logged since before the message that followed
         its building (its T). Running calls, retries due and a waiting turn died with the old
-        process; the ready queue is rebuilt from the built nodes' frontier [decision P11]; then
+        process; the ready queue is rebuilt from the built nodes' frontier [P11]; then
         calls start."""
         planner = cls(Config(*saved["config"]), texts)
         planner.T = saved["T"]

@@ -9,10 +9,10 @@ Every change goes through `_apply`, in one order, one event at a time:
 2. the planner applies the event; the nodes it built are logged, once, in build order, each with
    the message count T of its building;
 3. if the planner says a checkpoint is due, view.json is replaced (write, fsync, rename,
-   directory fsync) [decision P10];
+   directory fsync) [P10];
 4. compactions start for the calls the planner started, and stop for those it stopped.
 
-**A restart** [fix F1] [decision P10]. view.json is a checkpoint, written at open, at close, when
+**A restart** [F1] [P10]. view.json is a checkpoint, written at open, at close, when
 a failure count changes, and every `Planner.SAVE_LINES` (128) lines logged; the planner's state is
 a function of the logs past it, so the rest is replayed at start: each message in turn, each node
 adopted before the message that followed its building (its T). A crash can lose only what dies
@@ -21,7 +21,7 @@ before its checkpoint; the view after a restart is the live view, byte for byte.
 tests/memory/test_service_crash.py kills the process at random points to check it, and the bridge
 restarts the production planner from its last checkpoint at every `Restart`.
 
-**A pause** [decision C11]. A compaction that fails for a reason that is not the model's answer
+**A pause** [C11]. A compaction that fails for a reason that is not the model's answer
 (a wrong key, a refused request, a spend limit: `Paused`, with the sentence saying what failed,
 where, and what to do) counts no try: the compactor pauses. Its calls stop, the planner still has
 them running, the sentence is a `memory:` row and `status()["compactor"]`, and a waiting turn goes
@@ -49,7 +49,7 @@ log = logging.getLogger("ever.memory")
 
 PAGE_CHARS = 30_000  # zoom(id, 1) gives a long message in pages of this many characters
 RETRY_BACKOFF_SECONDS = (2.0, 4.0, 8.0)  # after a content failure, while a turn waits [P8]
-# [decision C11] a paused compactor tries again after these, then every last one
+# [C11] a paused compactor tries again after these, then every last one
 PAUSE_BACKOFF_SECONDS = (30.0, 60.0, 120.0, 300.0)
 
 
@@ -119,7 +119,7 @@ class Job:
 
 @dataclass(frozen=True)
 class JobResult:
-    """A compactor's answer: a line (1 to 512 bytes), or a content failure [decision P16]."""
+    """A compactor's answer: a line (1 to 512 bytes), or a content failure [P16]."""
 
     text: str = ""
     reason: str = ""
@@ -160,7 +160,7 @@ def _lines_problem(name: str, lines: object, T: int, store: Store, tiles: bool =
 
 
 def saved_view_problem(saved: dict, store: Store) -> str:
-    """What is wrong with view.json against the logs, or "" [decision S10]: a sane config, T
+    """What is wrong with view.json against the logs, or "" [S10]: a sane config, T
     within the log, the view tiling 0..T−1 with logged lines (the compaction view's in order), failure counts in range, and a
     last node the tree holds (a torn or missing tree line is named as such)."""
     fields = ("config", "T", "view", "cview", "shrinking", "cshrinking", "failures")
@@ -214,8 +214,8 @@ class Memory:
         self.inbox = Inbox(store.chat)
         # accepted messages a turn is about to log: [key, the text not yet logged, first piece?]
         self._delivering: List[list] = []
-        self.on_wait: Optional[Callable[[Optional[str], Optional[float]], None]] = None  # C12
-        self.paused = ""  # [decision C11] the sentence, while the compactor is paused
+        self.on_wait: Optional[Callable[[Optional[str], Optional[float]], None]] = None  # [C12]
+        self.paused = ""  # [C11] the sentence, while the compactor is paused
         self._pauses = 0  # in a row, for the backoff
         self._last_pause = ""  # the cause last shown, until a line is built
         self._resume_handle: Optional[asyncio.TimerHandle] = None
@@ -225,7 +225,7 @@ class Memory:
     @classmethod
     def open(cls, home=None, config: Config = Config(), build: Optional[Build] = None,
              on_change: Optional[Callable[[str], None]] = None, read_only: bool = False) -> "Memory":
-        """Own the chat under `home` and load its view [decision P10]: see the module's text.
+        """Own the chat under `home` and load its view [P10]: see the module's text.
         `read_only` (for `ever memory`, and any chat on a read-only disk) writes nothing."""
         store = Store.open(home, read_only=read_only)
         try:
@@ -236,7 +236,7 @@ class Memory:
             except StoreError as error:
                 saved, problem = None, str(error)
             if problem:
-                # [decision S10] the logs are the truth and view.json their checkpoint: a damaged
+                # [S10] the logs are the truth and view.json their checkpoint: a damaged
                 # one is replaced by the state the logs alone give
                 store.warnings.append(f"{store.chat / 'view.json'} was set aside: {problem}; the view "
                                       "was rebuilt from the logs (the compactor's failure counts start again)")
@@ -250,7 +250,7 @@ class Memory:
                 try:
                     store.save_view(planner.checkpoint())
                 except OSError:
-                    pass  # a full disk: the logs replay it next time [decision P10]
+                    pass  # a full disk: the logs replay it next time [P10]
         except BaseException:
             store.close()
             raise
@@ -274,7 +274,7 @@ class Memory:
     def append(self, kind: str, text: str, now: Optional[datetime] = None,
                key: Optional[str] = None) -> dict:
         """Log one message, then let the planner see it [gist §1, §3.2]; the record is returned
-        once it is on disk. A user message the inbox holds is logged with its key [decision S9]."""
+        once it is on disk. A user message the inbox holds is logged with its key [S9]."""
         if key is None and kind == "user":
             key = self._delivered_key(text)
         record = self.store.append_message(kind, text, now, key)
@@ -358,13 +358,13 @@ class Memory:
             log.exception("compaction of %s raised", job.name)
             result = JobResult(reason=f"{type(error).__name__}: {error}")
         if self.tasks.get(node) is not asyncio.current_task():
-            return  # stopped meanwhile: its outcome is not the planner's [decision P7]
+            return  # stopped meanwhile: its outcome is not the planner's [P7]
         del self.tasks[node]
         if result.failed:
             self._apply(Failed(job.l, job.i))
             reason = result.reason or "no line"
             if self.planner.built(job.l, job.i):
-                # [decision P16] the last allowed try: the line is kept cut, and marked
+                # [P16] the last allowed try: the line is kept cut, and marked
                 self._row(f"{job.name} failed ({reason}); its input kept cut and marked: zoom it")
             else:
                 count = self.planner.failures.get(node, 0)
@@ -386,7 +386,7 @@ class Memory:
             self.on_change(f"memory: {what} · view {self.planner.view.bytes:,} bytes")
 
     def _pause(self, sentence: str) -> None:
-        """[decision C11] Stop the calls (each would fail alike), say why, resume on a backoff."""
+        """[C11] Stop the calls (each would fail alike), say why, resume on a backoff."""
         shown = sentence != self._last_pause
         self.paused = self._last_pause = sentence
         for task in self.tasks.values():
@@ -432,7 +432,7 @@ class Memory:
 
     async def idle_or_stop(self, timeout_seconds: float) -> None:
         """At exit: let running compactions end for a while, then stop them; a stopped call is
-        started again by the next process [decision P11]."""
+        started again by the next process [P11]."""
         try:
             await asyncio.wait_for(self.idle(), timeout_seconds)
         except asyncio.TimeoutError:
@@ -440,18 +440,18 @@ class Memory:
                 task.cancel()
             self.tasks.clear()
 
-    # ---- a turn [gist §6] [decision P17] ----
+    # ---- a turn [gist §6] [P17] ----
 
     async def settle(self, timeout_seconds: float) -> str:
         """Steps 1 to 3 of a turn: wait until every line of the view is summarized, at most
         `timeout_seconds`; then the view is rendered. The turn logs its message after this."""
         self._settled = asyncio.Event()
         self.failures_in_wait = 0
-        self.resume()  # [decision C11] the user acted: a paused compactor tries again
+        self.resume()  # [C11] the user acted: a paused compactor tries again
         self._apply(Wait())
         try:
             if self.planner.waiting:
-                if self.on_wait is not None:  # [decision C12] shown, with its countdown
+                if self.on_wait is not None:  # [C12] shown, with its countdown
                     unbuilt = sum(1 for l, i in self.planner.view.lines() if not self.planner.built(l, i))
                     self.on_wait(f"waiting for the memory to summarize {unbuilt} line"
                                  f"{'' if unbuilt == 1 else 's'}",
@@ -481,7 +481,7 @@ class Memory:
 
         The text is the log's; a page never ends inside an image's reference line, so each image
         goes with the page that names it (harness/memory/images.py turns the references into images for
-        the model, and into file paths for the terminal) [decision H8]."""
+        the model, and into file paths for the terminal) [H8]."""
         T = self.planner.T
         if n < 1 or n & (n - 1):
             return f"zoom: n must be a power of 2 (1, 2, 4, …), not {n}"

@@ -11,9 +11,9 @@ Layout, under the home `$EVER_HOME` (default `~/.ever`):
       socket                 the owner's Unix socket: only its path is fixed here
       main/YYYY-MM-DD.jsonl  the messages, one per line
       tree/YYYY-MM-DD.jsonl  the tree's nodes, one per line
-      view.json              the planner's checkpoint [decision P10], replaced whole; checked
-                             against the logs at open (docs/reliability.md, S10)
-      inbox.jsonl            messages accepted and not yet answered (harness/memory/inbox.py, S9)
+      view.json              the planner's checkpoint [P10], replaced whole; checked
+                             against the logs at open (docs/reliability.md, [S10])
+      inbox.jsonl            messages accepted and not yet answered (harness/memory/inbox.py, [S9])
       images/<sha256>.<ext>  images from tool results, kept for zoom (harness/memory/images.py)
       index/                 where each line starts; rebuilt from the logs when lost or stale
 
@@ -22,47 +22,47 @@ A message line: these keys in this order, no spaces, UTF-8 with non-ASCII writte
     {"i":0,"kind":"user","text":"Hi, Ever","size":8,"date":"2026-10-08T09:30:00+02:00"}
 
 - `i`: the message's permanent id: dense from 0 across the files in name (date) order.
-- `kind`: user, ever, tool, echo, work or note [gist §1] [decision P12].
-- `text`: made valid once, here: each lone surrogate becomes U+FFFD [decision P14].
+- `kind`: user, ever, tool, echo, work or note [gist §1] [P12].
+- `text`: made valid once, here: each lone surrogate becomes U+FFFD [P14].
 - `size`: the text's UTF-8 bytes.
 - `date`: local time with its UTC offset, to the second.
 - `key` (only on some lines, last): a name the writer gave the message so that it is logged once
-  however often the writing is tried again (an import's note, [decision S8]); letters, digits and
+  however often the writing is tried again (an import's note, [S8]); letters, digits and
   `._:+/=-`, at most 128 of them. `keys()` reads them back.
 
 A node line [gist §2], with `T`, the message count when the node was logged, so that the logs
-alone can replay the planner's history (an extra field, as eukhe's D2 adds `key`):
+alone can replay the planner's history (an extra field, as eukhe's [D2] adds `key`):
 
     {"l":1,"i":3,"text":"...","size":412,"T":9}
 
 Decisions the gist leaves open:
 
-- **S1, the day of a line.** `now` (a timezone-aware datetime, default the system clock in its
+- **[S1], the day of a line.** `now` (a timezone-aware datetime, default the system clock in its
   local zone) gives `date`, and its calendar day in its own offset names the file. If the clock
   went back to a day before the newest file, the line goes to the newest file: ids then ascend in
   file-name order, which is the order the files are read in, while `date` keeps the clock's word.
-- **S2, a torn line.** A line that is not JSON (a write cut by a crash) is reported in `warnings`
+- **[S2], a torn line.** A line that is not JSON (a write cut by a crash) is reported in `warnings`
   (file and line number) and skipped, at every open. A file that does not end in a newline gets one
   at open, before anything else is appended, so a torn tail never glues onto the next line.
-- **S3, a gap or a repeat in the message ids** raises `LogCorrupt` naming the file and line, and
+- **[S3], a gap or a repeat in the message ids** raises `LogCorrupt` naming the file and line, and
   the chat does not open: opened, it would give an id out twice or renumber messages.
-- **S4, a node logged twice.** The first line is kept, the repeat reported: the first is the one
+- **[S4], a node logged twice.** The first line is kept, the repeat reported: the first is the one
   the live chat read and may have shown in a view [gist §2: built once, never again].
   `append_node` refuses a node already built, so a repeat only comes from outside the store.
-- **S5, a failed write.** If an append fails after its write may have begun (a full disk), the
+- **[S5], a failed write.** If an append fails after its write may have begun (a full disk), the
   bytes it wrote are cut off again (`ftruncate` to the file's last whole line, which the store
   knows): the line was never acknowledged, so no acknowledged byte is touched, and no
   unterminated line is left for the next to glue onto. The error is one sentence, and the next
   append tries again. If the cut itself fails, appends are refused (each retrying the cut) until
   it succeeds. A chat on a read-only disk (or opened `read_only`) is read under a shared lock and
   writes nothing: no index save, no newline after a torn tail, no view.json.
-- **S6, view.json** is written to `view.json.tmp`, fsync'd, renamed over `view.json`, and the
-  directory fsync'd: a crash leaves the old file or the new one, whole [decision P10].
-- **S8, a message's key** is checked by the writer, not the store: `keys()` scans the logs' line
+- **[S6], view.json** is written to `view.json.tmp`, fsync'd, renamed over `view.json`, and the
+  directory fsync'd: a crash leaves the old file or the new one, whole [P10].
+- **[S8], a message's key** is checked by the writer, not the store: `keys()` scans the logs' line
   tails (no JSON parse) and the writer appends only what is missing. One process owns the chat,
   so nothing appends between the scan and the writes; a crash between two appends leaves the
   keys logged so far, and the next run adds the rest.
-- **S7, the index** (below) is a cache: the logs are the truth. It is saved at close and every
+- **[S7], the index** (below) is a cache: the logs are the truth. It is saved at close and every
   `INDEX_SAVE_LINES` appended lines; what the logs hold beyond it is parsed at open.
 
 The index:
@@ -150,7 +150,7 @@ def utf8_bytes(text: str) -> int:
 
 
 def checked_text(text: object) -> str:
-    """Text as it enters the log: a str, made valid once [decision P14]."""
+    """Text as it enters the log: a str, made valid once [P14]."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     return valid_text(text)
@@ -179,7 +179,7 @@ def message_id_key(line: bytes) -> Optional[Tuple[int, Optional[str]]]:
 
 
 def checked_key(key: object) -> str:
-    """A message's key [decision S8]: what a retry names it by."""
+    """A message's key [S8]: what a retry names it by."""
     if not isinstance(key, str) or not KEY.match(key):
         raise ValueError(f"a key is 1 to 128 letters, digits or ._:+/=-; got {key!r}")
     return key
@@ -290,7 +290,7 @@ class Store:
         self._skipped: List[List[object]] = []
         self._skipped_seen: set = set()
         self._last_node: Optional[Tuple[int, int]] = None
-        self._keys: Dict[str, int] = {}  # a message's key -> its id [decision S8]
+        self._keys: Dict[str, int] = {}  # a message's key -> its id [S8]
         self._generation = 0
         self._unsaved_lines = 0
         self._index_changed = False
@@ -311,7 +311,7 @@ class Store:
         Raises ChatBusy if a live process owns it, LogCorrupt if its message ids have a gap or a
         repeat. Torn lines, a rebuilt index and a taken-over lock are reported in `warnings`.
         `read_only` (or a chat on a read-only disk) reads the chat and writes nothing, under a
-        shared lock; its appends are refused in one sentence [decision S5].
+        shared lock; its appends are refused in one sentence [S5].
         """
         if home is not None and not str(home):
             raise ValueError("home must name a directory, got an empty path")
@@ -436,7 +436,7 @@ class Store:
     def append_message(self, kind: str, text: str, now: Optional[datetime] = None,
                        key: Optional[str] = None) -> Record:
         """Log one message; return its record once it is on disk [gist §1]. A key, if given,
-        ends the line [decision S8]."""
+        ends the line [S8]."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
         if key is not None:
@@ -500,7 +500,7 @@ class Store:
 
     def _recover(self) -> None:
         """After a failed append whose bytes could not be taken back: take them back now, so
-        the file ends where its last whole line does [decision S5]; until then, refuse."""
+        the file ends where its last whole line does [S5]; until then, refuse."""
         for log in (self.main, self.tree):
             if log.append_fd is not None and log.names:
                 try:
@@ -517,7 +517,7 @@ class Store:
         """Append one whole line to the day's file: one write, then fsync [gist §1, §7.12]."""
         name = now.strftime("%Y-%m-%d") + ".jsonl"
         if log.names and name < log.names[-1]:
-            name = log.names[-1]  # [decision S1] the clock went back
+            name = log.names[-1]  # [S1] the clock went back
         try:
             if not log.names or name != log.names[-1]:
                 self._new_file(log, name)
@@ -530,7 +530,7 @@ class Store:
                 written += os.write(log.append_fd, line[written:])
             os.fsync(log.append_fd)
         except OSError as error:
-            # [decision S5] the line was never acknowledged: no part of it stays in the file
+            # [S5] the line was never acknowledged: no part of it stays in the file
             self._failed = error
             try:
                 self._recover()
@@ -540,7 +540,7 @@ class Store:
             raise StoreError(f"the line could not be written to {where} ({error.strerror or error}); "
                              "nothing of it was logged, and the next one tries again") from None
         except BaseException as error:
-            self._failed = error  # [decision S5]
+            self._failed = error  # [S5]
             raise
         log.sizes[number] += len(line)
         log.lines[number] += 1
@@ -600,7 +600,7 @@ class Store:
             return record["text"]
 
     def keys(self) -> set:
-        """Every key on a message line [decision S8], read from the lines' tails."""
+        """Every key on a message line [S8], read from the lines' tails."""
         found = set()
         with self._mutex:
             for number in range(len(self.main.names)):
@@ -648,7 +648,7 @@ class Store:
 
     @property
     def writable(self) -> bool:
-        """False when read only, or after a failed append not yet taken back [decision S5]."""
+        """False when read only, or after a failed append not yet taken back [S5]."""
         return self._failed is None and not self._read_only
 
     def key_id(self, key: str) -> Optional[int]:
@@ -662,7 +662,7 @@ class Store:
 
     def nodes_after(self, last: Optional[Tuple[int, int]]) -> List[Tuple[int, int, str, int]]:
         """The nodes logged after node `last` (every node if None), in log order, each as
-        (l, i, text, T): what a restart replays past its checkpoint [decision P10]. A line the
+        (l, i, text, T): what a restart replays past its checkpoint [P10]. A line the
         index does not point at (torn, or a repeat) is not a node; a node without T counts as
         built before any message."""
         with self._mutex:
@@ -777,7 +777,7 @@ class Store:
     # ---- the saved view ----
 
     def save_view(self, view: dict) -> None:
-        """Replace view.json with `view` (JSON-able), atomically [decision S6]."""
+        """Replace view.json with `view` (JSON-able), atomically [S6]."""
         if not isinstance(view, dict):
             raise TypeError(f"the view must be a dict, got {type(view).__name__}")
         data = json.dumps(view, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -978,7 +978,7 @@ class Store:
             line_number += 1
             parse(log, number, offset, line_number, rest)
             offset += len(rest)
-            self._terminate(log, number)  # [decision S2]
+            self._terminate(log, number)  # [S2]
             offset += 1
         log.sizes[number] = offset
         log.lines[number] = line_number
@@ -1050,14 +1050,14 @@ class Store:
         elif level[i] != entry:
             self._skip(log.relative(number), line_number,
                        f"node ({l}, {i}) again, first logged at {self._line_of(log, level[i])}; "
-                       "the first is kept")  # [decision S4]
+                       "the first is kept")  # [S4]
 
     def _json_line(self, log: _Log, number: int, line_number: int, line: bytes) -> Optional[dict]:
         """A line off the fast path: its JSON object, or None once reported as torn."""
         try:
             record = json.loads(line)
         except ValueError:
-            self._skip(log.relative(number), line_number, "not JSON (a torn write)")  # [decision S2]
+            self._skip(log.relative(number), line_number, "not JSON (a torn write)")  # [S2]
             return None
         if not isinstance(record, dict):
             raise LogCorrupt(f"{log.path(number)} line {line_number} is JSON but not an object; the chat is not opened")
@@ -1080,7 +1080,7 @@ class Store:
         return f"{self.chat / path} line {line_number}: {why}; skipped"
 
     def _save_index_or_warn(self) -> None:
-        """The index is a cache [decision S7]: a save that fails (a full disk) is said in
+        """The index is a cache [S7]: a save that fails (a full disk) is said in
         `warnings` and tried again at the next save; what it covers is parsed at open."""
         if self._read_only:
             return
@@ -1097,7 +1097,7 @@ class Store:
                     pass
 
     def _save_index(self) -> None:
-        """A new generation of the index, then meta.json renamed onto it [decision S7]."""
+        """A new generation of the index, then meta.json renamed onto it [S7]."""
         index = self.chat / "index"
         generation = self._generation + 1
         path = index / f"index-{generation}.bin"

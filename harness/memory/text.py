@@ -4,7 +4,7 @@ A `str` from a terminal, a file decoded with `surrogateescape`, a JSON `\\ud800`
 output can hold a lone surrogate, which no UTF-8 encoder accepts. The planners count bytes with
 `str.encode("utf-8")` and would crash on it, so the boundary that takes text in (the store's append,
 the compactor's reply) replaces each lone surrogate with U+FFFD, the replacement character, and
-nothing after it checks again [decision P14].
+nothing after it checks again [P14].
 
 Here too are the rules for long texts, which the chat's tools and an import both follow: a
 tool's output is clipped to its head and tail (`clip_output`), any other long text is split,
@@ -14,7 +14,7 @@ never cut (`split_long`).
 from typing import List
 
 OUTPUT_CHARS_MAX = 30_000  # [gist §1] a tool's output, head and tail, in all
-MESSAGE_CHARS_MAX = 30_000  # [decision H2] the longest piece split_long makes
+MESSAGE_CHARS_MAX = 30_000  # [H2] the longest piece split_long makes
 
 
 def valid_text(text: str) -> str:
@@ -71,7 +71,7 @@ def clip_output(text: str, chars_max: int = OUTPUT_CHARS_MAX, bytes_unread: int 
 
 def split_long(text: str, chars_max: int = MESSAGE_CHARS_MAX) -> List[str]:
     """`text` as pieces of at most `chars_max` characters that join back to it exactly
-    [gist §1] [decision H2]. A piece ends after a line break in its second half when it can."""
+    [gist §1] [H2]. A piece ends after a line break in its second half when it can."""
     pieces = []
     start = 0
     while len(text) - start > chars_max:

@@ -41,7 +41,7 @@ async def settled_chat(home, view_bytes_target: int) -> Memory:
     while memory.planner.view.bytes < view_bytes_target:
         memory.append("user" if k % 2 else "ever", "w" * (100 + (k * 37) % 1400))
         k += 1
-        await memory.idle()  # an unbuilt line counts 517 bytes until built (P1): settle each
+        await memory.idle()  # an unbuilt line counts 517 bytes until built [P1]: settle each
     return memory
 
 

@@ -39,7 +39,7 @@ from harness.memory.store import Store
 KINDS = ("user", "ever", "tool", "echo", "work", "note")
 MESSAGES_PER_DAY = 2_000
 GENERATOR_VERSION = 2
-REPLAYED = 64  # messages past view.json's checkpoint: a restart replays them [decision P10]
+REPLAYED = 64  # messages past view.json's checkpoint: a restart replays them [P10]
 TAIL = 256  # the last messages, written as the service would have (see generate_chat)
 REPOSITORY = Path(__file__).resolve().parents[2]
 

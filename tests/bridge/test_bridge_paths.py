@@ -6,9 +6,9 @@ the production planner through the bridge's `Sides`, and every record (bridge/FO
 agree. Each case also checks that its path was reached (with the bridge's own path counter, so a
 change of the rules that bypasses the path fails here instead of testing nothing), and, where
 the rule is written down, what the rule says, computed by hand: a stale outcome changes nothing
-[decision P7]; a view built down to its floor stops shrinking [gist §3.2]; the window is
-`jobs_max` lines [decision P6]; at most 5 tries [gist §4]; a turn that gives up ends the wait
-[decision P8].
+[P7]; a view built down to its floor stops shrinking [gist §3.2]; the window is
+`jobs_max` lines [P6]; at most 5 tries [gist §4]; a turn that gives up ends the wait
+[P8].
 
 The histories read the planners' running lists as they go, like the bridge's scenarios, so they
 stay valid when the rules change.
@@ -56,7 +56,7 @@ class Play:
 
 
 def unchanged(before, after):
-    """Two `e` records equal but for the event's index and the event [decision P7]."""
+    """Two `e` records equal but for the event's index and the event [P7]."""
     keep = [n for n in range(len(before)) if n not in (K, EVENT)]
     return [before[n] for n in keep] == [after[n] for n in keep]
 
@@ -71,7 +71,7 @@ def a_merge_runs(play):
 
 
 def send_stale(play, node):
-    """A Built and a Failed for a node that is not running: each changes nothing [decision P7]."""
+    """A Built and a Failed for a node that is not running: each changes nothing [P7]."""
     assert node not in play.running()
     for event in (("built", node[0], node[1], "late"), ("failed", node[0], node[1])):
         before = play.records[-1]
@@ -102,7 +102,7 @@ def test_outcomes_for_a_merge_a_restart_forgot_change_nothing():
     running = play.running()
     play.send("restart")
     forgotten = [node for node in running if node not in play.running()]
-    # after the restart the window's message takes the one slot first [decision P5]
+    # after the restart the window's message takes the one slot first [P5]
     assert forgotten == [(1, 0)]
     send_stale(play, (1, 0))
     assert play.paths.counts["stale outcome, forgotten at a restart"] == 2
@@ -136,7 +136,7 @@ def test_outcomes_after_a_failure_and_for_calls_never_started_change_nothing():
 
 
 def test_a_node_that_always_fails_is_built_at_the_failure_cap():
-    # [deliberate D5] the cap bounds the retries of a message the model always refuses
+    # [D5] the cap bounds the retries of a message the model always refuses
     play = Play((LARGE, LARGE, LARGE, LARGE, 1, 2))
     play.send("message", "tool", LONG)
     play.send("failed", 0, 0)
@@ -179,7 +179,7 @@ def test_a_failed_line_keeps_its_place_in_a_window_of_jobs_max_lines(jobs):
     window = [f"{i}+1" for i in range(jobs)]
     assert play.records[-1][RUNNING] == " ".join(window)
     after = play.send("failed", 0, 0)
-    # [decision P6] the window is still the first jobs_max unbuilt lines, the failed one among
+    # [P6] the window is still the first jobs_max unbuilt lines, the failed one among
     # them; it waits for the next message [gist §4], and no line beyond the window starts
     assert after[RUNNING] == (" ".join(window[1:]) or "-")
     assert play.paths.counts[f"failed message, {jobs} job" + ("s" if jobs > 1 else "")] == 1
@@ -197,7 +197,7 @@ def test_a_wait_with_free_slots_and_a_turn_that_gives_up():
     assert play.paths.counts["wait with free slots and a merge running"] == 1
     assert play.records[-1][WAITING] == "1"
     after = play.send("turn_end")
-    assert after[WAITING] == "0"  # [decision P8] the turn gave up: the wait ends
+    assert after[WAITING] == "0"  # [P8] the turn gave up: the wait ends
     assert play.paths.counts["turn gave up"] == 1
     for node in play.running():
         play.send("built", node[0], node[1], "done")
@@ -208,7 +208,7 @@ def test_a_wait_with_too_few_free_slots_stops_only_the_youngest_merge():
     # 3 jobs; merges (1, 0) and (1, 1) run and one slot is free, while messages 4 and 5 have each
     # failed once. A turn waits; the compactor's backoff passes (Retry): the two lines need two
     # slots and one is free, so one merge stops, the younger (1, 1), and the older keeps its paid
-    # call [decision P8].
+    # call [P8].
     play = Play((LARGE, LARGE, LARGE, LARGE, 3, 3))
     for k in range(4):
         play.send("message", "user", LONG)
@@ -259,7 +259,7 @@ def test_every_kind_of_line_break_renders_alike_on_both_sides():
 
 def test_the_line_algorithm_stops_after_five_tries():
     # Each reply over 512 bytes and shorter than the last: the fifth is the last asked for, and
-    # the kept line is the shortest (the fifth), cut to 512 bytes [gist §4] [decision P13].
+    # the kept line is the shortest (the fifth), cut to 512 bytes [gist §4] [P13].
     replies = tuple("r" * size for size in (900, 800, 700, 600, 550)) + ("fits",)
     for algorithm in (model_line.line, harness_line.line):
         outcome = algorithm(replies)

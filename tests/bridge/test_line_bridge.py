@@ -82,7 +82,7 @@ def test_the_fifth_over_long_try_gets_no_follow_up_and_is_kept_cut():
 
 
 def test_a_capped_line_is_the_mark_then_the_input_cut_within_512_bytes():
-    mark = "(not summarized, cut: zoom it) "  # docs/planner.md P16
+    mark = "(not summarized, cut: zoom it) "  # docs/planner.md [P16]
     assert hl.capped_line("tool: " + "y" * 900) == mark + ("tool: " + "y" * 900)[: 512 - len(mark)]
     capped = hl.capped_merge("a" * 400, "b" * 400)
     room = 512 - len(mark) - 1  # 480: 240 for each half

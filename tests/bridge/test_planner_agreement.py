@@ -9,7 +9,7 @@ The events are drawn to reach the paths a planner bug can hide on:
   `\\r`, `\\n`, U+2028, U+2029, U+0085, `\\v`, `\\f`, other C0 controls, DEL, C1 controls) and
   multibyte text;
 - outcomes for running calls, with texts from one byte to 500 bytes;
-- stale outcomes [decision P7]: a `Built` or `Failed` for a node whose call does not run (it ran
+- stale outcomes [P7]: a `Built` or `Failed` for a node whose call does not run (it ran
   and stopped, failed or was built; or it is an unbuilt line that never ran), for a message or a
   merge;
 - job counts 1, 2, 3, 4 and 8, waits, turns that give up, restarts.
@@ -85,7 +85,7 @@ class PlannersAgree(RuleBasedStateMachine):
                 self.ran.append(node)
 
     def stopped(self):
-        """Nodes whose outcomes are stale [decision P7]: the nodes that ran and run no more, and
+        """Nodes whose outcomes are stale [P7]: the nodes that ran and run no more, and
         the view's unbuilt lines that do not run (failed, or outside the window)."""
         state = self.sides.state
         nodes = [node for node in self.ran if node not in state.running]
@@ -156,7 +156,7 @@ class PlannersAgree(RuleBasedStateMachine):
     @rule(text=built_texts)
     def window_failure(self, text):
         """More unbuilt lines than jobs; the oldest running line's call fails, and its reply
-        arrives anyway; the window must not reach past `jobs_max` lines [decision P6]."""
+        arrives anyway; the window must not reach past `jobs_max` lines [P6]."""
         for _ in range(self.sides.state.config.jobs_max + 1):
             self.send(("message", "echo", "x" * 600))
         lines = [node for node in self.sides.state.running if node[0] == 0]

@@ -194,7 +194,7 @@ def test_instructions_are_read_from_ever_home(tmp_path):
     assert read_instructions(str(tmp_path)) == ""
     (tmp_path / INSTRUCTIONS_FILE).write_bytes(b"Call me Bo.\nna\xc3\xafve \xff")  # 0xFF is no UTF-8
     text = read_instructions(str(tmp_path))
-    assert text == "Call me Bo.\nna\xefve \ufffd"  # the bad byte replaced (P14)
+    assert text == "Call me Bo.\nna\xefve \ufffd"  # the bad byte replaced [P14]
     assert Prompt.load(str(tmp_path)).system[-1]["text"].endswith("Call me Bo.\nna\xefve \ufffd")
 
 

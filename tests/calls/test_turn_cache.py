@@ -143,7 +143,7 @@ def placement_cost(tmp_path, end_mark_first_call: bool, tools: bool, turns: int 
 
 
 def test_the_end_mark_on_the_first_call_pays_when_turns_call_tools(tmp_path):
-    """H11, measured: with a tool call in every turn the end mark saves the second call writing the
+    """[H11], measured: with a tool call in every turn the end mark saves the second call writing the
     view's tail, the state and the message again; with none it only pays 0.25x more for them."""
     with_tools = {mark: placement_cost(tmp_path, mark, tools=True) for mark in (True, False)}
     without = {mark: placement_cost(tmp_path, mark, tools=False) for mark in (True, False)}

@@ -4,7 +4,7 @@
 source, never from the page's code. The page is opened from its file; each test asserts what the
 DOM shows (lines, messages, search results), that the console stayed free of errors, and that a
 planted script never ran. The 100,000-message page's time to first screen is measured and printed,
-never asserted; its first screen's size is asserted against the view's bound (decision B1).
+never asserted; its first screen's size is asserted against the view's bound [B1].
 
 Without Chromium these tests skip with one sentence; with EVER_REQUIRE_BROWSER=1 (CI) they fail.
 """
@@ -218,7 +218,7 @@ def test_ever_browse_writes_the_page_and_serves_it_on_the_loopback(tmp_path):
         server.wait(timeout=10)
 
 
-# the first screen is bounded whatever T [decision B1]: make test shows it at 20,000 messages,
+# the first screen is bounded whatever T [B1]: make test shows it at 20,000 messages,
 # make test-long (EVER_LONG_TESTS=1) at the 100,000 the README's figures come from
 BIG_CHAT = 100_000 if os.environ.get("EVER_LONG_TESTS") == "1" else 20_000
 
@@ -238,7 +238,7 @@ def test_a_page_of_100000_messages_opens_with_a_bounded_first_screen(browser, tm
     path = home / "memory.html"
     path.write_bytes(data)
     first = first_screen_bytes(data)
-    # [decision B1] the first screen is the view's lines and the page's own code, whatever T
+    # [B1] the first screen is the view's lines and the page's own code, whatever T
     assert first <= view_bytes + 64_000, (first, view_bytes)
     tab = browser.new_page(viewport={"width": 1200, "height": 900})
     errors = []

@@ -35,7 +35,7 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 ALT_ENTER = "\x1b\r"  # what a terminal sends for Alt-Enter (or Esc, then Enter)
 UP = "\x1b[A"
-MESSAGE_CHARS_MAX = 30_000  # [decision H2] the longest piece of a long text in the log
+MESSAGE_CHARS_MAX = 30_000  # [H2] the longest piece of a long text in the log
 
 
 def is_compaction(body: dict) -> bool:
@@ -442,7 +442,7 @@ def test_kill_9_mid_reply_leaves_the_message_unanswered_and_the_next_chat_answer
     try:
         # it opens without asking, and says whose lock it took over
         assert sum(f"process {killed} ended" in row for row in chat.opening) == 1
-        # the accepted message is answered once, at open, and not logged again [decision S9]
+        # the accepted message is answered once, at open, and not logged again [S9]
         chat.expect("Your question, answered at last.")
         chat.turn(second + "\r", "Back, and I see your question.")
         chat.leave()

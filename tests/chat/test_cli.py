@@ -50,7 +50,7 @@ def test_ever_send_prints_the_reply_and_logs_both_lines(tmp_path, api):
     logged = lines(tmp_path)
     assert [(r["i"], r["kind"], r["text"], r["size"]) for r in logged] == [
         (0, "user", "Hello, Ever", 11), (1, "ever", "Hello back.", 11)]
-    # the message's key ends its line [decision S9]: one made up here, as no --key was given
+    # the message's key ends its line [S9]: one made up here, as no --key was given
     assert list(logged[0]) == ["i", "kind", "text", "size", "date", "key"] and logged[0]["key"].startswith("send=")
     assert list(logged[1]) == ["i", "kind", "text", "size", "date"]
     usage = lines(tmp_path, "usage")

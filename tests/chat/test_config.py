@@ -42,7 +42,7 @@ def test_with_no_file_and_no_variables_the_settings_are_the_documented_defaults(
     assert settings.base_url is None
     assert settings.approve == ()
     assert settings.memory_model == "claude-haiku-4-5"
-    # off: Haiku 4.5 has no effort, and the real API refuses one (harness/calls/models.py, C9)
+    # off: Haiku 4.5 has no effort, and the real API refuses one (harness/calls/models.py, [C9])
     assert settings.memory_thinking == "off"
     assert settings.settle_timeout_seconds == 20
     assert settings.cache_marks is True

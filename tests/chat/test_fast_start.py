@@ -80,7 +80,7 @@ def test_a_send_handed_to_a_running_chat_imports_no_sdk(tmp_path):
         thread.join(10)
         server.close()
         memory.close()
-    # the key ever send makes up, so that a request it repeats is never logged twice [decision S9]
+    # the key ever send makes up, so that a request it repeats is never logged twice [S9]
     assert [dict(r, key=r["key"][:5]) for r in asked] == [{"op": "send", "text": "ping", "yes": False, "key": "send="}]
     assert done.stdout.strip() == "pong", done.stderr
     assert done.stderr.rstrip().endswith("NO-SDK"), done.stderr

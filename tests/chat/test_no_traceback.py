@@ -164,7 +164,7 @@ def check(args, code, out, err) -> None:
     assert KEY[13:29] not in out + err, where
 
 
-DAMAGE_CASES = list(DAMAGES)  # view.json's own damages among them: checked at open [decision S10]
+DAMAGE_CASES = list(DAMAGES)  # view.json's own damages among them: checked at open [S10]
 
 
 @pytest.mark.parametrize("damage", DAMAGE_CASES)
@@ -223,7 +223,7 @@ def test_send_when_the_api_refuses_is_one_sentence(fault, api, tmp_path):
         api.enqueue(fault, when=lambda body: not is_compaction(body))
     code, out, err = run(["send", "hello"], env_for(tmp_path / "home", api))
     check(["send"], code, out, err)
-    assert code == 3 and api.base_url in err  # the message logged, not answered [decision S9]
+    assert code == 3 and api.base_url in err  # the message logged, not answered [S9]
     api.reset()
     api.responder = lambda body: "a summary line" if is_compaction(body) else TURN_REPLY
 

@@ -173,7 +173,7 @@ def test_a_401_that_echoes_the_key_and_a_reply_that_repeats_it_show_and_log_only
     api.enqueue(status_error(401, "authentication_error", f"invalid x-api-key: {KEY[:48]}…"),
                 when=lambda body: not is_compaction(body))
     done = ever(["send", "hello"], env)
-    assert done.returncode == 3 and done.stdout == ""  # logged, not answered [decision S9]
+    assert done.returncode == 3 and done.stdout == ""  # logged, not answered [S9]
     assert done.stderr == (f"ever: The call failed: {api.base_url} refused the call to claude-sonnet-4-6 "
                            "(401 authentication_error: invalid x-api-key: <API key hidden>…): check the "
                            "API key (ANTHROPIC_API_KEY, or the key file in EVER_HOME). Your message is in "
@@ -243,7 +243,7 @@ def test_bytes_that_are_not_utf8_on_stdin_or_argv_are_logged_sent_and_answered_a
 
 def one_sentence(done, code: int = 1) -> str:
     """The one line of stderr of a command that failed; it must not be a traceback. `ever send`
-    exits 3 when its message is logged and not answered [decision S9]."""
+    exits 3 when its message is logged and not answered [S9]."""
     assert done.returncode == code and done.stdout == "", (done.returncode, done.stdout)
     assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith("ever: ")

@@ -1,5 +1,5 @@
 """Strategy: the README's laws table must be the registry's, row for row (the seconds column
-aside, which a run writes); every law the README's rules and the docs cite must exist; a label
+aside, which a run writes); every law the README, the gist's rules (docs/gist-rules.md) and the docs cite must exist; a label
 is compared with the registry's by the order of strengths (Proved > Confirmed > Bounded > Searched
 > Example) and by its minimum counts, and `python -m laws` fails, and refuses to write the README,
 when a law passes with less than the registry says.
@@ -126,7 +126,7 @@ def named_laws(text: str) -> set:
 
 def test_every_law_the_readme_and_docs_name_exists():
     registered = {law.name for law in laws()}
-    for path in (README, ROOT / "docs" / "planner.md"):
+    for path in (README, ROOT / "docs" / "planner.md", ROOT / "docs" / "gist-rules.md"):
         cited = named_laws(path.read_text())
         assert len(cited) >= 5, f"{path.name} names {len(cited)} laws: the pattern broke"
         unknown = cited - registered

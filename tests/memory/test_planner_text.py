@@ -3,7 +3,7 @@ sizes are kept from when it is built), so the count is checked against the text 
 for every Unicode scalar value (in lines of 4,096), for the framing texts of the law
 `rendered_lines_keep_the_frame`, and for Hypothesis texts and pairs of texts joined as a free
 node joins them. The rendering itself is the model's, checked against the production's on the
-same texts: the two are written apart, so one cannot hide the other's mistake [decision P15, P18].
+same texts: the two are written apart, so one cannot hide the other's mistake [P15] [P18].
 """
 
 import sys
@@ -71,7 +71,7 @@ def test_two_texts_joined_are_counted_from_their_own_sizes(left, right):
 
 
 def test_a_lone_surrogate_is_refused_in_a_message_of_any_length_and_in_a_line():
-    """[decision P14] The production planner refuses invalid text where it enters, with the
+    """[P14] The production planner refuses invalid text where it enters, with the
     function to use: a short message (counted whole), a long one (only checked, by UTF-32) and a
     built line; a surrogate pair written as two code points is two lone surrogates. Valid text
     of every width passes."""

@@ -39,7 +39,7 @@ def test_a_long_message_is_summarized_and_the_view_is_saved_at_close(tmp_path):
             assert memory.render() == "<chat>\n0+1|user: hi\n1+1|(not summarized yet: zoom it)\n</chat>"
             await memory.idle()
             assert memory.render() == "<chat>\n0+1|user: hi\n1+1|tool: 600 chars\n</chat>"
-            # [decision P10] a checkpoint is written at open, then every SAVE_LINES lines
+            # [P10] a checkpoint is written at open, then every SAVE_LINES lines
             saved = json.loads((tmp_path / "chat" / "view.json").read_text())
             assert saved["T"] == 0 and saved["view"] == [] and saved["last_node"] is None
         finally:
@@ -160,7 +160,7 @@ def test_a_turn_waits_for_the_view_then_a_timeout_shows_placeholders(tmp_path):
 
 def test_a_content_failure_while_a_turn_waits_is_retried_after_the_backoff(tmp_path, monkeypatch):
     monkeypatch.setattr("harness.memory.service.RETRY_BACKOFF_SECONDS", (0.02,))
-    replies = ["", "tool: read it"]  # an empty reply is a failed try [decision P16]
+    replies = ["", "tool: read it"]  # an empty reply is a failed try [P16]
 
     async def flaky(job: Job) -> JobResult:
         text = replies.pop(0)
@@ -243,7 +243,7 @@ def test_each_compactor_change_is_a_memory_row(tmp_path):
         finally:
             memory.close()
     run(chat())
-    # a built line costs "i+1|" + its text + a newline; an unbuilt one 4 + 512 + 1 (P1)
+    # a built line costs "i+1|" + its text + a newline; an unbuilt one 4 + 512 + 1 [P1]
     assert rows[:6] == [
         "memory: message 0 summarized as 0+1 · view 537 bytes",  # 20 + 517 for message 1
         "memory: 1+1 failed (a refusal), try 1 of 3 · view 537 bytes",

@@ -67,7 +67,7 @@ def test_kills_at_random_points_lose_and_double_nothing(tmp_path):
         assert killed or child.returncode == 0, out[-500:]
     assert kills == KILLS, f"only {kills} kills landed before the chat was done"
     assert opens and all(verdict == "ok" for _, verdict, _ in opens), [o for o in opens if o[1] != "ok"]
-    # the restarts replayed the logs past a checkpoint, not just loaded one [decision P10]
+    # the restarts replayed the logs past a checkpoint, not just loaded one [P10]
     replays = [count for _, _, count in opens if count > 0]
     assert len(replays) >= kills // 2, opens
     print(f"\n{kills} kills; {len(replays)} restarts replayed messages past the checkpoint, "
@@ -87,7 +87,7 @@ def test_kills_at_random_points_lose_and_double_nothing(tmp_path):
     assert len(opens) == kills + 1  # every restart checked its view
 
 
-# ---- kills of the chat's owner with messages in hand [decision S9] ----
+# ---- kills of the chat's owner with messages in hand [S9] ----
 
 SEND_ROUNDS = 12 if FULL else 3
 

@@ -385,7 +385,7 @@ def test_a_failed_append_leaves_no_part_of_its_line_and_the_next_append_tries_ag
     with pytest.raises(StoreError, match="nothing of it was logged, and the next one tries again") as failed:
         store.append_message("user", "written, not acknowledged", now=clock(8, 11))
     assert "\n" not in str(failed.value) and "Input/output error" in str(failed.value)
-    # [decision S5] the unacknowledged bytes are cut off: the file ends at its last whole line
+    # [S5] the unacknowledged bytes are cut off: the file ends at its last whole line
     assert sum(path.stat().st_size for path in (home / "chat" / "main").glob("*.jsonl")) == size
     monkeypatch.undo()
     assert store.append_message("user", "next", now=clock(8, 11))["i"] == 1

@@ -1,4 +1,4 @@
-"""Strategy: a message line may carry a key [decision S8]; the store writes it last, reads the
+"""Strategy: a message line may carry a key [S8]; the store writes it last, reads the
 line back on its fast path and through the index, and `keys()` finds exactly the keys written,
 whatever a text holds (a text that quotes a key's JSON is not a key)."""
 

@@ -66,7 +66,7 @@ def test_a_failed_call_waits_for_the_next_message_and_the_third_failure_builds_a
     state = step(state, Failed(0, 0))
     state = step(state, Message("user", "hi"))
     state = step(state, Failed(0, 0))
-    # the mark (31 bytes, docs/planner.md P16), then the source cut to the 481 bytes left
+    # the mark (31 bytes, docs/planner.md [P16]), then the source cut to the 481 bytes left
     mark = "(not summarized, cut: zoom it) "
     assert state.view[0] == built_line(0, 0, mark + ("user: " + LONG)[: 512 - 31])
 

@@ -1,6 +1,6 @@
 """Strategy: a restart of the production planner is save-then-load (`Planner.checkpoint`, view.json's
 JSON round trip, `Planner.load` with the logs replayed past the checkpoint), as the bridge and the
-memory service do it [fix F1] [decision P10, P16]. Through every tiny run that restarts, each
+memory service do it [F1] [P10] [P16]. Through every tiny run that restarts, each
 restart must give back what the live planner had: T, both views line for line, both shrinking
 states and the failure counts. The model's own restart is under the law `restart_keeps_state`."""
 

@@ -1,24 +1,24 @@
 """`ever import`: old sessions from other tools become `note` messages [gist §1], oldest first.
 
-A parser per format (claude_code, codex, pi, llm_db, text_files in this package) turns a file
-into `Note`s: a source identity, the original time, a role and a body. This module then applies
+A parser per format (`claude_code`, `codex`, `pi`, `llm_db`, `text_files` in this package) turns a
+file into `Note`s (`notes`: the note, the times, a tool's text, which every parser shares): a source identity, the original time, a role and a body. This module then applies
 the rules every format shares, and writes the notes once:
 
-- **I1, a header per note**: `[imported: SOURCE · FILE line N · ROLE · TIME]` and, where the
+- **[I1], a header per note**: `[imported: SOURCE · FILE line N · ROLE · TIME]` and, where the
   format has them, the session and the original id; the body follows on the next line.
-- **I2, long texts are split, never cut** [gist §1]: a body longer than a message's 30,000
+- **[I2], long texts are split, never cut** [gist §1]: a body longer than a message's 30,000
   characters becomes several notes in a row, `part k of n` in each header (`split_long`, the
   chat's own rule; the header is on top of the 30,000). A tool's output is clipped to its head and tail, as in the chat
   (`clip_output`); a thought is not imported, as the chat never logs one [gist §1].
-- **I3, repeated history and repeated pastes are kept once.** A note whose source identity was
+- **[I3], repeated history and repeated pastes are kept once.** A note whose source identity was
   seen (a resumed session repeating its history, one API response split over several lines)
   is one note; a body of at least `PASTE_CHARS_MIN` characters met again becomes a short note
   naming the first.
-- **I4, idempotent**: each note's key is a hash of its source identity (and its part); a key
-  already on a message line of the chat [decision S8] is not written again. Importing the same
+- **[I4], idempotent**: each note's key is a hash of its source identity (and its part); a key
+  already on a message line of the chat [S8] is not written again. Importing the same
   file twice adds nothing; an import killed half-way adds, when run again, what it had not.
-- **I5, the date** of a note is its original time, so `date(id)` and `ever browse` give when it
-  was said; the log's file is named by the store's rule S1 (the clock "went back").
+- **[I5], the date** of a note is its original time, so `date(id)` and `ever browse` give when it
+  was said; the log's file is named by the store's rule [S1] (the clock "went back").
 
 The planner and the compactor treat the notes as any messages. Before writing, `Plan` counts
 them and estimates the compactions they will cost from their sizes (`estimate_compactions`).
@@ -136,7 +136,7 @@ def header(note: Note, part: int, parts: int) -> str:
 
 
 def messages_of(notes: Iterable[Note]) -> List[Message]:
-    """The notes, oldest first, as the messages to log [I1-I3, I5]."""
+    """The notes, oldest first, as the messages to log [I1]–[I3] [I5]."""
     # of the same note in two files (a resumed session), the first file in name order is named
     ordered = sorted(enumerate(notes), key=lambda pair: (pair[1].date, pair[1].file, pair[0]))
     seen_identities = set()

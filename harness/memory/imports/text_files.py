@@ -1,6 +1,6 @@
 """Plain text and Markdown files: one note per file, split when long [I2]; its time is the
 file's modification time, and its identity its content, so the same text under two names, or
-imported twice, is one note [I3, I4]."""
+imported twice, is one note [I3] [I4]."""
 
 import hashlib
 from datetime import datetime, timezone

@@ -72,7 +72,7 @@ def say(line: str) -> None:
 
 
 def replayed(home: str) -> int:
-    """The messages logged past the checkpoint: what this open replays [decision P10]."""
+    """The messages logged past the checkpoint: what this open replays [P10]."""
     try:
         saved = json.loads((Path(home) / "chat" / "view.json").read_text())
     except FileNotFoundError:
