@@ -159,7 +159,7 @@ TOOLS: Tuple[JSON, ...] = (
         }, ("id",)),
     },
     {
-        "name": "search",  # [decision R1] beside the gist's zoom and date
+        "name": "search",  # [R1] beside the gist's zoom and date
         "description": "Find the messages that hold these words (all of them, else any), best first: "
                        "each hit gives the message's id, date, kind, a snippet and the view line that "
                        "covers it, `id (in first+n)`; zoom(id, 1) gives the message whole. For a name, "

@@ -7,8 +7,9 @@
     owner       the owner's Unix socket, through which a second `ever` talks to it
     importing   `ever import`: what will be added and cost, the question, the progress
     browsing    `ever browse`: the memory's page written to a file or served on 127.0.0.1
+    mcp_server  `ever mcp`: the memory's tools over MCP, stdio or HTTP with a secret [R2]
     demo        `ever chat --local`: the chat with no key, on the local Messages API
 
-May import: the standard library, click, prompt_toolkit, harness.memory, harness.calls and
+May import: the standard library, click, prompt_toolkit, mcp (only in `mcp_server`), harness.memory, harness.calls and
 harness.chat. harness.localapi only in `demo`, for `ever chat --local`.
 """

@@ -1,4 +1,4 @@
-"""`ever mcp`: the chat's memory as tools over MCP, for any agent [gist §9] [decision R2].
+"""`ever mcp`: the chat's memory as tools over MCP, for any agent [gist §9] [R2].
 
 Served with the official SDK (`mcp`), over stdio for a client that starts it (Claude Code's
 `claude mcp add`, Codex's `[mcp_servers]`), or over streamable HTTP on 127.0.0.1 with a random

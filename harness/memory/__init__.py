@@ -10,6 +10,7 @@
     pixels      an image's size in pixels from its header bytes, for the API's limits
     service     the memory service: the store and the planner together, the compactor's jobs
     agentlog    a subagent's own log: its steps, its end, where its report went; its caps
+    search      every message found by its words: SQLite FTS5, a cache of the logs [R1]
     trace       the planner's state printed for the bridge (bridge/FORMAT.md)
     browse      the memory's page: one self-contained HTML file (`ever browse`)
     imports/    `ever import`'s parsers, one per format, and the writing of their notes once

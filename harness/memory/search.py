@@ -1,10 +1,10 @@
-"""Search: every message found by its words, on SQLite's full-text index (FTS5) [decision R1].
+"""Search: every message found by its words, on SQLite's full-text index (FTS5) [R1].
 
 The gist gives the model two tools to reach its memory, zoom and date [gist §6]; a word the view's
 lines dropped can then only be found by zooming down a guess. Search finds it in one call: each
 hit names its message and the view line that covers it, so zoom goes on from there.
 
-The index is a cache, as the store's own index is: the logs are the truth [decision S7].
+The index is a cache, as the store's own index is: the logs are the truth [S7].
 
     chat/search.sqlite   0600: an FTS5 table of the messages' texts (contentless: the texts stay
                          in the log, the index keeps only what finds them), and `meta` with the

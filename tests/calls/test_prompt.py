@@ -120,7 +120,7 @@ told the line is too long, shorten it. Non-ASCII characters cost 2-4 bytes."""
 # Ever's changes, in order; each `old` must occur exactly once when its turn comes.
 RENAMES = (("Unii", "Ever"), ("unii", "ever"))  # [gist §5] "Rename Unii to your agent's name"
 EDITS = (
-    # [decision R1] a third memory tool beside the gist's two.
+    # [R1] a third memory tool beside the gist's two.
     ("""- date(id) gives the date and time of message id
 """, """- date(id) gives the date and time of message id
 - search(query) finds the messages holding words, each with the line that covers it
@@ -206,7 +206,7 @@ def test_the_prefix_is_the_same_bytes_on_every_build_and_holds_no_date():
 
 
 def test_the_tools_are_zoom_and_date_with_the_gists_descriptions_then_the_machine_tools():
-    # [decision R1] search joins the gist's two memory tools, before the machine's
+    # [R1] search joins the gist's two memory tools, before the machine's
     assert [tool["name"] for tool in TOOLS] == ["zoom", "date", "search", "shell", "read", "write", "edit", "agent"]
     by_name = {tool["name"]: tool for tool in TOOLS}
     # [gist §6] verbatim

@@ -1,7 +1,7 @@
 """Strategy: a chat written with texts this file chooses (planted words at known ids), then
 searched; every expected id and line comes from where the word was planted and from the view's
 tiling worked by hand, never from the index's own answers. The index is a cache of the logs
-[decision R1]: lost, damaged, or behind, it is made again and says the same."""
+[R1]: lost, damaged, or behind, it is made again and says the same."""
 
 import os
 import sqlite3
