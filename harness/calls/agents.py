@@ -321,6 +321,9 @@ class Agents:
                     end_line = getattr(chat.output, "end_line", None)  # the terminal's last line
                     if end_line is not None:
                         end_line()
+                    turn_ended = getattr(chat, "turn_ended", None)  # and the attached terminals'
+                    if turn_ended is not None:
+                        turn_ended()
                 except asyncio.CancelledError:  # stopped: the other reports are logged, for the next view
                     self.flush()
                     raise

@@ -7,6 +7,9 @@
     owner       the owner's Unix socket, through which a second `ever` talks to it
     importing   `ever import`: what will be added and cost, the question, the progress
     browsing    `ever browse`: the memory's page written to a file or served on 127.0.0.1
+    hub         the owner's output fanned out to every attached terminal; their questions [R3]
+    attached    `ever chat`: the owner, or attached to the running owner over the socket [R3]
+    serve       `ever serve`, the owner with no terminal, and its systemd user unit [R3]
     mcp_server  `ever mcp`: the memory's tools over MCP, stdio or HTTP with a secret [R2]
     demo        `ever chat --local`: the chat with no key, on the local Messages API
 

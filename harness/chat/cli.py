@@ -73,8 +73,8 @@ def main(context: click.Context) -> None:
 @click.option("--yes", is_flag=True, help="Let shell, write and edit run without asking.")
 @click.option("--local", is_flag=True, help="A demo with no key: a local API that echoes, in a chat of its own.")
 def chat(yes: bool, local: bool) -> None:
-    """The chat, in this terminal."""
-    from harness.chat.terminal import run_chat
+    """The chat, in this terminal: its owner, or attached to the process that owns it."""
+    from harness.chat.attached import chat_until_left
 
     try:
         if local:
@@ -82,9 +82,40 @@ def chat(yes: bool, local: bool) -> None:
 
             asyncio.run(run_demo(load_settings(), yes=yes))
         else:
-            asyncio.run(run_chat(load_settings(), yes=yes))
+            asyncio.run(chat_until_left(load_settings(), yes=yes))
     except (ConfigError, StoreError) as error:
         fail(str(error))
+
+
+@main.command()
+@click.option("--yes", is_flag=True, help="Let shell, write and edit run without asking, for every "
+              "message (an attached terminal's messages carry its own --yes instead).")
+def serve(yes: bool) -> None:
+    """The chat's owner with no terminal, until stopped: `ever chat` attaches to it."""
+    from harness.chat.serve import run_serve
+
+    try:
+        asyncio.run(run_serve(load_settings(), yes, click.echo))
+    except ChatBusy as busy:
+        fail(f"{busy} Stop it first, or attach to it with `ever chat`.")
+    except (ConfigError, StoreError) as error:
+        fail(str(error))
+
+
+@main.group()
+def service() -> None:
+    """Ever always on: a systemd user unit that runs `ever serve`."""
+
+
+@service.command("install")
+def service_install() -> None:
+    """Write ~/.config/systemd/user/ever.service and say how to start it."""
+    from harness.chat.serve import install_unit
+
+    try:
+        install_unit(load_settings(), click.echo)
+    except OSError as error:
+        fail(f"the unit could not be written: {error.strerror or error}")
 
 
 # `ever send`'s exit codes [S9]: a script can tell a message to send again from one kept

@@ -15,11 +15,11 @@ DEMO_KEY = "local-demo"  # the local API asks for a key and stores none
 
 
 async def run_demo(settings: Settings, yes: bool = False) -> None:
-    from harness.chat.terminal import run_chat
+    from harness.chat.attached import chat_until_left
 
     home = settings.home / "demo"
     with LocalAPI(clock=WallClock(), responder=echo) as api:
         click.echo(f"Demo: no model and no key. The local Messages API at {api.base_url} echoes each "
                    f"message; this chat is kept apart, in {home}.")
         demo = dataclasses.replace(settings, home=home, base_url=api.base_url)
-        await run_chat(demo, yes=yes, api_key=DEMO_KEY)
+        await chat_until_left(demo, yes=yes, api_key=DEMO_KEY)

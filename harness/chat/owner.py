@@ -9,6 +9,7 @@ JSON line; the answer is one JSON line:
     {"op": "view"}                               -> {"view": "<chat>\\n...</chat>"}
     {"op": "status"}                             -> {"status": {...}}
     {"op": "zoom", "id": 0, "n": 4, "page": 1}   -> {"text": "..."}
+    {"op": "attach", "yes": false}               -> a terminal attached: harness/chat/hub.py
     {"op": "date", "id": 0}                      -> {"text": "2026-10-08T09:30:00+02:00"}
     {"op": "search", "query": "...", "page": 1}  -> {"found": {...}} or {"error": "..."}
 
@@ -77,6 +78,9 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
                 request = {}
             if not isinstance(request, dict):
                 request = {}
+            if request.get("op") == "attach" and getattr(chat, "hub", None) is not None:
+                await chat.hub.attach(chat, request, reader, writer)
+                return
             if request.get("op") == "send" and isinstance(request.get("text"), str):
                 answer = await answer_send(chat, request, writer)
                 if answer is None:
@@ -114,13 +118,13 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
     # nobody at the socket can be asked: without `yes`, the asking tools decline
     approval = None if request.get("yes") else Approval(chat.approval.allowed, False, None)
     try:
-        answered = chat.submit(request["text"], key, Quiet(), approval)
+        # every attached terminal sees the turn a script asked for [R3]; with none, nobody does
+        output = None if getattr(chat, "hub", None) is not None else Quiet()
+        answered = chat.submit(request["text"], key, output, approval)
     except Leaving:
         return None
     except (OSError, StoreError) as error:
-        what = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        return {"reply": "", "error": f"The message could not be written to the chat's disk ({what}); "
-                                      "nothing was logged: try again.", "logged": False}
+        return {"reply": "", "error": failed_append(error), "logged": False}
     writer.write(json.dumps({"accepted": True}).encode() + b"\n")
     # the person at the chat sees what a script adds to it
     first_line = request["text"].strip().split("\n", 1)[0]
@@ -137,6 +141,11 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
             return None  # the owner is going, the message in its inbox: the next owner answers it
     result = answered.result()
     return {"reply": result.reply, "error": result.error, "logged": True}
+
+
+def failed_append(error: BaseException) -> str:
+    what = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    return f"The message could not be written to the chat's disk ({what}); nothing was logged: try again."
 
 
 class Leaving(Exception):

@@ -89,6 +89,24 @@ class Chat:
         self.leaving = False  # an `ever send` that owns the chat has its answer: no new turn starts
         self.leave_after: Optional[str] = None  # the key of that `ever send`'s message
         self.queue_turn = False  # the running turn is one of the queue's (not a report's)
+        self.turn_task: Optional[asyncio.Task] = None  # the task running the queue's turns
+
+    def stop_call(self) -> bool:
+        """Ctrl-C, from any terminal: the running call stops (its message and what was shown of
+        the reply are logged, as for a call stopped in the owner's terminal)."""
+        if self.turn is None:
+            return False
+        for task in (self.turn_task, self.agents.starter if self.agents is not None else None):
+            if task is not None and not task.done():
+                task.cancel()
+                return True
+        return False
+
+    def turn_ended(self) -> None:
+        """The attached terminals end their reply and show the status line."""
+        end = getattr(self.output, "end", None)
+        if end is not None:
+            end(self.status_line())
 
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
@@ -201,6 +219,7 @@ class Chat:
         sender's future is settled as its own turn ends. If a call is stopped or fails, every
         message not logged yet is logged unanswered, as the call's own message is."""
         async with self.turn_lock:
+            self.turn_task = asyncio.current_task()
             while self.queue and not self.leaving:  # leaving: what waits stays in the inbox
                 current = self.queue.pop(0)
                 self.turn = turn = self.new_turn(current.output, current.approval)
@@ -233,6 +252,7 @@ class Chat:
                 for joined in self.joined[:len(self.joined) - len(unseen)]:
                     self.answered(joined, self.last)  # the call took it: its reply answers it
                 self.answered(current, self.last)
+                self.turn_ended()
                 self.queue[:0] = unseen
 
     def join(self, text: str, output: Optional[Output] = None,
@@ -255,7 +275,7 @@ class Chat:
 
     def refused(self, error: BaseException, output: Optional[Output]) -> TurnResult:
         """A message the disk would not take: one sentence, and nothing of it kept [S5]."""
-        sentence = failed_append(error)
+        sentence = owner.failed_append(error)
         (output or self.output).notice(sentence)
         return TurnResult("", sentence)
 
@@ -339,6 +359,7 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
         chat.agents.report_turns = lambda: chat.agents.turns_for_reports(chat)
     chat.agents.recover()  # a subagent cut off by a kill of the last owner reports now
     chat.resume()
+    memory.start()  # the compactor starts on what the logs imply now, not at the next message
     return chat
 
 
@@ -415,7 +436,7 @@ async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict
         try:
             answered = chat.submit(text, key)
         except (OSError, StoreError) as error:
-            return {"reply": "", "error": failed_append(error), "logged": False}
+            return {"reply": "", "error": owner.failed_append(error), "logged": False}
         result = await answered
         server.close()
         server = None
@@ -433,9 +454,7 @@ async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict
         await chat.close_clients()
 
 
-def failed_append(error: BaseException) -> str:
-    what = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-    return f"The message could not be written to the chat's disk ({what}); nothing was logged: try again."
+
 
 
 async def local_answer(settings: Settings, request: Dict[str, Any], say=None) -> Dict[str, Any]:

@@ -18,6 +18,7 @@ import click
 from harness.calls.tools import Answer, approval_summary, redact, zoom_arguments
 from harness.chat import owner
 from harness.chat.config import ConfigError, Settings, ensure_home, load_settings, set_memory_model
+from harness.chat.hub import Hub
 from harness.chat.session import Chat, counted, open_chat
 from harness.memory.store import ChatBusy
 from harness.memory.text import valid_text
@@ -153,27 +154,29 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     # a tool's question waiting for its answer: (the question, the future the tool thread awaits)
     questions: List[Tuple[str, "asyncio.Future[str]"]] = []
 
-    def ask_now(name: str, tool_input: Dict[str, Any]) -> Answer:
-        """The tool thread's question. It is the prompt itself until answered, so a row printed
-        meanwhile cannot erase it; a line that is not an answer is a message, and it asks on."""
-        async def question() -> str:
-            answer = loop.create_future()
-            questions.append((f"Allow {terminal.shown(approval_summary(name, tool_input))}? "
-                              "[y]es / [n]o / [a]lways for this tool: ", answer))
-            session.app.invalidate()
-            return await answer
+    def local_question(text: str) -> "asyncio.Future[str]":
+        """A tool's question in this terminal. It is the prompt itself until answered, so a row
+        printed meanwhile cannot erase it; a line that is not an answer is a message, and it asks
+        on. An attached terminal may answer first: then it stops asking here."""
+        answer = loop.create_future()
+        questions.append((terminal.shown(text), answer))
+        session.app.invalidate()
+        return answer
 
-        reply = asyncio.run_coroutine_threadsafe(question(), loop).result().strip().lower()
-        return ANSWERS.get(reply, Answer.NO)
+    hub = Hub(local=terminal, local_question=local_question)
+    hub.loop = loop
 
     def changed(row: str) -> None:
         terminal.row(f"{DIM}{terminal.shown(row)}{RESET}\n")
+        hub.row(row)
 
     try:
-        chat = await open_chat(settings, terminal, ask=ask_now, yes=yes, on_change=changed,
+        chat = await open_chat(settings, hub, ask=hub.ask, yes=yes, on_change=changed,
                                api_key=api_key)
-    except ChatBusy as busy:
-        raise ConfigError(str(busy)) from None
+    except ChatBusy:
+        raise
+    chat.hub = hub
+    hub.slash = lambda text: slash_answer(chat, text)
     terminal.secrets = (chat.client.settings.api_key,)
     # [C12] what the chat waits for, with a countdown, on the line above the prompt
     # while it waits (the line editor redraws it; a bottom toolbar would need the terminal to
@@ -181,6 +184,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     waits: Dict[str, Tuple[str, float]] = {}
 
     def prompt_text() -> str:
+        questions[:] = [question for question in questions if not question[1].done()]
         if questions:
             return questions[0][0]
         if not waits:
@@ -197,6 +201,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     return
             else:
                 waits[source] = (what, deadline)
+            hub.wait(what, None if deadline is None else max(0.0, deadline - time.monotonic()))
             session.app.invalidate()
         return on_wait
 
@@ -227,11 +232,14 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     text = await session.prompt_async(prompt_text)
                 except KeyboardInterrupt:
                     for _, pending in questions:  # the tool thread waits: it hears no
-                        pending.set_result("n")
+                        if not pending.done():
+                            pending.set_result("n")
                     questions.clear()
                     if running is not None and not running.done():
                         running.cancel()
                         terminal.notice("(stopped)")
+                    elif chat.stop_call():  # a turn an attached terminal or a script asked for
+                        hub.notice("(stopped)")
                     elif chat.turn is not None and chat.agents.starter and not chat.agents.starter.done():
                         chat.agents.starter.cancel()  # a report's own turn
                         terminal.notice("(stopped)")
@@ -242,9 +250,11 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     continue
                 except EOFError:
                     for _, pending in questions:
-                        pending.set_result("n")
+                        if not pending.done():
+                            pending.set_result("n")
                     questions.clear()
                     break
+                questions[:] = [question for question in questions if not question[1].done()]
                 if questions and text.strip().lower() in ANSWER_WORDS:
                     _, pending = questions.pop(0)  # the line editor leaves question and answer shown
                     pending.set_result(text)  # the answer to a tool's question
@@ -253,6 +263,8 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     continue
                 # a message is logged as typed or pasted, indentation and all; a command is one line
                 command = text.strip()
+                if command in ("/exit", "/quit"):
+                    break
                 if command == "/edit":
                     text, problem = _edit()
                     if problem:
@@ -296,6 +308,14 @@ async def _turn_then_status(chat: Chat, text: str, terminal: Terminal) -> None:
         raise
     terminal.end_reply()
     terminal._write(f"{DIM}{chat.status_line()}{RESET}\n")
+
+
+def slash_answer(chat: Chat, text: str) -> str:
+    """A chat command typed in an attached terminal, answered by the owner."""
+    try:
+        return slash(chat, text.strip(), HELP, set_memory_model)
+    except ConfigError as error:
+        return str(error)
 
 
 def slash(chat: Chat, text: str, help_text: str, set_model) -> str:

@@ -319,6 +319,11 @@ class Memory:
 
     # ---- the compactor ----
 
+    def start(self) -> None:
+        """Begin the work the logs imply (an import, a kill, a close mid-work) as soon as the chat
+        is open, not at the next message: the planner's load already started its calls [P11]."""
+        self._follow_running()
+
     def _follow_running(self) -> None:
         """Start a compaction for each call the planner started; stop those it stopped."""
         if self.build is None:
@@ -530,8 +535,17 @@ class Memory:
             "cview_bytes": planner.cview.bytes,
             "shrinking": planner.shrinking,
             "unsummarized": unbuilt,
-            "running": [node_name(l, i) for l, i in planner.running],
+            "running": [node_name(l, i) for l, i in planner.running] if self.build is not None else [],
             "failures": {node_name(l, i): count for (l, i), count in planner.failures.items()},
-            "compactor": f"paused: {self.paused}" if self.paused else "working",
+            "compactor": self._compactor_state(unbuilt),
         }
+
+    def _compactor_state(self, unbuilt: int) -> str:
+        if self.build is None:  # opened to read (`ever memory status` with no owner): nothing runs
+            waiting = f"{unbuilt} line{'' if unbuilt == 1 else 's'} of the view wait" if unbuilt else "nothing waits"
+            return (f"not running: no chat is open ({waiting}; the compactor works while `ever chat` "
+                    "or `ever serve` runs)")
+        if self.paused:
+            return f"paused: {self.paused}"
+        return "working" if self.planner.running else "idle: every line is summarized"
 

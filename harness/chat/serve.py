@@ -1,0 +1,97 @@
+"""`ever serve`: the chat's owner with no terminal, until stopped [gist §10] [R3].
+
+It holds the chat as `ever chat` does (the compactor, the turns, the subagents, the socket), so
+closing every terminal stops nothing: `ever chat` attaches to it, `ever send` and `ever mcp` ask
+it. A tool's question goes to the attached terminals; with none attached the answer is no, so a
+script's message runs only what needs no asking (or what its own `--yes` allows).
+
+`ever service install` writes a systemd user unit that runs it, restarts it when it dies, and
+(with lingering on) keeps it across logout and reboot. The unit holds no secret: the key is read
+from the environment file or the key file in EVER_HOME, as `ever chat` reads it.
+"""
+
+import asyncio
+import os
+import shlex
+import signal
+import sys
+from pathlib import Path
+from typing import Callable
+
+from harness.chat import owner
+from harness.chat.config import Settings
+from harness.chat.hub import Hub
+
+UNIT_NAME = "ever.service"
+
+
+async def run_serve(settings: Settings, yes: bool, say: Callable[[str], None]) -> None:
+    from harness.chat.session import open_chat
+
+    loop = asyncio.get_running_loop()
+    hub = Hub()
+    hub.loop = loop
+    chat = await open_chat(settings, hub, ask=hub.ask, yes=yes, on_change=hub.row)
+    chat.hub = hub
+    chat.client.on_wait = lambda what, deadline: hub.wait(what, None if deadline is None else
+                                                          max(0.0, deadline - loop.time()))
+    stop = asyncio.Event()
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(number, stop.set)
+    server = await owner.serve(chat, settings.chat_dir / "socket")
+    try:
+        say(f"Ever serves the chat in {settings.chat_dir} as process {os.getpid()}: `ever chat` "
+            f"attaches, `ever send` and `ever mcp` reach it. SIGTERM or Ctrl-C stops it.")
+        for warning in chat.memory.store.warnings:
+            say(warning)
+        await stop.wait()
+    finally:
+        server.close()
+        (settings.chat_dir / "socket").unlink(missing_ok=True)
+        hub.decline_all()
+        if chat.turn_task is not None and not chat.turn_task.done():
+            chat.turn_task.cancel()  # what it had accepted stays in the inbox for the next owner
+        await chat.agents.close()
+        await chat.memory.idle_or_stop(2.0)
+        chat.memory.close()
+        await chat.close_clients()
+
+
+def unit_text(settings: Settings, program: str) -> str:
+    """The systemd user unit: `ever serve` for this EVER_HOME, restarted whenever it ends."""
+    environment = f"EVER_HOME={settings.home}"
+    return f"""[Unit]
+Description=Ever: the chat's owner (compactor, turns, subagents), for `ever chat` to attach to
+After=network-online.target
+
+[Service]
+Type=simple
+Environment={shlex.quote(environment)}
+ExecStart={shlex.quote(program)} serve
+Restart=always
+RestartSec=2
+# a kill loses nothing accepted: the inbox answers it at the next start
+
+[Install]
+WantedBy=default.target
+"""
+
+
+def unit_path() -> Path:
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / "systemd" / "user" / UNIT_NAME
+
+
+def install_unit(settings: Settings, say: Callable[[str], None]) -> Path:
+    """Write the unit (0600, its folder made 0700 if new) and say the commands that start it."""
+    program = os.path.realpath(sys.argv[0]) if os.path.basename(sys.argv[0]) == "ever" else "ever"
+    path = unit_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(unit_text(settings, program))
+    say(f"Wrote {path}. Start it now and at every login with:\n"
+        f"  systemctl --user daemon-reload && systemctl --user enable --now {UNIT_NAME}\n"
+        f"and keep it running after you log out (and from boot) with:\n"
+        f"  loginctl enable-linger {os.environ.get('USER', '$USER')}")
+    return path

@@ -1,0 +1,192 @@
+"""Strategy: Ever always on, as a person runs it: `ever serve` in the background, two `ever chat`
+attached in pseudo-terminals, and scripts running `ever send` at the same time, all through the
+real SDK against the local Messages API served by this test process. The local API echoes each
+turn's message (`echo`, the demo's responder), so every expected reply is computed from the text
+the test sent, never read from Ever. The owner is killed with SIGKILL mid-turn and started again,
+as the systemd unit would: the log must hold each accepted message once, answered once.
+"""
+
+import json
+import os
+import re
+import signal
+import stat
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from harness.localapi.server import LocalAPI, Reply, echo, tool_use
+from tests.chat.test_cli import EVER, environment, ever, lines
+
+SUMMARY = "a summary line"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
+
+
+def is_compaction(body: dict) -> bool:
+    return body.get("tool_choice") == {"type": "none"}
+
+
+def echoed(text: str) -> str:
+    return f"(local API, no model) You said: {text}"
+
+
+@pytest.fixture
+def local(api):
+    api.reset()
+    api.responder = lambda body: SUMMARY if is_compaction(body) else echo(body)
+    yield api
+
+
+class Serving:
+    """`ever serve` in the background; `kill()` is kill -9, `start()` what the unit's Restart does."""
+
+    def __init__(self, home: Path, api: LocalAPI, *args: str):
+        self.home, self.api, self.args = home, api, args
+        self.process = None
+        self.start()
+
+    def start(self) -> None:
+        self.process = subprocess.Popen([EVER, "serve", *self.args], env=environment(self.home, self.api),
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        start_new_session=True, cwd=self.home)
+        first = self.process.stdout.readline()
+        assert "Ever serves the chat" in first, first + self.process.stdout.read()
+
+    def kill(self) -> None:
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+        return self.process.wait(timeout=30)
+
+
+class Attached:
+    """`ever chat` in a pseudo-terminal, attached to the running owner."""
+
+    def __init__(self, home: Path, api: LocalAPI, *args: str):
+        self.child = pexpect.spawn(EVER, ["chat", *args], env=environment(home, api), encoding="utf-8",
+                                   timeout=60, dimensions=(40, 200))
+        self.seen = ""
+        self.expect("attached to the running chat")
+        self.expect("›")  # the line editor listens
+
+    def expect(self, pattern: str, timeout: float = 60) -> None:
+        self.child.expect(pattern, timeout=timeout)
+        self.seen += ANSI.sub("", self.child.before + (self.child.after if isinstance(self.child.after, str) else ""))
+
+    def type(self, line: str) -> None:
+        self.child.send(line + "\r")
+
+    def leave(self) -> int:
+        self.child.sendcontrol("d")
+        self.child.expect(pexpect.EOF, timeout=30)
+        self.child.close()
+        return self.child.exitstatus
+
+
+def logged(home: Path):
+    return [(record["kind"], record["text"]) for record in lines(home)]
+
+
+def test_two_terminals_and_twenty_scripts_share_one_served_chat_and_each_sees_every_reply(tmp_path, local):
+    owner = Serving(tmp_path, local)
+    first = second = None
+    try:
+        first, second = Attached(tmp_path, local), Attached(tmp_path, local)
+        first.type("hello from the first terminal")
+        for terminal in (first, second):  # the turn streams in both, whoever typed it
+            terminal.expect(re.escape(echoed("hello from the first terminal")))
+        texts = [f"script message {k:02}" for k in range(20)]
+        with ThreadPoolExecutor(20) as pool:
+            sends = list(pool.map(lambda text: ever(["send", text], environment(tmp_path, local),
+                                                    timeout_seconds=120), texts))
+        assert [result.returncode for result in sends] == [0] * 20, [result.stderr for result in sends]
+        log = logged(tmp_path)
+        users = [text for kind, text in log if kind == "user"]
+        assert sorted(users) == sorted(["hello from the first terminal", *texts])  # each once
+        replies = [text for kind, text in log if kind == "ever"]
+        # each script got the reply of the turn that took its message: the echo of a message of
+        # that turn (a message joined to a running call is answered by that call's reply)
+        for result in sends:
+            assert result.stdout.strip() in replies
+        for reply in replies:  # and both terminals saw every reply stream
+            for terminal in (first, second):
+                terminal.expect(re.escape(reply))
+        assert first.leave() == 0 and second.leave() == 0
+        assert owner.process.poll() is None  # closing the terminals stops nothing
+    finally:
+        for terminal in (first, second):
+            if terminal is not None:
+                terminal.child.close(force=True)
+        assert owner.stop() == 0
+
+
+def test_the_owner_killed_mid_turn_and_started_again_loses_and_doubles_nothing(tmp_path, local):
+    gate = threading.Event()
+    local.enqueue(Reply(echoed("kept through a kill"), gate=gate), when=lambda body: not is_compaction(body))
+    owner = Serving(tmp_path, local)
+    sender = subprocess.Popen([EVER, "send", "--key", "kept-1", "kept through a kill"],
+                              env=environment(tmp_path, local), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        # the call is under way (its request reached the API) when the owner is killed
+        deadline = time.monotonic() + 60
+        while not any(r.body and not is_compaction(r.body) for r in local.requests):
+            assert time.monotonic() < deadline, "the turn's call never reached the API"
+            time.sleep(0.05)
+        owner.kill()
+        gate.set()
+        owner.start()  # the unit's Restart=always
+        out, err = sender.communicate(timeout=120)
+        assert sender.returncode == 0, err
+        assert out.strip() == echoed("kept through a kill")
+        log = logged(tmp_path)
+        assert [text for kind, text in log if kind == "user"] == ["kept through a kill"]
+        assert [text for kind, text in log if kind == "ever"] == [echoed("kept through a kill")]
+    finally:
+        sender.kill()
+        owner.stop()
+
+
+def test_a_question_is_asked_in_every_attached_terminal_and_the_first_answer_counts(tmp_path, local):
+    local.enqueue(Reply([tool_use("shell", {"command": "echo ran > ran.txt"}, id="s1")]),
+                  when=lambda body: not is_compaction(body))
+    local.enqueue("The command ran.", when=lambda body: not is_compaction(body))
+    owner = Serving(tmp_path, local)
+    first = second = None
+    try:
+        first, second = Attached(tmp_path, local), Attached(tmp_path, local)
+        first.type("run it")
+        for terminal in (first, second):
+            terminal.expect(re.escape("Allow shell: echo ran > ran.txt?"))
+        second.type("y")
+        for terminal in (first, second):
+            terminal.expect("The command ran.")
+        assert (tmp_path / "ran.txt").read_text() == "ran\n"  # run once, in the owner's directory
+    finally:
+        for terminal in (first, second):
+            if terminal is not None:
+                terminal.child.close(force=True)
+        owner.stop()
+
+
+def test_service_install_writes_a_unit_that_serves_this_home_and_holds_no_secret(tmp_path, local):
+    env = environment(tmp_path, local, key="sk-ant-secret-key-in-the-environment")
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    result = ever(["service", "install"], env)
+    assert result.returncode == 0, result.stderr
+    unit = tmp_path / "config" / "systemd" / "user" / "ever.service"
+    text = unit.read_text()
+    assert stat.S_IMODE(unit.stat().st_mode) == 0o600
+    assert re.search(r"^ExecStart=\S*ever serve$", text, re.M)
+    assert "Restart=always" in text and f"Environment=EVER_HOME={tmp_path}" in text
+    assert "sk-ant" not in text and "ANTHROPIC" not in text
+    assert "systemctl --user enable --now ever.service" in result.stdout
+    assert "loginctl enable-linger" in result.stdout
