@@ -97,8 +97,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
-from harness.memory.planner import KINDS
-from harness.memory.text import valid_text
+from harness.memory.events import KINDS
+from harness.memory.logfile import (DIRECTORY_MODE, FILE_MODE, LogFile, encode_line,
+                                    fsync_directory, make_directory, open_file, write_whole)
+from harness.memory.text import utf8_bytes, valid_text
 
 INDEX_FORMAT = 1
 INDEX_SAVE_LINES = 16_384  # lines appended between index saves: the most an open parses after a crash
@@ -111,8 +113,6 @@ READ_CHUNK_BYTES = 4 << 20
 LINE_GUESS_BYTES = 4096  # a node is at most 512 bytes of text; one read nearly always holds it
 READERS_MAX = 64  # read descriptors kept open
 KEYS_KEPT = 10_000  # the latest message keys the index remembers: how far back a retry is known
-DIRECTORY_MODE = 0o700
-FILE_MODE = 0o600
 
 DAY_FILE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\.jsonl\Z")
 # The shapes written below, read by their two ends: the ids at the head, and at the tail the
@@ -145,20 +145,11 @@ def ever_home() -> Path:
     return Path(os.environ.get("EVER_HOME") or Path.home() / ".ever")
 
 
-def utf8_bytes(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
-
-
 def checked_text(text: object) -> str:
     """Text as it enters the log: a str, made valid once [decision P14]."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     return valid_text(text)
-
-
-def encode_line(record: Record) -> bytes:
-    """One line of a log: compact JSON, UTF-8, keys in the record's order, and the newline."""
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def message_id(line: bytes) -> Optional[int]:
@@ -206,48 +197,6 @@ def local_now(now: Optional[datetime]) -> datetime:
     return now
 
 
-def make_directory(path: Path) -> bool:
-    """A directory of mode 0700 whatever the umask; True if it was made."""
-    try:
-        os.mkdir(path, DIRECTORY_MODE)
-    except FileExistsError:
-        return False
-    os.chmod(path, DIRECTORY_MODE)
-    fsync_directory(path.parent)
-    return True
-
-
-def fsync_directory(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def open_file(path: Path, flags: int) -> int:
-    """A descriptor on a file that is 0600 whatever the umask."""
-    fd = os.open(path, flags | os.O_CLOEXEC, FILE_MODE)
-    if os.fstat(fd).st_mode & 0o777 != FILE_MODE:
-        os.fchmod(fd, FILE_MODE)
-    return fd
-
-
-def write_whole(path: Path, data: bytes) -> None:
-    """Replace `path` with `data`: a new file, fsync'd, renamed over the old, directory fsync'd."""
-    temporary = path.with_name(path.name + ".tmp")
-    fd = open_file(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temporary, path)
-    fsync_directory(path.parent)
-
-
 class _Log:
     """One directory of day files: their names in order, the bytes and lines of each, and the
     descriptor that appends to the newest."""
@@ -258,7 +207,7 @@ class _Log:
         self.names: List[str] = []
         self.sizes: List[int] = []
         self.lines: List[int] = []
-        self.append_fd: Optional[int] = None
+        self.appender: Optional[LogFile] = None  # the newest file, once appended to
 
     def path(self, number: int) -> str:
         return f"{self.directory}/{self.names[number]}"  # a str: a Path costs more than the read
@@ -267,9 +216,9 @@ class _Log:
         return f"{self.label}/{self.names[number]}"
 
     def close(self) -> None:
-        if self.append_fd is not None:
-            os.close(self.append_fd)
-            self.append_fd = None
+        if self.appender is not None:
+            self.appender.close()
+            self.appender = None
 
 
 class Store:
@@ -502,11 +451,9 @@ class Store:
         """After a failed append whose bytes could not be taken back: take them back now, so
         the file ends where its last whole line does [decision S5]; until then, refuse."""
         for log in (self.main, self.tree):
-            if log.append_fd is not None and log.names:
+            if log.appender is not None and log.appender.cut_pending:
                 try:
-                    if os.fstat(log.append_fd).st_size != log.sizes[-1]:
-                        os.ftruncate(log.append_fd, log.sizes[-1])
-                        os.fsync(log.append_fd)  # the cut on disk before the next line
+                    log.appender.cut_back()
                 except OSError as error:
                     raise StoreError(f"an earlier append failed and {log.path(len(log.names) - 1)} could not "
                                      f"be cut back to its last whole line ({error.strerror}); nothing was "
@@ -522,39 +469,35 @@ class Store:
             if not log.names or name != log.names[-1]:
                 self._new_file(log, name)
             number = len(log.names) - 1
-            offset = log.sizes[number]
-            if log.append_fd is None:
-                log.append_fd = open_file(log.path(number), os.O_WRONLY | os.O_APPEND)
-            written = os.write(log.append_fd, line)
-            while written < len(line):  # a short write: only on a full disk or the like
-                written += os.write(log.append_fd, line[written:])
-            os.fsync(log.append_fd)
+            if log.appender is None:
+                log.appender = LogFile(Path(log.path(number)))
+            # [decision S5] on an error the line was never acknowledged: no part of it stays
+            offset = log.appender.append(line)
         except OSError as error:
-            # [decision S5] the line was never acknowledged: no part of it stays in the file
-            self._failed = error
-            try:
-                self._recover()
-            except StoreError:
-                pass
+            if log.appender is not None and log.appender.cut_pending:
+                self._failed = error
             where = log.path(len(log.names) - 1) if log.names else str(log.directory)
             raise StoreError(f"the line could not be written to {where} ({error.strerror or error}); "
                              "nothing of it was logged, and the next one tries again") from None
         except BaseException as error:
-            self._failed = error  # [decision S5]
+            if log.appender is not None and log.appender.cut_pending:
+                self._failed = error  # [decision S5]
             raise
-        log.sizes[number] += len(line)
+        log.sizes[number] = log.appender.size
         log.lines[number] += 1
         return number, offset
 
     def _new_file(self, log: _Log, name: str) -> None:
         log.close()
         path = log.directory / name
-        fd = open_file(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-        if os.fstat(fd).st_size:
-            os.close(fd)
-            raise StoreError(f"{path} appeared while the chat was open; open the chat again to read it")
-        fsync_directory(log.directory)
-        log.append_fd = fd
+        try:
+            appender = LogFile(path, exclusive=True)  # its name fsync'd in the directory
+        except FileExistsError:
+            if path.stat().st_size:
+                raise StoreError(f"{path} appeared while the chat was open; open the chat again to read it") from None
+            appender = LogFile(path)
+            fsync_directory(log.directory)
+        log.appender = appender
         log.names.append(name)
         log.sizes.append(0)
         log.lines.append(0)
@@ -987,12 +930,7 @@ class Store:
         if self._read_only:
             self.warnings.append(f"{log.path(number)} does not end with a newline (read only: left as it is)")
             return
-        fd = open_file(log.path(number), os.O_WRONLY | os.O_APPEND)
-        try:
-            os.write(fd, b"\n")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        LogFile(Path(log.path(number))).close()  # ends the torn tail
         self.warnings.append(f"{log.path(number)} did not end with a newline; one was appended")
 
     def _index_message(self, log: _Log, number: int, offset: int, line_number: int, line: bytes) -> None:
