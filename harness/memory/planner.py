@@ -26,7 +26,6 @@ from typing import Dict, List, Optional, Protocol, Set, Tuple
 
 from harness.memory.events import KINDS, Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.memory.line import LINE_BYTES_MAX, capped_line, capped_merge
-from harness.memory.text import utf8_bytes
 
 Node = Tuple[int, int]
 Entry = Tuple[str, int, int, int]  # a built node's text, its UTF-8, shown and line bytes
