@@ -1,7 +1,8 @@
 """A subagent's own log [gist §6]: its steps stay there, out of the chat's log.
 
 Each subagent of a chat has one file, `chat/agents/<Name>.jsonl` (0600, in the 0700 directory),
-of JSON lines appended with one write each and fsync'd, never edited, like the chat's log [gist §1]:
+of JSON lines appended with one write each and fsync'd, never edited, like the chat's log [gist §1]
+(harness/memory/logfile.py; written compact, shown spaced here):
 
     {"kind": "start", "name": "Scout", "task": "...", "turn": 41, "T": 42, "time": "...",
      "caps": {"tokens": 2000000, "seconds": 1800, "tool_calls": 100}}
