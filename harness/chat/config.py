@@ -53,16 +53,16 @@ import math
 import os
 import stat
 import tomllib
-
-import tomlkit
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+import tomlkit
+
 from harness.calls.models import EFFORTS, setting_problem
+from harness.calls.tools import APPROVABLE_TOOLS
 from harness.memory.agentlog import AgentCaps
 from harness.memory.logfile import write_whole
-from harness.calls.tools import APPROVABLE_TOOLS
 
 HOME_DEFAULT = "~/.ever"
 CONFIG_NAME = "config.toml"

@@ -28,8 +28,14 @@ from array import array
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from harness.memory.daylog import (READ_CHUNK_BYTES, DAY_FILE, DayLog, LogCorrupt, message_id_key,
-                                   node_ids)
+from harness.memory.daylog import (
+    DAY_FILE,
+    READ_CHUNK_BYTES,
+    DayLog,
+    LogCorrupt,
+    message_id_key,
+    node_ids,
+)
 from harness.memory.logfile import FILE_MODE, LogFile, open_file, write_whole
 
 INDEX_FORMAT = 1

@@ -82,13 +82,34 @@ from datetime import datetime
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
-from harness.memory.daylog import (READ_CHUNK_BYTES, TEXT_END, MESSAGE_TAIL, DayLog, LogCorrupt, StoreError,
-                                   message_id, message_id_key, node_ids)
+from harness.memory.daylog import (
+    MESSAGE_TAIL,
+    READ_CHUNK_BYTES,
+    TEXT_END,
+    DayLog,
+    LogCorrupt,
+    StoreError,
+    message_id,
+    message_id_key,
+    node_ids,
+)
 from harness.memory.events import KINDS
-from harness.memory.index import (INDEX_SAVE_LINES, LEVELS_MAX, OFFSET_BITS, OFFSET_MASK, UNBUILT, StoreIndex,
-                                  pack)
+from harness.memory.index import (
+    INDEX_SAVE_LINES,
+    LEVELS_MAX,
+    OFFSET_BITS,
+    OFFSET_MASK,
+    UNBUILT,
+    StoreIndex,
+    pack,
+)
 from harness.memory.lock import ChatBusy, ChatLock
-from harness.memory.logfile import DIRECTORY_MODE, encode_line, make_directory, write_whole
+from harness.memory.logfile import (
+    DIRECTORY_MODE,
+    encode_line,
+    make_directory,
+    write_whole,
+)
 from harness.memory.text import utf8_bytes, valid_text
 
 __all__ = ["Store", "StoreError", "ChatBusy", "LogCorrupt", "checked_key", "checked_text", "encode_line",
