@@ -36,20 +36,39 @@ MUTANTS = [
     ),
     Mutant(
         name="failed_append_left_in_the_file",
-        path="harness/memory/store.py",
-        old="            self._failed = error\n            try:\n                self._recover()\n",
-        new="            self._failed = error\n            try:\n                pass\n",
+        path="harness/memory/logfile.py",
+        old="            self._cut_pending = True\n            try:\n                self.cut_back()\n",
+        new="            self._cut_pending = True\n            try:\n                pass\n",
         check=test("tests/memory/test_store.py::"
                    "test_a_failed_append_leaves_no_part_of_its_line_and_the_next_append_tries_again"),
         note="a failed append leaves its bytes: an unterminated line the next one glues onto [S5]",
     ),
     Mutant(
         name="store_append_without_fsync",
-        path="harness/memory/store.py",
-        old="            os.fsync(log.append_fd)\n",
-        new="",
+        path="harness/memory/logfile.py",
+        old="            write_all(self.fd, data)\n            os.fsync(self.fd)\n",
+        new="            write_all(self.fd, data)\n",
         check=test("tests/memory/test_store.py::test_each_line_is_one_write_fsynced_before_the_append_returns"),
         note="a line is acknowledged before it is on disk [gist §1]",
+    ),
+    Mutant(
+        name="log_torn_tail_glued_onto",
+        path="harness/memory/logfile.py",
+        old="            elif ends_torn(fd, self.size):\n",
+        new="            elif False:\n",
+        check=test("tests/memory/test_logfile.py::"
+                   "test_a_torn_last_line_is_skipped_and_the_next_line_stands_alone[agent]"),
+        note="a log's torn tail is not ended: the next line glues onto it and is lost [S2]",
+    ),
+    Mutant(
+        name="usage_log_failed_write_left",
+        path="harness/calls/usage.py",
+        old="            file.append(encode_line(record.to_json()))\n",
+        new="            from harness.memory.logfile import write_all\n"
+            "            write_all(file.fd, encode_line(record.to_json()))\n",
+        check=test("tests/memory/test_logfile.py::"
+                   "test_a_write_the_disk_fails_halfway_leaves_the_file_as_it_was[usage]"),
+        note="the usage log writes past the shared rule: a full disk leaves half a line [S5]",
     ),
     Mutant(
         name="service_never_checkpoints",

@@ -18,8 +18,9 @@ from typing import Callable, Optional
 
 from harness.chat.config import Settings
 from harness.memory.browse import page
+from harness.memory.logfile import FILE_MODE
 from harness.memory.service import Memory
-from harness.memory.store import FILE_MODE, ChatBusy
+from harness.memory.store import ChatBusy
 
 
 def paged(home: Path) -> bytes:

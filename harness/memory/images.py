@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from harness.memory.logfile import DIRECTORY_MODE, make_directory, write_whole
 from harness.memory.pixels import too_big
-from harness.memory.store import DIRECTORY_MODE, make_directory, write_whole
 
 JSON = Dict[str, Any]
 

@@ -24,13 +24,12 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Dict, List, Optional, Protocol, Set, Tuple
 
-from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
+from harness.memory.events import KINDS, Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.memory.line import LINE_BYTES_MAX, capped_line, capped_merge
 
 Node = Tuple[int, int]
 Entry = Tuple[str, int, int, int]  # a built node's text, its UTF-8, shown and line bytes
 PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
-KINDS = ("user", "ever", "tool", "echo", "work", "note")  # [gist §1] [P12]
 KIND_SET = frozenset(KINDS)
 
 
@@ -42,12 +41,6 @@ class Config:
     cview_bytes_floor: int = 16_000
     jobs_max: int = 8  # [gist §4] calls at once, and the level-0 window [P6]
     failures_max: int = 3  # [D5] the last failed try builds a marked line [P16]
-
-
-def utf8_bytes(text: str) -> int:
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-8"))
 
 
 def node_name(l: int, i: int) -> str:

@@ -84,3 +84,8 @@ def split_long(text: str, chars_max: int = MESSAGE_CHARS_MAX) -> List[str]:
         start = end
     pieces.append(text[start:])
     return pieces
+
+
+def utf8_bytes(text: str) -> int:
+    """The bytes of valid `text` in UTF-8, without encoding it when it is ASCII."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))

@@ -73,12 +73,12 @@ def test_each_call_is_one_line_in_its_days_file_for_the_user_alone(home):
     assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
     assert stat.S_IMODE(os.stat(directory / "2026-10-08.jsonl").st_mode) == 0o600
     assert (directory / "2026-10-08.jsonl").read_text() == (
-        '{"time": "2026-10-08T09:00:00+02:00", "kind": "turn", "turn": 9, '
-        '"model": "claude-sonnet-4-6", "input_tokens": 300, "cache_creation_input_tokens": 2000, '
-        '"cache_read_input_tokens": 0, "output_tokens": 200}\n'
-        '{"time": "2026-10-08T09:00:30+02:00", "kind": "compaction", "turn": 9, '
-        '"model": "my-local-model", "input_tokens": 10, "cache_creation_input_tokens": 0, '
-        '"cache_read_input_tokens": 90, "output_tokens": 5}\n')
+        '{"time":"2026-10-08T09:00:00+02:00","kind":"turn","turn":9,'
+        '"model":"claude-sonnet-4-6","input_tokens":300,"cache_creation_input_tokens":2000,'
+        '"cache_read_input_tokens":0,"output_tokens":200}\n'
+        '{"time":"2026-10-08T09:00:30+02:00","kind":"compaction","turn":9,'
+        '"model":"my-local-model","input_tokens":10,"cache_creation_input_tokens":0,'
+        '"cache_read_input_tokens":90,"output_tokens":5}\n')
 
 
 def test_a_record_takes_the_sdks_usage_with_null_cache_fields():

@@ -69,11 +69,11 @@ CHILD = "import random\n" + "".join(
     import sys
     import traceback
 
-    import harness.memory.store
+    import harness.memory.index
     from harness.memory.store import Store
 
-    harness.memory.store.INDEX_SAVE_LINES = 40  # index saves every few lines, so kills land in them
-    harness.memory.store.OPEN_SAVE_LINES = 10
+    harness.memory.index.INDEX_SAVE_LINES = 40  # index saves every few lines, so kills land in them
+    harness.memory.index.OPEN_SAVE_LINES = 10
 
 
     def say(*words):
