@@ -62,7 +62,7 @@ Decisions the gist leaves open:
   tails (no JSON parse) and the writer appends only what is missing. One process owns the chat,
   so nothing appends between the scan and the writes; a crash between two appends leaves the
   keys logged so far, and the next run adds the rest.
-- **S7, the index** is a cache: the logs are the truth. It is saved at close and every
+- **[S7], the index** is a cache: the logs are the truth. It is saved at close and every
   `INDEX_SAVE_LINES` appended lines; what the logs hold beyond it is parsed at open.
 
 The store is four parts, each with one job, behind `Store`: the day files and their lines
