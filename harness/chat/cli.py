@@ -177,7 +177,7 @@ def memory_view() -> None:
 def memory_zoom(line) -> None:
     """Open line ID+N (given as ID N, or ID+N) into the two lines under it; N = 1 gives the
     message whole."""
-    from harness.calls.tools import zoom_arguments
+    from harness.calls.arguments import zoom_arguments
     from harness.memory.images import named_images
 
     arguments = zoom_arguments(line)  # `-1 1` reaches here as numbers, not as options

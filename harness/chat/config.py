@@ -59,7 +59,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from harness.calls.models import EFFORTS, setting_problem
 from harness.memory.agentlog import AgentCaps
-from harness.calls.tools import APPROVABLE_TOOLS
+from harness.calls.approval import APPROVABLE_TOOLS
 
 HOME_DEFAULT = "~/.ever"
 CONFIG_NAME = "config.toml"
