@@ -3,9 +3,10 @@
     events      the planner's inputs (Message, Built, Failed, Retry, Wait, TurnEnd, Restart)
     text        text made valid once, where it enters
     line        a summary line's rules: capped at 512 bytes, cut when the tries run out
+    view_text   the view's text rules: a line's name, its shown text, its bytes (model/view.py's mirror)
     planner     the production planner: the view, the compaction view, the due order, the jobs
     store       the logs (append-only, fsync'd), the tree, the checkpoint, the lock
-    images      images a tool gave, kept by their SHA-256 for zoom; a tool's result
+    images      images a tool gave, kept by their SHA-256 for zoom; a tool's result and its makers
     service     the memory service: the store and the planner together, the compactor's jobs
     agentlog    a subagent's own log: its steps, its end, where its report went; its caps
     trace       the planner's state printed for the bridge (bridge/FORMAT.md)
