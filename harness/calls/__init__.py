@@ -15,7 +15,6 @@
     turn        a turn: the view, the message, the tool loop
     usage       each call's tokens and what they cost
     agents      subagents: the `agent` tool, their runs in the background, their reports
-    agentlist   `ever agents`: each subagent from its log, with its cost (no SDK)
 
 May import: the standard library, the SDK (client only), harness.memory and harness.calls. Never
 harness.chat or harness.localapi.

@@ -22,7 +22,7 @@ two neither loses the report nor doubles it (agentlog's docstring).
 Its system prompt is the turns' with one more block, SUBAGENT_ROLE, constant, so every subagent
 call of a chat shares one cached prefix; its tools are the turns' less `agent`, so a subagent
 starts none. Its calls are recorded in the usage files as kind "agent" (`ever cost` shows them
-apart) and in its own log, from which `ever agents` gives each one's cost (harness/calls/agentlist.py).
+apart) and in its own log, from which `ever agents` gives each one's cost (harness/chat/agentlist.py).
 """
 
 import asyncio

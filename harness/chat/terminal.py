@@ -306,7 +306,7 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
     if words[0] == "/help":
         return help_text
     if words[0] in ("/agents", "/stop"):
-        from harness.calls.agentlist import listing, listing_text
+        from harness.chat.agentlist import listing, listing_text
 
         if words[0] == "/agents":
             return listing_text(listing(chat.memory.store.chat))
