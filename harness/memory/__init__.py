@@ -6,7 +6,9 @@
     view_text   the view's text rules: a line's name, its shown text, its bytes (model/view.py's mirror)
     planner     the production planner: the view, the compaction view, the due order, the jobs
     store       the logs (append-only, fsync'd), the tree, the checkpoint, the lock
+    inbox       each message accepted, on disk until a call has taken it
     images      images a tool gave, kept by their SHA-256 for zoom; a tool's result and its makers
+    pixels      an image's size in pixels from its header, for the vision limits
     service     the memory service: the store and the planner together, the compactor's jobs
     agentlog    a subagent's own log: its steps, its end, where its report went; its caps
     trace       the planner's state printed for the bridge (bridge/FORMAT.md)
