@@ -88,7 +88,7 @@ MUTANTS = [
     ),
     Mutant(
         name="shell_keeps_the_key",
-        path="harness/calls/tools.py",
+        path="harness/calls/shell.py",
         old="            if name not in KEY_VARIABLES and not any(secret in value for secret in secrets)}\n",
         new="            if not any(secret in value for secret in secrets) or name in KEY_VARIABLES}\n",
         check=test("tests/calls/test_tools.py::test_the_shell_environment_holds_no_key"),
@@ -192,7 +192,7 @@ MUTANTS = [
     ),
     Mutant(
         name="redact_exact_matches_only",
-        path="harness/calls/tools.py",
+        path="harness/calls/redaction.py",
         old="        if len(secret) < REDACT_RUN_CHARS:\n            continue\n",
         new="        continue\n",
         check=test("tests/chat/test_reliability.py::test_a_401_that_echoes_the_key_and_a_reply_that_repeats_it_show_and_log_only_its_mark"),
@@ -200,7 +200,7 @@ MUTANTS = [
     ),
     Mutant(
         name="read_takes_any_file",
-        path="harness/calls/tools.py",
+        path="harness/calls/files.py",
         old="            for test, kind in FILE_KINDS:\n",
         new="            for test, kind in ():\n",
         check=test("tests/chat/test_reliability.py::test_read_refuses_a_fifo_a_device_and_a_file_over_the_cap_and_the_model_is_told_the_cap"),

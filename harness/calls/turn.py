@@ -34,9 +34,11 @@ from harness.calls.requests import finished, sent_back, stop_problem
 from harness.memory.images import kept, with_images
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.memory.service import Memory
-from harness.calls.tools import (ToolResult, WorkTools, date_error, error_result, page_error, redact,
-                                 split_long, zoom_error)
-from harness.memory.text import valid_text
+from harness.calls.arguments import date_error, page_error, zoom_error
+from harness.calls.redaction import redact
+from harness.calls.tools import WorkTools
+from harness.memory.images import ToolResult, error_result
+from harness.memory.text import split_long, valid_text
 from harness.calls.usage import cost_e8, record_usage, usage_record
 
 if TYPE_CHECKING:  # the SDK is imported only where a call is made

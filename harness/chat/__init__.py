@@ -5,9 +5,12 @@
     session     the chat's process: it owns the chat, runs its turns, answers `ever memory`
     terminal    `ever chat` in a plain terminal
     owner       the owner's Unix socket, through which a second `ever` talks to it
-    importing   `ever import`: what will be added and cost, the question, the progress
-    browsing    `ever browse`: the memory's page written to a file or served on 127.0.0.1
     demo        `ever chat --local`: the chat with no key, on the local Messages API
+    agentlist   `ever agents`: each subagent from its log, with its cost
+    importing   `ever import`: old sessions found, estimated, logged as notes
+    imports/    the import parsers: Claude Code, Codex, pi, llm's database, text files, as notes
+    browsing    `ever browse`: the page written to a file or served on 127.0.0.1, a running chat copied
+    browse/     `ever browse`'s page: page.py builds it; page.css, page.html, page.js are package data
 
 May import: the standard library, click, prompt_toolkit, harness.memory, harness.calls and
 harness.chat. harness.localapi only in `demo`, for `ever chat --local`.

@@ -177,7 +177,7 @@ def memory_view() -> None:
 def memory_zoom(line) -> None:
     """Open line ID+N (given as ID N, or ID+N) into the two lines under it; N = 1 gives the
     message whole."""
-    from harness.calls.tools import zoom_arguments
+    from harness.calls.arguments import zoom_arguments
     from harness.memory.images import named_images
 
     arguments = zoom_arguments(line)  # `-1 1` reaches here as numbers, not as options
@@ -204,7 +204,7 @@ def memory_zoom(line) -> None:
 def import_command(paths, fmt, yes: bool) -> None:
     """Old sessions (Claude Code, Codex CLI, pi, llm's logs.db, text or Markdown) as notes, oldest first."""
     from harness.chat.importing import run_import
-    from harness.memory.imports import ImportFailed
+    from harness.chat.imports import ImportFailed
 
     try:
         run_import(load_settings(), paths, fmt, yes)
@@ -268,7 +268,7 @@ def cost(as_json: bool, turns: int) -> None:
 @click.option("--json", "as_json", is_flag=True, help="The list as JSON, for scripts.")
 def agents(as_json: bool) -> None:
     """The chat's subagents: running or how each ended, its calls, tokens and cost."""
-    from harness.calls.agentlist import listing, listing_text
+    from harness.chat.agentlist import listing, listing_text
 
     rows = listing(load_settings().chat_dir)
     click.echo(json.dumps(rows, indent=2) if as_json else listing_text(rows))

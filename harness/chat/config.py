@@ -60,7 +60,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 import tomlkit
 
 from harness.calls.models import EFFORTS, setting_problem
-from harness.calls.tools import APPROVABLE_TOOLS
+from harness.calls.approval import APPROVABLE_TOOLS
 from harness.memory.agentlog import AgentCaps
 from harness.memory.logfile import write_whole
 

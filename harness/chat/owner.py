@@ -79,7 +79,7 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
 
 async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWriter) -> Optional[Dict[str, Any]]:
     """A message handed over: `accepted` once it is on disk [S9], then its turn's reply."""
-    from harness.calls.tools import Approval
+    from harness.calls.approval import Approval
     from harness.calls.turn import Quiet
     from harness.memory.store import StoreError, checked_key
 

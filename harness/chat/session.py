@@ -20,7 +20,8 @@ from harness.memory.planner import Config
 from harness.calls.prompt import Prompt
 from harness.memory.service import Job, JobResult, Memory
 from harness.memory.store import ChatBusy, StoreError, checked_text
-from harness.calls.tools import Approval, WorkTools
+from harness.calls.approval import Approval
+from harness.calls.tools import WorkTools
 from harness.calls.turn import Output, Quiet, Turn, TurnResult, TurnSettings
 from harness.calls.usage import dollars_text, record_usage, usage_record
 

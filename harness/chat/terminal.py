@@ -15,7 +15,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from harness.calls.tools import Answer, approval_summary, redact, zoom_arguments
+from harness.calls.approval import Answer, approval_summary
+from harness.calls.arguments import zoom_arguments
+from harness.calls.redaction import redact
 from harness.chat import owner
 from harness.chat.config import ConfigError, Settings, ensure_home, load_settings, set_memory_model
 from harness.chat.session import Chat, counted, open_chat
@@ -304,7 +306,7 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
     if words[0] == "/help":
         return help_text
     if words[0] in ("/agents", "/stop"):
-        from harness.calls.agentlist import listing, listing_text
+        from harness.chat.agentlist import listing, listing_text
 
         if words[0] == "/agents":
             return listing_text(listing(chat.memory.store.chat))

@@ -75,6 +75,14 @@ class ToolResult:
         return result
 
 
+def text_result(text: str, is_error: bool = False) -> ToolResult:
+    return ToolResult(({"type": "text", "text": text},), is_error)
+
+
+def error_result(text: str) -> ToolResult:
+    return text_result(text, is_error=True)
+
+
 def image_type(head: bytes) -> Optional[str]:
     for magic, media_type in IMAGE_TYPES:
         if head.startswith(magic):

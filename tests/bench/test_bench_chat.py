@@ -21,7 +21,8 @@ from harness.localapi.server import LocalAPI, Reply, text
 from harness.memory.planner import Config
 from harness.calls.prompt import Prompt
 from harness.memory.service import Job, JobResult, Memory
-from harness.calls.tools import Approval, WorkTools
+from harness.calls.approval import Approval
+from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from harness.calls.agentlist import listing, listing_text
+from harness.chat.agentlist import listing, listing_text
 from harness.calls.agents import SUBAGENT_ROLE
 from harness.memory.agentlog import AgentCaps
 from harness.calls.prompt import TOOLS, Prompt

@@ -272,7 +272,7 @@ def test_the_view_goes_in_blocks_of_4_lines_marked_on_the_last_whole_block(count
 
 
 def test_the_work_tools_schemas_are_what_the_tools_take():
-    from harness.calls.tools import INPUT_SCHEMAS
+    from harness.calls.arguments import INPUT_SCHEMAS
 
     by_name = {tool["name"]: tool["input_schema"] for tool in TOOLS}
     for name, schema in INPUT_SCHEMAS.items():

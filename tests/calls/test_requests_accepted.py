@@ -18,7 +18,8 @@ from harness.calls.client import Client, ClientSettings, UNUSABLE, classify
 from harness.calls.compactor import Compactor, Compress, Job, MemorySettings
 from harness.calls.models import capabilities, setting_problem
 from harness.calls.prompt import Prompt
-from harness.calls.tools import Approval, WorkTools
+from harness.calls.approval import Approval
+from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
 from harness.calls.usage import read_usage
 from harness.chat.config import ConfigError, check_memory_setting, load_settings, set_memory_model

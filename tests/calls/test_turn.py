@@ -17,7 +17,8 @@ from harness.calls.client import Client, ClientSettings
 from harness.localapi.server import LocalAPI, Reply, status_error, text, thinking, tool_use
 from harness.calls.prompt import TOOLS, Prompt
 from harness.memory.service import Job, JobResult, Memory
-from harness.calls.tools import Answer, Approval, WorkTools
+from harness.calls.approval import Answer, Approval
+from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
 
 MARK = {"type": "ephemeral"}

@@ -20,7 +20,8 @@ from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, Me
 from harness.localapi.server import LocalAPI, Reply, text, tool_use
 from harness.calls.prompt import Prompt
 from harness.memory.service import Job, JobResult, Memory
-from harness.calls.tools import Approval, WorkTools
+from harness.calls.approval import Approval
+from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
 
 LONG = os.environ.get("EVER_LONG_TESTS") == "1"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.memory.browse import first_screen_bytes, page
+from harness.chat.browse.page import first_screen_bytes, page
 from harness.memory.service import Memory
 from tests.support.chat_files import write_chat
 

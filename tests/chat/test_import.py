@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from harness.memory.events import Built, Message
-from harness.memory.imports import detect, estimate_compactions
+from harness.chat.imports import detect, estimate_compactions
 from harness.memory.planner import Config, Planner
 
 EVER = str(Path(sys.executable).parent / "ever")

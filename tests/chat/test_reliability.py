@@ -326,7 +326,9 @@ def test_read_refuses_a_fifo_a_device_and_a_file_over_the_cap_and_the_model_is_t
 
 
 def test_a_read_that_does_not_answer_is_abandoned_at_its_timeout(tmp_path, monkeypatch):
-    from harness.calls import tools
+    from harness.calls import files
+    from harness.calls.approval import Approval
+    from harness.calls.tools import WorkTools
 
     (tmp_path / "slow.txt").write_text("never read\n")
     release = threading.Event()
@@ -336,8 +338,8 @@ def test_a_read_that_does_not_answer_is_abandoned_at_its_timeout(tmp_path, monke
         release.wait(30)
         return real_read(descriptor, size)
 
-    monkeypatch.setattr(tools.os, "read", hung_read)
-    work = tools.WorkTools(tmp_path, tools.Approval())
+    monkeypatch.setattr(files.os, "read", hung_read)
+    work = WorkTools(tmp_path, Approval())
     work.read_timeout_seconds = 0.2
     try:
         result = work.run("read", {"path": "slow.txt"})

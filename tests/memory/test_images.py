@@ -33,7 +33,9 @@ from harness.memory.images import kept, pages, with_images
 from harness.localapi.server import Reply, tool_use
 from harness.calls.prompt import Prompt
 from harness.memory.service import Job, JobResult, Memory
-from harness.calls.tools import Approval, ToolResult, WorkTools
+from harness.calls.approval import Approval
+from harness.calls.tools import WorkTools
+from harness.memory.images import ToolResult
 from harness.calls.turn import Turn, TurnSettings
 
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=timezone.utc)
