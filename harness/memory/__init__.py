@@ -2,6 +2,7 @@
 
     events      the planner's inputs (Message, Built, Failed, Retry, Wait, TurnEnd, Restart)
     text        text made valid once, where it enters
+    accepted    a user's message as one value: valid and key-hidden where it enters, its key with it
     line        a summary line's rules: capped at 512 bytes, cut when the tries run out
     planner     the production planner: the view, the compaction view, the due order, the jobs
     store       the logs (append-only, fsync'd), the tree, the checkpoint, the lock
