@@ -440,7 +440,10 @@ def _history(settings: Settings):
             pass  # the line editor's own, with the line as typed
 
         def keep(self, text: str) -> None:
-            super().append_string(text)
+            try:
+                super().append_string(text)
+            except OSError:
+                pass  # the history is a convenience: a full disk there never stops a message
 
     path = settings.home / "history"
     ensure_home(settings.home)  # 0700, as the chat's files are the user's alone
