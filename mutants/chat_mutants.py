@@ -81,8 +81,8 @@ MUTANTS = [
     Mutant(
         name="turn_logs_its_message_before_the_view",
         path="harness/calls/turn.py",
-        old="        text = self.checked(text)  # the same text logged and sent\n        try:\n",
-        new="        text = self.checked(text)  # the same text logged and sent\n        self.log(\"user\", text)\n        try:\n",
+        old="        try:\n            view_text = await memory.settle(",
+        new="        log_it()\n        try:\n            view_text = await memory.settle(",
         check=test("tests/calls/test_turn.py::test_a_turn_sends_tools_system_the_view_in_blocks_the_state_and_the_message"),
         note="the message is in the view and again after it [P17]",
     ),
@@ -101,6 +101,33 @@ MUTANTS = [
         new="        if image.data is None:\n            blocks.append(text_block(image.note(image.name)))\n        elif False:\n",
         check=test("tests/memory/test_images.py::test_a_read_image_is_kept_and_a_later_zoom_gives_the_same_bytes_to_the_model"),
         note="zoom(id, 1) leaves the message's images out [gist §6]",
+    ),
+    Mutant(
+        name="accepted_message_loses_its_key",
+        path="harness/memory/service.py",
+        old="            self.append(\"user\", piece, now, key=message.key if k == 0 else None)\n",
+        new="            self.append(\"user\", piece, now)\n",
+        check=test("tests/chat/test_message_value.py::"
+                   "test_a_sent_message_that_holds_the_api_key_keeps_its_idempotency_key_and_a_retry_logs_it_not_again"),
+        note="a message's key never reaches its log line: a retry with --key is logged and answered twice [S8] [S9]",
+    ),
+    Mutant(
+        name="message_enters_with_the_api_key",
+        path="harness/memory/accepted.py",
+        old="    return Accepted(hide(valid_text(text)), key, source)\n",
+        new="    return Accepted(valid_text(text), key, source)\n",
+        check=test("tests/chat/test_message_value.py::"
+                   "test_a_message_holding_the_api_key_handed_to_a_running_chat_keeps_its_key_and_its_inbox_line_hides_it"),
+        note="a message's text enters with the API key in it: the inbox, the log and the request hold the key [H3]",
+    ),
+    Mutant(
+        name="history_keeps_the_line_as_typed",
+        path="harness/chat/terminal.py",
+        old="            pass  # the line editor's own, with the line as typed\n",
+        new="            super().append_string(string)\n",
+        check=test("tests/chat/test_message_value.py::"
+                   "test_the_line_editors_history_holds_a_typed_message_with_the_api_key_hidden"),
+        note="the line editor's history file keeps a typed message before its API key is hidden [H3]",
     ),
     Mutant(
         name="ever_send_starts_its_own_turn",

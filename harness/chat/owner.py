@@ -91,7 +91,8 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
     # nobody at the socket can be asked: without `yes`, the asking tools decline
     approval = None if request.get("yes") else Approval(chat.approval.allowed, False, None)
     try:
-        answered = chat.submit(request["text"], key, Quiet(), approval)
+        message = chat.entering(request["text"], key, "socket")
+        answered = chat.submit(message, Quiet(), approval)
     except Leaving:
         return None
     except (OSError, StoreError) as error:
@@ -100,7 +101,7 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
                                       "nothing was logged: try again.", "logged": False}
     writer.write(json.dumps({"accepted": True}).encode() + b"\n")
     # the person at the chat sees what a script adds to it
-    first_line = request["text"].strip().split("\n", 1)[0]
+    first_line = message.text.strip().split("\n", 1)[0]
     chat.output.notice(f"[ever send] {first_line[:160]}")
     try:
         await writer.drain()

@@ -2,6 +2,7 @@
 
     events      the planner's inputs (Message, Built, Failed, Retry, Wait, TurnEnd, Restart); KINDS
     text        text made valid once, where it enters; its UTF-8 bytes
+    accepted    a user's message as one value: valid and key-hidden where it enters, its key with it
     line        a summary line's rules: capped at 512 bytes, cut when the tries run out
     view_text   the view's text rules: a line's name, its shown text, its bytes (model/view.py's mirror)
     planner     the production planner: the view, the compaction view, the due order, the jobs

@@ -20,8 +20,8 @@ import json
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from harness.memory.accepted import Accepted
 from harness.memory.logfile import LogFile, encode_line, write_whole
-from harness.memory.store import checked_key, checked_text
 
 
 class Inbox:
@@ -51,11 +51,11 @@ class Inbox:
         """(key, text) of every message accepted and not done, in the order accepted."""
         return list(self.entries.items())
 
-    def accept(self, key: str, text: str) -> None:
-        """On disk, or an OSError: only then is the message accepted."""
-        key, text = checked_key(key), checked_text(text)
-        self._write({"key": key, "text": text})
-        self.entries[key] = text
+    def accept(self, message: Accepted) -> None:
+        """On disk, or an OSError: only then is the message accepted. Its text is the one its
+        `entering` made, the key hidden: the inbox never holds the key."""
+        self._write({"key": message.key, "text": message.text})
+        self.entries[message.key] = message.text
 
     def done(self, key: str) -> None:
         """The message's turn ended. A `done` lost to a failed write costs nothing but a check at

@@ -16,6 +16,7 @@ import pytest
 from harness.calls.client import Client, ClientSettings
 from harness.localapi.server import LocalAPI, Reply, status_error, text, thinking, tool_use
 from harness.calls.prompt import TOOLS, Prompt
+from harness.memory.accepted import Accepted
 from harness.memory.service import Job, JobResult, Memory
 from harness.calls.approval import Answer, Approval
 from harness.calls.tools import WorkTools
@@ -157,7 +158,8 @@ def test_a_message_typed_during_the_call_joins_it_between_tool_calls(tmp_path, a
 
     async def go():
         memory, client, turn = await make_turn(tmp_path, api)
-        asyncio.get_running_loop().call_later(0.1, turn.add_message, "and also this")
+        typed = Accepted("and also this", "typed-1", "terminal")
+        asyncio.get_running_loop().call_later(0.1, turn.add_message, typed)
         result = await turn.run("start")
         await client.aclose()
         return memory, result
@@ -168,6 +170,7 @@ def test_a_message_typed_during_the_call_joins_it_between_tool_calls(tmp_path, a
         assert second[0]["type"] == "tool_result"
         assert second[1]["type"] == "text" and second[1]["text"] == "and also this"
         assert [k for k, _ in logged(memory)] == ["user", "tool", "echo", "user", "ever"]
+        assert memory.store.key_id("typed-1") == 3  # the joined message's key ends its own line
     finally:
         memory.close()
 

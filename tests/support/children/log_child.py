@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from harness.calls.usage import UsageRecord, read_usage, record_usage  # noqa: E402
 from harness.chat.config import read_config, update_config  # noqa: E402
 from harness.memory.agentlog import AgentLog, log_path, read_log  # noqa: E402
+from harness.memory.accepted import Accepted  # noqa: E402
 from harness.memory.inbox import Inbox  # noqa: E402
 from harness.memory.store import Store  # noqa: E402
 
@@ -55,7 +56,7 @@ class InboxLog:
         self.inbox = Inbox(home / "chat")
 
     def append(self, n: int, line: str) -> None:
-        self.inbox.accept(f"k{n}", line)
+        self.inbox.accept(Accepted(line, f"k{n}", "send"))
 
     def close(self) -> None:
         self.inbox.close()
