@@ -23,16 +23,15 @@ import pytest
 
 from harness.calls.agentlist import listing, listing_text
 from harness.calls.agents import SUBAGENT_ROLE
-from harness.memory.agentlog import AgentCaps
-from harness.calls.prompt import TOOLS, Prompt
+from harness.calls.prompt import Prompt
+from harness.calls.turn import Quiet
 from harness.calls.usage import read_usage, report
 from harness.chat.config import load_settings
 from harness.chat.session import open_chat
-from harness.calls.turn import Quiet
 from harness.localapi.server import LocalAPI, Reply, status_error, text, tool_use
 from harness.memory import agentlog
-
-from tests.chat.test_cli import EVER, environment, ever, lines
+from harness.memory.agentlog import AgentCaps
+from tests.support.chat import EVER, environment, ever, logged
 
 MARK = {"type": "ephemeral"}
 
@@ -93,10 +92,6 @@ async def closed(chat):
     await chat.memory.idle_or_stop(2.0)
     chat.memory.close()
     await chat.close_clients()
-
-
-def logged(home: Path):
-    return [(r["kind"], r["text"]) for r in lines(home)]
 
 
 def agent_records(home: Path, name: str):

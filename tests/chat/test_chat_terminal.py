@@ -25,8 +25,9 @@ import pyte
 import pytest
 
 from harness.chat.terminal import paste_parser
-from harness.localapi.server import LocalAPI, Reply, text, thinking, tool_use
-from test_cli import EVER, environment, lines
+from harness.localapi.server import LocalAPI, Reply, thinking, tool_use
+from tests.support.chat import EVER, environment, lines
+from tests.support.chat import logged_in_full as logged
 
 LONG = bool(os.environ.get("EVER_LONG_TESTS"))
 SUMMARY = "a summary line"
@@ -76,10 +77,7 @@ class StallingAPI(LocalAPI):
             del handler.send_chunk  # the handler serves the connection's next request too
 
 
-@pytest.fixture(scope="module")
-def api():
-    with StallingAPI() as server:
-        yield server
+pytestmark = pytest.mark.local_api(StallingAPI)
 
 
 @pytest.fixture
@@ -106,10 +104,6 @@ def sent_text(request) -> str:
 def sent_view(request) -> str:
     """The view as a turn request carries it: the blocks before the state and the message."""
     return "".join(block["text"] for block in request.body["messages"][0]["content"][:-2])
-
-
-def logged(home: Path):
-    return [(r["i"], r["kind"], r["text"], r["size"]) for r in lines(home)]
 
 
 def records(*pairs):

@@ -4,42 +4,16 @@ local Messages API that this test process serves. Each test asserts what the per
 exact output, or the lines that matter in a terminal's stream) and the JSONL lines written.
 """
 
-import json
 import os
-import shutil
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pexpect
-import pytest
 
 from harness.localapi.server import LocalAPI, Reply, text, timeout, tool_use
-
-EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
-
-
-def environment(home: Path, api: LocalAPI, key: str = "test-key") -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
-    env.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, PROMPT_TOOLKIT_NO_CPR="1",
-               EVER_MODEL="claude-sonnet-4-6", TERM="xterm")
-    if key:
-        env["ANTHROPIC_API_KEY"] = key
-    return env
-
-
-def ever(args, env, stdin=None, timeout_seconds=60):
-    return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, text=True,
-                          timeout=timeout_seconds)
-
-
-def lines(home: Path, folder: str = "main"):
-    found = []
-    for path in sorted((home / "chat" / folder).glob("*.jsonl")):
-        found += [json.loads(line) for line in path.read_text().splitlines()]
-    return found
+from tests.support.chat import EVER, environment, ever, lines
 
 
 def test_ever_send_prints_the_reply_and_logs_both_lines(tmp_path, api):
