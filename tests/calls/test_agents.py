@@ -70,7 +70,7 @@ def settings_for(home: Path, api: LocalAPI, caps: AgentCaps = AgentCaps(), model
     env = {"EVER_HOME": str(home), "ANTHROPIC_BASE_URL": api.base_url, "EVER_MODEL": model}
     import dataclasses
 
-    return dataclasses.replace(load_settings(env), agent_caps=caps, settle_timeout_seconds=5)
+    return dataclasses.replace(load_settings(env), agent_caps=caps, settle_timeout_seconds=120)  # a hang guard: settle returns once the view is summarized
 
 
 async def chat_for(home, api, caps=AgentCaps(), report_turns=True):
@@ -500,7 +500,7 @@ def test_sigkill_of_the_owner_then_a_restart_reports_the_subagent_cut_off(tmp_pa
     api.enqueue(Reply([text("First, the date."), tool_use("date", {"id": 0}, id="d1")]), when=is_sub("Scout"))
     api.enqueue(Reply("never seen", gate=never), when=is_sub("Scout"))
     child = pexpect.spawn(EVER, ["chat", "--yes"], env=environment(tmp_path, api), encoding="utf-8",
-                          timeout=30, dimensions=(40, 160))
+                          timeout=60, dimensions=(40, 160))
     try:
         child.expect("/help")
         child.expect("›")
@@ -563,7 +563,7 @@ def test_ctrl_c_in_the_chat_stops_a_subagent_which_reports_it(tmp_path, api):
     api.enqueue(Reply("never seen", gate=never), when=is_sub("Scout"))
     api.enqueue("Scout was stopped before it found anything.", when=is_master)
     child = pexpect.spawn(EVER, ["chat", "--yes"], env=environment(tmp_path, api), encoding="utf-8",
-                          timeout=30, dimensions=(40, 160))
+                          timeout=60, dimensions=(40, 160))
     try:
         child.expect("/help")
         child.expect("›")

@@ -73,7 +73,7 @@ def test_ever_send_declines_a_shell_call_without_yes(tmp_path, api):
 
 def spawn_chat(home: Path, api: LocalAPI) -> pexpect.spawn:
     child = pexpect.spawn(EVER, ["chat"], env=environment(home, api), encoding="utf-8",
-                          timeout=30, dimensions=(40, 160))
+                          timeout=60, dimensions=(40, 160))
     child.expect("/help")
     child.expect("›")
     return child
@@ -108,7 +108,7 @@ def test_ctrl_c_stops_the_running_call_not_the_chat(tmp_path, api):
     child = spawn_chat(tmp_path, api)
     try:
         child.sendline("this will hang")
-        api.wait_for_requests(1, timeout_seconds=20)
+        api.wait_for_requests(1, timeout_seconds=60)
         time.sleep(0.3)
         child.sendintr()
         child.expect("stopped")
@@ -150,14 +150,14 @@ def test_ever_send_joins_the_running_call_and_gets_the_reply_that_took_it(tmp_pa
     sender = None
     try:
         child.sendline("check the date")
-        api.wait_for_requests(1, timeout_seconds=20)
+        api.wait_for_requests(1, timeout_seconds=60)
         sender = subprocess.Popen([EVER, "send", "and one more thing"], env=environment(tmp_path, api),
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         child.expect(r"\[ever send\] and one more thing")  # shown as it joins the call
         gate.set()
         out, err = sender.communicate(timeout=60)
         assert (sender.returncode, out, err) == (0, "It is the day you started, and noted.\n", "")
-        second = api.wait_for_requests(2, timeout_seconds=20)[1].body["messages"]
+        second = api.wait_for_requests(2, timeout_seconds=60)[1].body["messages"]
         joined = second[-1]["content"]
         assert joined[0]["type"] == "tool_result" and joined[-1]["text"] == "and one more thing"
         child.expect("›")
@@ -182,7 +182,7 @@ def test_ever_chat_opens_with_the_views_size_and_its_last_lines(tmp_path, api):
     memory.close()
     api.reset()
     child = pexpect.spawn(EVER, ["chat"], env=environment(tmp_path, api), encoding="utf-8",
-                          timeout=30, dimensions=(40, 160))
+                          timeout=60, dimensions=(40, 160))
     try:
         child.expect(r"Ever · 1 message · view 16 bytes, 1 line · /help\r\n")
         child.expect("0\\+1\\|user: hello")

@@ -279,7 +279,7 @@ def test_a_message_typed_during_a_call_survives_a_kill_of_the_chat_and_is_answer
     gate = threading.Event()
     echo_api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")], gate=gate), when=answering("check the date"))
     env = dict(environment(tmp_path, echo_api), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
-    chat = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=30, dimensions=(40, 160))
+    chat = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=60, dimensions=(40, 160))
     try:
         chat.expect("›")
         chat.sendline("check the date")
@@ -419,7 +419,7 @@ def test_on_a_full_disk_a_message_is_refused_in_one_sentence_and_the_next_one_is
     home = tmp_path / "home"
     disk = disks(home, "512k")
     env = dict(environment(home, echo_api), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
-    chat = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=30, dimensions=(40, 160))
+    chat = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=60, dimensions=(40, 160))
     try:
         chat.expect("›")
         disk.fill()
