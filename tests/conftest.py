@@ -13,7 +13,7 @@ Tests that set `max_examples` themselves keep it; everything else comes from the
 The local Messages API (harness/localapi/server.py): `shared_api` is one server for a module's
 tests (each costs tens of milliseconds to start); `api` is that server as new for each test. A
 module that needs another server class, a standing responder, or every scripted reply used says so
-once: `pytestmark = pytest.mark.local_api(StallingAPI, responder=f, every_reply_used=True)`.
+once: `pytestmark = pytest.mark.local_api(server=StallingAPI, responder=f, every_reply_used=True)`.
 """
 
 import os
@@ -50,14 +50,14 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "local_api(server_class=LocalAPI, *, responder=None, "
+    config.addinivalue_line("markers", "local_api(*, server=LocalAPI, responder=None, "
                             "every_reply_used=False): the module's local Messages API")
 
 
 def _local_api(node):
     marker = node.get_closest_marker("local_api")
-    server_class = marker.args[0] if marker and marker.args else LocalAPI
-    return server_class, dict(marker.kwargs) if marker else {}
+    options = dict(marker.kwargs) if marker else {}
+    return options.pop("server", LocalAPI), options
 
 
 @pytest.fixture(scope="module")

@@ -77,7 +77,7 @@ class StallingAPI(LocalAPI):
             del handler.send_chunk  # the handler serves the connection's next request too
 
 
-pytestmark = pytest.mark.local_api(StallingAPI)
+pytestmark = pytest.mark.local_api(server=StallingAPI)
 
 
 @pytest.fixture
