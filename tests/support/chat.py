@@ -31,7 +31,7 @@ def environment(home: Path, api: LocalAPI, key: str = "test-key") -> dict:
     return env
 
 
-def ever(args, env, stdin=None, timeout_seconds=60):
+def ever(args, env, stdin=None, timeout_seconds=300):
     """`ever ARGS` in a subprocess; the timeout only stops a hang."""
     return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, text=True,
                           timeout=timeout_seconds)
