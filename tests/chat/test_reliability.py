@@ -158,7 +158,7 @@ from tests.support.chat import EVER, lines  # noqa: E402
 
 def ever_in(workdir: Path, args, env, stdin=None):
     return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, cwd=workdir,
-                          timeout=60)
+                          timeout=300)  # a hang guard
 
 
 def pieces_of_the_key(text: str) -> list:
