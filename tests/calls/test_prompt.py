@@ -11,9 +11,6 @@ import re
 
 import pytest
 
-from harness.memory.line import too_long
-from harness.memory.planner import Planner
-from harness.memory.events import Message
 from harness.calls.prompt import (
     INSTRUCTIONS_FILE,
     SYSTEM_PROMPT,
@@ -24,6 +21,9 @@ from harness.calls.prompt import (
     merge_task,
     read_instructions,
 )
+from harness.memory.events import Message
+from harness.memory.line import too_long
+from harness.memory.planner import Planner
 
 # [gist §5] verbatim, between the code fences of "Here is UniiChat's prompt verbatim".
 GIST_PROMPT = """\

@@ -8,30 +8,27 @@ each expected log is the kinds a person would see, in order.
 
 import asyncio
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from harness.calls.client import Client, ClientSettings
-from harness.localapi.server import LocalAPI, Reply, status_error, text, thinking, tool_use
-from harness.calls.prompt import TOOLS, Prompt
-from harness.memory.accepted import Accepted
-from harness.memory.service import Job, JobResult, Memory
 from harness.calls.approval import Answer, Approval
+from harness.calls.client import Client, ClientSettings
+from harness.calls.prompt import TOOLS, Prompt
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
+from harness.localapi.server import LocalAPI, Reply, status_error, text, thinking, tool_use
+from harness.memory.accepted import Accepted
+from harness.memory.service import Job, JobResult, Memory
+from tests.support.chat import logged
 
 MARK = {"type": "ephemeral"}
-NOW = datetime(2026, 11, 30, 9, 15, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
 
 
 async def answer(job: Job) -> JobResult:
     return JobResult(f"{job.kind}: summary of {job.name}" if job.l == 0 else f"merged {job.name}")
-
-
-def logged(memory: Memory):
-    return [(r["kind"], r["text"]) for r in memory.store.messages(0, memory.store.count)]
 
 
 async def make_turn(tmp_path: Path, api: LocalAPI, yes: bool = True, ask=None, build=answer, timeout=5.0):

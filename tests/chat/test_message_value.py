@@ -14,7 +14,7 @@ from pathlib import Path
 import pexpect
 
 from harness.localapi.server import Reply, tool_use
-from test_cli import EVER, environment, ever, lines
+from tests.support.chat import EVER, environment, ever, lines
 
 KEY = "sk-ant-api03-Zq8Rw2Lm5Tn7Vb1Xc4Yd6Fg9Hj0Kp3Ns-AAAA"  # long enough that no word of it is a prefix
 HIDDEN = "<API key hidden>"

@@ -6,7 +6,19 @@ The map is rendered by tests/support/readme.py (`python -m tests.support.readme 
 
 import re
 
-from tests.support.readme import INDEXED_ROOMS, MAP_ROOMS, README, ROOM_MAP_BEGIN, ROOM_MAP_END, ROOT, modules, names, readme_map, room_map, unnamed
+from tests.support.readme import (
+    INDEXED_ROOMS,
+    MAP_ROOMS,
+    README,
+    ROOM_MAP_BEGIN,
+    ROOM_MAP_END,
+    ROOT,
+    modules,
+    names,
+    readme_map,
+    room_map,
+    unnamed,
+)
 
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 

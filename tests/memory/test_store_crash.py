@@ -36,7 +36,7 @@ from pathlib import Path
 from harness.memory.store import Store
 
 KILLS = int(os.environ.get("EVER_STORE_CRASH_KILLS", "20"))
-READ_TIMEOUT_SECONDS = 20
+READ_TIMEOUT_SECONDS = 120  # a hang guard: a busy machine may keep the child off the CPU for seconds
 SEED = int(os.environ.get("EVER_STORE_CRASH_SEED", str(random.SystemRandom().randrange(10**6))))
 
 KINDS = ("user", "ever", "tool", "echo", "work", "note")

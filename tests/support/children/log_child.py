@@ -14,8 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from harness.calls.usage import UsageRecord, read_usage, record_usage  # noqa: E402
 from harness.chat.config import read_config, update_config  # noqa: E402
-from harness.memory.agentlog import AgentLog, log_path, read_log  # noqa: E402
 from harness.memory.accepted import Accepted  # noqa: E402
+from harness.memory.agentlog import AgentLog, log_path, read_log  # noqa: E402
 from harness.memory.inbox import Inbox  # noqa: E402
 from harness.memory.store import Store  # noqa: E402
 
