@@ -28,13 +28,21 @@ written; cost-weighted line-inputs are 0.1 × cached + 1.25 × written.
 import multiprocessing
 import os
 from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 from harness.calls.compactor import Compactor, MemorySettings, job_for
 from harness.calls.prompt import Prompt, chat_blocks
-from harness.chat.simulate_designs import (Run, TurnConversation, call_points, reblocked, run_carried,
-                                           run_window, state_text)
+from harness.chat.simulate_designs import (
+    Run,
+    TurnConversation,
+    call_points,
+    reblocked,
+    run_carried,
+    run_window,
+    state_text,
+)
 from harness.chat.simulate_meter import Meter, Prices, reply_tokens, tokens_of
 from harness.chat.simulate_workloads import Workload, with_pauses
 from harness.memory.events import Built, Message
@@ -77,9 +85,9 @@ class Rendered:
     def __init__(self, planner: Planner) -> None:
         self.planner = planner
         self.texts = planner.texts
-        self._lines: Dict[Tuple[int, int], str] = {}
-        self._cview: Optional[List[Tuple[int, int]]] = None
-        self._lasts: List[int] = []
+        self._lines: dict[tuple[int, int], str] = {}
+        self._cview: list[tuple[int, int]] | None = None
+        self._lasts: list[int] = []
         self._built_count = 0
 
     def changed(self) -> None:
@@ -93,7 +101,7 @@ class Rendered:
                 self._lines[(l, i)] = line
         return line
 
-    def context(self, l: int, i: int) -> List[Tuple[int, int]]:
+    def context(self, l: int, i: int) -> list[tuple[int, int]]:
         if self._cview is None:
             lines = self.planner.cview.lines()
             built = self.planner.built
@@ -117,7 +125,7 @@ def made_line(l: int, i: int) -> str:
     return (head + "user: asked; ever: did; echo: ok " * 20)[:size]
 
 
-def same_but_model(a: Dict[str, Any], b: Dict[str, Any]) -> bool:
+def same_but_model(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Two requests that differ at most in their model (the same messages are the same objects)."""
     if a is b:
         return True
@@ -125,7 +133,7 @@ def same_but_model(a: Dict[str, Any], b: Dict[str, Any]) -> bool:
         and a["messages"] == b["messages"]
 
 
-def common_prefix(old: List[Tuple[int, int]], new: List[Tuple[int, int]]) -> int:
+def common_prefix(old: list[tuple[int, int]], new: list[tuple[int, int]]) -> int:
     """How many lines the two views share from the start."""
     if len(new) >= len(old) and new[:len(old)] == old:
         return len(old)
@@ -138,7 +146,7 @@ def common_prefix(old: List[Tuple[int, int]], new: List[Tuple[int, int]]) -> int
 
 
 def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn_model: str,
-             progress: Optional[Callable[[int], None]] = None) -> List[Run]:
+             progress: Callable[[int], None] | None = None) -> list[Run]:
     """Ever's design (and its variants, which share its planner) on the workload."""
     planner = Planner(config)
     rendered = Rendered(planner)
@@ -157,11 +165,11 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
                   for mode in modes}
     compaction_prices = {model: Prices.of(model) for model in compactors}
     block_sizes = sorted({mode.block_lines for mode in modes})
-    conversation: Optional[TurnConversation] = None
-    previous_lines: List[Tuple[int, int]] = []
+    conversation: TurnConversation | None = None
+    previous_lines: list[tuple[int, int]] = []
     all_bytes = 0
 
-    def prepared_by_blocks(bodies: Dict[int, Dict[str, Any]]) -> Dict[int, Any]:
+    def prepared_by_blocks(bodies: dict[int, dict[str, Any]]) -> dict[int, Any]:
         return {lines: meters[0].prepare(body) for lines, body in bodies.items()}
 
     def turn_request(m: int, at: int, first: bool) -> None:
@@ -254,7 +262,7 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
 # ---------------------------------------------------------------- the modes, side by side
 
 
-def tasks(modes: Sequence[str], turn_model: str, compaction_model: str) -> List[Tuple[str, Tuple[Any, ...]]]:
+def tasks(modes: Sequence[str], turn_model: str, compaction_model: str) -> list[tuple[str, tuple[Any, ...]]]:
     """The runs that make the modes asked for: the modes that share Ever's planner run together."""
     ever_config = Config()
     push_config = Config(PUSH_VIEW_BYTES, PUSH_VIEW_BYTES, PUSH_CVIEW_BYTES, PUSH_CVIEW_BYTES)
@@ -265,7 +273,7 @@ def tasks(modes: Sequence[str], turn_model: str, compaction_model: str) -> List[
         "pauses": ViewMode("pauses", compaction_model, pause_seconds=PAUSE_SECONDS),
     }
     shared = [view_modes[name] for name in modes if name in view_modes]
-    found: List[Tuple[str, Tuple[Any, ...]]] = []
+    found: list[tuple[str, tuple[Any, ...]]] = []
     # two groups of Ever's variants, so two cores share them
     for group in (shared[:2], shared[2:]):
         if group:
@@ -292,7 +300,7 @@ def _init_worker(counter: Any) -> None:
     _progress_counter = counter
 
 
-def _run_task(task: Tuple[str, Tuple[Any, ...]], workload: Workload, turn_model: str) -> List[Run]:
+def _run_task(task: tuple[str, tuple[Any, ...]], workload: Workload, turn_model: str) -> list[Run]:
     kind, arguments = task
     if kind == "view":
         config, modes = arguments
@@ -303,20 +311,16 @@ def _run_task(task: Tuple[str, Tuple[Any, ...]], workload: Workload, turn_model:
 
 
 def simulate(workload: Workload, turn_model: str, compaction_model: str, modes: Sequence[str] = MODES,
-             processes: int = 2, bar: Any = None) -> List[Run]:
+             processes: int = 2, bar: Any = None) -> list[Run]:
     """Every mode asked for, on the workload; `bar` (a tqdm) shows messages replayed over all
     modes. With processes > 1 the runs share that many processes."""
-    global _progress_counter
     unknown = [name for name in modes if name not in MODES]
     if unknown:
         raise ValueError(f"no mode {unknown[0]!r} (modes: {', '.join(MODES)})")
     work = tasks(modes, turn_model, compaction_model)
-    runs: List[Run] = []
+    runs: list[Run] = []
     if processes <= 1 or len(work) == 1 or "fork" not in multiprocessing.get_all_start_methods():
-        last = 0
-
         def local(k: int) -> None:
-            nonlocal last
             if bar is not None:
                 bar.update(k)
 
@@ -328,7 +332,6 @@ def simulate(workload: Workload, turn_model: str, compaction_model: str, modes: 
                 runs.append(run_carried(workload, turn_model, local))
             else:
                 runs.append(run_window(workload, turn_model, local))
-        del last
     else:
         context = multiprocessing.get_context("fork")
         counter = context.Value("q", 0)
@@ -352,7 +355,7 @@ def simulate(workload: Workload, turn_model: str, compaction_model: str, modes: 
 # ---------------------------------------------------------------- figures
 
 
-def figures(run: Run) -> Dict[str, Any]:
+def figures(run: Run) -> dict[str, Any]:
     """One mode's figures; see docs/simulate.md for each."""
     n = run.messages
     turns, compactions = run.turn_all, run.compactions
@@ -400,11 +403,11 @@ def figures(run: Run) -> Dict[str, Any]:
     }
 
 
-def percent(share: Optional[float]) -> str:
+def percent(share: float | None) -> str:
     return "—" if share is None else f"{share:.1%}"
 
 
-def number(value: Optional[float], digits: int = 1) -> str:
+def number(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
@@ -413,7 +416,7 @@ TABLE_HEAD = ("mode", "line-inputs/msg", "lines rewritten/msg", "turns read (fir
               "reach verbatim")
 
 
-def table_rows(all_figures: Sequence[Dict[str, Any]]) -> List[Tuple[str, ...]]:
+def table_rows(all_figures: Sequence[dict[str, Any]]) -> list[tuple[str, ...]]:
     rows = []
     for f in all_figures:
         tokens = f["tokens_per_message"]
@@ -428,14 +431,14 @@ def table_rows(all_figures: Sequence[Dict[str, Any]]) -> List[Tuple[str, ...]]:
     return rows
 
 
-def text_table(all_figures: Sequence[Dict[str, Any]]) -> str:
+def text_table(all_figures: Sequence[dict[str, Any]]) -> str:
     rows = [TABLE_HEAD] + table_rows(all_figures)
     widths = [max(len(row[k]) for row in rows) for k in range(len(TABLE_HEAD))]
     return "\n".join("  ".join(cell.ljust(width) if k == 0 else cell.rjust(width)
                                for k, (cell, width) in enumerate(zip(row, widths))) for row in rows)
 
 
-def markdown_table(all_figures: Sequence[Dict[str, Any]]) -> str:
+def markdown_table(all_figures: Sequence[dict[str, Any]]) -> str:
     rows = table_rows(all_figures)
     lines = ["| " + " | ".join(TABLE_HEAD) + " |", "|" + "---|" * len(TABLE_HEAD)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]

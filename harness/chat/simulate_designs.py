@@ -15,8 +15,9 @@ turn goes out with the conversation so far; a reply with no tool result ends the
 `work` messages are the chat's, not the turn's.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 from harness.calls.prompt import EPHEMERAL, Prompt
 from harness.calls.requests import finished
@@ -24,7 +25,7 @@ from harness.calls.turn import end_marked, wire
 from harness.chat.simulate_meter import Meter, Prices, reply_tokens, tokens_of
 from harness.chat.simulate_workloads import Workload
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 MAX_TOKENS = 16_000  # the turns' max_tokens (harness/calls/turn.py MAX_TOKENS)
 WORKDIR = "/home/you/project"
 # a 1x1 PNG: an echo that carries an image carries this one (its size is not what breaks the cache)
@@ -41,12 +42,12 @@ SUMMARIZE_TASK = ("Summarize this conversation so that the work can go on from t
 WINDOW_MESSAGES = 100  # window: about as many bytes as Ever's view (messages average about 1 KB)
 
 
-def call_points(kinds: Sequence[str]) -> List[List[Tuple[str, int]]]:
+def call_points(kinds: Sequence[str]) -> list[list[tuple[str, int]]]:
     """For each message m, the turn requests that go out just before it is logged, in order:
     ("first", m) for the request a user message starts, ("next", k) for the request after a
     reply's tool results, timed at message k. The list has one more entry, for after the last
     message."""
-    points: List[List[Tuple[str, int]]] = [[] for _ in range(len(kinds) + 1)]
+    points: list[list[tuple[str, int]]] = [[] for _ in range(len(kinds) + 1)]
     in_turn = False
     last = ""  # the turn's last ever, tool or echo
     for m, kind in enumerate(kinds):
@@ -72,7 +73,7 @@ def state_text(seconds: float) -> str:
     return f"[2026-12-{day:02d} {minute // 60:02d}:{minute % 60:02d} UTC; working directory: {WORKDIR}]"
 
 
-def reply_blocks(m: int, kind: str, text: str) -> List[JSON]:
+def reply_blocks(m: int, kind: str, text: str) -> list[JSON]:
     """What an `ever` or `tool` message is in the reply that made it: a text block (none for a
     whitespace-only text, which `sent_back` drops) or a tool call."""
     if kind == "ever":
@@ -85,9 +86,9 @@ class TurnConversation:
     """A turn's messages as harness/calls/turn.py's `Turn.run` keeps them: its first user message,
     then each reply as it goes back (`sent_back`: no whitespace-only text) and its tool results."""
 
-    messages: List[JSON]
-    reply: List[JSON] = field(default_factory=list)
-    results: List[JSON] = field(default_factory=list)
+    messages: list[JSON]
+    reply: list[JSON] = field(default_factory=list)
+    results: list[JSON] = field(default_factory=list)
     tool_id: str = ""
 
     def add(self, m: int, kind: str, text: str, image: bool) -> None:
@@ -130,7 +131,7 @@ def reblocked(body: JSON, block_lines: int) -> JSON:
     text = "".join(block["text"] for block in content[:end + 1])
     lines = text[len("<chat>\n"):-len("</chat>")].split("\n")[:-1]
     whole = len(lines) // block_lines
-    blocks: List[JSON] = []
+    blocks: list[JSON] = []
     for k in range(whole):
         head = "<chat>\n" if k == 0 else ""
         chunk = lines[k * block_lines:(k + 1) * block_lines]
@@ -185,10 +186,10 @@ class Run:
     turn_first: Tally = field(default_factory=Tally)
     turn_all: Tally = field(default_factory=Tally)
     compactions: Tally = field(default_factory=Tally)
-    dollars: List[float] = field(default_factory=list)  # spent at each message
-    read_tokens: List[int] = field(default_factory=list)  # every call's, at each message
-    prompt_tokens: List[int] = field(default_factory=list)
-    context_bytes: List[int] = field(default_factory=list)  # history in context, at each message
+    dollars: list[float] = field(default_factory=list)  # spent at each message
+    read_tokens: list[int] = field(default_factory=list)  # every call's, at each message
+    prompt_tokens: list[int] = field(default_factory=list)
+    context_bytes: list[int] = field(default_factory=list)  # history in context, at each message
     line_inputs: float = 0.0  # [gist §3.3] 0.1 × cached + 1.25 × written lines, summed
     lines_rewritten: int = 0
     view_lines: int = 0  # summed over messages
@@ -227,9 +228,9 @@ class Run:
         self.history_bytes += history
 
 
-def grouped(blocks: Sequence[Tuple[str, JSON]]) -> List[JSON]:
+def grouped(blocks: Sequence[tuple[str, JSON]]) -> list[JSON]:
     """(role, block) pairs as API messages: consecutive blocks of one role in one message."""
-    messages: List[JSON] = []
+    messages: list[JSON] = []
     for role, block in blocks:
         if messages and messages[-1]["role"] == role:
             messages[-1]["content"].append(block)
@@ -238,12 +239,12 @@ def grouped(blocks: Sequence[Tuple[str, JSON]]) -> List[JSON]:
     return messages
 
 
-def history_block(kind: str, text: str) -> Tuple[str, JSON]:
+def history_block(kind: str, text: str) -> tuple[str, JSON]:
     """A message of the history as the carried and window designs send it: one text block."""
     return ROLE.get(kind, "user"), {"type": "text", "text": f"{kind}: {text}" if text else f"{kind}: (empty)"}
 
 
-def run_carried(workload: Workload, turn_model: str, progress: Optional[Any] = None,
+def run_carried(workload: Workload, turn_model: str, progress: Any | None = None,
                 summarize_at_tokens: int = int(CONTEXT_WINDOW_TOKENS * SUMMARIZE_AT_SHARE),
                 summary_bytes: int = SUMMARY_BYTES) -> Run:
     """One conversation carried from turn to turn, summarized near the context window."""
@@ -255,14 +256,14 @@ def run_carried(workload: Workload, turn_model: str, progress: Optional[Any] = N
               notes=f"summarized at {summarize_at_tokens:,} tokens into {summary_bytes:,} bytes")
     prefix_tokens = sum(block.tokens for block in meter.blocks(
         {"model": turn_model, "tools": list(prompt.tools), "system": list(prompt.system), "messages": []}))
-    history: List[Tuple[str, JSON]] = []  # since the last summary (the summary first)
+    history: list[tuple[str, JSON]] = []  # since the last summary (the summary first)
     history_tokens = 0
     verbatim_bytes = summary_bytes_now = all_bytes = 0
     points = call_points([message.kind for message in workload.messages])
-    reply: List[JSON] = []  # the last request's reply, as its messages come
+    reply: list[JSON] = []  # the last request's reply, as its messages come
     answered = False  # a request is out whose reply is not counted yet
 
-    def block_tokens_of(block: Tuple[str, JSON]) -> int:
+    def block_tokens_of(block: tuple[str, JSON]) -> int:
         return tokens_of([block[1]])
 
     def request(m: int, first: bool) -> None:
@@ -323,7 +324,7 @@ def run_carried(workload: Workload, turn_model: str, progress: Optional[Any] = N
     return run
 
 
-def run_window(workload: Workload, turn_model: str, progress: Optional[Any] = None,
+def run_window(workload: Workload, turn_model: str, progress: Any | None = None,
                window_messages: int = WINDOW_MESSAGES) -> Run:
     """A sliding window of the last `window_messages` messages before each turn, then the turn."""
     prompt = Prompt.build("")
@@ -332,7 +333,7 @@ def run_window(workload: Workload, turn_model: str, progress: Optional[Any] = No
     n = len(workload.messages)
     run = Run("window", n, workload.messages_per_day, notes=f"the last {window_messages} messages")
     points = call_points([message.kind for message in workload.messages])
-    conversation: Optional[TurnConversation] = None
+    conversation: TurnConversation | None = None
     window_bytes = all_bytes = 0
     sizes = [message.size_bytes for message in workload.messages]
 

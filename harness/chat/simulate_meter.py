@@ -20,19 +20,30 @@ is the check that the result is the local API's own (tests/chat/test_simulate.py
 import hashlib
 from dataclasses import dataclass
 from json.encoder import encode_basestring
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 from harness.calls.models import capabilities
-from harness.localapi.cache import CacheOutcome, PendingWrite, PromptCache, cache_lookback_blocks
+from harness.localapi.cache import (
+    CacheOutcome,
+    PendingWrite,
+    PromptCache,
+    cache_lookback_blocks,
+)
 from harness.localapi.server import minimum_cacheable_tokens_default
-from harness.localapi.validation import (PromptBlock, block_tokens, cache_marks, cache_ttl_seconds, canonical_json,
-                                         prompt_blocks)
+from harness.localapi.validation import (
+    PromptBlock,
+    block_tokens,
+    cache_marks,
+    cache_ttl_seconds,
+    canonical_json,
+    prompt_blocks,
+)
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 EMPTY_DIGEST = hashlib.sha256(b"").digest()
 IDENTITY_LENGTH = (32).to_bytes(8, "big")  # every identity here is a 32-byte digest
 KNOWN_MAX = 2_000_000
-_KNOWN: Dict[Any, Tuple[bytes, int]] = {}
+_KNOWN: dict[Any, tuple[bytes, int]] = {}
 
 
 def _images_in(body: JSON) -> int:
@@ -58,10 +69,10 @@ def _text_json(text: str) -> bytes:
 
 @dataclass(frozen=True)
 class Prepared:
-    digests: List[bytes]  # digests[k]: the prefix of the first k blocks
-    prefix_tokens: List[int]
-    joined: List[bool]
-    marks: List[Tuple[int, str]]
+    digests: list[bytes]  # digests[k]: the prefix of the first k blocks
+    prefix_tokens: list[int]
+    joined: list[bool]
+    marks: list[tuple[int, str]]
 
 
 class Meter:
@@ -78,7 +89,7 @@ class Meter:
         self.exact = exact
         self._known = _KNOWN  # pure: every meter of the process shares it
 
-    def _identity(self, prefix: bytes, block: JSON) -> Tuple[bytes, int]:
+    def _identity(self, prefix: bytes, block: JSON) -> tuple[bytes, int]:
         """The digest of the block's identity as `prompt_blocks` makes it, and its tokens."""
         if block.get("type") == "text" and len(block) <= 3 and ("cache_control" in block or len(block) == 2):
             key: Any = (prefix, block["text"])
@@ -116,10 +127,10 @@ class Meter:
             for block in ([{"type": "text", "text": content}] if isinstance(content, str) else content):
                 yield block, prefix, index
 
-    def blocks(self, body: JSON) -> List[PromptBlock]:
+    def blocks(self, body: JSON) -> list[PromptBlock]:
         """`prompt_blocks(body)`, each identity its digest."""
         found = []
-        counters: Dict[int, int] = {}
+        counters: dict[int, int] = {}
         for block, prefix, index in self._parts(body):
             identity, tokens = self._identity(prefix, block)
             k = counters.get(index, 0)
@@ -144,7 +155,7 @@ class Meter:
         digests = [digest]
         prefix_tokens = [0]
         total = 0
-        marks: List[Tuple[int, str]] = []
+        marks: list[tuple[int, str]] = []
         joined = [False]  # joined[j]: blocks j and j + 1 are tool calls of one message (one position)
         last_tool_message = -3
         sha256 = hashlib.sha256
@@ -167,8 +178,8 @@ class Meter:
         return self._look(model, prepared.digests, prepared.prefix_tokens, prepared.joined, prepared.marks,
                           now_seconds)
 
-    def _look(self, model: str, digests: List[bytes], prefix_tokens: List[int], joined: List[bool],
-              marks: List[Tuple[int, str]], now: float) -> CacheOutcome:
+    def _look(self, model: str, digests: list[bytes], prefix_tokens: list[int], joined: list[bool],
+              marks: list[tuple[int, str]], now: float) -> CacheOutcome:
         """`PromptCache.look` then `commit`, on digests already chained."""
         cache = self.cache
         live = cache._live
@@ -187,8 +198,8 @@ class Meter:
             entry = live(model, digests[read_blocks], now)
             entry.expires_at_seconds = now + entry.ttl_seconds
         minimum = cache.minimum_for(model)
-        writes: List[PendingWrite] = []
-        written_blocks: List[int] = []
+        writes: list[PendingWrite] = []
+        written_blocks: list[int] = []
         written_by_ttl = {"5m": 0, "1h": 0}
         charged_to = read_blocks
         for mark, ttl in marks:
@@ -227,12 +238,12 @@ def same_blocks_as_the_local_api(body: JSON) -> bool:
     return [hashlib.sha256(b.identity).digest() for b in theirs] == [b.identity for b in ours]
 
 
-def tokens_of(blocks: List[JSON]) -> int:
+def tokens_of(blocks: list[JSON]) -> int:
     """The blocks' prompt tokens by the local API's token rule."""
     return sum(block_tokens(block) for block in blocks)
 
 
-def reply_tokens(blocks: List[JSON]) -> int:
+def reply_tokens(blocks: list[JSON]) -> int:
     """A reply's output tokens by the local API's rule: its blocks' tokens, at least 1."""
     return max(1, sum(block_tokens(block) for block in blocks))
 

@@ -16,10 +16,10 @@ shape what a chat costs, so a user's own chat is read for nothing else.
 
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
 
 KINDS = ("user", "ever", "tool", "echo")
 MESSAGES_PER_DAY = 1_000  # the seeded chat's day: 30,000 messages are a month
@@ -42,7 +42,7 @@ class Message:
 @dataclass(frozen=True)
 class Workload:
     name: str
-    messages: Tuple[Message, ...]
+    messages: tuple[Message, ...]
     messages_per_day: float
     skipped_lines: int = 0  # lines of a log that did not read
 
@@ -94,7 +94,7 @@ def bulk_import(n: int, notes: int, seed: int = 1) -> Workload:
     return Workload("import", tuple(imported) + chat, MESSAGES_PER_DAY)
 
 
-def log_files(path: Path) -> List[Path]:
+def log_files(path: Path) -> list[Path]:
     """A chat's message files, oldest first: the files themselves, or those in `main/` under a
     chat directory or an EVER_HOME."""
     if path.is_file():
@@ -106,12 +106,12 @@ def log_files(path: Path) -> List[Path]:
     return []
 
 
-def from_log(path: Path, limit: Optional[int] = None) -> Workload:
+def from_log(path: Path, limit: int | None = None) -> Workload:
     """The chat's own kinds, sizes and timing; see the module's text."""
     files = log_files(path)
     if not files:
         raise ValueError(f"{path} holds no chat log (main/YYYY-MM-DD.jsonl files)")
-    records: List[Tuple[str, int, datetime, bool]] = []
+    records: list[tuple[str, int, datetime, bool]] = []
     skipped = 0
     for file in files:
         with open(file, "rb") as lines:
@@ -145,7 +145,7 @@ def with_pauses(workload: Workload, pause_seconds: float) -> Workload:
     messages keep their gaps."""
     messages = []
     seconds = 0.0
-    previous: Optional[Message] = None
+    previous: Message | None = None
     for message in workload.messages:
         if previous is not None:
             gap = message.seconds - previous.seconds
