@@ -447,3 +447,101 @@ def markdown_table(all_figures: Sequence[dict[str, Any]]) -> str:
 
 def default_processes() -> int:
     return max(1, min(2, os.cpu_count() or 1))
+
+
+# ---------------------------------------------------------------- the command
+
+# [gist §3.3] the figures the gist gives, for the side-by-side in the report
+GIST = {
+    "line_inputs_per_message": {"ever": 21, "push": 80},
+    "lines_rewritten_per_message": {"ever": 2, "push": 53},
+    "view_lines": 192,
+    "turn_prefix_read_share": 0.986,
+    "compaction_prefix_read_share": 0.962,
+}
+
+
+def gist_comparison(all_figures: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Our figures beside the gist's, where the modes are there to compare."""
+    by_mode = {f["mode"]: f for f in all_figures}
+    found: dict[str, Any] = {}
+    for key in ("line_inputs_per_message", "lines_rewritten_per_message"):
+        for mode, theirs in GIST[key].items():
+            if mode in by_mode:
+                found[f"{key} ({mode})"] = {"gist": theirs, "simulated": by_mode[mode][key]}
+    if "ever" in by_mode:
+        ever = by_mode["ever"]
+        found["view_lines (ever)"] = {"gist": GIST["view_lines"], "simulated": ever["view_lines"]}
+        found["turn prefix read share (ever)"] = {"gist": GIST["turn_prefix_read_share"],
+                                                  "simulated": ever["turn_first_prefix_read_share"]}
+        found["compaction prefix read share (ever)"] = {"gist": GIST["compaction_prefix_read_share"],
+                                                        "simulated": ever["compaction_prefix_read_share"]}
+    return found
+
+
+def workload_for(messages: int, seed: int, workload: str, import_notes: int, from_log: str | None) -> Workload:
+    from pathlib import Path
+
+    from harness.chat.simulate_workloads import bulk_import, from_log as read_log, seeded
+
+    if from_log:
+        return read_log(Path(from_log), messages)
+    if workload == "import":
+        return bulk_import(messages, import_notes, seed)
+    return seeded(messages, seed)
+
+
+def describe(workload: Workload) -> str:
+    n = len(workload.messages)
+    days = n / workload.messages_per_day
+    kinds: dict[str, int] = {}
+    for message in workload.messages:
+        kinds[message.kind] = kinds.get(message.kind, 0) + 1
+    mix = ", ".join(f"{count:,} {kind}" for kind, count in sorted(kinds.items(), key=lambda item: -item[1]))
+    skipped = f"; {workload.skipped_lines:,} lines of the log did not read" if workload.skipped_lines else ""
+    return (f"{workload.name}: {n:,} messages ({mix}), {workload.messages_per_day:,.0f} a day, "
+            f"{days:,.1f} days{skipped}")
+
+
+def run_command(messages: int, seed: int, workload_name: str, import_notes: int, from_log: str | None,
+                modes: Sequence[str], out: str | None, as_json: bool, processes: int,
+                turn_model: str, compaction_model: str, command: str,
+                say: Callable[[str], None] = print) -> dict[str, Any]:
+    """`ever simulate`: the table (or JSON) on stdout, the pictures and the report in `out`."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from tqdm import tqdm
+
+    workload = workload_for(messages, seed, workload_name, import_notes, from_log)
+    work = len(workload.messages) * len(modes)
+    with tqdm(total=work, unit="msg", file=sys.stderr, disable=None, desc="simulating") as bar:
+        runs = simulate(workload, turn_model, compaction_model, modes, processes, bar)
+    all_figures = [figures(run) for run in runs]
+    result = {
+        "command": command,
+        "workload": describe(workload),
+        "turn_model": turn_model,
+        "compaction_model": compaction_model,
+        "unit": "line-inputs: 0.1 x cached + 1.25 x written lines of the view, one call per message [gist §3.3]",
+        "modes": all_figures,
+        "gist": gist_comparison(all_figures),
+    }
+    if out:
+        from harness.chat.simulate_pictures import draw, page
+
+        folder = Path(out)
+        pictures = draw(runs, folder)
+        (folder / "figures.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        table = [TABLE_HEAD] + table_rows(all_figures)
+        report = page(all_figures, table, command, result["workload"], folder, pictures)
+        result["report"] = str(report)
+    if as_json:
+        say(json.dumps(result, indent=2))
+    else:
+        say(result["workload"] + f"; turns on {turn_model}, compactions on {compaction_model}")
+        say(text_table(all_figures))
+        if out:
+            say(f"report: {result['report']}")
+    return result
