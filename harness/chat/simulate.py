@@ -482,7 +482,8 @@ def gist_comparison(all_figures: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def workload_for(messages: int, seed: int, workload: str, import_notes: int, from_log: str | None) -> Workload:
     from pathlib import Path
 
-    from harness.chat.simulate_workloads import bulk_import, from_log as read_log, seeded
+    from harness.chat.simulate_workloads import bulk_import, seeded
+    from harness.chat.simulate_workloads import from_log as read_log
 
     if from_log:
         return read_log(Path(from_log), messages)

@@ -6,8 +6,9 @@ start without it (tests/chat/test_simulate.py checks it).
 """
 
 import html
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from harness.chat.simulate_designs import Run
 
@@ -27,7 +28,7 @@ def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no display, no window
-    import matplotlib.pyplot as pyplot
+    from matplotlib import pyplot
 
     return pyplot
 
