@@ -269,8 +269,10 @@ def cost(as_json: bool, turns: int) -> None:
 @click.option("--messages", type=click.IntRange(1), default=30_000, show_default=True,
               help="How many messages to replay.")
 @click.option("--seed", type=int, default=1, show_default=True, help="The seeded workload's seed.")
-@click.option("--workload", "workload_name", type=click.Choice(["seeded", "import"]), default="seeded",
-              show_default=True, help="The gist's sizes; or a first-day import of notes, then that chat.")
+@click.option("--workload", "workload_name", type=click.Choice(["seeded", "import", "full-lines"]),
+              default="seeded", show_default=True,
+              help="The gist's sizes; a first-day import of notes, then that chat; or every message summarized "
+                   "into a line of 490-512 bytes (the gist's own figures).")
 @click.option("--import-notes", type=click.IntRange(0), default=5_000, show_default=True,
               help="How many notes the import workload starts with.")
 @click.option("--from-log", type=click.Path(exists=True), default=None,

@@ -118,9 +118,11 @@ class Rendered:
         return self.planner.text(l, i)
 
 
-def made_line(l: int, i: int) -> str:
-    """The compactor's line for node (l, i): 380 to 512 bytes, the same for the same node."""
-    size = 380 + ((i * 2654435761 + l * 40503) >> 7) % 133
+def made_line(l: int, i: int, line_bytes: tuple[int, int] = (380, 512)) -> str:
+    """The compactor's line for node (l, i): `line_bytes` long (from, to), the same for the same
+    node."""
+    low, high = line_bytes
+    size = low + ((i * 2654435761 + l * 40503) >> 7) % (high - low + 1)
     head = f"summary of {i << l}+{1 << l}: "
     return (head + "user: asked; ever: did; echo: ok " * 20)[:size]
 
@@ -194,7 +196,7 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
         while planner.running:
             jobs = [job_for(rendered, l, i) for l, i in planner.running]
             for job in jobs:
-                line = made_line(job.l, job.i)
+                line = made_line(job.l, job.i, workload.line_bytes)
                 output = reply_tokens([{"type": "text", "text": line}])
                 bodies = {model: compactor.request(job) for model, compactor in compactors.items()}
                 first_body = bodies[modes[0].compaction_model]
@@ -212,7 +214,7 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
                     run.output(m, (run.compactions,), output, prices)
                     run.compactions.tail_tokens += tail
             for job in jobs:
-                planner.apply(Built(job.l, job.i, made_line(job.l, job.i)))
+                planner.apply(Built(job.l, job.i, made_line(job.l, job.i, workload.line_bytes)))
             rendered.changed()
 
     for m, message in enumerate(workload.messages):
@@ -482,13 +484,15 @@ def gist_comparison(all_figures: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def workload_for(messages: int, seed: int, workload: str, import_notes: int, from_log: str | None) -> Workload:
     from pathlib import Path
 
-    from harness.chat.simulate_workloads import bulk_import, seeded
+    from harness.chat.simulate_workloads import bulk_import, full_lines, seeded
     from harness.chat.simulate_workloads import from_log as read_log
 
     if from_log:
         return read_log(Path(from_log), messages)
     if workload == "import":
         return bulk_import(messages, import_notes, seed)
+    if workload == "full-lines":
+        return full_lines(messages, seed)
     return seeded(messages, seed)
 
 

@@ -10,6 +10,9 @@ shape what a chat costs, so a user's own chat is read for nothing else.
   day is `MESSAGES_PER_DAY` messages (about 8 hours at that pace).
 - `bulk_import(n, notes, seed)`: `notes` notes of the same sizes logged one second apart (an
   `ever import` of old sessions, on the first day), then `n − notes` messages of `seeded`.
+- `full_lines(n, seed)`: the gist's own simulation as its figures imply it [gist §3.3]: every
+  message long enough to be summarized (600 to 6,000 bytes) into a line that uses the space
+  (490 to 512 bytes [gist §7.8]), so a 96 KB view holds about 192 lines; the seeded timing.
 - `from_log(path)`: the kinds, sizes and dates of a chat's own log (`main/*.jsonl` [gist §1]),
   every line that reads; a torn or foreign line is skipped and counted.
 """
@@ -26,6 +29,8 @@ MESSAGES_PER_DAY = 1_000  # the seeded chat's day: 30,000 messages are a month
 USER_GAP_SECONDS = (20, 160)  # a person reads, thinks and types
 AGENT_GAP_SECONDS = (2, 12)  # the agent's replies, tool calls and results
 IMPORT_GAP_SECONDS = 1
+LINE_BYTES = (380, 512)  # a compaction's line: the space mostly used [gist §7.8]
+FULL_LINE_BYTES = (490, 512)
 WORDS = ("the", "view", "merge", "line", "zoom", "cache", "tree", "node", "batch", "file", "error:", "ok",
          "user", "said", "fix", "path/to/src.py", "42", "0x1f", "test", "failed", "passed", "run")
 FILLER = " ".join(WORDS * 400)  # 28,000 bytes of words: every made-up text is a cut of it
@@ -45,6 +50,7 @@ class Workload:
     messages: tuple[Message, ...]
     messages_per_day: float
     skipped_lines: int = 0  # lines of a log that did not read
+    line_bytes: tuple[int, int] = LINE_BYTES  # the compactor's lines: from, to (bytes)
 
     def text(self, i: int) -> str:
         """Message i's made-up text: ASCII words of its size, shifted by its id so that texts
@@ -82,6 +88,13 @@ def seeded(n: int, seed: int = 1, start_seconds: float = 0.0, name: str = "seede
             seconds += rng.uniform(*gap)
         messages.append(Message(kind, gist_size(rng), seconds))
     return Workload(name, tuple(messages), MESSAGES_PER_DAY)
+
+
+def full_lines(n: int, seed: int = 1) -> Workload:
+    rng = random.Random(f"simulate-full/{seed}")
+    messages = tuple(Message(message.kind, rng.randint(600, 6000), message.seconds)
+                     for message in seeded(n, seed).messages)
+    return Workload("full-lines", messages, MESSAGES_PER_DAY, line_bytes=FULL_LINE_BYTES)
 
 
 def bulk_import(n: int, notes: int, seed: int = 1) -> Workload:
@@ -153,7 +166,7 @@ def with_pauses(workload: Workload, pause_seconds: float) -> Workload:
         messages.append(Message(message.kind, message.size_bytes, seconds, message.image))
         previous = message
     return Workload(workload.name + " with pauses", tuple(messages), workload.messages_per_day,
-                    workload.skipped_lines)
+                    workload.skipped_lines, workload.line_bytes)
 
 
 def kinds_of(workload: Workload) -> Sequence[str]:
