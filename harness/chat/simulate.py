@@ -147,6 +147,38 @@ def common_prefix(old: list[tuple[int, int]], new: list[tuple[int, int]]) -> int
     return k
 
 
+@dataclass
+class LineInputs:
+    """The gist's unit [gist §3.3]: at each message a call reads the view as the last one left it;
+    the lines before the first changed one are cached, the rest written."""
+
+    line_inputs: float = 0.0  # 0.1 x cached + 1.25 x written, summed
+    lines_rewritten: int = 0
+    view_lines: int = 0
+    previous: tuple = ()
+
+    def see(self, lines: list[tuple[int, int]]) -> None:
+        common = common_prefix(list(self.previous), lines)
+        written = len(lines) - common
+        self.line_inputs += 0.1 * common + 1.25 * written
+        self.lines_rewritten += written
+        self.view_lines += len(lines)
+        self.previous = tuple(lines)
+
+
+def view_unit(workload: Workload, config: Config) -> LineInputs:
+    """The gist's unit alone, with no request built: the planner, the compactor's lines."""
+    planner = Planner(config)
+    unit = LineInputs()
+    for m, message in enumerate(workload.messages):
+        unit.see(planner.view.lines())
+        planner.apply(Message(message.kind, workload.text(m)))
+        while planner.running:
+            for l, i in list(planner.running):
+                planner.apply(Built(l, i, made_line(l, i, workload.line_bytes)))
+    return unit
+
+
 def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn_model: str,
              progress: Callable[[int], None] | None = None) -> list[Run]:
     """Ever's design (and its variants, which share its planner) on the workload."""
@@ -168,7 +200,7 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
     compaction_prices = {model: Prices.of(model) for model in compactors}
     block_sizes = sorted({mode.block_lines for mode in modes})
     conversation: TurnConversation | None = None
-    previous_lines: list[tuple[int, int]] = []
+    unit = LineInputs()
     all_bytes = 0
 
     def prepared_by_blocks(bodies: dict[int, dict[str, Any]]) -> dict[int, Any]:
@@ -220,13 +252,7 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
     for m, message in enumerate(workload.messages):
         text = workload.text(m)
         lines = planner.view.lines()
-        common = common_prefix(previous_lines, lines)
-        written = len(lines) - common
-        for run in runs:
-            run.line_inputs += 0.1 * common + 1.25 * written
-            run.lines_rewritten += written
-            run.view_lines += len(lines)
-        previous_lines = lines
+        unit.see(lines)
         for point, at in points[m]:
             if point == "first":
                 if conversation is not None:
@@ -258,6 +284,8 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
         turn_request(n, at, False)
     if conversation is not None:
         reply_output(n)
+    for run in runs:
+        run.line_inputs, run.lines_rewritten, run.view_lines = unit.line_inputs, unit.lines_rewritten, unit.view_lines
     return runs
 
 

@@ -270,17 +270,22 @@ def run_carried(workload: Workload, turn_model: str, progress: Any | None = None
         nonlocal history, history_tokens, verbatim_bytes, summary_bytes_now
         at = workload.messages[min(m, n - 1)].seconds
         if prefix_tokens + history_tokens > summarize_at_tokens:
+            # the conversation before the user's new message is summarized; the message follows
+            kept = history[-1:] if first else []
+            summarized = history[:-1] if first else history
             task = ("user", {"type": "text", "text": SUMMARIZE_TASK})
             body = finished({"model": turn_model, "max_tokens": MAX_TOKENS, "tools": list(prompt.tools),
-                             "system": list(prompt.system), "messages": wire(end_marked(grouped(history + [task])))})
+                             "system": list(prompt.system),
+                             "messages": wire(end_marked(grouped(summarized + [task])))})
             outcome = meter.call(body, at)
             run.spend(m, (run.compactions,), outcome, prices.dollars(outcome, 0))
             run.compactions.tail_tokens += block_tokens_of(task)
             summary = ("Summary of the conversation so far: " + "summary " * (summary_bytes // 8))[:summary_bytes]
             run.output(m, (run.compactions,), reply_tokens([{"type": "text", "text": summary}]), prices)
-            history = [("user", {"type": "text", "text": summary})]
-            history_tokens = block_tokens_of(history[0])
-            summary_bytes_now, verbatim_bytes = summary_bytes, 0
+            history = [("user", {"type": "text", "text": summary})] + kept
+            history_tokens = sum(block_tokens_of(block) for block in history)
+            summary_bytes_now = summary_bytes
+            verbatim_bytes = workload.messages[m].size_bytes if first else 0
         body = finished({"model": turn_model, "max_tokens": MAX_TOKENS, "tools": list(prompt.tools),
                          "system": list(prompt.system), "messages": wire(end_marked(grouped(history)))})
         outcome = meter.call(body, at)
