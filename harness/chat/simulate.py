@@ -200,6 +200,7 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
     compaction_prices = {model: Prices.of(model) for model in compactors}
     block_sizes = sorted({mode.block_lines for mode in modes})
     conversation: TurnConversation | None = None
+    view: list[str] = []  # the running turn's view, rendered
     unit = LineInputs()
     all_bytes = 0
 
@@ -208,7 +209,7 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
 
     def turn_request(m: int, at: int, first: bool) -> None:
         body = conversation.body(turn_model, prompt)
-        sent = {lines: body if lines == BLOCK_LINES else reblocked(body, lines) for lines in block_sizes}
+        sent = {lines: body if lines == BLOCK_LINES else reblocked(body, lines, view) for lines in block_sizes}
         prepared = prepared_by_blocks(sent)
         # the state and the message: after the view, new at every turn
         tail = tokens_of(conversation.messages[0]["content"][-2:]) if first else 0
@@ -235,7 +236,7 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
                 for body in bodies.values():
                     # one chain for every model: only the model may differ between the requests
                     assert same_but_model(body, first_body), "the compactors' requests differ beyond the model"
-                sent = {lines: first_body if lines == BLOCK_LINES else reblocked(first_body, lines)
+                sent = {lines: first_body if lines == BLOCK_LINES else reblocked(first_body, lines, job.context)
                         for lines in block_sizes}
                 prepared = prepared_by_blocks(sent)
                 tail = tokens_of(first_body["messages"][-1]["content"][-1:])  # the task: new at every call

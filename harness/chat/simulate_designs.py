@@ -122,14 +122,15 @@ class TurnConversation:
                          "system": list(prompt.system), "messages": wire(end_marked(self.messages))})
 
 
-def reblocked(body: JSON, block_lines: int) -> JSON:
+def reblocked(body: JSON, block_lines: int, lines: Sequence[str] | None = None) -> JSON:
     """The request with its view (the first user message's blocks from `<chat>` to `</chat>`) in
     blocks of `block_lines` lines, a mark on the last whole block, as harness/calls/prompt.py's
-    `chat_blocks` makes them with 4."""
+    `chat_blocks` makes them with 4. `lines`: the view's lines, when the caller has them."""
     content = body["messages"][0]["content"]
     end = next(k for k, block in enumerate(content) if block.get("text", "").endswith("</chat>"))
-    text = "".join(block["text"] for block in content[:end + 1])
-    lines = text[len("<chat>\n"):-len("</chat>")].split("\n")[:-1]
+    if lines is None:
+        text = "".join(block["text"] for block in content[:end + 1])
+        lines = text[len("<chat>\n"):-len("</chat>")].split("\n")[:-1]
     whole = len(lines) // block_lines
     blocks: list[JSON] = []
     for k in range(whole):

@@ -88,10 +88,11 @@ class Meter:
         self.cache = PromptCache({}, minimum_cacheable_tokens_default)
         self.exact = exact
         self._known = _KNOWN  # pure: every meter of the process shares it
+        self._minimums: dict[str, int] = {}
 
     def _identity(self, prefix: bytes, block: JSON) -> tuple[bytes, int]:
         """The digest of the block's identity as `prompt_blocks` makes it, and its tokens."""
-        if block.get("type") == "text" and len(block) <= 3 and ("cache_control" in block or len(block) == 2):
+        if block.get("type") == "text" and (len(block) == 2 or (len(block) == 3 and "cache_control" in block)):
             key: Any = (prefix, block["text"])
             found = self._known.get(key)
             if found is None:
@@ -106,6 +107,8 @@ class Meter:
             if found is None:
                 bare = {k: v for k, v in block.items() if k != "cache_control"}
                 found = (hashlib.sha256(prefix + canonical_json(bare)).digest(), block_tokens(block))
+            else:
+                return found
         if len(self._known) > KNOWN_MAX:
             self._known.clear()  # only a memo: what it forgets is hashed again
         self._known[key] = found
@@ -159,8 +162,15 @@ class Meter:
         joined = [False]  # joined[j]: blocks j and j + 1 are tool calls of one message (one position)
         last_tool_message = -3
         sha256 = hashlib.sha256
+        known = self._known
         for block, prefix, index in self._parts(body):
-            identity, tokens = self._identity(prefix, block)
+            size = len(block)
+            found = None
+            if block.get("type") == "text" and (size == 2 or (size == 3 and "cache_control" in block)):
+                found = known.get((prefix, block["text"]))  # the usual case, as `_identity` keys it
+            if found is None:
+                found = self._identity(prefix, block)
+            identity, tokens = found
             digest = sha256(digest + IDENTITY_LENGTH + identity).digest()
             digests.append(digest)
             total += tokens
@@ -182,12 +192,21 @@ class Meter:
               marks: list[tuple[int, str]], now: float) -> CacheOutcome:
         """`PromptCache.look` then `commit`, on digests already chained."""
         cache = self.cache
-        live = cache._live
+        # `PromptCache._live`, written out: a live entry, or None (an expired one is dropped)
+        entries = cache._entries.setdefault(model, {})
+
+        def live(digest: bytes) -> Any:
+            entry = entries.get(digest)
+            if entry is not None and now >= entry.expires_at_seconds:
+                del entries[digest]
+                return None
+            return entry
+
         read_blocks = 0
         for mark, _ in marks:
             number, positions = mark, 0
             while number >= 1 and positions < cache_lookback_blocks:
-                if live(model, digests[number], now) is not None:
+                if live(digests[number]) is not None:
                     read_blocks = max(read_blocks, number)
                     break
                 positions += 1
@@ -195,15 +214,17 @@ class Meter:
                 while number >= 1 and joined[number]:
                     number -= 1
         if read_blocks:
-            entry = live(model, digests[read_blocks], now)
+            entry = live(digests[read_blocks])
             entry.expires_at_seconds = now + entry.ttl_seconds
-        minimum = cache.minimum_for(model)
+        minimum = self._minimums.get(model)
+        if minimum is None:
+            minimum = self._minimums[model] = cache.minimum_for(model)
         writes: list[PendingWrite] = []
         written_blocks: list[int] = []
         written_by_ttl = {"5m": 0, "1h": 0}
         charged_to = read_blocks
         for mark, ttl in marks:
-            if prefix_tokens[mark] < minimum or live(model, digests[mark], now) is not None:
+            if prefix_tokens[mark] < minimum or live(digests[mark]) is not None:
                 continue
             writes.append(PendingWrite(model, digests[mark], prefix_tokens[mark], cache_ttl_seconds[ttl]))
             written_blocks.append(mark)
