@@ -32,6 +32,7 @@ from harness.chat.simulate_designs import run_carried, run_window, state_text
 from harness.chat.simulate_workloads import (
     Message,
     Workload,
+    bulk_import,
     from_log,
     full_lines,
     seeded,
@@ -336,3 +337,15 @@ def test_the_gists_figures_at_30000_messages():
     assert ever.lines_rewritten / n == pytest.approx(2, rel=0.10)
     assert push.lines_rewritten / n == pytest.approx(53, rel=0.10)
     assert push.view_lines / n == pytest.approx(192, rel=0.10)
+
+
+def test_a_first_day_import_logs_its_notes_a_second_apart_and_no_note_starts_a_turn():
+    # 30 notes at 0..29 s, then the seeded chat from 30 + 20 s (a person's shortest gap); only
+    # the chat's user messages start turns, one first request each.
+    workload = bulk_import(40, 30, seed=2)
+    assert [m.kind for m in workload.messages[:30]] == ["note"] * 30
+    assert [m.seconds for m in workload.messages[:30]] == list(range(30))
+    assert workload.messages[30].seconds == 50
+    assert all(m.kind != "note" for m in workload.messages[30:])
+    [run] = run_view(workload, Config(), [ViewMode("ever", HAIKU)], SONNET)
+    assert run.turn_first.calls == sum(1 for m in workload.messages if m.kind == "user")
