@@ -233,10 +233,23 @@ def grouped(blocks: Sequence[tuple[str, JSON]]) -> list[JSON]:
     """(role, block) pairs as API messages: consecutive blocks of one role in one message."""
     messages: list[JSON] = []
     for role, block in blocks:
-        if messages and messages[-1]["role"] == role:
-            messages[-1]["content"].append(block)
-        else:
-            messages.append({"role": role, "content": [block]})
+        grouped_onto(messages, role, block)
+    return messages
+
+
+def marked_at_end(blocks: Sequence[tuple[str, JSON]]) -> list[JSON]:
+    """The blocks as API messages with one cache mark, on the last block (as a turn's end mark,
+    without copying every block: the history's blocks carry no mark of their own)."""
+    messages = grouped(blocks[:-1])
+    role, last = blocks[-1]
+    return grouped_onto(messages, role, dict(last, cache_control=dict(EPHEMERAL)))
+
+
+def grouped_onto(messages: list[JSON], role: str, block: JSON) -> list[JSON]:
+    if messages and messages[-1]["role"] == role:
+        messages[-1]["content"].append(block)
+    else:
+        messages.append({"role": role, "content": [block]})
     return messages
 
 
@@ -277,7 +290,7 @@ def run_carried(workload: Workload, turn_model: str, progress: Any | None = None
             task = ("user", {"type": "text", "text": SUMMARIZE_TASK})
             body = finished({"model": turn_model, "max_tokens": MAX_TOKENS, "tools": list(prompt.tools),
                              "system": list(prompt.system),
-                             "messages": wire(end_marked(grouped(summarized + [task])))})
+                             "messages": marked_at_end(summarized + [task])})
             outcome = meter.call(body, at)
             run.spend(m, (run.compactions,), outcome, prices.dollars(outcome, 0))
             run.compactions.tail_tokens += block_tokens_of(task)
@@ -288,7 +301,7 @@ def run_carried(workload: Workload, turn_model: str, progress: Any | None = None
             summary_bytes_now = summary_bytes
             verbatim_bytes = workload.messages[m].size_bytes if first else 0
         body = finished({"model": turn_model, "max_tokens": MAX_TOKENS, "tools": list(prompt.tools),
-                         "system": list(prompt.system), "messages": wire(end_marked(grouped(history)))})
+                         "system": list(prompt.system), "messages": marked_at_end(history)})
         outcome = meter.call(body, at)
         run.spend(m, (run.turn_first, run.turn_all) if first else (run.turn_all,), outcome, prices.dollars(outcome, 0))
         if first:
