@@ -266,8 +266,8 @@ def cost(as_json: bool, turns: int) -> None:
 
 
 @main.command()
-@click.option("--messages", type=click.IntRange(1), default=30_000, show_default=True,
-              help="How many messages to replay.")
+@click.option("--messages", type=click.IntRange(1), default=None,
+              help="How many messages to replay (default 30,000; with --from-log, the whole log).")
 @click.option("--seed", type=int, default=1, show_default=True, help="The seeded workload's seed.")
 @click.option("--workload", "workload_name", type=click.Choice(["seeded", "import", "full-lines"]),
               default="seeded", show_default=True,

@@ -48,6 +48,7 @@ from harness.chat.simulate_workloads import Workload, with_pauses
 from harness.memory.events import Built, Message
 from harness.memory.planner import Config, Planner, last_message
 
+DEFAULT_MESSAGES = 30_000  # [gist §3.3] the gist's simulation; a month of the seeded chat
 CACHE_LIFE_SECONDS = 300  # [gist §3.3] 5-minute entries
 PAUSE_SECONDS = CACHE_LIFE_SECONDS + 60
 PUSH_VIEW_BYTES = 96_000  # [gist §3.3] push at a fixed size: the batched view's average
@@ -510,7 +511,8 @@ def gist_comparison(all_figures: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def workload_for(messages: int, seed: int, workload: str, import_notes: int, from_log: str | None) -> Workload:
+def workload_for(messages: int | None, seed: int, workload: str, import_notes: int, from_log: str | None) -> Workload:
+    """The workload asked for: `messages` of it (None: 30,000, or the whole log)."""
     from pathlib import Path
 
     from harness.chat.simulate_workloads import bulk_import, full_lines, seeded
@@ -518,6 +520,7 @@ def workload_for(messages: int, seed: int, workload: str, import_notes: int, fro
 
     if from_log:
         return read_log(Path(from_log), messages)
+    messages = DEFAULT_MESSAGES if messages is None else messages
     if workload == "import":
         return bulk_import(messages, import_notes, seed)
     if workload == "full-lines":
@@ -537,7 +540,7 @@ def describe(workload: Workload) -> str:
             f"{days:,.1f} days{skipped}")
 
 
-def run_command(messages: int, seed: int, workload_name: str, import_notes: int, from_log: str | None,
+def run_command(messages: int | None, seed: int, workload_name: str, import_notes: int, from_log: str | None,
                 modes: Sequence[str], out: str | None, as_json: bool, processes: int,
                 turn_model: str, compaction_model: str, command: str,
                 say: Callable[[str], None] = print) -> dict[str, Any]:
