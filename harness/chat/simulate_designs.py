@@ -258,6 +258,16 @@ def history_block(kind: str, text: str) -> tuple[str, JSON]:
     return ROLE.get(kind, "user"), {"type": "text", "text": f"{kind}: {text}" if text else f"{kind}: (empty)"}
 
 
+def history_blocks(kind: str, text: str, image: bool) -> list[tuple[str, JSON]]:
+    """The message's text block, and the image it carried after it: an image added anywhere breaks
+    the cache's messages part [gist §3.3]."""
+    found = [history_block(kind, text)]
+    if image:
+        found.append(("user", {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                            "data": TINY_PNG}}))
+    return found
+
+
 def run_carried(workload: Workload, turn_model: str, progress: Any | None = None,
                 summarize_at_tokens: int = int(CONTEXT_WINDOW_TOKENS * SUMMARIZE_AT_SHARE),
                 summary_bytes: int = SUMMARY_BYTES) -> Run:
@@ -304,8 +314,9 @@ def run_carried(workload: Workload, turn_model: str, progress: Any | None = None
                          "system": list(prompt.system), "messages": marked_at_end(history)})
         outcome = meter.call(body, at)
         run.spend(m, (run.turn_first, run.turn_all) if first else (run.turn_all,), outcome, prices.dollars(outcome, 0))
-        if first:
-            run.keep(verbatim_bytes, summary_bytes_now, all_bytes)
+        if first:  # what the history before the user's message keeps
+            size = workload.messages[m].size_bytes
+            run.keep(verbatim_bytes - size, summary_bytes_now, all_bytes - size)
             run.turn_first.tail_tokens += block_tokens_of(history[-1])  # the user's message
 
     def answer(m: int) -> None:
@@ -326,9 +337,9 @@ def run_carried(workload: Workload, turn_model: str, progress: Any | None = None
             answer(m)
             request(m, point == "first")
         if message.kind != "user":
-            block = history_block(message.kind, text)
-            history.append(block)
-            history_tokens += block_tokens_of(block)
+            blocks = history_blocks(message.kind, text, message.image)
+            history.extend(blocks)
+            history_tokens += sum(block_tokens_of(block) for block in blocks)
             verbatim_bytes += message.size_bytes
             all_bytes += message.size_bytes
             if message.kind in ("ever", "tool"):
@@ -371,7 +382,8 @@ def run_window(workload: Workload, turn_model: str, progress: Any | None = None,
                 if conversation is not None:
                     run.output(m, (run.turn_all,), conversation.reply_output_tokens(), prices)
                 start = max(0, m - window_messages)
-                blocks = [history_block(workload.messages[k].kind, workload.text(k)) for k in range(start, m)]
+                blocks = [block for k in range(start, m) for block in
+                          history_blocks(workload.messages[k].kind, workload.text(k), workload.messages[k].image)]
                 window_bytes = sum(sizes[start:m])
                 first_message = {"role": "user", "content": [{"type": "text", "text": state_text(message.seconds)},
                                                              {"type": "text", "text": text or "(empty)"}]}

@@ -349,3 +349,20 @@ def test_a_first_day_import_logs_its_notes_a_second_apart_and_no_note_starts_a_t
     assert all(m.kind != "note" for m in workload.messages[30:])
     [run] = run_view(workload, Config(), [ViewMode("ever", HAIKU)], SONNET)
     assert run.turn_first.calls == sum(1 for m in workload.messages if m.kind == "user")
+
+
+def test_an_image_in_a_carried_conversation_breaks_what_the_next_request_reads():
+    # user, echo with an image, user; 1,200 bytes each. Requests: turn 0 (S + 308 = 2,172: written),
+    # the request after the echo (S + 308 + 308 + the image's tokens: the image count changed, so
+    # the messages' part is another prefix and nothing is read; the tools and system prompt alone
+    # are under the minimum), then turn 2, which reads all of that request's prompt.
+    from harness.chat.simulate_designs import TINY_PNG
+
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": TINY_PNG}}
+    workload = Workload("image", (Message("user", 1200, 0), Message("echo", 1200, 10, image=True),
+                                  Message("user", 1200, 200)), 1_000)
+    run = run_carried(workload, SONNET)
+    after_echo = PREFIX_TOKENS + 308 + 308 + block_tokens(image)
+    assert run.turn_all.calls == 3
+    assert run.turn_all.read_tokens == after_echo
+    assert run.turn_all.prompt_tokens == 2172 + after_echo + after_echo + 308
