@@ -16,6 +16,7 @@ import math
 import os
 import subprocess
 import sys
+from datetime import UTC
 
 import pytest
 
@@ -366,3 +367,44 @@ def test_an_image_in_a_carried_conversation_breaks_what_the_next_request_reads()
     assert run.turn_all.calls == 3
     assert run.turn_all.read_tokens == after_echo
     assert run.turn_all.prompt_tokens == 2172 + after_echo + after_echo + 308
+
+
+def test_a_turns_first_request_is_the_one_a_real_turn_sends(tmp_path, api):
+    """The simulator's turn request beside the request a real `Turn` sends through the SDK to the
+    local API, on the same view, state and message: the same body."""
+    import asyncio
+    from datetime import datetime
+
+    from harness.calls.client import Client, ClientSettings
+    from harness.calls.prompt import chat_blocks
+    from harness.calls.tools import Approval, WorkTools
+    from harness.calls.turn import Turn, TurnSettings
+    from harness.chat.simulate_designs import TurnConversation
+    from harness.memory.service import JobResult, Memory
+
+    now = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
+
+    async def answer(job):
+        return JobResult(f"{job.kind}: summary of {job.name}" if job.l == 0 else f"merged {job.name}")
+
+    async def go():
+        memory = Memory.open(tmp_path / "home", build=answer)
+        client = Client(ClientSettings(api_key="test-key", base_url=api.base_url, attempts_max=1))
+        turn = Turn(memory, client, Prompt.build(), WorkTools(str(tmp_path), Approval(yes=True)),
+                    TurnSettings(SONNET, 5.0, workdir=str(tmp_path), clock=lambda: now))
+        for k in range(7):
+            memory.append("user", f"note {k} " + "w" * 600)
+        view = await memory.settle(5.0)
+        await turn.run("what next?")
+        await client.aclose()
+        memory.close()
+        return view.split("\n")[1:-1]
+
+    api.reset()
+    api.enqueue("Done.")
+    lines = asyncio.run(go())
+    sent = api.requests[-1].body
+    state = f"[2026-11-30 09:15 UTC; working directory: {tmp_path}]"
+    ours = TurnConversation([{"role": "user", "content": chat_blocks(lines) + [
+        {"type": "text", "text": state}, {"type": "text", "text": "what next?"}]}]).body(SONNET, Prompt.build())
+    assert {key: sent[key] for key in ours} == ours
