@@ -551,6 +551,8 @@ def run_command(messages: int | None, seed: int, workload_name: str, import_note
 
     from tqdm import tqdm
 
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)  # a folder that cannot be made is said before the replay
     workload = workload_for(messages, seed, workload_name, import_notes, from_log)
     work = len(workload.messages) * len(modes)
     with tqdm(total=work, unit="msg", file=sys.stderr, disable=None, desc="simulating") as bar:
