@@ -241,4 +241,37 @@ MUTANTS = [
         check=test("tests/chat/test_no_traceback.py::test_every_command_on_a_damaged_home_answers_or_says_why_in_one_sentence[config not TOML]"),
         note="a config.toml that is not TOML ends in the catch-all's 'a bug in Ever', not its sentence",
     ),
+    Mutant(
+        name="simulate_tokens_without_escapes",
+        path="harness/chat/simulate_meter.py",
+        old="""    return ('{"text":' + encode_basestring(text) + ',"type":"text"}').encode("utf-8")\n""",
+        new="""    return ('{"text":"' + text + '","type":"text"}').encode("utf-8")\n""",
+        check=test("tests/chat/test_simulate.py::test_the_meter_answers_as_the_local_apis_own_cache"),
+        note="ever simulate counts a newline as one byte where the token rule counts its JSON escape",
+    ),
+    Mutant(
+        name="simulate_entries_never_expire",
+        path="harness/chat/simulate_meter.py",
+        old="            if entry is not None and now >= entry.expires_at_seconds:\n",
+        new="            if False:\n",
+        check=test("tests/chat/test_simulate.py::test_pauses_past_the_cache_life_leave_a_turn_nothing_to_read"),
+        note="ever simulate keeps cache entries past their 5 minutes [gist §3.3]",
+    ),
+    Mutant(
+        name="simulate_growth_counted_as_rewrite",
+        path="harness/chat/simulate.py",
+        old="    if len(new) >= len(old) and new[:len(old)] == old:\n        return len(old)\n",
+        new="    if len(new) >= len(old) and new[:len(old)] == old:\n        return 0\n",
+        check=test("tests/chat/test_simulate.py::test_ever_as_its_view_grows_caches_every_line_but_the_new_one"),
+        note="the gist's unit counts a view that only grew as rewritten whole [gist §3.3]",
+    ),
+    Mutant(
+        name="carried_summary_drops_the_new_message",
+        path="harness/chat/simulate_designs.py",
+        old="            kept = history[-1:] if first else []\n",
+        new="            kept = []\n",
+        check=test("tests/chat/test_simulate.py::"
+                   "test_a_carried_conversation_past_its_limit_is_summarized_before_the_new_message"),
+        note="the carried conversation's summary swallows the user's new message",
+    ),
 ]

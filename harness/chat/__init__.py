@@ -11,7 +11,11 @@
     imports/    the import parsers: Claude Code, Codex, pi, llm's database, text files, as notes
     browsing    `ever browse`: the page written to a file or served on 127.0.0.1, a running chat copied
     browse/     `ever browse`'s page: page.py builds it; page.css, page.html, page.js are package data
+    simulate    `ever simulate`: what a chat costs beside other designs (simulate_workloads,
+                simulate_meter, simulate_designs, simulate_pictures: docs/simulate.md)
 
-May import: the standard library, click, prompt_toolkit, harness.memory, harness.calls and
-harness.chat. harness.localapi only in `demo`, for `ever chat --local`.
+May import: the standard library, click, prompt_toolkit, matplotlib (only in `simulate_pictures`),
+harness.memory, harness.calls and
+harness.chat. harness.localapi only in `demo`, for `ever chat --local`, and in `simulate_meter`,
+which costs `ever simulate`'s requests with the local API's cache model.
 """

@@ -8,6 +8,7 @@
     ever browse [--out F] [--serve]   the whole memory as one HTML page
     ever log                  where the files are
     ever cost [--json]        tokens, cache reads and writes, and what they cost
+    ever simulate [--messages N] [--from-log PATH] [--json]   what a chat costs, beside other designs
     ever agents [--json]      the chat's subagents: running or how they ended, and their cost
 
 Settings: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME, EVER_MODEL and `$EVER_HOME/config.toml`
@@ -262,6 +263,42 @@ def cost(as_json: bool, turns: int) -> None:
         click.echo(json.dumps(report_json(result), indent=2))
     else:
         click.echo(format_report(result, turns_shown=turns))
+
+
+@main.command()
+@click.option("--messages", type=click.IntRange(1), default=None,
+              help="How many messages to replay (default 30,000; with --from-log, the whole log).")
+@click.option("--seed", type=int, default=1, show_default=True, help="The seeded workload's seed.")
+@click.option("--workload", "workload_name", type=click.Choice(["seeded", "import", "full-lines"]),
+              default="seeded", show_default=True,
+              help="The gist's sizes; a first-day import of notes, then that chat; or every message summarized "
+                   "into a line of 490-512 bytes (the gist's own figures).")
+@click.option("--import-notes", type=click.IntRange(0), default=5_000, show_default=True,
+              help="How many notes the import workload starts with.")
+@click.option("--from-log", type=click.Path(exists=True), default=None,
+              help="Replay this chat's own message sizes, kinds and timing (EVER_HOME, its chat/, or main/*.jsonl).")
+@click.option("--modes", default=",".join(("ever", "push", "blocks16", "same-model", "pauses", "carried", "window")),
+              show_default=True, help="Which modes, comma-separated.")
+@click.option("--out", default="ever-simulation", show_default=True,
+              help="Where the pictures, figures.json and report.html go.")
+@click.option("--no-pictures", is_flag=True, help="Only the table (or JSON): no files.")
+@click.option("--json", "as_json", is_flag=True, help="The figures as JSON, for scripts.")
+@click.option("--processes", type=click.IntRange(1), default=2, show_default=True, help="Processes to share the runs.")
+def simulate(messages: int, seed: int, workload_name: str, import_notes: int, from_log, modes: str, out: str,
+             no_pictures: bool, as_json: bool, processes: int) -> None:
+    """What a chat costs, replayed with no key and no network: Ever beside the designs a user would
+    pick instead, on the same messages at the same prices (docs/simulate.md)."""
+    from harness.chat.simulate import run_command
+
+    settings = load_settings()
+    memory_model = settings.model if settings.memory_model == "turns" else settings.memory_model
+    chosen = [name.strip() for name in modes.split(",") if name.strip()]
+    command = "ever simulate " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["simulate"] else "ever simulate"
+    try:
+        run_command(messages, seed, workload_name, import_notes, from_log, chosen, None if no_pictures else out,
+                    as_json, processes, settings.model, memory_model, command.strip(), click.echo)
+    except ValueError as error:
+        fail(f"{error}.")
 
 
 @main.command()
