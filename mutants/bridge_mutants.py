@@ -1,6 +1,6 @@
 """Bugs planted in the production planner, each of which a check that `make test` runs must catch.
 
-Strategy: each mutant changes one line of harness/memory/planner.py (or harness/memory/line.py) into a mistake
+Strategy: each mutant changes one line of harness/memory/planner.py (or harness/memory/view_text.py, harness/memory/line.py) into a mistake
 the gist names or a plausible misreading of docs/planner.md. Its check is one of the fast checks
 `make test` runs: the tiny bridge (`python -m bridge --scale tiny`, which exits 1 on the first
 trace difference from the model), the fixed histories of tests/bridge/test_bridge_paths.py, or the
@@ -120,11 +120,11 @@ MUTANTS = [
 
 # ---- the planner's corrections, in the production planner ----
 MUTANTS += [
-    Mutant("planner_reserve_as_placeholder", "harness/memory/planner.py",
+    Mutant("planner_reserve_as_placeholder", "harness/memory/view_text.py",
            "    return len(str(i)) + 3 + LINE_BYTES_MAX + 1\n",
            "    return len(str(i)) + 3 + len(PLACEHOLDER) + 1\n",
            BRIDGE_TINY, "an unbuilt line counts its placeholder [P1]"),
-    Mutant("planner_flatten_newlines_only", "harness/memory/planner.py",
+    Mutant("planner_flatten_newlines_only", "harness/memory/view_text.py",
            "_BREAKS = {code: \" \" for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}",
            "_BREAKS = {10: \" \", 13: \" \"}",
            BRIDGE_TINY, "only CR and LF become spaces [P15]"),
@@ -288,7 +288,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_flatten_keeps_lone_cr",
-        path="harness/memory/planner.py",
+        path="harness/memory/view_text.py",
         old=KEEPS_LONE_CR[0],
         new=KEEPS_LONE_CR[1],
         check=BRIDGE_TINY,
@@ -296,7 +296,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_flatten_keeps_lone_cr_fixed",
-        path="harness/memory/planner.py",
+        path="harness/memory/view_text.py",
         old=KEEPS_LONE_CR[0],
         new=KEEPS_LONE_CR[1],
         check=fixed("test_every_kind_of_line_break_renders_alike_on_both_sides"),
@@ -304,7 +304,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_escape_keeps_tags",
-        path="harness/memory/planner.py",
+        path="harness/memory/view_text.py",
         old='_ESCAPES = {ord("<"): "\\u2039", ord("|"): "\\u00a6"}  # ‹ ¦\n',
         new='_ESCAPES = {ord("|"): "\\u00a6"}  # ‹ ¦\n',
         check=BRIDGE_TINY,
@@ -312,7 +312,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_counts_bars_unescaped",
-        path="harness/memory/planner.py",
+        path="harness/memory/view_text.py",
         old='        shown_size += text.count("|")\n',
         new='        shown_size += 0\n',
         check=BRIDGE_TINY,
@@ -320,7 +320,7 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_counts_bars_unescaped_test",
-        path="harness/memory/planner.py",
+        path="harness/memory/view_text.py",
         old='        shown_size += text.count("|")\n',
         new='        shown_size += 0\n',
         check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",

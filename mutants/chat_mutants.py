@@ -36,20 +36,39 @@ MUTANTS = [
     ),
     Mutant(
         name="failed_append_left_in_the_file",
-        path="harness/memory/store.py",
-        old="            self._failed = error\n            try:\n                self._recover()\n",
-        new="            self._failed = error\n            try:\n                pass\n",
+        path="harness/memory/logfile.py",
+        old="            self._cut_pending = True\n            try:\n                self.cut_back()\n",
+        new="            self._cut_pending = True\n            try:\n                pass\n",
         check=test("tests/memory/test_store.py::"
                    "test_a_failed_append_leaves_no_part_of_its_line_and_the_next_append_tries_again"),
         note="a failed append leaves its bytes: an unterminated line the next one glues onto [S5]",
     ),
     Mutant(
         name="store_append_without_fsync",
-        path="harness/memory/store.py",
-        old="            os.fsync(log.append_fd)\n",
-        new="",
+        path="harness/memory/logfile.py",
+        old="            write_all(self.fd, data)\n            os.fsync(self.fd)\n",
+        new="            write_all(self.fd, data)\n",
         check=test("tests/memory/test_store.py::test_each_line_is_one_write_fsynced_before_the_append_returns"),
         note="a line is acknowledged before it is on disk [gist §1]",
+    ),
+    Mutant(
+        name="log_torn_tail_glued_onto",
+        path="harness/memory/logfile.py",
+        old="            elif ends_torn(fd, self.size):\n",
+        new="            elif False:\n",
+        check=test("tests/memory/test_logfile.py::"
+                   "test_a_torn_last_line_is_skipped_and_the_next_line_stands_alone[agent]"),
+        note="a log's torn tail is not ended: the next line glues onto it and is lost [S2]",
+    ),
+    Mutant(
+        name="usage_log_failed_write_left",
+        path="harness/calls/usage.py",
+        old="            file.append(encode_line(record.to_json()))\n",
+        new="            from harness.memory.logfile import write_all\n"
+            "            write_all(file.fd, encode_line(record.to_json()))\n",
+        check=test("tests/memory/test_logfile.py::"
+                   "test_a_write_the_disk_fails_halfway_leaves_the_file_as_it_was[usage]"),
+        note="the usage log writes past the shared rule: a full disk leaves half a line [S5]",
     ),
     Mutant(
         name="service_never_checkpoints",
@@ -62,14 +81,14 @@ MUTANTS = [
     Mutant(
         name="turn_logs_its_message_before_the_view",
         path="harness/calls/turn.py",
-        old="        text = self.checked(text)  # the same text logged and sent\n        try:\n",
-        new="        text = self.checked(text)  # the same text logged and sent\n        self.log(\"user\", text)\n        try:\n",
+        old="        try:\n            view_text = await memory.settle(",
+        new="        log_it()\n        try:\n            view_text = await memory.settle(",
         check=test("tests/calls/test_turn.py::test_a_turn_sends_tools_system_the_view_in_blocks_the_state_and_the_message"),
         note="the message is in the view and again after it [P17]",
     ),
     Mutant(
         name="shell_keeps_the_key",
-        path="harness/calls/tools.py",
+        path="harness/calls/shell.py",
         old="            if name not in KEY_VARIABLES and not any(secret in value for secret in secrets)}\n",
         new="            if not any(secret in value for secret in secrets) or name in KEY_VARIABLES}\n",
         check=test("tests/calls/test_tools.py::test_the_shell_environment_holds_no_key"),
@@ -82,6 +101,33 @@ MUTANTS = [
         new="        if image.data is None:\n            blocks.append(text_block(image.note(image.name)))\n        elif False:\n",
         check=test("tests/memory/test_images.py::test_a_read_image_is_kept_and_a_later_zoom_gives_the_same_bytes_to_the_model"),
         note="zoom(id, 1) leaves the message's images out [gist §6]",
+    ),
+    Mutant(
+        name="accepted_message_loses_its_key",
+        path="harness/memory/service.py",
+        old="            self.append(\"user\", piece, now, key=message.key if k == 0 else None)\n",
+        new="            self.append(\"user\", piece, now)\n",
+        check=test("tests/chat/test_message_value.py::"
+                   "test_a_sent_message_that_holds_the_api_key_keeps_its_idempotency_key_and_a_retry_logs_it_not_again"),
+        note="a message's key never reaches its log line: a retry with --key is logged and answered twice [S8] [S9]",
+    ),
+    Mutant(
+        name="message_enters_with_the_api_key",
+        path="harness/memory/accepted.py",
+        old="    return Accepted(hide(valid_text(text)), key, source)\n",
+        new="    return Accepted(valid_text(text), key, source)\n",
+        check=test("tests/chat/test_message_value.py::"
+                   "test_a_message_holding_the_api_key_handed_to_a_running_chat_keeps_its_key_and_its_inbox_line_hides_it"),
+        note="a message's text enters with the API key in it: the inbox, the log and the request hold the key [H3]",
+    ),
+    Mutant(
+        name="history_keeps_the_line_as_typed",
+        path="harness/chat/terminal.py",
+        old="            pass  # the line editor's own, with the line as typed\n",
+        new="            super().append_string(string)\n",
+        check=test("tests/chat/test_message_value.py::"
+                   "test_the_line_editors_history_holds_a_typed_message_with_the_api_key_hidden"),
+        note="the line editor's history file keeps a typed message before its API key is hidden [H3]",
     ),
     Mutant(
         name="ever_send_starts_its_own_turn",
@@ -173,7 +219,7 @@ MUTANTS = [
     ),
     Mutant(
         name="redact_exact_matches_only",
-        path="harness/calls/tools.py",
+        path="harness/calls/redaction.py",
         old="        if len(secret) < REDACT_RUN_CHARS:\n            continue\n",
         new="        continue\n",
         check=test("tests/chat/test_reliability.py::test_a_401_that_echoes_the_key_and_a_reply_that_repeats_it_show_and_log_only_its_mark"),
@@ -181,7 +227,7 @@ MUTANTS = [
     ),
     Mutant(
         name="read_takes_any_file",
-        path="harness/calls/tools.py",
+        path="harness/calls/files.py",
         old="            for test, kind in FILE_KINDS:\n",
         new="            for test, kind in ():\n",
         check=test("tests/chat/test_reliability.py::test_read_refuses_a_fifo_a_device_and_a_file_over_the_cap_and_the_model_is_told_the_cap"),
@@ -194,5 +240,38 @@ MUTANTS = [
         new="        except (StoreError, SettingsError, ConnectionError) as error:\n",
         check=test("tests/chat/test_no_traceback.py::test_every_command_on_a_damaged_home_answers_or_says_why_in_one_sentence[config not TOML]"),
         note="a config.toml that is not TOML ends in the catch-all's 'a bug in Ever', not its sentence",
+    ),
+    Mutant(
+        name="simulate_tokens_without_escapes",
+        path="harness/chat/simulate_meter.py",
+        old="""    return ('{"text":' + encode_basestring(text) + ',"type":"text"}').encode("utf-8")\n""",
+        new="""    return ('{"text":"' + text + '","type":"text"}').encode("utf-8")\n""",
+        check=test("tests/chat/test_simulate.py::test_the_meter_answers_as_the_local_apis_own_cache"),
+        note="ever simulate counts a newline as one byte where the token rule counts its JSON escape",
+    ),
+    Mutant(
+        name="simulate_entries_never_expire",
+        path="harness/chat/simulate_meter.py",
+        old="            if entry is not None and now >= entry.expires_at_seconds:\n",
+        new="            if False:\n",
+        check=test("tests/chat/test_simulate.py::test_pauses_past_the_cache_life_leave_a_turn_nothing_to_read"),
+        note="ever simulate keeps cache entries past their 5 minutes [gist §3.3]",
+    ),
+    Mutant(
+        name="simulate_growth_counted_as_rewrite",
+        path="harness/chat/simulate.py",
+        old="    if len(new) >= len(old) and new[:len(old)] == old:\n        return len(old)\n",
+        new="    if len(new) >= len(old) and new[:len(old)] == old:\n        return 0\n",
+        check=test("tests/chat/test_simulate.py::test_ever_as_its_view_grows_caches_every_line_but_the_new_one"),
+        note="the gist's unit counts a view that only grew as rewritten whole [gist §3.3]",
+    ),
+    Mutant(
+        name="carried_summary_drops_the_new_message",
+        path="harness/chat/simulate_designs.py",
+        old="            kept = history[-1:] if first else []\n",
+        new="            kept = []\n",
+        check=test("tests/chat/test_simulate.py::"
+                   "test_a_carried_conversation_past_its_limit_is_summarized_before_the_new_message"),
+        note="the carried conversation's summary swallows the user's new message",
     ),
 ]

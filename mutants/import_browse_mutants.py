@@ -16,7 +16,7 @@ def test(name: str) -> tuple:
 MUTANTS = [
     Mutant(
         name="browse_message_as_markup",
-        path="harness/memory/browse.py",
+        path="harness/chat/browse/page.js",
         old='  box.append(meta, el("pre", "", text));\n',
         new='  const pre = el("pre"); pre.innerHTML = text; box.append(meta, pre);\n',
         check=test("tests/chat/test_browse.py::test_a_planted_script_is_shown_as_text_and_never_runs"),
@@ -24,7 +24,7 @@ MUTANTS = [
     ),
     Mutant(
         name="browse_json_unescaped",
-        path="harness/memory/browse.py",
+        path="harness/chat/browse/page.py",
         old='    return text.replace("&", "\\\\u0026").replace("<", "\\\\u003c").replace(">", "\\\\u003e")\n',
         new="    return text\n",
         check=test("tests/chat/test_browse.py::test_a_planted_script_in_a_line_of_the_view_stays_text"),
@@ -32,7 +32,7 @@ MUTANTS = [
     ),
     Mutant(
         name="import_key_of_the_run",
-        path="harness/memory/imports/__init__.py",
+        path="harness/chat/imports/__init__.py",
         old="    return f\"import:{hashlib.sha256(identity.encode('utf-8')).hexdigest()[:40]}.{part}\"\n",
         new="    return f\"import:{hashlib.sha256((identity + str(os.getpid())).encode('utf-8')).hexdigest()[:40]}.{part}\"\n",
         check=test("tests/chat/test_import.py::test_importing_the_same_files_again_adds_nothing"),
@@ -40,7 +40,7 @@ MUTANTS = [
     ),
     Mutant(
         name="import_repeats_history",
-        path="harness/memory/imports/__init__.py",
+        path="harness/chat/imports/__init__.py",
         old="            continue  # [I3] repeated history\n",
         new="            pass\n",
         check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
@@ -48,7 +48,7 @@ MUTANTS = [
     ),
     Mutant(
         name="import_keeps_thoughts",
-        path="harness/memory/imports/claude_code.py",
+        path="harness/chat/imports/claude_code.py",
         old='        if kind == "text":\n',
         new='        if kind == "thinking":\n            parts.append(str(block.get("thinking", "")))\n        elif kind == "text":\n',
         check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),

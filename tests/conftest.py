@@ -10,7 +10,10 @@
 
 Tests that set `max_examples` themselves keep it; everything else comes from the profile.
 
-The `api` fixture is a local Messages API (harness/localapi/server.py) shared by a module's tests.
+The local Messages API (harness/localapi/server.py): `shared_api` is one server for a module's
+tests (each costs tens of milliseconds to start); `api` is that server as new for each test. A
+module that needs another server class, a standing responder, or every scripted reply used says so
+once: `pytestmark = pytest.mark.local_api(server=StallingAPI, responder=f, every_reply_used=True)`.
 """
 
 import os
@@ -46,8 +49,34 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "local_api(*, server=LocalAPI, responder=None, "
+                            "every_reply_used=False): the module's local Messages API")
+
+
+def _local_api(node):
+    marker = node.get_closest_marker("local_api")
+    options = dict(marker.kwargs) if marker else {}
+    return options.pop("server", LocalAPI), options
+
+
 @pytest.fixture(scope="module")
-def api():
-    """A local Messages API for a module's tests; each test calls `reset()` first."""
-    with LocalAPI() as server:
+def shared_api(request):
+    """One local Messages API for the module's tests, with the module's responder."""
+    server_class, options = _local_api(request.node)
+    with server_class() as server:
+        server.responder = options.get("responder")
         yield server
+
+
+@pytest.fixture
+def api(shared_api, request):
+    """The module's server as new: `reset` forgets what the test before left (queue, requests,
+    failures, cache), and the module's responder answers again. With `every_reply_used`, a test
+    that leaves a scripted reply unused fails."""
+    _, options = _local_api(request.node)
+    shared_api.reset()
+    shared_api.responder = options.get("responder")
+    yield shared_api
+    if options.get("every_reply_used"):
+        assert shared_api.pending == 0, "a test left scripted replies unused"

@@ -22,7 +22,7 @@ two neither loses the report nor doubles it (agentlog's docstring).
 Its system prompt is the turns' with one more block, SUBAGENT_ROLE, constant, so every subagent
 call of a chat shares one cached prefix; its tools are the turns' less `agent`, so a subagent
 starts none. Its calls are recorded in the usage files as kind "agent" (`ever cost` shows them
-apart) and in its own log, from which `ever agents` gives each one's cost (harness/calls/agentlist.py).
+apart) and in its own log, from which `ever agents` gives each one's cost (harness/chat/agentlist.py).
 """
 
 import asyncio
@@ -34,13 +34,14 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable
 from harness.calls.requests import finished, sent_back
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
-from harness.calls.tools import ToolResult, WorkTools, error_result, split_long, text_result
+from harness.calls.tools import WorkTools
 from harness.calls.turn import JSON, Output, Quiet, Turn, TurnSettings, end_marked, wire
 from harness.calls.usage import record_usage, usage_record
 from harness.memory import agentlog
 from harness.memory.agentlog import AgentCaps, AgentLog, NameTaken
-from harness.memory.images import pages, with_images
+from harness.memory.images import ToolResult, error_result, pages, text_result, with_images
 from harness.memory.service import PAGE_CHARS, Memory
+from harness.memory.text import split_long
 
 if TYPE_CHECKING:  # the SDK is imported only where a call is made
     from harness.calls.client import Client

@@ -55,7 +55,7 @@ import httpx2
 # what a call gives back and how it fails: apart, so the request builders need no SDK
 from harness.calls.models import request_problem
 from harness.calls.outcomes import RetriesExhausted, Refused, Reply, SettingsError, Unusable, Usage
-from harness.calls.tools import redact
+from harness.calls.redaction import redact
 
 JSON = dict[str, Any]
 

@@ -37,7 +37,8 @@ from harness.calls.models import EFFORTS, THINKING_OFF, setting_problem
 from harness.calls.requests import finished, thinking_fields
 from harness.memory.events import Built, Failed
 from harness.memory.line import Tries
-from harness.memory.planner import escaped, last_message, node_name, shown
+from harness.memory.planner import last_message
+from harness.memory.view_text import escaped, node_name, shown
 from harness.memory.service import Paused
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks, compress_task, merge_task
 from harness.memory.text import valid_text

@@ -31,13 +31,16 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol,
 
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
 from harness.calls.requests import finished, sent_back, stop_problem
+from harness.memory.accepted import Accepted
 from harness.memory.images import kept, with_images
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.memory.search import SearchError, found_text, run_search
 from harness.memory.service import Memory
-from harness.calls.tools import (ToolResult, WorkTools, date_error, error_result, page_error, redact,
-                                 split_long, text_result, zoom_error)
-from harness.memory.text import valid_text
+from harness.calls.arguments import date_error, page_error, zoom_error
+from harness.calls.redaction import redact
+from harness.calls.tools import WorkTools
+from harness.memory.images import ToolResult, error_result, text_result
+from harness.memory.text import split_long, valid_text
 from harness.calls.usage import cost_e8, record_usage, usage_record
 
 if TYPE_CHECKING:  # the SDK is imported only where a call is made
@@ -138,42 +141,58 @@ class Turn:
         self.tools = tools
         self.settings = settings
         self.output = output or Quiet()
-        self.inbox: List[str] = []  # messages the user typed while the call runs [gist §6]
+        self.inbox: List[Accepted] = []  # messages the user typed while the call runs [gist §6]
         self.requests: List[JSON] = []  # each request sent, for status and tests
         self.turn_id = -1
         self._shown: List[str] = []  # the running call's text as shown so far
         self._usage: Optional[Usage] = None  # the running call's usage as the API told it
         self.agents = agents  # the chat's subagents: `agent`, zoom("Name"), their reports
 
-    def add_message(self, text: str) -> None:
+    def add_message(self, message: Accepted) -> None:
         """A message typed while the call runs joins it between tool calls [gist §6]."""
-        self.inbox.append(self.checked(text))
+        self.inbox.append(message)
 
     def checked(self, text: str) -> str:
-        """The text as Ever keeps, sends and shows it: valid UTF-8 (a lone surrogate from a paste,
-        argv or the socket is U+FFFD) and without the key [P14] [H3]."""
+        """A text from inside Ever (a reply, a tool's result, a report) as Ever keeps, sends and
+        shows it: valid UTF-8 and without the key [P14] [H3]. A user's message is made so
+        where it enters (harness/memory/accepted.py), not here."""
         return redact(valid_text(text), self.tools.secrets)
 
     def log(self, kind: str, text: str) -> None:
         for piece in split_long(self.checked(text)):
             self.memory.append(kind, piece)
 
-    async def run(self, text: str, kind: str = "user", logged: bool = False) -> TurnResult:
-        """The turn of `text`: a user message, or a subagent's report (`work`) that no turn took.
-        `logged`: the message is in the log already (delivered before a crash, never answered:
-        the chat's inbox [S9]); the turn answers it without logging it again."""
+    def log_accepted(self, message: Accepted) -> None:
+        """A user's message as it entered, its key ending its first line [S8] [S9]."""
+        self.memory.append_accepted(message)
+
+    async def run(self, message: Union[Accepted, str], kind: str = "user", logged: bool = False) -> TurnResult:
+        """The turn of `message`: a user's message, or a text from inside Ever (a subagent's report,
+        `work`, that no turn took). `logged`: the message is in the log already (delivered before
+        a crash, never answered: the chat's inbox [S9]); the turn answers it without
+        logging it again."""
         memory = self.memory
-        text = self.checked(text)  # the same text logged and sent
+        if isinstance(message, Accepted):
+            text = message.text  # made valid and the key hidden where it entered
+        else:
+            text = self.checked(message)  # the same text logged and sent
+
+        def log_it() -> None:
+            if isinstance(message, Accepted):
+                self.log_accepted(message)
+            else:
+                self.log(kind, text)
+
         try:
             view_text = await memory.settle(self.settings.settle_timeout_seconds)
         except asyncio.CancelledError:
             if not logged:
-                self.log(kind, text)  # stopped while it waited: the message is kept, unanswered
+                log_it()  # stopped while it waited: the message is kept, unanswered
             raise
         lines = view_text.split("\n")[1:-1]  # between "<chat>" and "</chat>"
         self.turn_id = memory.planner.T  # the user message's id: the turn's name in usage records
         if not logged:
-            self.log(kind, text)  # [P17] after the view is rendered
+            log_it()  # [P17] after the view is rendered
         now = self.settings.clock()
         state = f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: {self.settings.workdir}]"
         first = chat_blocks(lines) + [
@@ -237,8 +256,8 @@ class Turn:
             joined = list(tool_results)
             while self.inbox:
                 typed = self.inbox.pop(0)
-                self.log("user", typed)
-                joined.append({"type": "text", "text": typed})
+                self.log_accepted(typed)
+                joined.append({"type": "text", "text": typed.text})
             if self.agents is not None and self.starts_agents:
                 joined += self.agents.joined(self)  # subagents' reports, logged as `work` [gist §6]
             messages.append({"role": "user", "content": joined})

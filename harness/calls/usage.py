@@ -3,9 +3,9 @@
 The records: `$EVER_HOME/chat/usage/YYYY-MM-DD.jsonl`, one line per API call, appended, fsync'd,
 mode 0600, split by the local day of the call as the store splits the log [gist §1]:
 
-    {"time": "2026-10-08T14:03:05+02:00", "kind": "turn", "turn": 41, "model": "claude-sonnet-4-6",
-     "input_tokens": 210, "cache_creation_input_tokens": 1800, "cache_read_input_tokens": 31000,
-     "output_tokens": 420}
+    {"time":"2026-10-08T14:03:05+02:00","kind":"turn","turn":41,"model":"claude-sonnet-4-6",
+     "input_tokens":210,"cache_creation_input_tokens":1800,"cache_read_input_tokens":31000,
+     "output_tokens":420}
 
 `kind` is "turn" (every call of a turn's tool loop), "compaction" or "agent" (a subagent's call,
 harness/calls/agents.py); `turn` is the id of the user message that started the turn (for a
@@ -35,7 +35,6 @@ tokens × cents is exact), and shown in dollars.
 
 import json
 import math
-import os
 import re
 import threading
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from harness.calls.models import MODELS, TABLE_DATE, capabilities
+from harness.memory.logfile import LogFile, encode_line
 
 KINDS = ("turn", "compaction", "agent")
 TOKEN_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
@@ -162,32 +162,13 @@ def record_usage(home: Path, record: UsageRecord) -> Path:
     directory = usage_dir(home)
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = directory / f"{record.day}.jsonl"
-    line = json.dumps(record.to_json(), ensure_ascii=False) + "\n"
     with append_lock:
-        created = not path.exists()
-        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        file = LogFile(path)  # ends a torn tail; a new file's name is fsync'd
         try:
-            size = os.fstat(descriptor).st_size
-            os.write(descriptor, (torn_prefix(path, size) + line).encode("utf-8"))
-            os.fsync(descriptor)
+            file.append(encode_line(record.to_json()))
         finally:
-            os.close(descriptor)
-        if created:
-            directory_descriptor = os.open(directory, os.O_RDONLY)
-            try:
-                os.fsync(directory_descriptor)
-            finally:
-                os.close(directory_descriptor)
+            file.close()
     return path
-
-
-def torn_prefix(path: Path, size: int) -> str:
-    """A newline if the file's last line was cut off by a crash, so the new line stands alone."""
-    if not size:
-        return ""
-    with open(path, "rb") as file:
-        file.seek(size - 1)
-        return "" if file.read(1) == b"\n" else "\n"
 
 
 @dataclass(frozen=True)

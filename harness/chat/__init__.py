@@ -5,14 +5,21 @@
     session     the chat's process: it owns the chat, runs its turns, answers `ever memory`
     terminal    `ever chat` in a plain terminal
     owner       the owner's Unix socket, through which a second `ever` talks to it
-    importing   `ever import`: what will be added and cost, the question, the progress
-    browsing    `ever browse`: the memory's page written to a file or served on 127.0.0.1
     hub         the owner's output fanned out to every attached terminal; their questions [R3]
     attached    `ever chat`: the owner, or attached to the running owner over the socket [R3]
     serve       `ever serve`, the owner with no terminal, and its systemd user unit [R3]
     mcp_server  `ever mcp`: the memory's tools over MCP, stdio or HTTP with a secret [R2]
     demo        `ever chat --local`: the chat with no key, on the local Messages API
+    agentlist   `ever agents`: each subagent from its log, with its cost
+    importing   `ever import`: old sessions found, estimated, logged as notes
+    imports/    the import parsers: Claude Code, Codex, pi, llm's database, text files, as notes
+    browsing    `ever browse`: the page written to a file or served on 127.0.0.1, a running chat copied
+    browse/     `ever browse`'s page: page.py builds it; page.css, page.html, page.js are package data
+    simulate    `ever simulate`: what a chat costs beside other designs (simulate_workloads,
+                simulate_meter, simulate_designs, simulate_pictures: docs/simulate.md)
 
-May import: the standard library, click, prompt_toolkit, mcp (only in `mcp_server`), harness.memory, harness.calls and
-harness.chat. harness.localapi only in `demo`, for `ever chat --local`.
+May import: the standard library, click, prompt_toolkit, mcp (only in `mcp_server`), matplotlib
+(only in `simulate_pictures`), harness.memory, harness.calls and harness.chat. harness.localapi
+only in `demo`, for `ever chat --local`, and in `simulate_meter`, which costs `ever simulate`'s
+requests with the local API's cache model.
 """

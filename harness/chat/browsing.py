@@ -1,4 +1,4 @@
-"""`ever browse`: the memory's page written to a file, or served on 127.0.0.1 (harness/memory/browse.py
+"""`ever browse`: the memory's page written to a file, or served on 127.0.0.1 (harness/chat/browse/
 makes the page).
 
 **Decision [B3], a running chat is browsed from a copy.** One process owns a chat [gist §1], and
@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from harness.chat.config import Settings
-from harness.memory.browse import page
+from harness.chat.browse.page import page
+from harness.memory.logfile import FILE_MODE
 from harness.memory.service import Memory
-from harness.memory.store import FILE_MODE, ChatBusy
+from harness.memory.store import ChatBusy
 
 
 def paged(home: Path) -> bytes:

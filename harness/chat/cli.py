@@ -8,6 +8,7 @@
     ever browse [--out F] [--serve]   the whole memory as one HTML page
     ever log                  where the files are
     ever cost [--json]        tokens, cache reads and writes, and what they cost
+    ever simulate [--messages N] [--from-log PATH] [--json]   what a chat costs, beside other designs
     ever agents [--json]      the chat's subagents: running or how they ended, and their cost
 
 Settings: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME, EVER_MODEL and `$EVER_HOME/config.toml`
@@ -208,7 +209,7 @@ def memory_view() -> None:
 def memory_zoom(line) -> None:
     """Open line ID+N (given as ID N, or ID+N) into the two lines under it; N = 1 gives the
     message whole."""
-    from harness.calls.tools import zoom_arguments
+    from harness.calls.arguments import zoom_arguments
     from harness.memory.images import named_images
 
     arguments = zoom_arguments(line)  # `-1 1` reaches here as numbers, not as options
@@ -286,7 +287,7 @@ def mcp(http: bool, port: int, allow_send: bool) -> None:
 def import_command(paths, fmt, yes: bool) -> None:
     """Old sessions (Claude Code, Codex CLI, pi, llm's logs.db, text or Markdown) as notes, oldest first."""
     from harness.chat.importing import run_import
-    from harness.memory.imports import ImportFailed
+    from harness.chat.imports import ImportFailed
 
     try:
         run_import(load_settings(), paths, fmt, yes)
@@ -347,10 +348,46 @@ def cost(as_json: bool, turns: int) -> None:
 
 
 @main.command()
+@click.option("--messages", type=click.IntRange(1), default=None,
+              help="How many messages to replay (default 30,000; with --from-log, the whole log).")
+@click.option("--seed", type=int, default=1, show_default=True, help="The seeded workload's seed.")
+@click.option("--workload", "workload_name", type=click.Choice(["seeded", "import", "full-lines"]),
+              default="seeded", show_default=True,
+              help="The gist's sizes; a first-day import of notes, then that chat; or every message summarized "
+                   "into a line of 490-512 bytes (the gist's own figures).")
+@click.option("--import-notes", type=click.IntRange(0), default=5_000, show_default=True,
+              help="How many notes the import workload starts with.")
+@click.option("--from-log", type=click.Path(exists=True), default=None,
+              help="Replay this chat's own message sizes, kinds and timing (EVER_HOME, its chat/, or main/*.jsonl).")
+@click.option("--modes", default=",".join(("ever", "push", "blocks16", "same-model", "pauses", "carried", "window")),
+              show_default=True, help="Which modes, comma-separated.")
+@click.option("--out", default="ever-simulation", show_default=True,
+              help="Where the pictures, figures.json and report.html go.")
+@click.option("--no-pictures", is_flag=True, help="Only the table (or JSON): no files.")
+@click.option("--json", "as_json", is_flag=True, help="The figures as JSON, for scripts.")
+@click.option("--processes", type=click.IntRange(1), default=2, show_default=True, help="Processes to share the runs.")
+def simulate(messages: int, seed: int, workload_name: str, import_notes: int, from_log, modes: str, out: str,
+             no_pictures: bool, as_json: bool, processes: int) -> None:
+    """What a chat costs, replayed with no key and no network: Ever beside the designs a user would
+    pick instead, on the same messages at the same prices (docs/simulate.md)."""
+    from harness.chat.simulate import run_command
+
+    settings = load_settings()
+    memory_model = settings.model if settings.memory_model == "turns" else settings.memory_model
+    chosen = [name.strip() for name in modes.split(",") if name.strip()]
+    command = "ever simulate " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["simulate"] else "ever simulate"
+    try:
+        run_command(messages, seed, workload_name, import_notes, from_log, chosen, None if no_pictures else out,
+                    as_json, processes, settings.model, memory_model, command.strip(), click.echo)
+    except ValueError as error:
+        fail(f"{error}.")
+
+
+@main.command()
 @click.option("--json", "as_json", is_flag=True, help="The list as JSON, for scripts.")
 def agents(as_json: bool) -> None:
     """The chat's subagents: running or how each ended, its calls, tokens and cost."""
-    from harness.calls.agentlist import listing, listing_text
+    from harness.chat.agentlist import listing, listing_text
 
     rows = listing(load_settings().chat_dir)
     click.echo(json.dumps(rows, indent=2) if as_json else listing_text(rows))

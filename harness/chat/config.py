@@ -30,11 +30,11 @@ ignored):
     seconds_max = 1800                     # wall time
     tool_calls_max = 100
 
-Ever writes the file back itself (`/memory-model` saves `memory.model` and `memory.thinking`) with
-a tiny writer, `render_config`: the standard library reads TOML (tomllib) but cannot write it, and
-these few keys of strings, numbers, booleans and one list of strings do not justify a dependency.
-The writer puts every key in a fixed order and does not keep comments; the file is replaced
-atomically, mode 0600.
+Ever writes the file back itself (`/memory-model` saves `memory.model` and `memory.thinking`):
+`update_config` edits the file with tomlkit, so the user's comments, order and layout survive and
+only the keys it sets change; a new file is rendered whole by `render_config`, every key in a fixed
+order. Either way the file is replaced atomically, mode 0600 (`write_whole`,
+harness/memory/logfile.py).
 
 The API key is a `Secret`: its repr and str are `<API key hidden>`, so no repr, log line or error
 message can show it; the one way to read it is `Secret.reveal()`, for the client. A key kept in
@@ -57,9 +57,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+import tomlkit
+
 from harness.calls.models import EFFORTS, setting_problem
+from harness.calls.approval import APPROVABLE_TOOLS
 from harness.memory.agentlog import AgentCaps
-from harness.calls.tools import APPROVABLE_TOOLS
+from harness.memory.logfile import write_whole
 
 HOME_DEFAULT = "~/.ever"
 CONFIG_NAME = "config.toml"
@@ -273,7 +276,7 @@ def write_key(home: Path, key: str) -> Path:
     """Save `key` as `home/key`, mode 0600, replacing any earlier one."""
     ensure_home(home)
     path = home / KEY_NAME
-    replace_file(path, key.strip() + "\n")
+    write_whole(path, (key.strip() + "\n").encode("utf-8"))
     return path
 
 
@@ -345,8 +348,8 @@ def flatten(table: Mapping[str, Any], where: str) -> Dict[str, Any]:
     return values
 
 
-def read_config(path: Path) -> Dict[str, Any]:
-    """The settings in the config file as dotted keys, checked; {} when there is no file."""
+def read_config_text(path: Path) -> Optional[str]:
+    """The config file's text, trusted and valid TOML; None when there is no file."""
     try:
         with open(path, "rb") as file:
             problem = untrusted(path, os.fstat(file.fileno()))  # the file read, not a name
@@ -354,16 +357,23 @@ def read_config(path: Path) -> Dict[str, Any]:
                 raise ConfigError(problem)
             data = file.read()
     except FileNotFoundError:
-        return {}
+        return None
     except IsADirectoryError:
         raise ConfigError(f"{path} is a directory; the config file is a TOML file.") from None
     except OSError as error:
         raise ConfigError(f"{path} cannot be read ({error.strerror}).") from None
     try:
-        table = tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        tomllib.loads(text)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{path} is not valid TOML ({error}).") from None
-    return flatten(table, str(path))
+    return text
+
+
+def read_config(path: Path) -> Dict[str, Any]:
+    """The settings in the config file as dotted keys, checked; {} when there is no file."""
+    text = read_config_text(path)
+    return {} if text is None else flatten(tomllib.loads(text), str(path))
 
 
 def toml_string(text: str) -> str:
@@ -400,7 +410,7 @@ def render_config(values: Mapping[str, Any]) -> str:
     values = {key: checked(key, value, "render_config")
               for key, value in values.items() if value is not None}
     lines = ["# Ever's settings; see harness/chat/config.py. The environment overrides them",
-             "# (EVER_MODEL, ANTHROPIC_BASE_URL). Ever rewrites this file: comments are not kept."]
+             "# (EVER_MODEL, ANTHROPIC_BASE_URL). Ever edits this file in place: comments are kept."]
     tables: Dict[str, list] = {}
     for key in KEYS:
         if key not in values:
@@ -415,35 +425,20 @@ def render_config(values: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def replace_file(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically, mode 0600: a crash leaves the old file or the new one."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.fchmod(descriptor, 0o600)
-        os.write(descriptor, text.encode("utf-8"))
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-    os.replace(temporary, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
-
-
 def write_config(home: Path, values: Mapping[str, Any]) -> Path:
     """Replace the config file with `values` (dotted keys)."""
     ensure_home(home)
     path = home / CONFIG_NAME
-    replace_file(path, render_config(values))
+    write_whole(path, render_config(values).encode("utf-8"))
     return path
 
 
 def update_config(home: Path, changes: Mapping[str, Any]) -> Path:
-    """Set each dotted key of `changes` in the config file (None removes the key), keeping the rest."""
-    values = read_config(home / CONFIG_NAME)
+    """Set each dotted key of `changes` in the config file (None removes the key), keeping the
+    rest of the file as the user wrote it: its other keys, comments, order and layout."""
+    path = home / CONFIG_NAME
+    text = read_config_text(path)
+    values = {} if text is None else flatten(tomllib.loads(text), str(path))
     for key, value in changes.items():
         if value is None:
             if key not in DEFAULTS:
@@ -451,7 +446,27 @@ def update_config(home: Path, changes: Mapping[str, Any]) -> Path:
             values.pop(key, None)
         else:
             values[key] = checked(key, value, "update_config")
-    return write_config(home, values)
+    if text is None:
+        return write_config(home, values)
+    document = tomlkit.parse(text)
+    for key, value in changes.items():
+        table_name, _, name = key.rpartition(".")
+        table = document if not table_name else document.get(table_name)
+        if value is None:
+            if table is not None and name in table:
+                del table[name]
+        else:
+            if table is None:
+                document[table_name] = tomlkit.table()
+                table = document[table_name]
+            table[name] = values[key]
+    edited = tomlkit.dumps(document)
+    # The file as edited must say what was meant, or it is rendered anew (its comments lost).
+    if flatten(tomllib.loads(edited), str(path)) != values:
+        return write_config(home, values)
+    ensure_home(home)
+    write_whole(path, edited.encode("utf-8"))
+    return path
 
 
 def memory_setting_problem(model: str, thinking: Any, turns_model: str) -> Optional[str]:

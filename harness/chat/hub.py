@@ -37,8 +37,7 @@ import itertools
 import json
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from harness.calls.tools import Answer, Approval, approval_summary
-from harness.memory.text import valid_text
+from harness.calls.approval import Answer, Approval, approval_summary
 
 ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
 QUESTION_TAIL = "? [y]es / [n]o / [a]lways for this tool: "
@@ -177,7 +176,7 @@ class Hub:
                     continue
                 op = line.get("op")
                 if op == "say" and isinstance(line.get("text"), str) and line["text"].strip():
-                    say(chat, self, client, valid_text(line["text"]))
+                    say(chat, self, client, line["text"])
                 elif op == "answer" and isinstance(line.get("id"), int) and isinstance(line.get("answer"), str):
                     self.answer(line["id"], line["answer"])
                 elif op == "stop":
@@ -206,7 +205,7 @@ def say(chat: Any, hub: Hub, client: Client, text: str) -> None:
 
     approval = Approval(chat.approval.allowed, yes=client.yes, ask=hub.ask)
     try:
-        chat.submit(text, None, None, approval)
+        chat.submit(chat.entering(text, None, "terminal"), None, approval)
     except (OSError, StoreError) as error:
         from harness.chat.owner import failed_append
 

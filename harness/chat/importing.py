@@ -1,4 +1,4 @@
-"""`ever import`: old sessions as notes [gist §1] (harness/memory/imports/ reads them and writes
+"""`ever import`: old sessions as notes [gist §1] (harness/chat/imports/ reads them and writes
 them once); here, what the person sees: what will be added, what it will cost, a question when
 that is a lot, and a progress bar."""
 
@@ -9,7 +9,7 @@ import click
 from tqdm import tqdm
 
 from harness.chat.config import Settings
-from harness.memory.imports import SOURCE_NAMES, ImportFailed, plan, write
+from harness.chat.imports import SOURCE_NAMES, ImportFailed, plan, write
 from harness.memory.service import Memory
 
 ASK_COMPACTIONS = 500  # above this many estimated compactions, the import asks before it starts

@@ -106,7 +106,7 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
 
 async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWriter) -> Optional[Dict[str, Any]]:
     """A message handed over: `accepted` once it is on disk [S9], then its turn's reply."""
-    from harness.calls.tools import Approval
+    from harness.calls.approval import Approval
     from harness.calls.turn import Quiet
     from harness.memory.store import StoreError, checked_key
 
@@ -118,16 +118,17 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
     # nobody at the socket can be asked: without `yes`, the asking tools decline
     approval = None if request.get("yes") else Approval(chat.approval.allowed, False, None)
     try:
+        message = chat.entering(request["text"], key, "socket")
         # every attached terminal sees the turn a script asked for [R3]; with none, nobody does
         output = None if getattr(chat, "hub", None) is not None else Quiet()
-        answered = chat.submit(request["text"], key, output, approval)
+        answered = chat.submit(message, output, approval)
     except Leaving:
         return None
     except (OSError, StoreError) as error:
         return {"reply": "", "error": failed_append(error), "logged": False}
     writer.write(json.dumps({"accepted": True}).encode() + b"\n")
     # the person at the chat sees what a script adds to it
-    first_line = request["text"].strip().split("\n", 1)[0]
+    first_line = message.text.strip().split("\n", 1)[0]
     chat.output.notice(f"[ever send] {first_line[:160]}")
     try:
         await writer.drain()

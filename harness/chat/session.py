@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import os
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 from harness.calls.agents import Agents
 from harness.memory.agentlog import AgentCaps
 from harness.chat import owner
@@ -18,9 +18,12 @@ from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, Me
 from harness.chat.config import ConfigError, Secret, Settings, check_memory_setting, load_key
 from harness.memory.planner import Config
 from harness.calls.prompt import Prompt
+from harness.memory.accepted import Accepted, entering
 from harness.memory.service import Job, JobResult, Memory
-from harness.memory.store import ChatBusy, StoreError, checked_text
-from harness.calls.tools import Approval, WorkTools
+from harness.memory.store import ChatBusy, StoreError
+from harness.calls.approval import Approval
+from harness.calls.redaction import redact
+from harness.calls.tools import WorkTools
 from harness.calls.turn import Output, Quiet, Turn, TurnResult, TurnSettings
 from harness.calls.usage import dollars_text, record_usage, usage_record
 
@@ -48,8 +51,7 @@ class Delivery:
     """A message the chat accepted (its inbox line is on disk), on its way to a call: where its
     turn's output goes, its approval, and the future its sender awaits."""
 
-    text: str
-    key: str
+    message: Accepted
     output: Optional[Output] = None
     approval: Optional[Approval] = None
     answered: Optional["asyncio.Future[TurnResult]"] = None
@@ -117,31 +119,39 @@ class Chat:
 
     # ---- accepting a message [S9] ----
 
-    def accept(self, text: str, key: Optional[str], output: Optional[Output],
+    def hide(self, text: str) -> str:
+        """`text` without the chat's API key [H3]."""
+        return redact(text, (self.client.settings.api_key,))
+
+    def entering(self, text: object, key: Optional[str], source: str) -> Accepted:
+        """A user's message where it enters the chat: valid, the key hidden, once
+        (harness/memory/accepted.py); a key of its own when its sender gave none."""
+        return entering(text, key or new_key(), source, self.hide)
+
+    def accept(self, message: Accepted, output: Optional[Output],
                approval: Optional[Approval]) -> Delivery:
         """The message on disk in the inbox (an OSError, else), then on its way: only now may it
         be shown as accepted."""
-        key = key or new_key()
-        text = checked_text(text)
-        self.memory.inbox.accept(key, text)
-        delivery = Delivery(text, key, output, approval, asyncio.get_running_loop().create_future())
-        self.answers[key] = delivery.answered
+        self.memory.inbox.accept(message)
+        delivery = Delivery(message, output, approval, asyncio.get_running_loop().create_future())
+        self.answers[message.key] = delivery.answered
         return delivery
 
-    def submit(self, text: str, key: Optional[str] = None, output: Optional[Output] = None,
+    def submit(self, message: Accepted, output: Optional[Output] = None,
                approval: Optional[Approval] = None) -> "asyncio.Future[TurnResult]":
         """A message from the socket or `ever send`: accepted, then joined to the running call or
         given a turn; the future is the result of the turn that answers it. A key already seen
         gives that message's answer, and nothing is logged again."""
         if self.leaving:
             raise owner.Leaving()
-        if key is not None and key in self.answers:
+        key = message.key
+        if key in self.answers:
             return self.answers[key]
-        if key is not None and self.memory.store.key_id(key) is not None:
+        if self.memory.store.key_id(key) is not None:
             done = asyncio.get_running_loop().create_future()
             done.set_result(self.logged_answer(self.memory.store.key_id(key)))
             return done
-        delivery = self.accept(text, key, output, approval)
+        delivery = self.accept(message, output, approval)
         self.route(delivery)
         return delivery.answered
 
@@ -172,19 +182,22 @@ class Chat:
             if i is not None and any(r["kind"] == "ever" for r in store.messages(i + 1, store.count)):
                 self.memory.inbox.done(key)  # answered; its `done` died with the process
                 continue
-            delivery = Delivery(text, key, None, None, asyncio.get_running_loop().create_future(),
+            # text the inbox kept: as an older Ever may have written it, it enters again
+            message = self.entering(text, key, "inbox")
+            delivery = Delivery(message, None, None, asyncio.get_running_loop().create_future(),
                                 logged=i is not None)
-            first_line = text.strip().split("\n", 1)[0]
+            first_line = message.text.strip().split("\n", 1)[0]
             self.output.notice(f"[accepted before a restart, answered now] {first_line[:160]}")
             self.answers[key] = delivery.answered
             self.route(delivery)
 
     def answered(self, delivery: Delivery, result: TurnResult) -> None:
-        if delivery.key == self.leave_after:
+        key = delivery.message.key
+        if key == self.leave_after:
             self.leaving = True  # before the next turn can start
         settle_future(delivery.answered, result)
-        self.answers.pop(delivery.key, None)
-        self.memory.inbox.done(delivery.key)
+        self.answers.pop(key, None)
+        self.memory.inbox.done(key)
 
     async def leave(self) -> None:
         """An `ever send` that owns the chat has its answer, and goes: no turn starts after the
@@ -199,14 +212,16 @@ class Chat:
 
     # ---- turns [gist §6] ----
 
-    async def say(self, text: str, output: Optional[Output] = None,
+    async def say(self, message: Union[Accepted, str], output: Optional[Output] = None,
                   approval: Optional[Approval] = None) -> TurnResult:
         """A user message: it joins the running call, or starts a turn [gist §6]; the result is
-        the turn that answered it."""
+        the turn that answered it. A str is a text typed at the terminal, entering here."""
+        if isinstance(message, str):
+            message = self.entering(message, None, "terminal")
         if self.joinable():
-            return await self.join(text, output, approval)
+            return await self.join(message, output, approval)
         try:
-            delivery = self.accept(text, None, output, approval)
+            delivery = self.accept(message, output, approval)
         except (OSError, StoreError) as error:
             return self.refused(error, output)
         self.queue.append(delivery)
@@ -225,16 +240,13 @@ class Chat:
                 self.turn = turn = self.new_turn(current.output, current.approval)
                 self.queue_turn = True
                 self.joined = []
-                if not current.logged:
-                    self.memory.delivering(current.key, current.text)
                 try:
-                    self.last = await turn.run(current.text, logged=current.logged)
+                    self.last = await turn.run(current.message, logged=current.logged)
                 except BaseException as error:  # stopped, or failed: no message typed is lost
                     cut = [current] + self.joined + self.queue
                     for unseen in self.unseen(turn) + self.queue:
                         if not unseen.logged:
-                            self.memory.delivering(unseen.key, unseen.text)
-                            turn.log("user", unseen.text)
+                            self.memory.append_accepted(unseen.message)
                     self.queue = []
                     for other in cut:
                         if isinstance(error, asyncio.CancelledError):
@@ -255,12 +267,12 @@ class Chat:
                 self.turn_ended()
                 self.queue[:0] = unseen
 
-    def join(self, text: str, output: Optional[Output] = None,
+    def join(self, message: Accepted, output: Optional[Output] = None,
              approval: Optional[Approval] = None) -> "asyncio.Future[TurnResult]":
         """A message typed while a call runs joins it between tool calls [gist §6]; the future is
         the result of the turn that answers it."""
         try:
-            delivery = self.accept(text, None, output, approval)
+            delivery = self.accept(message, output, approval)
         except (OSError, StoreError) as error:
             refused = asyncio.get_running_loop().create_future()
             refused.set_result(self.refused(error, output))
@@ -280,8 +292,7 @@ class Chat:
         return TurnResult("", sentence)
 
     def add_to_turn(self, delivery: Delivery) -> None:
-        self.memory.delivering(delivery.key, delivery.text)
-        self.turn.add_message(delivery.text)
+        self.turn.add_message(delivery.message)
         self.joined.append(delivery)
 
     def unseen(self, turn: Turn) -> List[Delivery]:
@@ -416,10 +427,15 @@ async def send_once(settings: Settings, text: str, yes: bool = False, key: Optio
 def log_unanswered(settings: Settings, text: str, key: str, error: ConfigError) -> Dict[str, Any]:
     """No turn can be made (no key, say): the message stays in the log, unanswered; the next
     turn sees it [gist §1]."""
+    try:
+        secret = load_key(settings.home).reveal()  # a chat that cannot start may still have its key
+    except ConfigError:
+        secret = ""
+    message = entering(text, key, "send", lambda valid: redact(valid, (secret,)))
     memory = Memory.open(settings.home)
     try:
         if memory.store.key_id(key) is None:
-            memory.append("user", text, key=key)
+            memory.append_accepted(message)
     finally:
         memory.close()
     return {"reply": "", "error": f"{error} Your message is in the log; the next turn will see it.",
@@ -434,7 +450,7 @@ async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict
         server = await owner.serve(chat, settings.chat_dir / "socket")
         chat.leave_after = key
         try:
-            answered = chat.submit(text, key)
+            answered = chat.submit(chat.entering(text, key, "send"))
         except (OSError, StoreError) as error:
             return {"reply": "", "error": owner.failed_append(error), "logged": False}
         result = await answered

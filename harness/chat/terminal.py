@@ -15,11 +15,14 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from harness.calls.tools import Answer, approval_summary, redact, zoom_arguments
+from harness.calls.approval import Answer, approval_summary
+from harness.calls.arguments import zoom_arguments
+from harness.calls.redaction import redact
 from harness.chat import owner
 from harness.chat.config import ConfigError, Settings, ensure_home, load_settings, set_memory_model
 from harness.chat.hub import Hub
 from harness.chat.session import Chat, counted, open_chat
+from harness.memory.accepted import Accepted
 from harness.memory.store import ChatBusy
 from harness.memory.text import valid_text
 
@@ -148,7 +151,8 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     from prompt_toolkit.patch_stdout import patch_stdout
 
     terminal = Terminal()
-    session: PromptSession = PromptSession(history=_history(settings), input=_terminal_input(),
+    history = _history(settings)
+    session: PromptSession = PromptSession(history=history, input=_terminal_input(),
                                            key_bindings=_line_breaks())
     loop = asyncio.get_running_loop()
     # a tool's question waiting for its answer: (the question, the future the tool thread awaits)
@@ -256,6 +260,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     break
                 questions[:] = [question for question in questions if not question[1].done()]
                 if questions and text.strip().lower() in ANSWER_WORDS:
+                    history.keep(text)
                     _, pending = questions.pop(0)  # the line editor leaves question and answer shown
                     pending.set_result(text)  # the answer to a tool's question
                     continue
@@ -271,6 +276,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                         terminal._write(problem + "\n")
                         continue
                 elif command.startswith("/") and "\n" not in command:
+                    history.keep(chat.hide(valid_text(command)))
                     try:
                         reply = slash(chat, command, HELP, set_memory_model)
                     except ConfigError as error:
@@ -278,15 +284,16 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     terminal._write(terminal.shown(reply) + "\n")
                     continue
                 # the final line break of an editor's file or of a paste is not the user's
-                text = text.rstrip("\n")
+                message = chat.entering(text.rstrip("\n"), None, "terminal")
+                history.keep(message.text)  # the key hidden: the history file never holds it
                 if running is not None and not running.done():
                     if chat.turn is not None:
-                        chat.join(text)  # joins the running call between tool calls
+                        chat.join(message)  # joins the running call between tool calls
                     else:  # the running task has not started its turn yet: the next one
-                        queued.add(asyncio.create_task(chat.say(text)))
+                        queued.add(asyncio.create_task(chat.say(message)))
                         queued = {task for task in queued if not task.done()}
                     continue
-                running = asyncio.create_task(_turn_then_status(chat, text, terminal))
+                running = asyncio.create_task(_turn_then_status(chat, message, terminal))
     finally:
         ticking.cancel()
         chat.client.on_wait = chat.memory.on_wait = None
@@ -299,9 +306,9 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
         await chat.close_clients()
 
 
-async def _turn_then_status(chat: Chat, text: str, terminal: Terminal) -> None:
+async def _turn_then_status(chat: Chat, message: Accepted, terminal: Terminal) -> None:
     try:
-        await chat.say(text, terminal)
+        await chat.say(message, terminal)
     except asyncio.CancelledError:
         terminal.end_reply()
         terminal.notice("(the call was stopped; your message and what was shown of the reply are in the log)")
@@ -324,7 +331,7 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
     if words[0] == "/help":
         return help_text
     if words[0] in ("/agents", "/stop"):
-        from harness.calls.agentlist import listing, listing_text
+        from harness.chat.agentlist import listing, listing_text
 
         if words[0] == "/agents":
             return listing_text(listing(chat.memory.store.chat))
@@ -446,17 +453,24 @@ def _terminal_input():
 def _history(settings: Settings):
     from prompt_toolkit.history import FileHistory
 
-    class CheckedHistory(FileHistory):
-        """The history file takes the checked text: a lone surrogate from a paste is U+FFFD there,
-        as in the log, instead of failing the write [P14]."""
+    class KeptHistory(FileHistory):
+        """The line editor's history keeps what the chat took, as the chat keeps it: a message's
+        text as it entered (valid, the key hidden [P14] [H3]), never the line as typed,
+        which the line editor would add on its own before the chat sees it."""
 
-        def store_string(self, string: str) -> None:
-            super().store_string(valid_text(string))
+        def append_string(self, string: str) -> None:
+            pass  # the line editor's own, with the line as typed
+
+        def keep(self, text: str) -> None:
+            try:
+                super().append_string(text)
+            except OSError:
+                pass  # the history is a convenience: a full disk there never stops a message
 
     path = settings.home / "history"
     ensure_home(settings.home)  # 0700, as the chat's files are the user's alone
     if not path.exists():
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
-    return CheckedHistory(str(path))
+    return KeptHistory(str(path))
 

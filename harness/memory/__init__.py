@@ -1,19 +1,23 @@
 """What is kept and decided [gist §1–§4].
 
-    events      the planner's inputs (Message, Built, Failed, Retry, Wait, TurnEnd, Restart)
-    text        text made valid once, where it enters
+    events      the planner's inputs (Message, Built, Failed, Retry, Wait, TurnEnd, Restart); KINDS
+    text        text made valid once, where it enters; its UTF-8 bytes
+    accepted    a user's message as one value: valid and key-hidden where it enters, its key with it
     line        a summary line's rules: capped at 512 bytes, cut when the tries run out
+    view_text   the view's text rules: a line's name, its shown text, its bytes (model/view.py's mirror)
     planner     the production planner: the view, the compaction view, the due order, the jobs
-    store       the logs (append-only, fsync'd), the tree, the checkpoint, the lock
-    inbox       the messages accepted and not yet answered, on disk before they are shown accepted
-    images      images a tool gave, kept by their SHA-256 for zoom; a tool's result
-    pixels      an image's size in pixels from its header bytes, for the API's limits
+    logfile     one way to write a file: JSON lines appended and fsync'd, files replaced whole
+    store       the chat's store behind `Store`: appends, reads by id, the saved view
+    daylog      the logs' day files and the shapes of their lines (main/, tree/)
+    index       the store's index: where each line starts; rebuilt from the logs when stale
+    lock        the chat's lock: one owner, readers shared
+    inbox       each message accepted, on disk until a call has taken it
+    images      images a tool gave, kept by their SHA-256 for zoom; a tool's result and its makers
+    pixels      an image's size in pixels from its header, for the vision limits
     service     the memory service: the store and the planner together, the compactor's jobs
     agentlog    a subagent's own log: its steps, its end, where its report went; its caps
     search      every message found by its words: SQLite FTS5, a cache of the logs [R1]
     trace       the planner's state printed for the bridge (bridge/FORMAT.md)
-    browse      the memory's page: one self-contained HTML file (`ever browse`)
-    imports/    `ever import`'s parsers, one per format, and the writing of their notes once
 
 May import: the standard library and harness.memory. Never the SDK, harness.calls, harness.chat or
 harness.localapi; never model/.

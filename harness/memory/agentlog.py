@@ -1,7 +1,8 @@
 """A subagent's own log [gist §6]: its steps stay there, out of the chat's log.
 
 Each subagent of a chat has one file, `chat/agents/<Name>.jsonl` (0600, in the 0700 directory),
-of JSON lines appended with one write each and fsync'd, never edited, like the chat's log [gist §1]:
+of JSON lines appended with one write each and fsync'd, never edited, like the chat's log [gist §1]
+(harness/memory/logfile.py; written compact, shown spaced here):
 
     {"kind": "start", "name": "Scout", "task": "...", "turn": 41, "T": 42, "time": "...",
      "caps": {"tokens": 2000000, "seconds": 1800, "tool_calls": 100}}
@@ -29,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from harness.memory.store import fsync_directory, make_directory, open_file
+from harness.memory.logfile import LogFile, encode_line, make_directory
 
 AGENTS_DIR = "agents"
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
@@ -125,9 +126,9 @@ def read_log(path: Path) -> List[dict]:
 class AgentLog:
     """One subagent's file, open for appending."""
 
-    def __init__(self, path: Path, fd: int):
-        self.path = path
-        self.fd = fd
+    def __init__(self, file: LogFile):
+        self.path = file.path
+        self.file = file
 
     @classmethod
     def create(cls, chat: Path, name: str, start: Dict[str, Any]) -> "AgentLog":
@@ -138,39 +139,26 @@ class AgentLog:
                             "unique in a chat, so choose another.")
         path = log_path(chat, name)
         try:
-            fd = open_file(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL)
+            file = LogFile(path, exclusive=True)
         except FileExistsError:
             raise NameTaken(f"agent: this chat already has a subagent named {name}; names are "
                             "unique in a chat, so choose another.") from None
-        log = cls(path, fd)
+        log = cls(file)
         log.append(dict(start, kind="start", name=name))
-        fsync_directory(path.parent)
         return log
 
     @classmethod
     def reopen(cls, path: Path) -> "AgentLog":
-        return cls(path, open_file(path, os.O_WRONLY | os.O_APPEND))
+        return cls(LogFile(path))
 
     def append(self, record: Dict[str, Any]) -> None:
-        """One line, one write, fsync'd [gist §1]; a torn last line is ended first."""
+        """One line, one write, fsync'd; a failed one leaves nothing (harness/memory/logfile.py)."""
         record = dict(record)
         record.setdefault("time", now_text())
-        line = json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
-        size = os.fstat(self.fd).st_size
-        if size:
-            with open(self.path, "rb") as file:
-                file.seek(size - 1)
-                if file.read(1) != b"\n":
-                    line = b"\n" + line
-        view = memoryview(line)
-        while view:
-            view = view[os.write(self.fd, view):]
-        os.fsync(self.fd)
+        self.file.append(encode_line(record))
 
     def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        self.file.close()
 
 
 def summary(records: List[dict]) -> Dict[str, Any]:

@@ -28,6 +28,8 @@ So a turn never waits for its own message, and the view it sends is the one rend
 from dataclasses import dataclass
 from typing import NamedTuple, Union
 
+KINDS = ("user", "ever", "tool", "echo", "work", "note")  # [gist §1] [P12]
+
 
 # The events with fields are named tuples: as immutable as a frozen dataclass, and made in a
 # third of its time (one of each per message, at the planner's rate).

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from harness.memory.logfile import DIRECTORY_MODE, make_directory, write_whole
 from harness.memory.pixels import too_big
-from harness.memory.store import DIRECTORY_MODE, make_directory, write_whole
 
 JSON = Dict[str, Any]
 
@@ -73,6 +73,14 @@ class ToolResult:
         if self.is_error:
             result["is_error"] = True
         return result
+
+
+def text_result(text: str, is_error: bool = False) -> ToolResult:
+    return ToolResult(({"type": "text", "text": text},), is_error)
+
+
+def error_result(text: str) -> ToolResult:
+    return text_result(text, is_error=True)
 
 
 def image_type(head: bytes) -> Optional[str]:

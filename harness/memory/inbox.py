@@ -17,11 +17,11 @@ what waits.
 """
 
 import json
-import os
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from harness.memory.store import checked_key, checked_text, encode_line, open_file, write_whole
+from harness.memory.accepted import Accepted
+from harness.memory.logfile import LogFile, encode_line, write_whole
 
 
 class Inbox:
@@ -45,18 +45,17 @@ class Inbox:
                 self.entries[line["key"]] = line["text"]
             elif isinstance(line, dict) and isinstance(line.get("done"), str):
                 self.entries.pop(line["done"], None)
-        self._fd: Optional[int] = None
-        self._torn_tail = bool(data) and not data.endswith(b"\n")
+        self._file: Optional[LogFile] = None
 
     def pending(self) -> List[Tuple[str, str]]:
         """(key, text) of every message accepted and not done, in the order accepted."""
         return list(self.entries.items())
 
-    def accept(self, key: str, text: str) -> None:
-        """On disk, or an OSError: only then is the message accepted."""
-        key, text = checked_key(key), checked_text(text)
-        self._write({"key": key, "text": text})
-        self.entries[key] = text
+    def accept(self, message: Accepted) -> None:
+        """On disk, or an OSError: only then is the message accepted. Its text is the one its
+        `entering` made, the key hidden: the inbox never holds the key."""
+        self._write({"key": message.key, "text": message.text})
+        self.entries[message.key] = message.text
 
     def done(self, key: str) -> None:
         """The message's turn ended. A `done` lost to a failed write costs nothing but a check at
@@ -78,31 +77,15 @@ class Inbox:
             if self.path.exists() and self.path.stat().st_size:
                 self.close()
                 write_whole(self.path, b"")
-                self._torn_tail = False
         except OSError:
             pass
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
     def _write(self, line: dict) -> None:
-        if self._fd is None:
-            self._fd = open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-        data = encode_line(line)
-        if self._torn_tail:
-            data = b"\n" + data  # a torn tail never glues onto the next line
-        size = os.fstat(self._fd).st_size
-        try:
-            written = os.write(self._fd, data)
-            while written < len(data):
-                written += os.write(self._fd, data[written:])
-            os.fsync(self._fd)
-        except OSError:
-            try:  # the line was never acknowledged: leave no part of it
-                os.ftruncate(self._fd, size)
-            except OSError:
-                self._torn_tail = True
-            raise
-        self._torn_tail = False
+        if self._file is None:
+            self._file = LogFile(self.path)  # a torn tail is ended here, never glued onto
+        self._file.append(encode_line(line))

@@ -9,6 +9,8 @@ to send in the same conversation.
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
+from harness.memory.text import utf8_bytes
+
 LINE_BYTES_MAX = 512  # [gist §2]
 TRIES_MAX = 5  # [gist §4] "Try at most 5 times"
 CAPPED_MARK = "(not summarized, cut: zoom it) "  # [P16]
@@ -19,10 +21,6 @@ class Outcome:
     calls: int  # replies asked for: the first call and its follow-ups
     text: str  # the node's text, 1 to 512 bytes; "" when no reply gave a line: a failed try
     follow_ups: Tuple[str, ...] = ()  # the "Too long" messages sent, in order
-
-
-def utf8_bytes(text: str) -> int:
-    return len(text.encode("utf-8"))
 
 
 def cut(text: str, bytes_max: int) -> str:

@@ -39,11 +39,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Awaitable, Callable, Dict, List, Optional, Tuple
 
+from harness.memory.accepted import Accepted
 from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.memory.images import pages as paged
 from harness.memory.inbox import Inbox
 from harness.memory.planner import Config, Node, Planner, node_name
 from harness.memory.store import Store, StoreError
+from harness.memory.text import split_long
 
 log = logging.getLogger("ever.memory")
 
@@ -212,8 +214,6 @@ class Memory:
         self._settled = asyncio.Event()
         self._retry_handle: Optional[asyncio.TimerHandle] = None
         self.inbox = Inbox(store.chat)
-        # accepted messages a turn is about to log: [key, the text not yet logged, first piece?]
-        self._delivering: List[list] = []
         self.on_wait: Optional[Callable[[Optional[str], Optional[float]], None]] = None  # [C12]
         self.paused = ""  # [C11] the sentence, while the compactor is paused
         self._pauses = 0  # in a row, for the backoff
@@ -274,28 +274,17 @@ class Memory:
     def append(self, kind: str, text: str, now: Optional[datetime] = None,
                key: Optional[str] = None) -> dict:
         """Log one message, then let the planner see it [gist §1, §3.2]; the record is returned
-        once it is on disk. A user message the inbox holds is logged with its key [S9]."""
-        if key is None and kind == "user":
-            key = self._delivered_key(text)
+        once it is on disk. A user's message logs its key on its first line (harness/memory/accepted.py)
+        [S8] [S9]."""
         record = self.store.append_message(kind, text, now, key)
         self._apply(Message(kind, record["text"]))
         return record
 
-    def delivering(self, key: str, text: str) -> None:
-        """The inbox's message `key` is about to be logged by a turn, as `text` (maybe in pieces)."""
-        if all(entry[0] != key for entry in self._delivering):
-            self._delivering.append([key, text, True])
-
-    def _delivered_key(self, text: str) -> Optional[str]:
-        """The key of the accepted message whose next piece is `text`: on its first piece only."""
-        for at, entry in enumerate(self._delivering):
-            key, rest, first = entry
-            if rest == text or (text and rest.startswith(text)):
-                entry[1], entry[2] = rest[len(text):], False
-                if not entry[1]:
-                    del self._delivering[at]
-                return key if first else None
-        return None
+    def append_accepted(self, message: Accepted, now: Optional[datetime] = None) -> None:
+        """Log a user's message as it entered (harness/memory/accepted.py), split if long
+        [H2], its key ending its first line [S8] [S9]."""
+        for k, piece in enumerate(split_long(message.text)):
+            self.append("user", piece, now, key=message.key if k == 0 else None)
 
     def _checkpoint(self) -> None:
         """view.json is a checkpoint: the logs replay what a failed save leaves out [P10]."""

@@ -2,9 +2,10 @@
 
 A `str` from a terminal, a file decoded with `surrogateescape`, a JSON `\\ud800` escape or a tool's
 output can hold a lone surrogate, which no UTF-8 encoder accepts. The planners count bytes with
-`str.encode("utf-8")` and would crash on it, so the boundary that takes text in (the store's append,
-the compactor's reply) replaces each lone surrogate with U+FFFD, the replacement character, and
-nothing after it checks again [P14].
+`str.encode("utf-8")` and would crash on it, so the boundary that takes text in (a user's message
+where it enters, harness/memory/accepted.py; the store's append; the compactor's reply) replaces
+each lone surrogate with U+FFFD, the replacement character, and nothing after it cleans again: it
+may assert `is_valid_text` [P14].
 
 Here too are the rules for long texts, which the chat's tools and an import both follow: a
 tool's output is clipped to its head and tail (`clip_output`), any other long text is split,
@@ -84,3 +85,8 @@ def split_long(text: str, chars_max: int = MESSAGE_CHARS_MAX) -> List[str]:
         start = end
     pieces.append(text[start:])
     return pieces
+
+
+def utf8_bytes(text: str) -> int:
+    """The bytes of valid `text` in UTF-8, without encoding it when it is ASCII."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))

@@ -7,7 +7,9 @@ cannot hide a difference between the planners.
 from typing import Dict, List, Sequence, Tuple, Union
 
 from harness.memory.events import Built, Failed, Message, Restart, Retry, TurnEnd, Wait
-from harness.memory.planner import Node, Planner, node_name, utf8_bytes
+from harness.memory.planner import Node, Planner
+from harness.memory.text import utf8_bytes
+from harness.memory.view_text import node_name
 
 CONTEXT_EVERY = 64  # FORMAT.md: the first running node's context every 64 events
 

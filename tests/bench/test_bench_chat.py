@@ -16,13 +16,14 @@ import asyncio
 import os
 import time
 
+from harness.calls.approval import Approval
 from harness.calls.client import Client, ClientSettings
+from harness.calls.prompt import Prompt
+from harness.calls.tools import WorkTools
+from harness.calls.turn import Turn, TurnSettings
 from harness.localapi.server import LocalAPI, Reply, text
 from harness.memory.planner import Config
-from harness.calls.prompt import Prompt
 from harness.memory.service import Job, JobResult, Memory
-from harness.calls.tools import Approval, WorkTools
-from harness.calls.turn import Turn, TurnSettings
 
 
 def enabled(request) -> bool:

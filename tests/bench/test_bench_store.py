@@ -28,7 +28,6 @@ import random
 import subprocess
 import sys
 import time
-from array import array
 from pathlib import Path
 
 import pytest

@@ -27,13 +27,12 @@ from harness.calls.client import (
     Client,
     ClientSettings,
     PrefixGate,
-    RetriesExhausted,
     SettingsError,
-    Unusable,
     Usage,
 )
-from harness.calls.compactor import Compactor, Compress, Job, Merge, MemorySettings, job_for
-from harness.memory.events import Built, Failed, Message
+from harness.calls.compactor import Compactor, Compress, Job, MemorySettings, Merge, job_for
+from harness.calls.prompt import SYSTEM_PROMPT, TOOLS, Prompt
+from harness.localapi.replay import replay, share
 from harness.localapi.server import (
     LocalAPI,
     Reply,
@@ -49,10 +48,11 @@ from harness.localapi.server import (
     thinking,
     timeout,
 )
+from harness.memory.events import Built, Failed, Message
 from harness.memory.planner import Config, Planner
 from harness.memory.service import Paused
-from harness.calls.prompt import SYSTEM_PROMPT, TOOLS, Prompt
-from harness.localapi.replay import replay, share
+
+pytestmark = pytest.mark.local_api(every_reply_used=True)
 
 MODEL = "claude-opus-4-8"  # minimum cacheable 1,024 tokens, so tools and system alone cache
 EPHEMERAL = {"type": "ephemeral"}
@@ -100,12 +100,6 @@ def runner():
         yield runner
 
 
-@pytest.fixture(scope="module")
-def shared_api():
-    with LocalAPI() as server:
-        yield server
-
-
 def base_settings(api: LocalAPI) -> ClientSettings:
     # attempts_max bounds a test that goes wrong; every test here needs far fewer attempts
     return ClientSettings(api_key="sk-test-secret-key", base_url=api.base_url, attempts_max=6,
@@ -117,13 +111,6 @@ def shared_client(shared_api, runner):
     client = Client(base_settings(shared_api))
     yield client
     runner.run(client.aclose())
-
-
-@pytest.fixture
-def api(shared_api):
-    shared_api.reset()
-    yield shared_api
-    assert shared_api.pending == 0, "a test left scripted replies unused"
 
 
 @pytest.fixture

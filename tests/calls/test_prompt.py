@@ -11,9 +11,6 @@ import re
 
 import pytest
 
-from harness.memory.line import too_long
-from harness.memory.planner import Planner
-from harness.memory.events import Message
 from harness.calls.prompt import (
     INSTRUCTIONS_FILE,
     SYSTEM_PROMPT,
@@ -24,6 +21,9 @@ from harness.calls.prompt import (
     merge_task,
     read_instructions,
 )
+from harness.memory.events import Message
+from harness.memory.line import too_long
+from harness.memory.planner import Planner
 
 # [gist §5] verbatim, between the code fences of "Here is UniiChat's prompt verbatim".
 GIST_PROMPT = """\
@@ -279,7 +279,7 @@ def test_the_view_goes_in_blocks_of_4_lines_marked_on_the_last_whole_block(count
 
 
 def test_the_work_tools_schemas_are_what_the_tools_take():
-    from harness.calls.tools import INPUT_SCHEMAS
+    from harness.calls.arguments import INPUT_SCHEMAS
 
     by_name = {tool["name"]: tool["input_schema"] for tool in TOOLS}
     for name, schema in INPUT_SCHEMAS.items():

@@ -7,25 +7,26 @@ real one refuses (tests/localapi/test_localapi.py tests each of its rules).
 
 import asyncio
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import anthropic
 import pytest
 
 from harness.calls import models
-from harness.calls.client import Client, ClientSettings, UNUSABLE, classify
+from harness.calls.approval import Approval
+from harness.calls.client import UNUSABLE, Client, ClientSettings, classify
 from harness.calls.compactor import Compactor, Compress, Job, MemorySettings
 from harness.calls.models import capabilities, setting_problem
 from harness.calls.prompt import Prompt
-from harness.calls.tools import Approval, WorkTools
+from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
 from harness.calls.usage import read_usage
 from harness.chat.config import ConfigError, check_memory_setting, load_settings, set_memory_model
-from harness.localapi.server import Reply, status_error, stream_error, text, tool_use
+from harness.localapi.server import Reply, stream_error, text, tool_use
 from harness.memory.service import JobResult, Memory
 
-NOW = datetime(2026, 11, 30, 9, 15, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
 
 
 def run(coroutine):

@@ -15,18 +15,12 @@ import zlib
 
 import pytest
 
-from harness.calls.tools import (
-    Answer,
-    Approval,
-    ToolResult,
-    WorkTools,
-    approval_summary,
-    child_environment,
-    clip_output,
-    date_error,
-    split_long,
-    zoom_error,
-)
+from harness.calls.approval import Answer, Approval, approval_summary
+from harness.calls.arguments import date_error, zoom_error
+from harness.calls.shell import child_environment
+from harness.calls.tools import WorkTools
+from harness.memory.images import ToolResult
+from harness.memory.text import clip_output, split_long
 
 KEY = "sk-ant-test-0123456789abcdef"
 DIGITS = "0123456789" * 5000  # 50,000 characters, each place readable

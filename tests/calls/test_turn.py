@@ -8,28 +8,27 @@ each expected log is the kinds a person would see, in order.
 
 import asyncio
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from harness.calls.approval import Answer, Approval
 from harness.calls.client import Client, ClientSettings
-from harness.localapi.server import LocalAPI, Reply, status_error, text, thinking, tool_use
 from harness.calls.prompt import TOOLS, Prompt
-from harness.memory.service import Job, JobResult, Memory
-from harness.calls.tools import Answer, Approval, WorkTools
+from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
+from harness.localapi.server import LocalAPI, Reply, status_error, text, thinking, tool_use
+from harness.memory.accepted import Accepted
+from harness.memory.service import Job, JobResult, Memory
+from tests.support.chat import logged
 
 MARK = {"type": "ephemeral"}
-NOW = datetime(2026, 11, 30, 9, 15, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
 
 
 async def answer(job: Job) -> JobResult:
     return JobResult(f"{job.kind}: summary of {job.name}" if job.l == 0 else f"merged {job.name}")
-
-
-def logged(memory: Memory):
-    return [(r["kind"], r["text"]) for r in memory.store.messages(0, memory.store.count)]
 
 
 async def make_turn(tmp_path: Path, api: LocalAPI, yes: bool = True, ask=None, build=answer, timeout=5.0):
@@ -156,7 +155,8 @@ def test_a_message_typed_during_the_call_joins_it_between_tool_calls(tmp_path, a
 
     async def go():
         memory, client, turn = await make_turn(tmp_path, api)
-        asyncio.get_running_loop().call_later(0.1, turn.add_message, "and also this")
+        typed = Accepted("and also this", "typed-1", "terminal")
+        asyncio.get_running_loop().call_later(0.1, turn.add_message, typed)
         result = await turn.run("start")
         await client.aclose()
         return memory, result
@@ -167,6 +167,7 @@ def test_a_message_typed_during_the_call_joins_it_between_tool_calls(tmp_path, a
         assert second[0]["type"] == "tool_result"
         assert second[1]["type"] == "text" and second[1]["text"] == "and also this"
         assert [k for k, _ in logged(memory)] == ["user", "tool", "echo", "user", "ever"]
+        assert memory.store.key_id("typed-1") == 3  # the joined message's key ends its own line
     finally:
         memory.close()
 

@@ -15,13 +15,15 @@ import hashlib
 import os
 import random
 
+from harness.calls.approval import Approval
 from harness.calls.client import Client, ClientSettings
-from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
-from harness.localapi.server import LocalAPI, Reply, text, tool_use
+from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
+from harness.calls.compactor import Job as CompactorJob
 from harness.calls.prompt import Prompt
-from harness.memory.service import Job, JobResult, Memory
-from harness.calls.tools import Approval, WorkTools
+from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
+from harness.localapi.server import LocalAPI, Reply, text, tool_use
+from harness.memory.service import Job, JobResult, Memory
 
 LONG = os.environ.get("EVER_LONG_TESTS") == "1"
 TURNS = 300 if LONG else 20

@@ -73,12 +73,12 @@ def test_each_call_is_one_line_in_its_days_file_for_the_user_alone(home):
     assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
     assert stat.S_IMODE(os.stat(directory / "2026-10-08.jsonl").st_mode) == 0o600
     assert (directory / "2026-10-08.jsonl").read_text() == (
-        '{"time": "2026-10-08T09:00:00+02:00", "kind": "turn", "turn": 9, '
-        '"model": "claude-sonnet-4-6", "input_tokens": 300, "cache_creation_input_tokens": 2000, '
-        '"cache_read_input_tokens": 0, "output_tokens": 200}\n'
-        '{"time": "2026-10-08T09:00:30+02:00", "kind": "compaction", "turn": 9, '
-        '"model": "my-local-model", "input_tokens": 10, "cache_creation_input_tokens": 0, '
-        '"cache_read_input_tokens": 90, "output_tokens": 5}\n')
+        '{"time":"2026-10-08T09:00:00+02:00","kind":"turn","turn":9,'
+        '"model":"claude-sonnet-4-6","input_tokens":300,"cache_creation_input_tokens":2000,'
+        '"cache_read_input_tokens":0,"output_tokens":200}\n'
+        '{"time":"2026-10-08T09:00:30+02:00","kind":"compaction","turn":9,'
+        '"model":"my-local-model","input_tokens":10,"cache_creation_input_tokens":0,'
+        '"cache_read_input_tokens":90,"output_tokens":5}\n')
 
 
 def test_a_record_takes_the_sdks_usage_with_null_cache_fields():
@@ -222,9 +222,9 @@ def test_an_empty_record_says_so(tmp_path):
 def test_the_status_line_shows_the_view_the_cache_share_and_the_last_calls_cost():
     from types import SimpleNamespace
 
+    from harness.calls.turn import TurnResult
     from harness.chat.session import Chat
     from harness.memory.planner import Config
-    from harness.calls.turn import TurnResult
 
     planner = SimpleNamespace(view=SimpleNamespace(bytes=96_512), config=Config())
     chat = SimpleNamespace(memory=SimpleNamespace(planner=planner, paused=""), last=None)

@@ -13,21 +13,19 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
-from harness.memory.browse import first_screen_bytes, page
+from harness.chat.browse.page import first_screen_bytes, page
 from harness.memory.service import Memory
+from tests.support.chat import EVER
 from tests.support.chat_files import write_chat
 
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
-EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
 
 PLANTED = ('<script>window.__ran = 1</script></chat><b>bold</b><img src=x onerror="window.__ran = 2">'
            '</script><script>window.__ran = 3</script><!-- & &amp; -->')

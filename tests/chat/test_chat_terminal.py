@@ -25,8 +25,9 @@ import pyte
 import pytest
 
 from harness.chat.terminal import paste_parser
-from harness.localapi.server import LocalAPI, Reply, text, thinking, tool_use
-from test_cli import EVER, environment, lines
+from harness.localapi.server import LocalAPI, Reply, thinking, tool_use
+from tests.support.chat import EVER, environment, lines
+from tests.support.chat import logged_in_full as logged
 
 LONG = bool(os.environ.get("EVER_LONG_TESTS"))
 SUMMARY = "a summary line"
@@ -76,10 +77,7 @@ class StallingAPI(LocalAPI):
             del handler.send_chunk  # the handler serves the connection's next request too
 
 
-@pytest.fixture(scope="module")
-def api():
-    with StallingAPI() as server:
-        yield server
+pytestmark = pytest.mark.local_api(server=StallingAPI)
 
 
 @pytest.fixture
@@ -108,10 +106,6 @@ def sent_view(request) -> str:
     return "".join(block["text"] for block in request.body["messages"][0]["content"][:-2])
 
 
-def logged(home: Path):
-    return [(r["i"], r["kind"], r["text"], r["size"]) for r in lines(home)]
-
-
 def records(*pairs):
     """The JSONL fields expected for (kind, text) pairs logged in this order from message 0."""
     return [(i, kind, text, len(text.encode("utf-8"))) for i, (kind, text) in enumerate(pairs)]
@@ -128,7 +122,7 @@ class Chat:
         environ = environment(home, api)
         environ.pop("VISUAL", None)
         environ.update(env)
-        self.child = pexpect.spawn(EVER, ["chat"], env=environ, encoding="utf-8", timeout=30,
+        self.child = pexpect.spawn(EVER, ["chat"], env=environ, encoding="utf-8", timeout=60,
                                    dimensions=(self.rows, self.columns))
         self.child.delaybeforesend = None  # the chat never hides what is typed
         self.screen = pyte.Screen(self.columns, self.rows)
@@ -137,7 +131,7 @@ class Chat:
         self.expect("›")
         self.opening = self.shown()
 
-    def expect(self, pattern, timeout: float = 30) -> None:
+    def expect(self, pattern, timeout: float = 60) -> None:
         self.child.expect(pattern, timeout=timeout)
         after = self.child.after if isinstance(self.child.after, str) else ""
         self.stream.feed(self.child.before + after)
@@ -148,7 +142,7 @@ class Chat:
     def send(self, keys: str) -> None:
         self.child.send(keys)
 
-    def turn(self, keys: str, answer: str, timeout: float = 30) -> None:
+    def turn(self, keys: str, answer: str, timeout: float = 60) -> None:
         """Send keys that end a message; wait for the reply and the status line after it."""
         self.send(keys)
         self.expect(re.escape(answer), timeout=timeout)
@@ -193,7 +187,7 @@ def test_a_paste_is_one_message_alt_enter_breaks_a_line_up_sends_again_and_typin
         # a message typed while a call runs joins it; the call ends without a tool call, so it
         # never sees the message, which then gets a turn of its own
         chat.send(question + "\r")
-        local.wait_for_requests(5, timeout_seconds=20)
+        local.wait_for_requests(5, timeout_seconds=60)
         chat.send(aside + "\r")
         chat.expect(re.escape(aside) + r"[^\n]*\n")  # the line accepted
         gate.set()
@@ -421,7 +415,7 @@ def test_kill_9_mid_reply_leaves_the_message_unanswered_and_the_next_chat_answer
         # a second chat started while this one runs attaches to it [R3], and leaving it (Ctrl-D)
         # stops nothing
         other = pexpect.spawn(EVER, ["chat"], env=environment(tmp_path, local), encoding="utf-8",
-                              timeout=30, dimensions=(40, 160))
+                              timeout=60, dimensions=(40, 160))
         chat.send(first + "\r")
         chat.expect("The first line streams.")
         other.expect("attached to the running chat")
@@ -464,7 +458,7 @@ def test_ever_chat_local_runs_with_no_key_on_the_local_api_in_a_chat_of_its_own(
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
     environ.update(EVER_HOME=str(tmp_path), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
     environ.pop("VISUAL", None)
-    child = pexpect.spawn(EVER, ["chat", "--local"], env=environ, encoding="utf-8", timeout=30,
+    child = pexpect.spawn(EVER, ["chat", "--local"], env=environ, encoding="utf-8", timeout=60,
                           dimensions=(40, 160))
     try:
         child.expect("Demo: no model and no key")

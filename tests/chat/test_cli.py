@@ -4,42 +4,16 @@ local Messages API that this test process serves. Each test asserts what the per
 exact output, or the lines that matter in a terminal's stream) and the JSONL lines written.
 """
 
-import json
 import os
-import shutil
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pexpect
-import pytest
 
 from harness.localapi.server import LocalAPI, Reply, text, timeout, tool_use
-
-EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
-
-
-def environment(home: Path, api: LocalAPI, key: str = "test-key") -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
-    env.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, PROMPT_TOOLKIT_NO_CPR="1",
-               EVER_MODEL="claude-sonnet-4-6", TERM="xterm")
-    if key:
-        env["ANTHROPIC_API_KEY"] = key
-    return env
-
-
-def ever(args, env, stdin=None, timeout_seconds=60):
-    return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, text=True,
-                          timeout=timeout_seconds)
-
-
-def lines(home: Path, folder: str = "main"):
-    found = []
-    for path in sorted((home / "chat" / folder).glob("*.jsonl")):
-        found += [json.loads(line) for line in path.read_text().splitlines()]
-    return found
+from tests.support.chat import EVER, environment, ever, lines
 
 
 def test_ever_send_prints_the_reply_and_logs_both_lines(tmp_path, api):
@@ -99,7 +73,7 @@ def test_ever_send_declines_a_shell_call_without_yes(tmp_path, api):
 
 def spawn_chat(home: Path, api: LocalAPI) -> pexpect.spawn:
     child = pexpect.spawn(EVER, ["chat"], env=environment(home, api), encoding="utf-8",
-                          timeout=30, dimensions=(40, 160))
+                          timeout=60, dimensions=(40, 160))
     child.expect("/help")
     child.expect("›")
     return child
@@ -134,7 +108,7 @@ def test_ctrl_c_stops_the_running_call_not_the_chat(tmp_path, api):
     child = spawn_chat(tmp_path, api)
     try:
         child.sendline("this will hang")
-        api.wait_for_requests(1, timeout_seconds=20)
+        api.wait_for_requests(1, timeout_seconds=60)
         time.sleep(0.3)
         child.sendintr()
         child.expect("stopped")
@@ -176,14 +150,14 @@ def test_ever_send_joins_the_running_call_and_gets_the_reply_that_took_it(tmp_pa
     sender = None
     try:
         child.sendline("check the date")
-        api.wait_for_requests(1, timeout_seconds=20)
+        api.wait_for_requests(1, timeout_seconds=60)
         sender = subprocess.Popen([EVER, "send", "and one more thing"], env=environment(tmp_path, api),
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         child.expect(r"\[ever send\] and one more thing")  # shown as it joins the call
         gate.set()
         out, err = sender.communicate(timeout=60)
         assert (sender.returncode, out, err) == (0, "It is the day you started, and noted.\n", "")
-        second = api.wait_for_requests(2, timeout_seconds=20)[1].body["messages"]
+        second = api.wait_for_requests(2, timeout_seconds=60)[1].body["messages"]
         joined = second[-1]["content"]
         assert joined[0]["type"] == "tool_result" and joined[-1]["text"] == "and one more thing"
         child.expect("›")
@@ -208,7 +182,7 @@ def test_ever_chat_opens_with_the_views_size_and_its_last_lines(tmp_path, api):
     memory.close()
     api.reset()
     child = pexpect.spawn(EVER, ["chat"], env=environment(tmp_path, api), encoding="utf-8",
-                          timeout=30, dimensions=(40, 160))
+                          timeout=60, dimensions=(40, 160))
     try:
         child.expect(r"Ever · 1 message · view 16 bytes, 1 line · /help\r\n")
         child.expect("0\\+1\\|user: hello")

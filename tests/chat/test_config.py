@@ -15,10 +15,12 @@ import pytest
 
 from harness.chat.config import (
     ConfigError,
+    ensure_home,
     load_key,
     load_settings,
     read_config,
     render_config,
+    set_memory_model,
     update_config,
     write_config,
     write_key,
@@ -83,7 +85,7 @@ def test_the_writer_renders_the_documented_layout(tmp_path):
                           "cache.marks": False})
     assert text == (
         "# Ever's settings; see harness/chat/config.py. The environment overrides them\n"
-        "# (EVER_MODEL, ANTHROPIC_BASE_URL). Ever rewrites this file: comments are not kept.\n"
+        "# (EVER_MODEL, ANTHROPIC_BASE_URL). Ever edits this file in place: comments are kept.\n"
         'model = "m"\n'
         'approve = ["shell", "edit"]\n'
         "\n"
@@ -233,3 +235,28 @@ def test_the_key_is_never_shown(tmp_path, caplog):
         pickle.dumps(secret)
     assert copy.deepcopy(secret) is secret
     assert secret.reveal() == KEY
+
+
+def test_memory_model_keeps_the_users_comments_and_order(tmp_path, monkeypatch):
+    written = ("# my settings, by hand\n"
+               "model = \"m\"  # the turns' model\n"
+               "\n"
+               "[memory]\n"
+               "thinking = \"off\"  # cheap for now\n"
+               "model = \"claude-haiku-4-5\"\n")
+    ensure_home(tmp_path)
+    (tmp_path / "config.toml").write_text(written)
+    (tmp_path / "config.toml").chmod(0o600)
+    monkeypatch.setenv("EVER_HOME", str(tmp_path))
+    monkeypatch.delenv("EVER_MODEL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    said = set_memory_model("claude-sonnet-4-6", "low")
+    assert said == "memory model: claude-sonnet-4-6, thinking: low"
+    assert (tmp_path / "config.toml").read_text() == (
+        "# my settings, by hand\n"
+        "model = \"m\"  # the turns' model\n"
+        "\n"
+        "[memory]\n"
+        "thinking = \"low\"  # cheap for now\n"
+        "model = \"claude-sonnet-4-6\"\n")
+    assert mode_of(tmp_path / "config.toml") == 0o600

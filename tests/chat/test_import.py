@@ -12,17 +12,17 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from harness.chat.imports import detect, estimate_compactions
 from harness.memory.events import Built, Message
-from harness.memory.imports import detect, estimate_compactions
 from harness.memory.planner import Config, Planner
+from tests.support.chat import EVER
+from tests.support.chat import whole_lines as logged
 
-EVER = str(Path(sys.executable).parent / "ever")
 PASTE = "def parse(line):\n    return json.loads(line)\n" * 40  # 1,800 characters, pasted twice
 LONG = "".join(f"line {k} of a long message\n" for k in range(3_000))  # 78,890 characters
 OUTPUT = "x" * 50_000  # a tool's output, longer than the chat keeps
@@ -38,16 +38,6 @@ def run(home: Path, *args, stdin=None):
     env["EVER_HOME"] = str(home)
     return subprocess.run([EVER, "import", *map(str, args)], env=env, capture_output=True, text=True,
                           input=stdin, timeout=120)
-
-
-def logged(home: Path):
-    """The log's whole lines. A kill can leave the line being written torn at the end of its file,
-    never acknowledged; the next open cuts it off."""
-    found = []
-    for path in sorted((home / "chat" / "main").glob("*.jsonl")):
-        whole = path.read_text().split("\n")[:-1]
-        found += [json.loads(line) for line in whole]
-    return found
 
 
 def bodies(home: Path):

@@ -33,11 +33,11 @@ def is_compaction(body: dict) -> bool:
     return body.get("tool_choice") == {"type": "none"}
 
 
-@pytest.fixture(scope="module")
-def api():
-    with LocalAPI() as server:
-        server.responder = lambda body: "a summary line" if is_compaction(body) else TURN_REPLY
-        yield server
+def answer(body: dict) -> str:
+    return "a summary line" if is_compaction(body) else TURN_REPLY
+
+
+pytestmark = pytest.mark.local_api(responder=answer)
 
 
 def env_for(home: Path, api: LocalAPI, **extra) -> dict:
@@ -58,11 +58,11 @@ def run(args, environ, stdin=None):
 
 
 @pytest.fixture(scope="module")
-def seeded(api, tmp_path_factory) -> Path:
+def seeded(shared_api, tmp_path_factory) -> Path:
     """A home with a few messages, a long one among them, and their usage: what each damage starts from."""
     home = tmp_path_factory.mktemp("seed") / "home"
     for text in ("hello", "x" * 700, "third"):
-        code, out, err = run(["send", text], env_for(home, api))
+        code, out, err = run(["send", text], env_for(home, shared_api))
         assert (code, out, err) == (0, TURN_REPLY + "\n", "")
     return home
 

@@ -10,16 +10,16 @@ the chat's own output.
 import asyncio
 import os
 import re
-import stat
 import threading
 from pathlib import Path
 
 import pytest
 
+from harness.calls.turn import Quiet
 from harness.chat.config import load_settings
 from harness.chat.session import open_chat
-from harness.calls.turn import Quiet
 from harness.localapi.server import LocalAPI, status_error
+from tests.support.chat import logged_in_full as logged
 
 KEY = "sk-ant-api03-" + "Zq7Rk2Lm9Xw4" * 7  # as long as a real key, and unlike any word
 LONG = "A message too long to be its own line of the view. " * 12  # over 512 bytes
@@ -85,7 +85,7 @@ def test_a_wrong_key_pauses_the_compactor_counts_no_try_and_the_line_is_built_on
 
 # ---------------------------------------------------------------- item 6: a home that is not yours
 
-from test_cli import environment, ever  # noqa: E402  (the installed `ever`, its environment)
+from tests.support.chat import environment, ever  # noqa: E402  (the installed `ever`, its environment)
 
 OTHER_UID = 65534  # nobody
 
@@ -153,12 +153,12 @@ def test_a_home_config_instructions_or_key_another_user_can_change_is_refused(tm
 import subprocess  # noqa: E402
 
 from harness.localapi.server import Reply, tool_use  # noqa: E402
-from test_cli import EVER, lines  # noqa: E402
+from tests.support.chat import EVER, lines  # noqa: E402
 
 
 def ever_in(workdir: Path, args, env, stdin=None):
     return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, cwd=workdir,
-                          timeout=60)
+                          timeout=300)  # a hang guard
 
 
 def pieces_of_the_key(text: str) -> list:
@@ -326,7 +326,9 @@ def test_read_refuses_a_fifo_a_device_and_a_file_over_the_cap_and_the_model_is_t
 
 
 def test_a_read_that_does_not_answer_is_abandoned_at_its_timeout(tmp_path, monkeypatch):
-    from harness.calls import tools
+    from harness.calls import files
+    from harness.calls.approval import Approval
+    from harness.calls.tools import WorkTools
 
     (tmp_path / "slow.txt").write_text("never read\n")
     release = threading.Event()
@@ -336,8 +338,8 @@ def test_a_read_that_does_not_answer_is_abandoned_at_its_timeout(tmp_path, monke
         release.wait(30)
         return real_read(descriptor, size)
 
-    monkeypatch.setattr(tools.os, "read", hung_read)
-    work = tools.WorkTools(tmp_path, tools.Approval())
+    monkeypatch.setattr(files.os, "read", hung_read)
+    work = WorkTools(tmp_path, Approval())
     work.read_timeout_seconds = 0.2
     try:
         result = work.run("read", {"path": "slow.txt"})
@@ -428,7 +430,7 @@ def on_screen(chat, pattern: str, below: int = None, timeout_seconds: float = 20
 
 
 def test_the_chat_shows_a_retry_after_with_its_countdown_and_ctrl_c_ends_the_wait(tmp_path):
-    from test_chat_terminal import Chat, StallingAPI, logged
+    from test_chat_terminal import Chat, StallingAPI
 
     with StallingAPI() as api:
         api.responder = lambda body: "a summary line" if is_compaction(body) else "(none queued)"
@@ -485,7 +487,7 @@ def test_escape_sequences_in_a_reply_a_tool_result_and_a_zoom_are_shown_made_vis
 
 def test_a_question_outlives_a_memory_row_a_message_typed_at_it_is_logged_and_edit_without_editor(
         tmp_path, monkeypatch):
-    from test_chat_terminal import Chat, StallingAPI, logged
+    from test_chat_terminal import Chat, StallingAPI
 
     summarize = threading.Event()
     with StallingAPI() as api:
@@ -522,7 +524,7 @@ def test_a_question_outlives_a_memory_row_a_message_typed_at_it_is_logged_and_ed
 
 
 def test_ctrl_c_during_a_reply_logs_what_was_shown_marked_and_records_its_usage(tmp_path):
-    from test_chat_terminal import Chat, StallingAPI, logged
+    from test_chat_terminal import Chat, StallingAPI
 
     # the local API streams text in pieces of 24 characters: these two, then it goes quiet
     shown = "A first line of a reply\n" + "The first words of a rep"
@@ -554,7 +556,7 @@ def test_ctrl_c_during_a_reply_logs_what_was_shown_marked_and_records_its_usage(
 
 
 def test_a_paste_that_is_not_utf8_is_logged_sent_and_kept_in_the_history_as_the_checked_text(tmp_path):
-    from test_chat_terminal import PASTE_END, PASTE_START, Chat, StallingAPI, logged
+    from test_chat_terminal import PASTE_END, PASTE_START, Chat, StallingAPI
 
     with StallingAPI() as api:
         api.responder = lambda body: "a summary line" if is_compaction(body) else "(none queued)"
@@ -621,7 +623,7 @@ def test_a_memory_row_waits_for_the_streaming_reply_to_end():
 
 
 def test_a_message_that_is_not_utf8_handed_over_the_socket_is_answered_as_the_checked_text(tmp_path):
-    from test_chat_terminal import Chat, StallingAPI, logged
+    from test_chat_terminal import Chat, StallingAPI
 
     with StallingAPI() as api:
         api.responder = lambda body: "a summary line" if is_compaction(body) else "(none queued)"

@@ -6,12 +6,11 @@ read with plain `json.loads`: every accepted message once, in id order, each ans
 """
 
 import json
-import re
 import os
+import re
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -19,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from harness.localapi.server import LocalAPI, Reply, tool_use
+from tests.support.chat import EVER, environment
+from tests.support.chat import lines as logged
 
-EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
 ECHO = "You said: "
 
 
@@ -53,23 +53,9 @@ def answering(text: str):
     return is_turn
 
 
-def environment(home: Path, api: LocalAPI) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
-    env.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="test-key",
-               EVER_MODEL="claude-sonnet-4-6")
-    return env
-
-
 def start(args, env) -> subprocess.Popen:
     return subprocess.Popen([EVER, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-
-
-def logged(home: Path, folder: str = "main"):
-    found = []
-    for path in sorted((home / "chat" / folder).glob("*.jsonl")):
-        found += [json.loads(line) for line in path.read_text().splitlines()]
-    return found
 
 
 def assert_no_traceback(*streams: str) -> None:
@@ -293,7 +279,7 @@ def test_a_message_typed_during_a_call_survives_a_kill_of_the_chat_and_is_answer
     gate = threading.Event()
     echo_api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")], gate=gate), when=answering("check the date"))
     env = dict(environment(tmp_path, echo_api), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
-    chat = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=30, dimensions=(40, 160))
+    chat = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=60, dimensions=(40, 160))
     try:
         chat.expect("›")
         chat.sendline("check the date")
@@ -433,7 +419,7 @@ def test_on_a_full_disk_a_message_is_refused_in_one_sentence_and_the_next_one_is
     home = tmp_path / "home"
     disk = disks(home, "512k")
     env = dict(environment(home, echo_api), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
-    chat = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=30, dimensions=(40, 160))
+    chat = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=60, dimensions=(40, 160))
     try:
         chat.expect("›")
         disk.fill()

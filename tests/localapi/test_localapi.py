@@ -35,6 +35,8 @@ from harness.localapi.server import (
     tool_use,
 )
 
+pytestmark = pytest.mark.local_api(every_reply_used=True)
+
 MODEL = "claude-sonnet-4-6"  # published minimum: 2,048 tokens
 EPHEMERAL = {"type": "ephemeral"}
 
@@ -59,24 +61,9 @@ def rule_tokens(block: dict) -> int:
 
 
 @pytest.fixture(scope="module")
-def shared_api():
-    with LocalAPI() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def shared_client(shared_api):
     with anthropic.Anthropic(base_url=shared_api.base_url, api_key="test-key", max_retries=0) as sdk:
         yield sdk
-
-
-@pytest.fixture
-def api(shared_api):
-    """The module's server, as new: one server and one client serve every test (each costs tens of
-    milliseconds to make), and `reset` forgets what the test before left."""
-    shared_api.reset()
-    yield shared_api
-    assert shared_api.pending == 0, "a test left scripted replies unused"
 
 
 @pytest.fixture
@@ -881,8 +868,9 @@ def test_cache_a_run_of_tool_use_blocks_is_one_position(api, client):
 def test_cache_an_entrys_life_runs_from_its_requests_start(api, client):
     # prompt-caching: the 5 minutes of an entry are counted from the start of the request that
     # wrote or read it, not from when its response ended.
-    from harness.localapi.server import Reply as Scripted
     import threading
+
+    from harness.localapi.server import Reply as Scripted
     gate = threading.Event()
     api.enqueue(Scripted("ok", gate=gate))
     system = [marked(SYSTEM)]

@@ -15,29 +15,25 @@ import asyncio
 import base64
 import hashlib
 import os
-import shutil
 import stat
 import struct
 import subprocess
-import sys
 import zlib
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import UTC, datetime
 
-import pytest
-
-from harness.memory import service
-from harness.chat.terminal import slash
+from harness.calls.approval import Approval
 from harness.calls.client import Client, ClientSettings
-from harness.memory.images import kept, pages, with_images
-from harness.localapi.server import Reply, tool_use
 from harness.calls.prompt import Prompt
-from harness.memory.service import Job, JobResult, Memory
-from harness.calls.tools import Approval, ToolResult, WorkTools
+from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
+from harness.chat.terminal import slash
+from harness.localapi.server import Reply, tool_use
+from harness.memory import service
+from harness.memory.images import ToolResult, kept, pages, with_images
+from harness.memory.service import Job, JobResult, Memory
+from tests.support.chat import EVER, logged
 
-NOW = datetime(2026, 11, 30, 9, 15, tzinfo=timezone.utc)
-EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
+NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
 
 
 def png(width, rgb_rows):
@@ -92,10 +88,6 @@ def run_turn(memory, api, tmp_path, words):
             await client.aclose()
             await memory.idle()
     return asyncio.run(go())
-
-
-def logged(memory):
-    return [(r["kind"], r["text"]) for r in memory.store.messages(0, memory.store.count)]
 
 
 def tool_result_content(api, request_index):

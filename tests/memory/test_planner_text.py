@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.memory.events import Message
-from harness.memory.planner import Planner, joined_sizes, shown, text_sizes
+from harness.memory.planner import Planner
+from harness.memory.view_text import joined_sizes, shown, text_sizes
 from laws.protocol import frame_texts
 from model.view import escaped, flatten
 

@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import textwrap
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -82,7 +82,7 @@ def test_a_message_line_is_the_gists_fields_byte_for_byte(home):
     expected = (
         '{"i":0,"kind":"user","text":"Hi, Ever — ça va?\\nline two","size":29,"date":"2026-10-08T09:30:00+02:00"}\n'
         '{"i":1,"kind":"ever","text":"He said \\"yes\\" \\\\ ok","size":18,"date":"2026-10-08T09:30:59+02:00"}\n'
-    ).encode("utf-8")
+    ).encode()
     assert main_file(home, "2026-10-08").read_bytes() == expected
 
 
@@ -178,7 +178,7 @@ def test_a_clock_gone_back_keeps_writing_the_newest_file(home):
     # says the 8th: the line goes to the 9th's file, so the ids still ascend in file order.
     with Store.open(home) as store:
         store.append_message("user", "a", now=clock(9, 23, 30))
-        store.append_message("user", "b", now=datetime(2026, 10, 8, 22, 0, 0, tzinfo=timezone.utc))
+        store.append_message("user", "b", now=datetime(2026, 10, 8, 22, 0, 0, tzinfo=UTC))
     assert not main_file(home, "2026-10-08").exists()
     assert main_file(home, "2026-10-09").read_bytes() == message_line(
         0, "user", "a", 1, "2026-10-09T23:30:00+02:00"

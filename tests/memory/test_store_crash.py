@@ -36,7 +36,7 @@ from pathlib import Path
 from harness.memory.store import Store
 
 KILLS = int(os.environ.get("EVER_STORE_CRASH_KILLS", "20"))
-READ_TIMEOUT_SECONDS = 20
+READ_TIMEOUT_SECONDS = 120  # a hang guard: a busy machine may keep the child off the CPU for seconds
 SEED = int(os.environ.get("EVER_STORE_CRASH_SEED", str(random.SystemRandom().randrange(10**6))))
 
 KINDS = ("user", "ever", "tool", "echo", "work", "note")
@@ -69,11 +69,11 @@ CHILD = "import random\n" + "".join(
     import sys
     import traceback
 
-    import harness.memory.store
+    import harness.memory.index
     from harness.memory.store import Store
 
-    harness.memory.store.INDEX_SAVE_LINES = 40  # index saves every few lines, so kills land in them
-    harness.memory.store.OPEN_SAVE_LINES = 10
+    harness.memory.index.INDEX_SAVE_LINES = 40  # index saves every few lines, so kills land in them
+    harness.memory.index.OPEN_SAVE_LINES = 10
 
 
     def say(*words):

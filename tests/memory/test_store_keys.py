@@ -3,13 +3,13 @@ line back on its fast path and through the index, and `keys()` finds exactly the
 whatever a text holds (a text that quotes a key's JSON is not a key)."""
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from harness.memory.store import Store
 
-NOW = datetime(2026, 10, 8, 9, 30, tzinfo=timezone.utc)
+NOW = datetime(2026, 10, 8, 9, 30, tzinfo=UTC)
 
 
 def test_a_key_is_written_last_and_read_back(tmp_path):

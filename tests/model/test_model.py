@@ -3,7 +3,18 @@
 
 from model.line import Outcome, line, merge_input_cut
 from model.planner import (
-    Built, Config, Failed, Message, Restart, Retry, TurnEnd, Wait, run, step, turn, waiting_queue,
+    Built,
+    Config,
+    Failed,
+    Message,
+    Restart,
+    Retry,
+    TurnEnd,
+    Wait,
+    run,
+    step,
+    turn,
+    waiting_queue,
 )
 from model.view import built_line, context, flatten, render, view_bytes, waiting_line
 

@@ -1,9 +1,12 @@
 """Strategy: the model's subset and the layering are lints; run them on the real tree (no
 violation) and on planted violations (each one said), so the lint is seen to fail."""
 
+import ast
 from pathlib import Path
 
 from laws.subset import all_violations, subset_violations
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_model_keeps_to_its_subset_and_harness_never_imports_it():
@@ -81,6 +84,12 @@ def test_the_product_importing_the_local_api_is_said_but_the_demo_may(tmp_path: 
     assert planted(tmp_path / "again", "harness/chat/demo.py", "from harness.localapi import faults") == []
 
 
+def test_the_simulators_meter_may_import_the_local_api_but_the_rest_of_it_may_not(tmp_path: Path):
+    assert planted(tmp_path, "harness/chat/simulate_meter.py", "from harness.localapi import cache") == []
+    said = planted(tmp_path / "again", "harness/chat/simulate.py", "from harness.localapi.cache import PromptCache")
+    assert [sentence.split(":")[0] for sentence in said] == ["harness/chat/simulate.py"]
+
+
 def test_the_bridge_importing_the_local_api_is_said(tmp_path: Path):
     said = planted(tmp_path, "bridge/scenarios.py", "from harness.localapi.replies import text")
     assert len(said) == 1
@@ -98,3 +107,28 @@ def test_two_modules_that_import_each_other_lazily_are_said(tmp_path: Path):
 def test_harness_importing_the_model_is_said(tmp_path: Path):
     said = planted(tmp_path, "harness/calls/prompt.py", "import model.view")
     assert any("harness/ never imports the model" in sentence for sentence in said)
+
+
+def unnamed_modules(room: Path) -> list:
+    """The modules of `room` (each .py but __init__ and __main__, each package as `name/`) that its
+    __init__ docstring's index does not name at the start of a line."""
+    index = ast.get_docstring(ast.parse((room / "__init__.py").read_text()), clean=False)
+    named = {line.split()[0] for line in index.splitlines() if line.startswith("    ") and line.split()}
+    modules = [path.stem for path in room.glob("*.py") if path.stem not in ("__init__", "__main__")]
+    modules += [f"{path.name}/" for path in room.iterdir() if (path / "__init__.py").is_file()]
+    return sorted(module for module in modules if module not in named)
+
+
+def test_every_module_of_a_room_is_named_in_its_index():
+    rooms = [path for path in (ROOT / "harness").iterdir() if (path / "__init__.py").is_file()]
+    assert sorted(room.name for room in rooms) == ["calls", "chat", "localapi", "memory"]
+    assert {room.name: unnamed_modules(room) for room in rooms} == {room.name: [] for room in rooms}
+
+
+def test_a_module_missing_from_its_rooms_index_is_found(tmp_path: Path):
+    (tmp_path / "__init__.py").write_text('"""A room.\n\n    named   a module\n"""\n')
+    (tmp_path / "named.py").write_text("")
+    (tmp_path / "forgotten.py").write_text("")
+    (tmp_path / "parsers").mkdir()
+    (tmp_path / "parsers" / "__init__.py").write_text("")
+    assert unnamed_modules(tmp_path) == ["forgotten", "parsers/"]

@@ -10,9 +10,9 @@ here by a few words [gist §2].
 
 import os
 import random
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Callable, Optional
 
 from harness.memory.store import encode_line
 
@@ -25,8 +25,8 @@ def words(rng: random.Random, count: int) -> str:
 
 
 def write_chat(home: Path, messages: int, seed: int = 7,
-               text: Optional[Callable[[int, random.Random], str]] = None,
-               start: datetime = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)) -> None:
+               text: Callable[[int, random.Random], str] | None = None,
+               start: datetime = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)) -> None:
     rng = random.Random(seed)
     chat = home / "chat"
     for directory in (home, chat, chat / "main", chat / "tree"):

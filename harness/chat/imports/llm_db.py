@@ -12,7 +12,7 @@ store, which are not read here; the `responses` table keeps everything older ver
 import sqlite3
 from pathlib import Path
 
-from harness.memory.imports.notes import ImportFailed, Note, Parsed, utc_date
+from harness.chat.imports.notes import ImportFailed, Note, Parsed, utc_date
 
 
 def parse(path: Path) -> Parsed:

@@ -20,7 +20,7 @@ import hashlib
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from harness.memory.imports.notes import json_lines, Note, Parsed, tool_call, tool_result, utc_date
+from harness.chat.imports.notes import json_lines, Note, Parsed, tool_call, tool_result, utc_date
 
 
 def content_text(content: object) -> List[str]:

@@ -21,7 +21,7 @@ import hashlib
 from pathlib import Path
 from typing import Optional, Tuple
 
-from harness.memory.imports.notes import json_lines, Note, Parsed, tool_call, tool_result, utc_date
+from harness.chat.imports.notes import json_lines, Note, Parsed, tool_call, tool_result, utc_date
 
 ITEM_TYPES = ("message", "function_call", "function_call_output", "custom_tool_call",
               "custom_tool_call_output", "local_shell_call", "reasoning", "web_search_call")

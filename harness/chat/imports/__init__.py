@@ -32,8 +32,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from harness.memory.imports import claude_code, codex, llm_db, pi, text_files
-from harness.memory.imports.notes import ImportFailed, Note, Parsed
+from harness.chat.imports import claude_code, codex, llm_db, pi, text_files
+from harness.chat.imports.notes import ImportFailed, Note, Parsed
 from harness.memory.line import LINE_BYTES_MAX
 from harness.memory.text import MESSAGE_CHARS_MAX, split_long, valid_text
 

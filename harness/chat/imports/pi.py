@@ -17,7 +17,7 @@ being lost, with the mark "side branch" in its header. A thought is not imported
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from harness.memory.imports.notes import json_lines, ImportFailed, Note, Parsed, tool_call, tool_result, utc_date
+from harness.chat.imports.notes import json_lines, ImportFailed, Note, Parsed, tool_call, tool_result, utc_date
 
 
 def parts_text(content: object) -> str:

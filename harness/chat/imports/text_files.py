@@ -6,7 +6,7 @@ import hashlib
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harness.memory.imports.notes import ImportFailed, Note, Parsed
+from harness.chat.imports.notes import ImportFailed, Note, Parsed
 
 
 def parse(path: Path) -> Parsed:

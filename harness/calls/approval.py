@@ -1,0 +1,78 @@
+"""Whether a tool call may run [H4]: shell, write and edit ask first (yes / no / always
+for this tool while this chat runs), unless `--yes` or the config's `approve` allows them; `read`
+asks for a file outside the working directory. The asking is a callback the CLI gives; a caller
+that cannot ask (`ever send` without `--yes`) declines with a result saying so.
+"""
+
+import enum
+from typing import Any, Callable, Iterable, Mapping, Optional, Set
+
+# The tools that change things and so ask first; `approve` may name these, and `read`, which asks
+# for a file outside the working directory [H4].
+ASKING_TOOLS = ("shell", "write", "edit")
+APPROVABLE_TOOLS = ASKING_TOOLS + ("read",)
+
+
+class Answer(enum.Enum):
+    YES = "yes"
+    NO = "no"
+    ALWAYS = "always"  # this tool, without asking, while this chat runs
+
+
+# The CLI's question to the user: (tool name, its input) -> the answer.
+Ask = Callable[[str, Mapping[str, Any]], Answer]
+
+
+class Approval:
+    """Whether a tool call may run [H4].
+
+    `allowed`: tools allowed without asking (config `approve`); `yes`: every tool allowed
+    (`--yes`); `ask`: the CLI's callback, or None when nobody can be asked."""
+
+    def __init__(self, allowed: Iterable[str] = (), yes: bool = False,
+                 ask: Optional[Ask] = None):
+        self.allowed: Set[str] = set(allowed)
+        self.yes = yes
+        self.ask = ask
+
+    def decline(self, name: str, tool_input: Mapping[str, Any],
+                asks: Optional[bool] = None) -> Optional[str]:
+        """None if the call may run; else the text of the declined result for the model. `asks`
+        overrides whether the tool asks (a `read` outside the working directory does)."""
+        asks = name in ASKING_TOOLS if asks is None else asks
+        if not asks or self.yes or name in self.allowed:
+            return None
+        if self.ask is None:
+            what = "a read outside the working directory" if name == "read" else name
+            return (f"Not run: {what} asks the user first, and this run cannot ask (it was sent "
+                    f"with `ever send` without --yes). Tell the user what you meant to do; they "
+                    f"can allow it with --yes, or with approve = [\"{name}\"] in config.toml.")
+        try:
+            answer = self.ask(name, tool_input)
+        except EOFError:
+            answer = Answer.NO
+        if answer is Answer.ALWAYS:
+            self.allowed.add(name)
+            return None
+        if answer is Answer.YES:
+            return None
+        return f"Not run: the user declined this {name} call."
+
+
+def approval_summary(name: str, tool_input: Mapping[str, Any]) -> str:
+    """One line for the user's question: what the call would do."""
+    if name == "shell":
+        return f"shell: {tool_input.get('command', '')}"
+    if name == "write":
+        content = tool_input.get("content", "")
+        size = len(content.encode("utf-8", "replace")) if isinstance(content, str) else 0
+        return f"write: {tool_input.get('path', '')} ({size:,} bytes)"
+    if name == "edit":
+        return f"edit: {tool_input.get('path', '')}"
+    if name == "read":
+        return f"read: {tool_input.get('path', '')}"
+    if name == "zoom":
+        return f"zoom({tool_input.get('id', '')}, {tool_input.get('n', '')})"
+    if name == "date":
+        return f"date({tool_input.get('id', '')})"
+    return name

@@ -1,0 +1,42 @@
+"""A user's message as one value, from where its text enters Ever to its line in the log
+[S9].
+
+Text enters at three places: the terminal (`ever chat`), `ever send` in the process that owns
+the chat, and the socket that hands `ever send` to a running chat. Each makes an `Accepted` with
+`entering`, which makes the text valid (harness/memory/text.py) and hides the API key in it
+[P14] [H3], once. What takes the value after (the inbox, the line editor's history, the
+turn, the log) keeps `text` as it is: it is already the text Ever keeps, sends and shows. The key
+rides with the text, and ends the message's first log line [S8]: nothing matches a
+logged text back to its key.
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+from harness.memory.store import checked_key
+from harness.memory.text import is_valid_text, valid_text
+
+SOURCES = ("terminal", "send", "socket", "inbox")  # the inbox: accepted before a restart
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A user's message: its text as Ever keeps it, the key a retry names it by, where it came from."""
+
+    text: str
+    key: str
+    source: str
+
+    def __post_init__(self) -> None:
+        assert is_valid_text(self.text), "a message's text is made valid by `entering`, where it enters"
+        assert self.source in SOURCES, f"a message comes from one of {SOURCES}, not {self.source!r}"
+        checked_key(self.key)
+
+
+def entering(text: object, key: str, source: str, hide: Callable[[str], str]) -> Accepted:
+    """The message `text` as it enters Ever from `source`: valid, then passed through `hide`, which
+    hides the API key (harness/calls/redaction.py's `redact`, with the chat's key) [P14] [H3].
+    A text that is not a str is a TypeError; a key that is not a key, a ValueError."""
+    if not isinstance(text, str):
+        raise TypeError(f"a message's text must be a str, got {type(text).__name__}")
+    return Accepted(hide(valid_text(text)), key, source)

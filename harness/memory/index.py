@@ -1,0 +1,394 @@
+"""The store's index: where each message and node starts, so that a lookup is one `pread`
+[S7]. It is a cache: the logs are the truth. It is saved at close and every
+`INDEX_SAVE_LINES` appended lines; what the logs hold beyond it is parsed at open.
+
+    index/meta.json       {"format", "byteorder", "generation", "messages": n, "levels": [n0, ...],
+                           "main": [[name, bytes, lines], ...], "tree": [...],
+                           "skipped": [[path, line, why], ...], "last_node": [l, i] or null,
+                           "keys": [[key, id], ...] (the latest KEYS_KEPT message keys)}
+    index/index-G.bin     int64s: n for the messages, then n0 for level 0, n1 for level 1, ...
+
+An entry is `file_number << 40 | byte_offset`, the file number being the file's position in its
+directory's name order, or -1 for a node not built. Each save writes a new generation and then
+renames meta.json onto it, so the two always agree. At open the index is trusted only if every
+file it covered is still there, in the same order, at least as long as it was, and the first and
+last message and the last node read back with the right ids; otherwise it is rebuilt from the logs
+with a warning. Either way only the bytes past what it covered are parsed. A line in the shape
+written here is read by its two ends (its ids, and the fields after its text), any other line by
+`json.loads`; the inside of a text is trusted there, and `json.loads` reads it at every lookup.
+
+`StoreIndex` holds the index's work (load, check, parse the logs' tails, rebuild, save); `Store`
+(harness/memory/store.py) inherits it and keeps the state it works on.
+"""
+
+import json
+import os
+import sys
+from array import array
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from harness.memory.daylog import (
+    DAY_FILE,
+    READ_CHUNK_BYTES,
+    DayLog,
+    LogCorrupt,
+    message_id_key,
+    node_ids,
+)
+from harness.memory.logfile import FILE_MODE, LogFile, open_file, write_whole
+
+INDEX_FORMAT = 1
+INDEX_SAVE_LINES = 16_384  # lines appended between index saves: the most an open parses after a crash
+OPEN_SAVE_LINES = 1_024  # an open that parsed this many lines saves the index at once
+LEVELS_MAX = 62  # node (l, i) covers 2^l messages: more than any chat will hold
+OFFSET_BITS = 40  # a log file up to 1 TiB; 2^23 files per directory
+OFFSET_MASK = (1 << OFFSET_BITS) - 1
+UNBUILT = -1
+KEYS_KEPT = 10_000  # the latest message keys the index remembers: how far back a retry is known
+
+
+def pack(file_number: int, offset: int) -> int:
+    return file_number << OFFSET_BITS | offset
+
+
+class StoreIndex:
+    """The index's work, inherited by `Store`: the entries of messages (`_messages`) and of each
+    level's nodes (`_levels`), the lines skipped, the last node and the latest keys."""
+
+    def _appended(self) -> None:
+        self._unsaved_lines += 1
+        if self._unsaved_lines >= INDEX_SAVE_LINES:
+            self._save_index_or_warn()
+
+    def _node_entry(self, l: int, i: int) -> int:
+        if l >= len(self._levels) or i >= len(self._levels[l]):
+            return UNBUILT
+        return self._levels[l][i]
+
+    def _level(self, l: int, i: int) -> array:
+        """Level l's entries, long enough to hold node i."""
+        while len(self._levels) <= l:
+            self._levels.append(array("q"))
+        level = self._levels[l]
+        if len(level) <= i:
+            level.extend(array("q", [UNBUILT]) * (i + 1 - len(level)))
+        return level
+
+    def _load(self) -> None:
+        listings = {self.main.label: self._listing(self.main), self.tree.label: self._listing(self.tree)}
+        meta, reason = self._read_index(listings)
+        if meta is None:
+            if reason:
+                self.warnings.append(f"the index was rebuilt from the logs: {reason}")
+            self._reset_index()
+            self._adopt_listing(self.main, listings["main"], [])
+            self._adopt_listing(self.tree, listings["tree"], [])
+        for report in self._skipped:
+            self.warnings.append(self._skip_text(*report))
+        self._parse_tails([] if meta is None else meta["main"], [] if meta is None else meta["tree"])
+        # A new chat gets its index at once, so a missing one is always news. A long tail is
+        # saved at once, so a chat that keeps crashing does not parse a growing tail at each open.
+        if meta is None or self._unsaved_lines >= OPEN_SAVE_LINES:
+            self._save_index_or_warn()
+
+    def _listing(self, log: DayLog) -> List[Tuple[str, int]]:
+        """The day files in name order, with their sizes; strays are reported and left alone."""
+        files = []
+        with os.scandir(log.directory) as entries:
+            for entry in entries:
+                if not DAY_FILE.match(entry.name) or not entry.is_file():
+                    self.warnings.append(f"{entry.path} is not a day file of the log; ignored")
+                    continue
+                stat = entry.stat()
+                if stat.st_mode & 0o777 != FILE_MODE:
+                    os.chmod(entry.path, FILE_MODE)
+                    self.warnings.append(f"{entry.path} had mode {stat.st_mode & 0o777:o}; it is now 600")
+                files.append((entry.name, stat.st_size))
+        files.sort()
+        return files
+
+    def _adopt_listing(self, log: DayLog, files: List[Tuple[str, int]], covered: list) -> None:
+        log.names = [name for name, _ in files]
+        log.sizes = [size for _, size in files]
+        log.lines = [covered[n][2] if n < len(covered) else 0 for n in range(len(files))]
+
+    def _read_index(self, sizes: Dict[str, List[Tuple[str, int]]]) -> Tuple[Optional[dict], str]:
+        """The saved index if it still describes the logs, else (None, why not)."""
+        index = self.chat / "index"
+        has_logs = bool(sizes["main"] or sizes["tree"])
+        try:
+            meta = json.loads((index / "meta.json").read_bytes())
+        except FileNotFoundError:
+            return None, "it was missing" if has_logs else ""
+        except ValueError:
+            return None, "its meta.json was unreadable"
+        try:
+            reason = self._stale(meta, sizes)
+            if reason:
+                return None, reason
+            messages = array("q")
+            levels = []
+            with open(index / f"index-{meta['generation']}.bin", "rb") as f:
+                messages.fromfile(f, meta["messages"])
+                for length in meta["levels"]:
+                    level = array("q")
+                    level.fromfile(f, length)
+                    levels.append(level)
+            skipped = [[str(path), int(line), str(why)] for path, line, why in meta["skipped"]]
+            last_node = (int(meta["last_node"][0]), int(meta["last_node"][1])) if meta["last_node"] else None
+            keys = {str(key): int(i) for key, i in meta["keys"]}
+            generation = int(meta["generation"])
+        except FileNotFoundError:
+            return None, f"its index-{meta.get('generation')}.bin was missing"
+        except EOFError:
+            return None, f"its index-{meta['generation']}.bin was cut short"
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            return None, "its meta.json was not the index's"
+        self._messages = messages
+        self._levels = levels
+        self._generation = generation
+        self._skipped = skipped
+        self._skipped_seen = {(path, line) for path, line, _ in skipped}
+        self._last_node = last_node
+        self._keys = keys
+        self._adopt_listing(self.main, sizes["main"], meta["main"])
+        self._adopt_listing(self.tree, sizes["tree"], meta["tree"])
+        reason = self._spot_check()
+        if reason:
+            return None, reason
+        return meta, ""
+
+    @staticmethod
+    def _stale(meta: dict, sizes: Dict[str, List[Tuple[str, int]]]) -> str:
+        if meta.get("format") != INDEX_FORMAT or meta.get("byteorder") != sys.byteorder:
+            return "it was written in another format"
+        for label in ("main", "tree"):
+            covered, files = meta[label], sizes[label]
+            if len(covered) > len(files):
+                return f"{label}/{covered[len(files)][0]} is gone"
+            for (name, size, _lines), (file_name, file_size) in zip(covered, files):
+                if name != file_name:
+                    return f"{label}/ holds {label}/{file_name} where {label}/{name} was"
+                if file_size < size:
+                    return f"{label}/{name} is shorter than when it was indexed"
+        return ""
+
+    def _spot_check(self) -> str:
+        """A few lookups that a stale or foreign index gets wrong."""
+        for i in sorted({0, len(self._messages) - 1} if self._messages else ()):
+            record = self._read_record(self.main, self._messages[i], None)
+            if record is None or record.get("i") != i:
+                return f"message {i} was not where it pointed"
+        if self._last_node is not None:
+            l, i = self._last_node
+            entry = self._node_entry(l, i)
+            record = None if entry == UNBUILT else self._read_record(self.tree, entry, None)
+            if record is None or record.get("l") != l or record.get("i") != i:
+                return f"node ({l}, {i}) was not where it pointed"
+        return ""
+
+    def _reset_index(self) -> None:
+        self._messages = array("q")
+        self._levels = []
+        self._skipped = []
+        self._skipped_seen = set()
+        self._last_node = None
+        self._keys = {}
+        self._index_changed = True
+
+    def _rebuild(self, reason: str) -> None:
+        """Throw the index away and parse the logs whole, as at an open without one."""
+        self.warnings.append(f"the index was rebuilt from the logs: {reason}")
+        for fd in self._readers.values():
+            os.close(fd)
+        self._readers.clear()
+        self._reset_index()
+        self.main.lines = [0] * len(self.main.names)
+        self.tree.lines = [0] * len(self.tree.names)
+        self._parse_tails([], [])
+        self._save_index_or_warn()
+
+    def _parse_tails(self, covered_main: list, covered_tree: list) -> None:
+        """Index every line past what the index covered: messages first, so nodes can be checked
+        against the message count."""
+        for log, covered, parse in (
+            (self.main, covered_main, self._index_message),
+            (self.tree, covered_tree, self._index_node),
+        ):
+            if log is self.tree:
+                # Every node the messages allow has its entry from the start, so the parse
+                # below only sets entries.
+                for l in range(len(self._messages).bit_length()):
+                    self._level(l, (len(self._messages) >> l) - 1)
+            for number in range(len(log.names)):
+                start = covered[number][1] if number < len(covered) else 0
+                if start < log.sizes[number]:
+                    self._parse_file(log, number, start, parse)
+                    self._index_changed = True
+
+    def _parse_file(self, log: DayLog, number: int, start: int, parse) -> None:
+        offset = start
+        line_number = log.lines[number]
+        rest = b""
+        with open(log.path(number), "rb") as f:
+            f.seek(start)
+            while True:
+                chunk = f.read(READ_CHUNK_BYTES)
+                if not chunk:
+                    break
+                parts = (rest + chunk if rest else chunk).split(b"\n")
+                rest = parts.pop()
+                for part in parts:
+                    line_number += 1
+                    parse(log, number, offset, line_number, part)
+                    offset += len(part) + 1
+                self._unsaved_lines += len(parts)
+        if rest:
+            line_number += 1
+            parse(log, number, offset, line_number, rest)
+            offset += len(rest)
+            self._terminate(log, number)  # [S2]
+            offset += 1
+        log.sizes[number] = offset
+        log.lines[number] = line_number
+
+    def _terminate(self, log: DayLog, number: int) -> None:
+        if self._read_only:
+            self.warnings.append(f"{log.path(number)} does not end with a newline (read only: left as it is)")
+            return
+        LogFile(Path(log.path(number))).close()  # ends the torn tail
+        self.warnings.append(f"{log.path(number)} did not end with a newline; one was appended")
+
+    def _index_message(self, log: DayLog, number: int, offset: int, line_number: int, line: bytes) -> None:
+        found = message_id_key(line)
+        if found is not None:
+            i, key = found
+        else:
+            record = self._json_line(log, number, line_number, line)
+            if record is None:
+                return
+            i, key = record.get("i"), record.get("key")
+            if type(i) is not int or not isinstance(record.get("text"), str):
+                raise LogCorrupt(
+                    f"{log.path(number)} line {line_number} is JSON but not a message "
+                    "(no integer i or no text); the chat is not opened"
+                )
+        expected = len(self._messages)
+        if i != expected:
+            if i < expected:
+                what = f"message id {i} again, where {expected} comes next: a repeat"
+            else:
+                what = f"message id {i} where {expected} comes next: a gap"
+            raise LogCorrupt(
+                f"{log.path(number)} line {line_number} has {what}; the chat is not opened, "
+                "so that no message is lost or renumbered"
+            )
+        if isinstance(key, str):
+            self._keys[key] = i
+        self._messages.append(number << OFFSET_BITS | offset)
+
+    def _index_node(self, log: DayLog, number: int, offset: int, line_number: int, line: bytes) -> None:
+        ids = node_ids(line)
+        if ids is not None:
+            l, i = ids
+        else:
+            record = self._json_line(log, number, line_number, line)
+            if record is None:
+                return
+            l, i = record.get("l"), record.get("i")
+            if type(l) is not int or type(i) is not int or l < 0 or i < 0 or not isinstance(record.get("text"), str):
+                raise LogCorrupt(
+                    f"{log.path(number)} line {line_number} is JSON but not a node "
+                    "(no integers l and i or no text); the chat is not opened"
+                )
+        if l > LEVELS_MAX or (i + 1) << l > len(self._messages):
+            self._skip(log.relative(number), line_number,
+                       f"node ({l}, {i}) covers messages past the {len(self._messages)} logged")
+            return
+        levels = self._levels
+        level = levels[l] if l < len(levels) and i < len(levels[l]) else self._level(l, i)
+        entry = number << OFFSET_BITS | offset
+        if level[i] == UNBUILT:
+            level[i] = entry
+            self._last_node = (l, i)
+        elif level[i] != entry:
+            self._skip(log.relative(number), line_number,
+                       f"node ({l}, {i}) again, first logged at {self._line_of(log, level[i])}; "
+                       "the first is kept")  # [S4]
+
+    def _json_line(self, log: DayLog, number: int, line_number: int, line: bytes) -> Optional[dict]:
+        """A line off the fast path: its JSON object, or None once reported as torn."""
+        try:
+            record = json.loads(line)
+        except ValueError:
+            self._skip(log.relative(number), line_number, "not JSON (a torn write)")  # [S2]
+            return None
+        if not isinstance(record, dict):
+            raise LogCorrupt(f"{log.path(number)} line {line_number} is JSON but not an object; the chat is not opened")
+        return record
+
+    def _line_of(self, log: DayLog, entry: int) -> str:
+        number, offset = entry >> OFFSET_BITS, entry & OFFSET_MASK
+        with open(log.path(number), "rb") as f:
+            line_number = f.read(offset).count(b"\n") + 1
+        return f"{log.relative(number)} line {line_number}"
+
+    def _skip(self, path: str, line_number: int, why: str) -> None:
+        if (path, line_number) in self._skipped_seen:
+            return
+        self._skipped_seen.add((path, line_number))
+        self._skipped.append([path, line_number, why])
+        self.warnings.append(self._skip_text(path, line_number, why))
+
+    def _skip_text(self, path: str, line_number: int, why: str) -> str:
+        return f"{self.chat / path} line {line_number}: {why}; skipped"
+
+    def _save_index_or_warn(self) -> None:
+        """The index is a cache [S7]: a save that fails (a full disk) is said in
+        `warnings` and tried again at the next save; what it covers is parsed at open."""
+        if self._read_only:
+            return
+        try:
+            self._save_index()
+        except OSError as error:
+            self._index_failure = f"the index was not saved ({error.strerror or error}); the logs are whole"
+            self.warnings.append(self._index_failure)
+            for leftover in (self.chat / "index" / f"index-{self._generation + 1}.bin",
+                             self.chat / "index" / "meta.json.tmp"):
+                try:
+                    leftover.unlink(missing_ok=True)
+                except OSError:
+                    pass
+
+    def _save_index(self) -> None:
+        """A new generation of the index, then meta.json renamed onto it [S7]."""
+        index = self.chat / "index"
+        generation = self._generation + 1
+        path = index / f"index-{generation}.bin"
+        fd = open_file(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        with os.fdopen(fd, "wb") as f:
+            self._messages.tofile(f)
+            for level in self._levels:
+                level.tofile(f)
+            f.flush()
+            os.fsync(f.fileno())
+        meta = {
+            "format": INDEX_FORMAT,
+            "byteorder": sys.byteorder,
+            "generation": generation,
+            "messages": len(self._messages),
+            "levels": [len(level) for level in self._levels],
+            "main": [[n, s, c] for n, s, c in zip(self.main.names, self.main.sizes, self.main.lines)],
+            "tree": [[n, s, c] for n, s, c in zip(self.tree.names, self.tree.sizes, self.tree.lines)],
+            "skipped": self._skipped,
+            "last_node": list(self._last_node) if self._last_node else None,
+            "keys": [[key, i] for key, i in list(self._keys.items())[-KEYS_KEPT:]],
+        }
+        write_whole(index / "meta.json", json.dumps(meta, ensure_ascii=False).encode("utf-8"))
+        self._generation = generation
+        self._unsaved_lines = 0
+        self._index_changed = False
+        for old in index.glob("index-*.bin"):
+            if old != path:
+                old.unlink(missing_ok=True)

@@ -1,0 +1,162 @@
+"""One way to write a file that must survive a crash: JSON lines appended, and files replaced whole.
+
+Every log of Ever (the chat's day files, the inbox, each subagent's log, the usage log) appends
+through `LogFile`, and every file replaced whole (view.json, the index's meta.json, config.toml,
+the key, an image) goes through `write_whole`, so each gets the same rules [gist §1]:
+
+- **One encoding.** A line is compact JSON (no spaces), UTF-8 with non-ASCII written as is, keys
+  in the record's order, then a newline; a lone surrogate becomes U+FFFD [P14].
+- **One write, then fsync.** A line is written by one `write` (looped only if the disk takes
+  part of it) and fsync'd before `append` returns: only then is it acknowledged.
+- **A failed write is cut back.** If the write or the fsync fails (a full disk), the file is cut
+  back (`ftruncate`) to the length it had before, so no part of the unacknowledged line stays for
+  the next line to glue onto. If the cut itself fails, the next `append` retries it first and
+  writes nothing until it succeeds.
+- **A torn tail is ended.** A file whose last line has no newline was cut by a kill mid-write: the
+  line was never acknowledged. Opening the file to append ends it with a newline (one write,
+  fsync'd), so the next line stands alone; every reader skips a line that is not JSON.
+- **A file replaced whole** is written to `NAME.tmp` beside it, fsync'd, renamed over it and the
+  directory fsync'd: a crash leaves the old file or the new one, never a mix.
+- **A new file's name** is on disk before its first line is acknowledged: the directory is
+  fsync'd when a file is made. Files are 0600 and directories 0700, whatever the umask.
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Optional
+
+from harness.memory.text import valid_text
+
+DIRECTORY_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def encode_line(record: dict) -> bytes:
+    """One line of a log: compact JSON, UTF-8, keys in the record's order, and the newline."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        return line.encode("utf-8")
+    except UnicodeEncodeError:
+        return valid_text(line).encode("utf-8")
+
+
+def make_directory(path: Path) -> bool:
+    """A directory of mode 0700 whatever the umask; True if it was made."""
+    try:
+        os.mkdir(path, DIRECTORY_MODE)
+    except FileExistsError:
+        return False
+    os.chmod(path, DIRECTORY_MODE)
+    fsync_directory(path.parent)
+    return True
+
+
+def fsync_directory(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def open_file(path: Path, flags: int) -> int:
+    """A descriptor on a file that is 0600 whatever the umask."""
+    fd = os.open(path, flags | os.O_CLOEXEC, FILE_MODE)
+    if os.fstat(fd).st_mode & 0o777 != FILE_MODE:
+        os.fchmod(fd, FILE_MODE)
+    return fd
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """All of `data`: one write, more only if the disk took part of it."""
+    written = os.write(fd, data)
+    while written < len(data):
+        written += os.write(fd, data[written:])
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Replace `path` with `data`: a new file, fsync'd, renamed over the old, directory fsync'd."""
+    temporary = path.with_name(path.name + ".tmp")
+    fd = open_file(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
+    fsync_directory(path.parent)
+
+
+def ends_torn(fd: int, size: int) -> bool:
+    """Whether a file of `size` bytes ends inside a line (its last byte is not a newline)."""
+    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+
+
+class LogFile:
+    """One file of lines, open for appending, with the rules above.
+
+    `size` is where the file's last whole line ends: where the next line starts. `torn` says
+    whether opening it ended a torn tail. `exclusive` makes a new file or raises FileExistsError.
+    """
+
+    def __init__(self, path: Path, exclusive: bool = False):
+        self.path = path
+        self.torn = False
+        self._cut_pending = False
+        created = True
+        try:
+            fd = open_file(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL)
+        except FileExistsError:
+            if exclusive:
+                raise
+            created = False
+            fd = open_file(path, os.O_RDWR | os.O_APPEND)
+        self.fd: Optional[int] = fd
+        try:
+            self.size = os.fstat(fd).st_size
+            if created:
+                fsync_directory(path.parent)
+            elif ends_torn(fd, self.size):
+                self.append(b"\n")
+                self.torn = True
+        except BaseException:
+            self.close()
+            raise
+
+    def append(self, data: bytes) -> int:
+        """Write `data` (whole lines) and fsync it; return the offset where it starts. On an
+        error nothing of it stays in the file (or the next append cuts it first)."""
+        if self._cut_pending:
+            self.cut_back()
+        offset = self.size
+        try:
+            write_all(self.fd, data)
+            os.fsync(self.fd)
+        except BaseException:
+            # The line was never acknowledged: leave no part of it.
+            self._cut_pending = True
+            try:
+                self.cut_back()
+            except OSError:
+                pass
+            raise
+        self.size += len(data)
+        return offset
+
+    @property
+    def cut_pending(self) -> bool:
+        """A failed append's bytes could not be cut off yet; `append` refuses until they are."""
+        return self._cut_pending
+
+    def cut_back(self) -> None:
+        """Cut the file back to its last whole line, on disk; an OSError if that fails."""
+        if os.fstat(self.fd).st_size != self.size:
+            os.ftruncate(self.fd, self.size)
+            os.fsync(self.fd)  # the cut on disk before the next line
+        self._cut_pending = False
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None

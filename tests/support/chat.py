@@ -1,0 +1,70 @@
+"""What the chat's tests share: the installed `ever`, an environment that points it at a home and
+at the local Messages API, and the log read back as the tests compare it.
+
+- `EVER`, `environment(home, api)`, `ever(args, env)`: the command as a person or a script runs it.
+- `lines(home)`: every record of a log folder, in order; `whole_lines(home)` leaves out a last line
+  torn by a kill (never acknowledged: the next open cuts it off), where `lines` fails on it.
+- `logged(home_or_memory)`: the log as (kind, text) pairs; `logged_in_full(home)` as
+  (i, kind, text, size), the fields the store writes for each message.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.localapi.server import LocalAPI
+
+EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
+
+
+def environment(home: Path, api: LocalAPI, key: str = "test-key") -> dict:
+    """This process's environment without the user's ANTHROPIC_ and EVER_ settings, pointed at
+    `home` and `api`; `key=""` leaves the API key unset."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    env.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, PROMPT_TOOLKIT_NO_CPR="1",
+               EVER_MODEL="claude-sonnet-4-6", TERM="xterm")
+    if key:
+        env["ANTHROPIC_API_KEY"] = key
+    return env
+
+
+def ever(args, env, stdin=None, timeout_seconds=300):
+    """`ever ARGS` in a subprocess; the timeout only stops a hang."""
+    return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, text=True,
+                          timeout=timeout_seconds)
+
+
+def _records(home: Path, folder: str, torn_tail: bool) -> list:
+    found = []
+    for path in sorted((home / "chat" / folder).glob("*.jsonl")):
+        text = path.read_text()
+        whole, _, tail = text.rpartition("\n")
+        assert torn_tail or not tail, f"{path} ends in a torn line: {tail[:80]!r}"
+        found += [json.loads(line) for line in whole.split("\n") if whole]
+    return found
+
+
+def lines(home: Path, folder: str = "main") -> list:
+    """Every record of the log folder (main, tree, agents), in order; a torn line fails."""
+    return _records(home, folder, torn_tail=False)
+
+
+def whole_lines(home: Path, folder: str = "main") -> list:
+    """The log folder's whole lines: a kill may leave the line being written torn at the end of its
+    file, never acknowledged; the next open cuts it off."""
+    return _records(home, folder, torn_tail=True)
+
+
+def logged(source) -> list:
+    """The chat's messages as (kind, text) pairs, from a home's files or an open `Memory`."""
+    if isinstance(source, Path):
+        return [(r["kind"], r["text"]) for r in lines(source)]
+    return [(r["kind"], r["text"]) for r in source.store.messages(0, source.store.count)]
+
+
+def logged_in_full(home: Path) -> list:
+    """The chat's messages as (i, kind, text, size): what the store writes for each."""
+    return [(r["i"], r["kind"], r["text"], r["size"]) for r in lines(home)]
