@@ -15,8 +15,11 @@
     imports/    the import parsers: Claude Code, Codex, pi, llm's database, text files, as notes
     browsing    `ever browse`: the page written to a file or served on 127.0.0.1, a running chat copied
     browse/     `ever browse`'s page: page.py builds it; page.css, page.html, page.js are package data
-    simulate    `ever simulate`: what a chat costs beside other designs (simulate_workloads,
-                simulate_meter, simulate_designs, simulate_pictures: docs/simulate.md)
+    simulate    `ever simulate`: what a chat costs beside other designs (docs/simulate.md)
+    simulate_workloads  the messages it replays: the gist's sizes, a first-day import, a user's log
+    simulate_meter      each request costed with the local API's cache model
+    simulate_designs    the designs beside Ever's: push, 16-line blocks, a carried conversation, a window
+    simulate_pictures   the PNGs and the one-page HTML report (matplotlib)
 
 May import: the standard library, click, prompt_toolkit, mcp (only in `mcp_server`), matplotlib
 (only in `simulate_pictures`), harness.memory, harness.calls and harness.chat. harness.localapi
