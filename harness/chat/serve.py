@@ -28,10 +28,21 @@ UNIT_NAME = "ever.service"
 async def run_serve(settings: Settings, yes: bool, say: Callable[[str], None]) -> None:
     from harness.chat.session import open_chat
 
+    from harness.memory.store import ChatBusy
+
     loop = asyncio.get_running_loop()
     hub = Hub()
     hub.loop = loop
-    chat = await open_chat(settings, hub, ask=hub.ask, yes=yes, on_change=hub.row)
+    said = False
+    while True:  # a service started again while an `ever send` holds the chat waits its turn
+        try:
+            chat = await open_chat(settings, hub, ask=hub.ask, yes=yes, on_change=hub.row)
+            break
+        except ChatBusy as busy:
+            if not said:
+                say(f"{busy} Waiting for it to let the chat go…")
+                said = True
+            await asyncio.sleep(0.5)
     chat.hub = hub
     chat.client.on_wait = lambda what, deadline: hub.wait(what, None if deadline is None else
                                                           max(0.0, deadline - loop.time()))

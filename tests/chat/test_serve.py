@@ -54,8 +54,10 @@ class Serving:
         self.process = subprocess.Popen([EVER, "serve", *self.args], env=environment(self.home, self.api),
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         start_new_session=True, cwd=self.home)
-        first = self.process.stdout.readline()
-        assert "Ever serves the chat" in first, first + self.process.stdout.read()
+        said = [self.process.stdout.readline()]
+        while said[-1] and "Ever serves the chat" not in said[-1]:  # it may wait for a sender first
+            said.append(self.process.stdout.readline())
+        assert "Ever serves the chat" in said[-1], "".join(said) + self.process.stdout.read()
 
     def kill(self) -> None:
         os.killpg(self.process.pid, signal.SIGKILL)
@@ -116,7 +118,8 @@ def test_two_terminals_and_twenty_scripts_share_one_served_chat_and_each_sees_ev
         # that turn (a message joined to a running call is answered by that call's reply)
         for result in sends:
             assert result.stdout.strip() in replies
-        for reply in replies:  # and both terminals saw every reply stream
+        assert replies[0] == echoed("hello from the first terminal")  # seen above
+        for reply in replies[1:]:  # and both terminals saw every reply stream, in the log's order
             for terminal in (first, second):
                 terminal.expect(re.escape(reply))
         assert first.leave() == 0 and second.leave() == 0
