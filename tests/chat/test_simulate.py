@@ -42,7 +42,9 @@ from harness.localapi.validation import block_tokens
 from harness.memory.planner import Config
 
 SONNET, HAIKU = "claude-sonnet-4-6", "claude-haiku-4-5"
-PREFIX_TOKENS = 1_864  # the tools and the system prompt, below
+# the tools and the system prompt, below: 1,864 for the gist's tools and prompt, then the search
+# tool [R1] (152 by the token rule) and its line in the prompt (85 bytes and a newline: 21)
+PREFIX_TOKENS = 1_864 + 152 + 21
 
 
 def text_tokens(size: int, newlines: int = 0) -> int:
@@ -163,30 +165,35 @@ def test_the_compactor_on_the_turns_model_caches_what_haiku_would_not():
 def test_a_carried_conversation_sends_everything_since_its_summary_and_reads_the_last_turn():
     # user, ever, user, ever, user; 1,200 bytes each; turns at messages 0, 2, 4 (200 s apart).
     # Each message is one block `kind: ` and its text: 1,206 bytes, 308 tokens.
-    #   turn 0: S + 308 = 2,172 tokens, over the minimum: all written.
-    #   turn 2: S + 3 × 308 = 2,788: reads turn 0's entry (2,172), writes 616.
-    #   turn 4: S + 5 × 308 = 3,404: reads turn 2's (2,788), writes 616.
+    # S is PREFIX_TOKENS (2,037):
+    #   turn 0: S + 308 tokens, over the minimum: all written.
+    #   turn 2: S + 3 × 308: reads turn 0's entry (S + 308), writes 616.
+    #   turn 4: S + 5 × 308: reads turn 2's (S + 924), writes 616.
     workload = chat(("user", 1200, 0), ("ever", 1200, 10), ("user", 1200, 200), ("ever", 1200, 210),
                     ("user", 1200, 400))
     assert text_tokens(1206) == 308
     run = run_carried(workload, SONNET)
-    assert run.turn_first.prompt_tokens == 2172 + 2788 + 3404
-    assert run.turn_first.read_tokens == 2172 + 2788
-    assert run.turn_first.written_tokens == 2172 + 616 + 616
+    S = PREFIX_TOKENS
+    assert run.turn_first.prompt_tokens == (S + 308) + (S + 924) + (S + 1540)
+    assert run.turn_first.read_tokens == (S + 308) + (S + 924)
+    assert run.turn_first.written_tokens == (S + 308) + 616 + 616
     assert run.compactions.calls == 0
     assert figures(run)["kept"]["verbatim_reach_share"] == 1.0
 
 
 def test_a_carried_conversation_past_its_limit_is_summarized_before_the_new_message():
-    # The same chat, summarized above 2,500 tokens into 100 bytes (32 tokens). Turn 2 would be
-    # 2,788: the two messages before it are summarized, then the turn is S + 32 + 308 = 2,204.
-    # Turn 4 would be S + 32 + 3 × 308 = 2,820: summarized again, and again 2,204.
+    # The same chat, summarized above 2,500 tokens into 100 bytes (32 tokens); S (2,037) + 308
+    # is under it. Turn 2 would be S + 924 = 2,961: the two messages before it are summarized,
+    # then the turn is S + 32 + 308. Turn 4 would be S + 32 + 3 × 308 = 2,993: summarized again,
+    # and again S + 32 + 308.
     workload = chat(("user", 1200, 0), ("ever", 1200, 10), ("user", 1200, 200), ("ever", 1200, 210),
                     ("user", 1200, 400))
     run = run_carried(workload, SONNET, summarize_at_tokens=2_500, summary_bytes=100)
     assert run.compactions.calls == 2
     assert run.compactions.output_tokens == 2 * text_tokens(100)
-    assert run.turn_first.prompt_tokens == 2172 + 2204 + 2204
+    S = PREFIX_TOKENS
+    assert S + 308 < 2_500 < S + 924
+    assert run.turn_first.prompt_tokens == (S + 308) + 2 * (S + 32 + 308)
 
 
 def test_a_sliding_window_sends_the_last_messages_and_reads_nothing():
@@ -366,7 +373,7 @@ def test_an_image_in_a_carried_conversation_breaks_what_the_next_request_reads()
     after_echo = PREFIX_TOKENS + 308 + 308 + block_tokens(image)
     assert run.turn_all.calls == 3
     assert run.turn_all.read_tokens == after_echo
-    assert run.turn_all.prompt_tokens == 2172 + after_echo + after_echo + 308
+    assert run.turn_all.prompt_tokens == (PREFIX_TOKENS + 308) + after_echo + after_echo + 308
 
 
 def test_a_turns_first_request_is_the_one_a_real_turn_sends(tmp_path, api):
