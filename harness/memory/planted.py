@@ -423,17 +423,21 @@ def as_note(chat: Chat, at: int) -> str:
     return f"[{chat.name}, message {at}, {kind}, {date.isoformat(timespec='seconds')}] {text}"
 
 
-def write(memory, chat: Chat, as_notes: bool = False, every: Callable[[int], None] = lambda done: None) -> int:
-    """Log the chat's messages into `memory` (a harness.memory.service.Memory), in order, as the
-    kinds they are (turns) or each as a `note` with a header naming where it came from; the first
-    id is returned (the facts' ids count from it). `every(count)` is called after each message."""
+def logged(chat: Chat, at: int, as_notes: bool = False) -> Tuple[str, str, datetime]:
+    """Message `at` as it is logged: its kind and text (turns), or a `note` with a header naming
+    where it came from (notes); and its date."""
+    kind, text, date = chat.messages[at]
+    if as_notes:
+        return "note", f"[{chat.name}, message {at}, {kind}, {date.isoformat(timespec='seconds')}] {text}", date
+    return kind, text, date
+
+
+def write(memory, chat: Chat, as_notes: bool = False) -> int:
+    """Log the chat's messages into `memory` (a harness.memory.service.Memory), in order; the first
+    id is returned (the facts' ids count from it)."""
     first = memory.store.count
-    for at, (kind, text, date) in enumerate(chat.messages):
-        if as_notes:
-            memory.append("note", as_note(chat, at), date)
-        else:
-            memory.append(kind, text, date)
-        every(at + 1)
+    for at in range(len(chat.messages)):
+        memory.append(*logged(chat, at, as_notes))
     return first
 
 
