@@ -26,6 +26,8 @@ approve `shell`, `write` or `edit` (declined, as for `ever send` without --yes) 
 what it knows it must take from the memory. Per answer: the score, the zooms, the searches, the
 calls, the tokens, the dollars (harness/calls/models.py's list prices) and the seconds.
 
+A build stopped half-way (Ctrl-C, a lost connection) goes on where it stopped when run again.
+
 A figure is only as good as what answers: against a server on this machine (the tests run the
 command on the local Messages API, whose replies are scripted), or on a chat whose view still
 holds every message's own line, the output says that the figures measure nothing about memory.
@@ -197,6 +199,7 @@ class Bench:
         self.settings = settings
         self.say = say
         self.clients: List[Any] = []
+        self.answers_client: Any = None  # one client for every answer, metered answer by answer
 
     def client(self, attempts_max: Optional[int]) -> Metered:
         from harness.calls.client import Client, ClientSettings  # the SDK: only a run that calls
@@ -225,13 +228,16 @@ class Bench:
         marker = self.marker(chat)
         if marker_path.exists():
             kept = json.loads(marker_path.read_text())
-            if kept.get("marker") == marker and kept.get("built"):
+            if kept.get("marker") != marker:
+                raise BenchFailed(f"{s.home} holds another bench chat ({kept.get('marker')}); give another "
+                                  "--home, or remove it")
+            if kept.get("built"):
                 self.say(f"The chat in {s.home} is built already: its compactions are not paid again.")
                 return kept["built"]
-            raise BenchFailed(f"{s.home} holds another bench chat ({kept.get('marker')}); give another --home, "
-                              "or remove it")
-        if (s.home / "chat").exists():
+        elif (s.home / "chat").exists():
             raise BenchFailed(f"{s.home / 'chat'} exists and is not a bench chat; give another --home")
+        else:
+            marker_path.write_text(json.dumps({"marker": marker, "built": None}, indent=2))
         metered = self.client(None)  # a compaction retries while it runs [P16]
         compactor = Compactor(metered, Prompt.build(), MemorySettings(model=s.memory_model), marks=s.cache_marks)
         memory_ref: Dict[str, Memory] = {}
@@ -252,7 +258,8 @@ class Bench:
             # as in a live chat the compactor keeps up: each batch of messages is summarized
             # before the next is written, so the view merges as it grows and stays within its
             # ceiling (written at once, it would reach the first question unmerged)
-            for at in range(len(chat.messages)):
+            # a build stopped half-way goes on from the first message not logged: the chat is the seed's
+            for at in range(memory.store.count, len(chat.messages)):
                 memory.append(*logged(chat, at, s.as_notes))
                 if (at + 1) % memory.planner.config.jobs_max == 0:
                     await memory.idle()
@@ -322,7 +329,9 @@ class Bench:
         question = f"{fact.question} {ANSWER_ALONE}"
         answer = Answer(arm, fact.kind, fact.id, fact.question, fact.expected, "", "failed", label=fact.label)
         started = time.monotonic()
-        metered = self.client(3)
+        if self.answers_client is None:
+            self.answers_client = self.client(3).client
+        metered = Metered(self.answers_client)
         if arm == "baseline":
             request = finished({
                 "model": s.model, "max_tokens": ANSWER_MAX_TOKENS,
@@ -384,7 +393,7 @@ class Bench:
                 "Is the given answer correct? Reply with one word: yes or no."}]}],
         }, "off", False)
         try:
-            verdict = await self.client(3).stream(request)
+            verdict = await Metered(self.answers_client).stream(request)
         except (Refused, Unusable, RetriesExhausted):
             return None
         word = verdict.text.strip().lower()

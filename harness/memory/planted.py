@@ -43,8 +43,8 @@ order, a lenient proxy that `--judge MODEL` checks with a model when asked.
 its own `haystack_sessions`, lists of `{"role", "content", "has_answer"}` turns, dated by
 `haystack_dates`) gives one chat per instance; LoCoMo (`locomo10.json`: a list of samples, each a
 `conversation` of `session_N` lists of `{"speaker", "dia_id", "text"}` dated by
-`session_N_date_time`, and `qa` items `{"question", "answer", "evidence": ["D1:3"], "category"}`)
-gives one chat per sample. Items without an answer (LoCoMo's adversarial category) are counted as
+`session_N_date_time`, and `qa` items `{"question", "answer", "evidence", "category"}`, the
+evidence being the `dia_id`s of the turns that hold the answer) gives one chat per sample. Items without an answer (LoCoMo's adversarial category) are counted as
 passed over, never scored.
 """
 
