@@ -9,11 +9,15 @@ the bench's copy of the built chat, return the planted message; the baseline's a
 summary holds. The figures measure the harness only, and the output must say so.
 """
 
+import asyncio
+import dataclasses
 import json
 import re
 
-from harness.localapi.server import Reply, text, tool_use
-from harness.memory.planted import generate
+from harness.chat.recall import Bench, BenchSettings, arm_prompt, loopback, report
+from harness.localapi.server import Reply, tool_use
+from harness.memory.planted import generate, logged
+from harness.memory.service import Memory
 from harness.memory.store import Store
 from tests.chat.test_cli import environment, ever
 
@@ -112,3 +116,55 @@ def test_the_three_arms_run_end_to_end_and_say_the_figure_measures_nothing(tmp_p
     assert sum(1 for r in api.requests if r.body.get("tool_choice") == {"type": "none"}) == compactions
     assert "built already" in again.stderr
     assert "search" in again.stdout and "measure nothing about memory" in again.stdout
+
+
+def test_a_build_stopped_half_way_goes_on_from_the_first_message_not_logged(tmp_path, api):
+    api.reset()
+    chat = generate(SEED, 60, PER_KIND)
+    api.responder = scripted(chat)
+    home = tmp_path / "bench"
+    bench = Bench(BenchSettings(api_key="test-key", base_url=api.base_url, model="claude-sonnet-4-6",
+                                memory_model="claude-haiku-4-5", home=home))
+    home.mkdir()
+    (home / "bench.json").write_text(json.dumps({"marker": bench.marker(chat), "built": None}))
+    memory = Memory.open(home)
+    for at in range(25):
+        memory.append(*logged(chat, at))
+    memory.close()
+
+    async def build():
+        try:
+            return await bench.build(chat)
+        finally:
+            await bench.close()
+
+    built = asyncio.run(build())
+    assert built["messages"] == 60
+    with Store.open(home) as store:
+        assert [(r["kind"], r["text"]) for r in store.messages(0, store.count)] == \
+            [(kind, text) for kind, text, _ in chat.messages]
+    assert json.loads((home / "bench.json").read_text())["built"] == built
+
+
+def test_the_zoom_arm_has_no_search_and_no_arm_has_subagents():
+    zoom, search = arm_prompt("zoom"), arm_prompt("search")
+    assert [tool["name"] for tool in zoom.tools] == ["zoom", "date", "shell", "read", "write", "edit"]
+    assert [tool["name"] for tool in search.tools] == ["zoom", "date", "search", "shell", "read", "write", "edit"]
+    assert "search(query)" not in zoom.system_text() and "search(query)" in search.system_text()
+    assert zoom.system_text().replace("\n", "") in search.system_text().replace("\n", "").replace(
+        "- search(query) finds the messages holding words, each with the line that covers it", "")
+
+
+def test_only_a_server_on_this_machine_is_said_to_measure_nothing():
+    assert all(loopback(url) for url in ("http://127.0.0.1:8787", "http://localhost:9", "http://[::1]:80",
+                                         "http://127.0.0.2"))
+    assert not any(loopback(url) for url in (None, "https://api.anthropic.com", "http://10.0.0.5:8080"))
+    built = {"messages": 10_000, "view_lines": 300, "view_bytes": 120_000, "compaction_calls": 1,
+             "cost_e8": 1}
+    runs = [{"chat": "c", "built": built, "passed_over": 0, "answers": []}]
+    real = BenchSettings(api_key="k", base_url=None, model="m", memory_model="n", home=None)
+    assert report(real, runs)["notes"] == []
+    local = dataclasses.replace(real, base_url="http://127.0.0.1:1")
+    assert "measure nothing about memory" in report(local, runs)["notes"][0]
+    small = [dict(runs[0], built=dict(built, messages=40, view_lines=40))]
+    assert "measure nothing about memory" in report(real, small)["notes"][0]
