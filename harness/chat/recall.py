@@ -33,8 +33,8 @@ command on the local Messages API, whose replies are scripted), or on a chat who
 holds every message's own line, the output says that the figures measure nothing about memory.
 """
 
-import asyncio
 import dataclasses
+import hashlib
 import ipaddress
 import json
 import shutil
@@ -216,8 +216,13 @@ class Bench:
     # ---- building the chat's tree, once ----
 
     def marker(self, chat: Chat) -> Dict[str, Any]:
-        return {"chat": chat.name, "messages": len(chat.messages), "as_notes": self.settings.as_notes,
-                "memory_model": self.settings.memory_model}
+        """What a kept chat must match to be used again: its messages byte for byte (a digest),
+        how they were written, and the compaction model."""
+        digest = hashlib.sha256()
+        for kind, text, date in chat.messages:
+            digest.update(f"{kind}\0{date.isoformat()}\0{text}\0".encode("utf-8", "surrogatepass"))
+        return {"chat": chat.name, "messages": len(chat.messages), "sha256": digest.hexdigest(),
+                "as_notes": self.settings.as_notes, "memory_model": self.settings.memory_model}
 
     async def build(self, chat: Chat) -> Dict[str, Any]:
         """The chat written and its view built by the compaction model; what it cost. A chat

@@ -168,3 +168,14 @@ def test_only_a_server_on_this_machine_is_said_to_measure_nothing():
     assert "measure nothing about memory" in report(local, runs)["notes"][0]
     small = [dict(runs[0], built=dict(built, messages=40, view_lines=40))]
     assert "measure nothing about memory" in report(real, small)["notes"][0]
+
+
+def test_without_yes_a_script_is_told_it_costs_money_and_nothing_is_built(tmp_path, api):
+    env = environment(tmp_path, api)
+    refused = ever(["bench", "recall", "--messages", "60", "--per-kind", "1"], env, stdin="")
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("ever: the bench calls the API for every compaction and every answer")
+    assert not (tmp_path / "bench").exists()
+    wrong = ever(["bench", "recall", "--arms", "zoom,grep", "--yes"], env)
+    assert wrong.returncode == 1 and wrong.stderr.strip() == \
+        "ever: --arms takes zoom, search and baseline, comma-separated, not 'zoom,grep'"
