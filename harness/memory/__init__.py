@@ -13,6 +13,8 @@
     search      every message found by its words: SQLite FTS5, a cache of the logs [R1]
     trace       the planner's state printed for the bridge (bridge/FORMAT.md)
     browse      the memory's page: one self-contained HTML file (`ever browse`)
+    planted     facts planted at known ids in a synthetic chat, the published benchmarks' files as
+                chats, and an answer's exact score, for `ever bench recall` [M1] [M2]
     imports/    `ever import`'s parsers, one per format, and the writing of their notes once
 
 May import: the standard library and harness.memory. Never the SDK, harness.calls, harness.chat or
