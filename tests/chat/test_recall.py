@@ -58,7 +58,7 @@ def scripted(chat):
         rounds = (len(body["messages"]) - 1) // 2
         if "search" in names:
             if rounds == 0:
-                return Reply([tool_use("search", {"query": fact.expected[0]})])
+                return Reply([tool_use("search", {"query": f'"{fact.expected[0]}"'})])  # the words together
             if rounds == 1:
                 hit = re.search(r"^(\d+) \(in ", last_user_texts(body)[0], re.M)
                 return Reply([tool_use("zoom", {"id": int(hit.group(1)), "n": 1})])
