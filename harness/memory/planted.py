@@ -10,9 +10,9 @@ This module makes the chat and judges the answers; it calls no model.
 
 **The generator.** Seeded: the same seed and size give the same chat, byte for byte. The chat is
 a run of exchanges as a coding agent's chat has them: a user message, zero to four tool calls each
-with its result, a reply. Sizes follow the gist's mix (as harness/localapi/replay.py has it):
-about half the messages of 1–150 bytes, a third of 300–1,500, the rest of 1,500–6,000 (long tool
-output). The filler speaks of the same things the facts do (other paths, other commands, other
+with its result, a reply. At 10,000 messages about three in five are of 1–150 bytes (tool calls,
+short words: free nodes), a quarter of 300–1,500 and an eighth of 1,500–6,000 (long tool output);
+docs/recall.md has the figures. The filler speaks of the same things the facts do (other paths, other commands, other
 numbers with the same units, topics never decided), so an answer cannot be guessed from the
 filler's words, and only the planted message holds a fact's value. Six kinds, spread evenly over
 the chat:
