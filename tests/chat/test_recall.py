@@ -6,17 +6,19 @@ turn's tools brought back. In the search arm the script searches for the fact's 
 into the first hit; in the zoom arm it zooms into the fact's message (it knows the id: this tests
 the plumbing, not a model). So the search and zoom arms are right exactly when the tools, run in
 the bench's copy of the built chat, return the planted message; the baseline's answer is what its
-summary holds. The figures measure the harness only, and the output must say so.
+summary holds. The figures measure the harness only, and the output must say so. The published
+formats run from the hand-made files of tests/memory/fixtures/, one chat per instance or sample.
 """
 
 import asyncio
 import dataclasses
 import json
 import re
+from pathlib import Path
 
 from harness.chat.recall import Bench, BenchSettings, arm_prompt, loopback, report
 from harness.localapi.server import Reply, tool_use
-from harness.memory.planted import generate, logged
+from harness.memory.planted import Chat, generate, load, logged
 from harness.memory.service import Memory
 from harness.memory.store import Store
 from tests.chat.test_cli import environment, ever
@@ -51,6 +53,10 @@ def scripted(chat):
         if task.startswith("Summary:"):
             chunk = body["messages"][0]["content"][1]["text"]
             return Reply(" ".join(chunk.split())[:300])
+        if first.startswith("Question: "):  # the judge, asked only with --judge
+            given = first.split("\nGiven answer: ", 1)[1]
+            expected = first.split("\nExpected answer: ", 1)[1].split("\n", 1)[0]
+            return Reply("yes" if given.split("\n")[0].rstrip(".") in expected else "no")
         fact = next(fact for question, fact in by_question.items() if question in first)
         if not body.get("tools"):  # the baseline: its summary is all it has
             return answer_from(fact, first)
@@ -107,15 +113,42 @@ def test_the_three_arms_run_end_to_end_and_say_the_figure_measures_nothing(tmp_p
     # the built chat is as written: no question, answer or tool call of any arm reached it
     with Store.open(next((tmp_path / "bench").glob("*/"))) as store:
         assert store.count == MESSAGES
+    assert not any(judged(r.body) for r in api.requests)  # no judge unless asked for
     # run again: the built chat is used again, and no compaction is paid twice
     compactions = sum(1 for r in api.requests if r.body.get("tool_choice") == {"type": "none"})
     again = ever(["bench", "recall", "--messages", str(MESSAGES), "--per-kind", str(PER_KIND), "--seed", str(SEED),
-                  "--questions", "2", "--memory-model", "claude-haiku-4-5", "--arms", "search", "--yes"], env,
-                 timeout_seconds=300)
+                  "--questions", "2", "--memory-model", "claude-haiku-4-5", "--arms", "search,baseline",
+                  "--judge", "claude-haiku-4-5", "--yes"], env, timeout_seconds=300)
     assert again.returncode == 0, again.stderr
     assert sum(1 for r in api.requests if r.body.get("tool_choice") == {"type": "none"}) == compactions
     assert "built already" in again.stderr
     assert "search" in again.stdout and "measure nothing about memory" in again.stdout
+    # the judge, asked for, judges each answer; its verdict is shown beside the exact score
+    assert sum(1 for r in api.requests if judged(r.body)) == 4
+    assert "the judge says 2 right" in again.stdout and "the judge says 0 right" in again.stdout
+
+
+def judged(body):
+    first = body["messages"][0]["content"][0]
+    return first.get("text", "").startswith("Question: ")
+
+
+def test_the_published_formats_run_one_chat_per_instance_or_sample(tmp_path, api):
+    fixtures = Path(__file__).parent.parent / "memory" / "fixtures"
+    env = environment(tmp_path, api)
+    for name, chats, scores, passed_over in (("longmemeval_tiny.json", 2, ["right", "wrong"], [0, 0]),
+                                             ("locomo_tiny.json", 1, ["wrong", "right"], [1])):
+        api.reset()
+        loaded = load(fixtures / name)
+        api.responder = scripted(Chat("all", facts=[fact for chat in loaded for fact in chat.facts]))
+        run = ever(["bench", "recall", "--file", str(fixtures / name), "--arms", "zoom", "--json", "--yes",
+                    "--home", str(tmp_path / name)], env, timeout_seconds=300)
+        assert run.returncode == 0, run.stderr
+        result = json.loads(run.stdout)
+        assert len(result["chats"]) == chats
+        assert len({chat["home"] for chat in result["chats"]}) == chats
+        assert [a["score"] for chat in result["chats"] for a in chat["answers"]] == scores
+        assert [chat["passed_over"] for chat in result["chats"]] == passed_over
 
 
 def test_a_build_stopped_half_way_goes_on_from_the_first_message_not_logged(tmp_path, api):
