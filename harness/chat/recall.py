@@ -491,12 +491,19 @@ def report(settings: BenchSettings, runs: List[Dict[str, Any]]) -> Dict[str, Any
 def table(result: Dict[str, Any]) -> str:
     """The short table: one row an arm, then the notes."""
     lines = [f"Recall: answers by {result['model']}, tree by {result['memory_model']}, at {result['api']}."]
+    lines += result["notes"]  # first, so that nobody reads a figure without them
     for one in result["chats"]:
         built = one["built"]
         cost = "?" if built["cost_e8"] is None else dollars_text(built["cost_e8"])
-        lines.append(f"{one['chat']}: {built['messages']:,} messages, view {built['view_lines']:,} lines "
-                     f"({built['view_bytes']:,} bytes); the tree took {built['compaction_calls']:,} calls, {cost}"
-                     + (f"; {one['passed_over']} questions with no answer passed over" if one["passed_over"] else ""))
+        line = (f"{one['chat']}: view {built['view_lines']:,} lines ({built['view_bytes']:,} bytes); the tree "
+                f"took {built['compaction_calls']:,} calls, {cost}")
+        summary = one.get("baseline_summary")
+        if summary:
+            summary_cost = "?" if summary["cost_e8"] is None else dollars_text(summary["cost_e8"])
+            line += f"; the baseline's summary {summary['calls']:,} calls, {summary_cost}"
+        if one["passed_over"]:
+            line += f"; {one['passed_over']} questions with no answer passed over"
+        lines.append(line)
     kinds = sorted({kind for arm in result["arms"].values() for kind in arm["by_kind"]})
     head = f"{'arm':9}{'right':>9}  " + "".join(f"{kind[:11]:>12}" for kind in kinds) + \
         f"{'zooms':>7}{'searches':>9}{'tokens':>11}{'dollars':>10}{'seconds':>9}"
@@ -517,4 +524,4 @@ def table(result: Dict[str, Any]) -> str:
             extra.append(f"the judge says {row['judged_right']} right")
         if extra:
             lines.append(f"{'':9}{'; '.join(extra)}")
-    return "\n".join(lines + [""] + result["notes"]).rstrip()
+    return "\n".join(lines)
