@@ -332,10 +332,10 @@ def bench() -> None:
 
 
 @bench.command("recall")
-@click.option("--messages", type=click.IntRange(20), default=10_000, help="The synthetic chat's size.")
-@click.option("--questions", type=click.IntRange(1), default=30, help="How many questions, each asked in every arm.")
-@click.option("--seed", type=int, default=0, help="The synthetic chat's seed: the same seed, the same chat.")
-@click.option("--per-kind", type=click.IntRange(1, 6), default=5, help="Facts planted of each of the six kinds.")
+@click.option("--messages", type=click.IntRange(20), default=10_000, help="The synthetic chat's size (default 10,000).")
+@click.option("--questions", type=click.IntRange(1), default=30, help="How many questions, each asked in every arm (default 30).")
+@click.option("--seed", type=int, default=0, help="The synthetic chat's seed: the same seed, the same chat (default 0).")
+@click.option("--per-kind", type=click.IntRange(1, 6), default=5, help="Facts planted of each of the six kinds (default 5).")
 @click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="LongMemEval's or LoCoMo's published JSON file instead of the synthetic chat.")
 @click.option("--notes", is_flag=True, help="Write the chat as notes (as `ever import` does), not as turns.")
