@@ -9,6 +9,7 @@
     bridge_mutants          bugs in the production planner, each caught by the bridge or a test
     chat_mutants            bugs in the chat (store, service, turn, tools), each caught by a test
     import_browse_mutants   bugs in `ever import` and `ever browse`, each caught by a test
+    recall_mutants          bugs in `ever bench recall`: its facts, its scoring, its arms, each caught by a test
 
 May import: anything.
 """

@@ -9,6 +9,7 @@
     attached    `ever chat`: the owner, or attached to the running owner over the socket [R3]
     serve       `ever serve`, the owner with no terminal, and its systemd user unit [R3]
     mcp_server  `ever mcp`: the memory's tools over MCP, stdio or HTTP with a secret [R2]
+    recall      `ever bench recall`: a chat's tree built, then questions in three arms [M3]
     demo        `ever chat --local`: the chat with no key, on the local Messages API
     agentlist   `ever agents`: each subagent from its log, with its cost
     importing   `ever import`: old sessions found, estimated, logged as notes

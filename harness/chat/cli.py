@@ -10,6 +10,7 @@
     ever cost [--json]        tokens, cache reads and writes, and what they cost
     ever simulate [--messages N] [--from-log PATH] [--json]   what a chat costs, beside other designs
     ever agents [--json]      the chat's subagents: running or how they ended, and their cost
+    ever bench recall [--messages N] [--questions K] [--file F] [--json]   does the memory remember?
 
 Settings: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME, EVER_MODEL and `$EVER_HOME/config.toml`
 (harness/chat/config.py). The API key is never printed.
@@ -391,6 +392,71 @@ def agents(as_json: bool) -> None:
 
     rows = listing(load_settings().chat_dir)
     click.echo(json.dumps(rows, indent=2) if as_json else listing_text(rows))
+
+
+@main.group()
+def bench() -> None:
+    """Measurements of Ever's memory on a chat of its own (never yours)."""
+
+
+@bench.command("recall")
+@click.option("--messages", type=click.IntRange(20), default=10_000, help="The synthetic chat's size (default 10,000).")
+@click.option("--questions", type=click.IntRange(1), default=30, help="How many questions, each asked in every arm (default 30).")
+@click.option("--seed", type=int, default=0, help="The synthetic chat's seed: the same seed, the same chat (default 0).")
+@click.option("--per-kind", type=click.IntRange(1, 6), default=5, help="Facts planted of each of the six kinds (default 5).")
+@click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="LongMemEval's or LoCoMo's published JSON file instead of the synthetic chat.")
+@click.option("--notes", is_flag=True, help="Write the chat as notes (as `ever import` does), not as turns.")
+@click.option("--arms", default="zoom,search,baseline", help="Which arms, of zoom, search and baseline.")
+@click.option("--model", default=None, help="The answering model (default: the chat's model).")
+@click.option("--memory-model", default=None, help="The compaction model, also the baseline's summarizer "
+              "(default: the chat's memory.model).")
+@click.option("--judge", default=None, help="A model that also judges each answer (exact scoring always runs).")
+@click.option("--base-url", default=None, help="Any Messages API (default: ANTHROPIC_BASE_URL, else Anthropic's).")
+@click.option("--home", "bench_home", type=click.Path(file_okay=False), default=None,
+              help="Where the bench's chat is built and kept (default: under $EVER_HOME/bench/).")
+@click.option("--json", "as_json", is_flag=True, help="Every answer as JSON, for scripts.")
+@click.option("--yes", is_flag=True, help="Go on without asking: the run calls the API and costs money.")
+def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, notes: bool, arms: str, model,
+                 memory_model, judge, base_url, bench_home, as_json: bool, yes: bool) -> None:
+    """Does the memory remember? Facts planted in a chat of their own, its tree built by the
+    compactor, then a fresh turn asked about each: with zoom alone, with search, and a baseline
+    that sees one summary of the whole chat. Scored exactly (docs/recall.md)."""
+    from pathlib import Path
+
+    from harness.chat.config import load_key
+    from harness.chat.recall import ARMS, BenchFailed, BenchSettings, run, table
+    from harness.memory.planted import LoadFailed, generate, load
+
+    settings = load_settings()
+    chosen = tuple(arm.strip() for arm in arms.split(",") if arm.strip())
+    unknown = [arm for arm in chosen if arm not in ARMS]
+    if unknown or not chosen:
+        fail(f"--arms takes zoom, search and baseline, comma-separated, not {arms!r}")
+    try:
+        chats = load(path) if path else [generate(seed, messages, per_kind)]
+    except (LoadFailed, ValueError) as error:
+        fail(str(error))
+    memory_model = memory_model or (settings.model if settings.memory_model == "turns" else settings.memory_model)
+    source = Path(path).stem if path else f"planted-{seed}-{messages}"
+    home = Path(bench_home) if bench_home else settings.home / "bench" / f"recall-{source}{'-notes' if notes else ''}"
+    if not yes:
+        if not sys.stdin.isatty():
+            fail("the bench calls the API for every compaction and every answer, and that costs money "
+                 "(docs/recall.md estimates it); run it again with --yes to go on")
+        if not click.confirm(f"Build {sum(len(c.messages) for c in chats):,} messages' tree on {memory_model} and "
+                             f"ask {questions} questions in {len(chosen)} arms (docs/recall.md: the cost)?",
+                             default=False):
+            return
+    bench_settings = BenchSettings(api_key=load_key(settings.home).reveal(), base_url=base_url or settings.base_url,
+                                   model=model or settings.model, memory_model=memory_model, home=home,
+                                   arms=chosen, as_notes=notes, judge=judge, cache_marks=settings.cache_marks)
+    say = lambda sentence: click.echo(sentence, err=True)  # progress; the result alone on stdout
+    try:
+        result = asyncio.run(run(bench_settings, chats, questions, say))
+    except BenchFailed as error:
+        fail(str(error))
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else table(result))
 
 
 if __name__ == "__main__":

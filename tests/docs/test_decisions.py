@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.support.readme import ROOT
 
 DECISIONS = ROOT / "docs" / "decisions.md"
-FAMILIES = "PCSHAIBDFR"
+FAMILIES = "PCSHAIBDFRM"
 TAG = re.compile(rf"(?<![\w+\-/.#])([{FAMILIES}]\d{{1,2}})(?!\w)")
 UNICODE = re.compile(r"control|DEL|U\+|\\x")  # C0 and C1 are also Unicode's sets of control characters
 ROW = re.compile(r"^\| \[([A-Z]\d+)\] \| (\w+) \| (.+) \| (.+) \|$")

@@ -1,0 +1,529 @@
+"""`ever bench recall`: does the memory remember? Facts planted at known places, a fresh turn
+asked about each, the answer scored exactly [M1] [M2] [M3].
+
+    ever bench recall --messages 10000 --questions 30 --seed 7      # Anthropic's API, your key
+    ever bench recall --file longmemeval_s.json --questions 20      # a published benchmark
+    ever bench recall --json                                         # every answer, for scripts
+
+The chat (harness/memory/planted.py makes it) is written into a chat of its own under
+`$EVER_HOME/bench/` (never the user's), as turns or as notes, and the chat's own compactor
+(harness/memory/service.py, harness/calls/compactor.py) builds its tree on the compaction model,
+all of it, before any question. A built chat is kept and used again by the next run with the same
+chat, size, seed and compaction model, so its compactions are paid once.
+
+Each question is asked in three arms, on the same built chat [M3]:
+
+- `zoom`: a fresh turn (harness/calls/turn.py) with the chat's tools less `search`: the gist's
+  zoom and date alone. The system prompt's line on `search` goes with it.
+- `search`: the same turn with `search` [R1].
+- `baseline`: one call that sees a single summary of the whole chat, what a tool that compacts
+  its context keeps: the compaction model reads the chat in chunks, each time writing one summary
+  of all it has read so far, and the question is answered from the last one, with no tools.
+
+Each answer is asked in a copy of the built chat, made afresh, so no arm and no question sees
+another's words. A turn's work tools are the chat's, in an empty working directory, with nobody to
+approve `shell`, `write` or `edit` (declined, as for `ever send` without --yes) and no subagents:
+what it knows it must take from the memory. Per answer: the score, the zooms, the searches, the
+calls, the tokens, the dollars (harness/calls/models.py's list prices) and the seconds.
+
+A build stopped half-way (Ctrl-C, a lost connection) goes on where it stopped when run again.
+
+A figure is only as good as what answers: against a server on this machine (the tests run the
+command on the local Messages API, whose replies are scripted), or on a chat whose view still
+holds every message's own line, the output says that the figures measure nothing about memory.
+"""
+
+import dataclasses
+import hashlib
+import ipaddress
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from urllib.parse import urlparse
+
+from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, MemorySettings, Merge
+from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
+from harness.calls.prompt import SYSTEM_PROMPT, Prompt
+from harness.calls.requests import finished
+from harness.calls.approval import Approval
+from harness.calls.tools import WorkTools
+from harness.memory.images import ToolResult, error_result
+from harness.calls.turn import Turn, TurnSettings
+from harness.calls.usage import cost_e8, dollars_text, record_usage, usage_record
+from harness.memory.planner import Config
+from harness.memory.planted import ANSWER_ALONE, Chat, Fact, logged, score
+from harness.memory.search import run_search
+from harness.memory.service import Job, JobResult, Memory
+
+ARMS = ("zoom", "search", "baseline")
+SEARCH_LINE = "- search(query) finds the messages holding words, each with the line that covers it\n"
+BASELINE_CHUNK_BYTES = 400_000  # about 100,000 tokens of the chat per summary call
+BASELINE_SUMMARY_WORDS = 2_000
+BASELINE_MAX_TOKENS = 8_000
+ANSWER_MAX_TOKENS = 4_000
+BASELINE_SYSTEM = ("You keep the memory of a long chat between a user and Ever, an AI agent that works on "
+                   "the user's computer. You will be given the summary so far and the next messages; "
+                   "write the new summary of the whole chat.")
+BASELINE_TASK = (f"Summary: write one summary of the whole chat so far (the summary above and these "
+                 f"messages), at most {BASELINE_SUMMARY_WORDS:,} words, so that the work can go on from it "
+                 "alone: decisions and their reasons, the user's standing instructions (the latest word on "
+                 "each), files, commands, figures, findings, open questions. Output only the summary.")
+ANSWER_SYSTEM = ("You are Ever, an AI agent that works for one user in a single chat. All you remember of "
+                 "the chat is the summary below; answer the user's question from it.")
+MEASURES_NOTHING_LOCAL = ("This ran against a server on this machine ({url}). From Ever's local Messages API "
+                          "(the tests', whose replies are scripted) these figures test the harness and "
+                          "measure nothing about memory.")
+MEASURES_NOTHING_SMALL = ("The view still shows each of the chat's {count:,} messages as a line of its own (no "
+                          "two lines merged): on so small a chat these figures measure nothing about memory.")
+
+
+class BenchFailed(Exception):
+    """The bench cannot go on, said in one sentence."""
+
+
+@dataclass(frozen=True)
+class BenchSettings:
+    """What a run needs: where the API is, the two models, what to ask."""
+
+    api_key: str = field(repr=False)
+    base_url: Optional[str]
+    model: str  # the answering model
+    memory_model: str  # the compaction model, also the baseline's summarizer
+    home: Path  # the bench's own directory; the chat lives in home/chat
+    arms: Tuple[str, ...] = ARMS
+    as_notes: bool = False
+    judge: Optional[str] = None  # a model that judges each answer, only when asked
+    cache_marks: bool = True
+    keep_copies: bool = False
+
+
+@dataclass
+class Answer:
+    arm: str
+    kind: str
+    fact_id: int
+    question: str
+    expected: Tuple[str, ...]
+    reply: str
+    score: str  # right, wrong, superseded, or failed (the call failed: the sentence is `error`)
+    zooms: int = 0
+    searches: int = 0
+    calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost_e8: Optional[int] = None
+    seconds: float = 0.0
+    error: str = ""
+    judged: Optional[bool] = None
+    label: str = ""
+
+    def as_dict(self) -> Dict[str, Any]:
+        value = dataclasses.asdict(self)
+        value["usage"] = dataclasses.asdict(self.usage)
+        value["dollars"] = None if self.cost_e8 is None else self.cost_e8 / 1e8
+        return value
+
+
+class Metered:
+    """A client that adds up what its calls spent; the Turn and the compactor see a client."""
+
+    def __init__(self, client: Any):
+        self.client = client
+        self.settings = client.settings
+        self.spent = Usage()
+        self.calls = 0
+
+    async def stream(self, request: dict, on_event: Optional[Callable[[Any], None]] = None):
+        try:
+            reply = await self.client.stream(request, on_event=on_event)
+        except (Refused, Unusable, RetriesExhausted) as error:
+            self.spent = self.spent + getattr(error, "spent", Usage())
+            raise
+        self.spent = self.spent + reply.spent
+        self.calls += 1
+        return reply
+
+
+class BenchTurn(Turn):
+    """A turn that counts its memory calls and runs only the tools its arm offers."""
+
+    def __init__(self, *args: Any, offered: Sequence[str], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.offered = set(offered)
+        self.called: List[str] = []
+
+    async def _call(self, name: str, tool_input: Any) -> ToolResult:
+        self.called.append(name)
+        if name not in self.offered:  # a model that calls a tool it was not given runs nothing
+            return error_result(f"There is no tool {name!r}.")
+        return await super()._call(name, tool_input)
+
+
+def arm_prompt(arm: str) -> Prompt:
+    """The chat's prompt for an arm: no `agent` (no subagents in a bench), and no `search` in
+    the zoom arm, nor its line in the system prompt."""
+    base = Prompt.build()
+    drop = {"agent"} | ({"search"} if arm == "zoom" else set())
+    tools = tuple(tool for tool in base.tools if tool["name"] not in drop)
+    system = base.system
+    if arm == "zoom":
+        if SEARCH_LINE not in SYSTEM_PROMPT:
+            raise BenchFailed("the system prompt's line on search is not where the zoom arm removes it "
+                              "(a bug in Ever: please report it)")
+        system = tuple(dict(block, text=block["text"].replace(SEARCH_LINE, "")) for block in system)
+    return Prompt(tools=tools, system=system)
+
+
+def loopback(base_url: Optional[str]) -> bool:
+    host = urlparse(base_url or "").hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def priced(model: str, usage: Usage) -> Optional[int]:
+    return cost_e8(usage_record("compaction", None, model, usage))  # kind and turn price nothing
+
+
+# ---------------------------------------------------------------- the run
+
+
+class Bench:
+    """One chat's run: build it, then ask each question in each arm."""
+
+    def __init__(self, settings: BenchSettings, say: Callable[[str], None] = lambda sentence: None):
+        self.settings = settings
+        self.say = say
+        self.clients: List[Any] = []
+        self.answers_client: Any = None  # one client for every answer, metered answer by answer
+
+    def client(self, attempts_max: Optional[int]) -> Metered:
+        from harness.calls.client import Client, ClientSettings  # the SDK: only a run that calls
+
+        client = Client(ClientSettings(api_key=self.settings.api_key, base_url=self.settings.base_url,
+                                       attempts_max=attempts_max))
+        self.clients.append(client)
+        return Metered(client)
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.aclose()
+
+    # ---- building the chat's tree, once ----
+
+    def marker(self, chat: Chat) -> Dict[str, Any]:
+        """What a kept chat must match to be used again: its messages byte for byte (a digest),
+        how they were written, and the compaction model."""
+        digest = hashlib.sha256()
+        for kind, text, date in chat.messages:
+            digest.update(f"{kind}\0{date.isoformat()}\0{text}\0".encode("utf-8", "surrogatepass"))
+        return {"chat": chat.name, "messages": len(chat.messages), "sha256": digest.hexdigest(),
+                "as_notes": self.settings.as_notes, "memory_model": self.settings.memory_model}
+
+    async def build(self, chat: Chat) -> Dict[str, Any]:
+        """The chat written and its view built by the compaction model; what it cost. A chat
+        built before with the same marker is used again, and costs nothing."""
+        s = self.settings
+        s.home.mkdir(parents=True, exist_ok=True)
+        marker_path = s.home / "bench.json"
+        marker = self.marker(chat)
+        if marker_path.exists():
+            kept = json.loads(marker_path.read_text())
+            if kept.get("marker") != marker:
+                raise BenchFailed(f"{s.home} holds another bench chat ({kept.get('marker')}); give another "
+                                  "--home, or remove it")
+            if kept.get("built"):
+                self.say(f"The chat in {s.home} is built already: its compactions are not paid again.")
+                return kept["built"]
+        elif (s.home / "chat").exists():
+            raise BenchFailed(f"{s.home / 'chat'} exists and is not a bench chat; give another --home")
+        else:
+            marker_path.write_text(json.dumps({"marker": marker, "built": None}, indent=2))
+        metered = self.client(None)  # a compaction retries while it runs [P16]
+        compactor = Compactor(metered, Prompt.build(), MemorySettings(model=s.memory_model), marks=s.cache_marks)
+        memory_ref: Dict[str, Memory] = {}
+
+        async def build_node(job: Job) -> JobResult:
+            task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
+            result = await compactor.build(CompactorJob(job.l, job.i, job.context, task))
+            record_usage(s.home, usage_record("compaction", memory_ref["m"].planner.T - 1, s.memory_model,
+                                              result.usage))
+            return JobResult(result.text, result.failure or "")
+
+        started = time.monotonic()
+        memory = Memory.open(s.home, Config(), build=build_node)
+        memory_ref["m"] = memory
+        self.say(f"Writing {len(chat.messages):,} messages; the compactor summarizes them on {s.memory_model} "
+                 "as they come.")
+        try:
+            # as in a live chat the compactor keeps up: each batch of messages is summarized
+            # before the next is written, so the view merges as it grows and stays within its
+            # ceiling (written at once, it would reach the first question unmerged)
+            # a build stopped half-way goes on from the first message not logged: the chat is the seed's
+            for at in range(memory.store.count, len(chat.messages)):
+                memory.append(*logged(chat, at, s.as_notes))
+                if (at + 1) % memory.planner.config.jobs_max == 0:
+                    await memory.idle()
+                    if memory.paused:
+                        raise BenchFailed(f"the compactor stopped: {memory.paused}")
+                if (at + 1) % 1000 == 0:
+                    self.say(f"{at + 1:,} of {len(chat.messages):,} messages written and summarized.")
+            await settled(memory)
+            run_search(memory.store, memory.planner.view.lines(), "ever")  # the index, made once
+            view_lines = len(memory.planner.view.lines())
+            built = {"messages": memory.planner.T, "view_lines": view_lines,
+                     "view_bytes": memory.planner.view.bytes, "compaction_calls": metered.calls,
+                     "usage": dataclasses.asdict(metered.spent),
+                     "cost_e8": priced(s.memory_model, metered.spent),
+                     "seconds": round(time.monotonic() - started, 1)}
+        finally:
+            memory.close()
+        marker_path.write_text(json.dumps({"marker": marker, "built": built}, indent=2))
+        return built
+
+    # ---- the baseline's one summary ----
+
+    async def summary(self, chat: Chat) -> Tuple[str, Dict[str, Any]]:
+        """One summary of the whole chat by the compaction model, rolling over chunks; kept in
+        the bench's directory and used again."""
+        s = self.settings
+        path = s.home / f"baseline-{s.memory_model}.json"
+        if path.exists():
+            kept = json.loads(path.read_text())
+            return kept["summary"], kept["cost"]
+        metered = self.client(None)
+        summary = ""
+        chunk: List[str] = []
+        size = 0
+        lines = [f"{at} {kind}: {text}" for at, (kind, text, _) in enumerate(chat.messages)]
+        for at, line in enumerate(lines):
+            chunk.append(line)
+            size += len(line.encode("utf-8")) + 1
+            if size >= BASELINE_CHUNK_BYTES or at == len(lines) - 1:
+                summary = await self.summarize(metered, summary, "\n".join(chunk))
+                chunk, size = [], 0
+        cost = {"calls": metered.calls, "usage": dataclasses.asdict(metered.spent),
+                "cost_e8": priced(s.memory_model, metered.spent)}
+        path.write_text(json.dumps({"summary": summary, "cost": cost}))
+        return summary, cost
+
+    async def summarize(self, client: Metered, summary: str, messages: str) -> str:
+        s = self.settings
+        request = finished({
+            "model": s.memory_model, "max_tokens": BASELINE_MAX_TOKENS,
+            "system": [{"type": "text", "text": BASELINE_SYSTEM}],
+            "messages": [{"role": "user", "content": [
+                {"type": "text", "text": f"<summary>\n{summary or '(nothing yet)'}\n</summary>"},
+                {"type": "text", "text": f"<messages>\n{messages}\n</messages>"},
+                {"type": "text", "text": BASELINE_TASK}]}],
+        }, "off", s.cache_marks)
+        try:
+            reply = await client.stream(request)
+        except (Refused, Unusable, RetriesExhausted) as error:
+            raise BenchFailed(f"the baseline's summary failed: {error}") from None
+        return reply.text.strip() or summary
+
+    # ---- one answer ----
+
+    async def ask(self, fact: Fact, arm: str, summary: str = "") -> Answer:
+        s = self.settings
+        question = f"{fact.question} {ANSWER_ALONE}"
+        answer = Answer(arm, fact.kind, fact.id, fact.question, fact.expected, "", "failed", label=fact.label)
+        started = time.monotonic()
+        if self.answers_client is None:
+            self.answers_client = self.client(3).client
+        metered = Metered(self.answers_client)
+        if arm == "baseline":
+            request = finished({
+                "model": s.model, "max_tokens": ANSWER_MAX_TOKENS,
+                "system": [{"type": "text", "text": ANSWER_SYSTEM}],
+                "messages": [{"role": "user", "content": [
+                    {"type": "text", "text": f"<summary>\n{summary}\n</summary>"},
+                    {"type": "text", "text": question}]}],
+            }, "off", s.cache_marks)
+            try:
+                reply = await metered.stream(request)
+                answer.reply = reply.text.strip()
+            except (Refused, Unusable, RetriesExhausted) as error:
+                answer.error = str(error)
+        else:
+            answer.reply, answer.error, called = await self.turn(question, arm, metered)
+            answer.zooms, answer.searches = called.count("zoom"), called.count("search")
+        answer.seconds = round(time.monotonic() - started, 2)
+        answer.calls, answer.usage = metered.calls, metered.spent
+        answer.cost_e8 = priced(s.model, metered.spent)
+        if not answer.error:
+            answer.score = score(fact, answer.reply)
+        if s.judge and not answer.error:
+            answer.judged = await self.judged(fact, answer.reply)
+        return answer
+
+    async def turn(self, question: str, arm: str, metered: Metered) -> Tuple[str, str, List[str]]:
+        """A fresh turn in a copy of the built chat: (reply, error sentence, tools called)."""
+        s = self.settings
+        scratch = Path(tempfile.mkdtemp(prefix=f"recall-{arm}-", dir=s.home))
+        try:
+            shutil.copytree(s.home / "chat", scratch / "chat")
+            workdir = scratch / "work"
+            workdir.mkdir()
+            memory = Memory.open(scratch)  # no compactor: nothing in the copy outlives the answer
+            try:
+                prompt = arm_prompt(arm)
+                tools = WorkTools(workdir, Approval(), secrets=(s.api_key,))
+                turn_settings = TurnSettings(s.model, settle_timeout_seconds=5.0, workdir=str(workdir), home=s.home,
+                                             cache_marks=s.cache_marks)
+                turn = BenchTurn(memory, metered, prompt, tools, turn_settings,
+                                 offered=[tool["name"] for tool in prompt.tools])
+                result = await turn.run(question)
+                return result.reply, result.error, turn.called
+            finally:
+                memory.close()
+        finally:
+            if not s.keep_copies:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+    async def judged(self, fact: Fact, reply: str) -> Optional[bool]:
+        """The judge model's yes or no: only when the user asks for one."""
+        s = self.settings
+        expected = " and ".join(fact.expected)
+        older = f" An older value that no longer holds: {', '.join(fact.superseded)}." if fact.superseded else ""
+        request = finished({
+            "model": s.judge, "max_tokens": 16,
+            "messages": [{"role": "user", "content": [{"type": "text", "text":
+                f"Question: {fact.question}\nExpected answer: {expected}.{older}\nGiven answer: {reply}\n"
+                "Is the given answer correct? Reply with one word: yes or no."}]}],
+        }, "off", False)
+        try:
+            verdict = await Metered(self.answers_client).stream(request)
+        except (Refused, Unusable, RetriesExhausted):
+            return None
+        word = verdict.text.strip().lower()
+        return True if word.startswith("yes") else False if word.startswith("no") else None
+
+
+async def settled(memory: Memory) -> None:
+    """Every line of the view built: the compactor's running calls end, and a wait (as a turn
+    waits) starts what failed again, until each node is built or marked [P16]."""
+    while True:
+        await memory.idle()
+        if memory.paused:
+            raise BenchFailed(f"the compactor stopped: {memory.paused}")
+        planner = memory.planner
+        if all(planner.built(l, i) for l, i in planner.view.lines()):
+            return
+        await memory.settle(600.0)
+
+
+def spread(facts: Sequence[Fact], count: int) -> List[Fact]:
+    """`count` of the facts, spread evenly over the chat (facts are in the chat's order)."""
+    if count >= len(facts):
+        return list(facts)
+    return [facts[j * len(facts) // count] for j in range(count)]
+
+
+async def run(settings: BenchSettings, chats: Sequence[Chat], questions: int,
+              say: Callable[[str], None] = lambda sentence: None) -> Dict[str, Any]:
+    """Every chat built, then up to `questions` questions in each arm; the whole report."""
+    bench_runs = []
+    left = questions
+    for number, chat in enumerate(chats):
+        if left <= 0:
+            break
+        home = settings.home if len(chats) == 1 else settings.home / f"chat-{number}"
+        bench = Bench(dataclasses.replace(settings, home=home), say)
+        try:
+            built = await bench.build(chat)
+            summary, baseline_cost = ("", None)
+            if "baseline" in settings.arms:
+                summary, baseline_cost = await bench.summary(chat)
+            answers = []
+            for fact in spread(chat.facts, left):
+                for arm in settings.arms:
+                    answer = await bench.ask(fact, arm, summary)
+                    say(f"{arm:8} {fact.kind:11} {answer.score:10} {fact.question}")
+                    answers.append(answer)
+            left -= min(left, len(chat.facts))
+        finally:
+            await bench.close()
+        bench_runs.append({"chat": chat.name, "home": str(home), "built": built, "baseline_summary": baseline_cost,
+                           "passed_over": chat.passed_over, "answers": answers})
+    return report(settings, bench_runs)
+
+
+def report(settings: BenchSettings, runs: List[Dict[str, Any]]) -> Dict[str, Any]:
+    answers: List[Answer] = [answer for one in runs for answer in one["answers"]]
+    notes = []
+    if loopback(settings.base_url):
+        notes.append(MEASURES_NOTHING_LOCAL.format(url=settings.base_url))
+    for one in runs:
+        if one["built"]["view_lines"] >= one["built"]["messages"]:
+            notes.append(MEASURES_NOTHING_SMALL.format(count=one["built"]["messages"]))
+            break
+    arms = {}
+    for arm in settings.arms:
+        mine = [a for a in answers if a.arm == arm]
+        costs = [a.cost_e8 for a in mine]
+        kinds = sorted({a.kind for a in mine})
+        arms[arm] = {
+            "asked": len(mine),
+            "right": sum(a.score == "right" for a in mine),
+            "superseded": sum(a.score == "superseded" for a in mine),
+            "failed": sum(a.score == "failed" for a in mine),
+            "by_kind": {kind: [sum(a.score == "right" for a in mine if a.kind == kind),
+                               sum(a.kind == kind for a in mine)] for kind in kinds},
+            "judged_right": sum(a.judged is True for a in mine) if settings.judge else None,
+            "zooms": sum(a.zooms for a in mine), "searches": sum(a.searches for a in mine),
+            "calls": sum(a.calls for a in mine),
+            "usage": dataclasses.asdict(sum((a.usage for a in mine), Usage())),
+            "cost_e8": None if None in costs else sum(costs),
+            "seconds": round(sum(a.seconds for a in mine), 1),
+        }
+    return {"api": settings.base_url or "https://api.anthropic.com", "model": settings.model,
+            "memory_model": settings.memory_model, "judge": settings.judge, "as_notes": settings.as_notes,
+            "notes": notes, "arms": arms,
+            "chats": [dict(one, answers=[a.as_dict() for a in one["answers"]]) for one in runs]}
+
+
+def table(result: Dict[str, Any]) -> str:
+    """The short table: one row an arm, then the notes."""
+    lines = [f"Recall: answers by {result['model']}, tree by {result['memory_model']}, at {result['api']}."]
+    lines += result["notes"]  # first, so that nobody reads a figure without them
+    for one in result["chats"]:
+        built = one["built"]
+        cost = "?" if built["cost_e8"] is None else dollars_text(built["cost_e8"])
+        line = (f"{one['chat']}: view {built['view_lines']:,} lines ({built['view_bytes']:,} bytes); the tree "
+                f"took {built['compaction_calls']:,} calls, {cost}")
+        summary = one.get("baseline_summary")
+        if summary:
+            summary_cost = "?" if summary["cost_e8"] is None else dollars_text(summary["cost_e8"])
+            line += f"; the baseline's summary {summary['calls']:,} calls, {summary_cost}"
+        if one["passed_over"]:
+            line += f"; {one['passed_over']} questions with no answer passed over"
+        lines.append(line)
+    kinds = sorted({kind for arm in result["arms"].values() for kind in arm["by_kind"]})
+    head = f"{'arm':9}{'right':>9}  " + "".join(f"{kind[:11]:>12}" for kind in kinds) + \
+        f"{'zooms':>7}{'searches':>9}{'tokens':>11}{'dollars':>10}{'seconds':>9}"
+    lines += ["", head]
+    for arm, row in result["arms"].items():
+        usage = row["usage"]
+        tokens = sum(usage.values())
+        cost = "?" if row["cost_e8"] is None else dollars_text(row["cost_e8"])
+        cells = "".join(f"{f'{r}/{n}':>12}" for r, n in (row["by_kind"].get(kind, [0, 0]) for kind in kinds))
+        lines.append(f"{arm:9}{str(row['right']) + '/' + str(row['asked']):>9}  {cells}{row['zooms']:>7}{row['searches']:>9}"
+                     f"{tokens:>11,}{cost:>10}{row['seconds']:>9.1f}")
+        extra = []
+        if row["superseded"]:
+            extra.append(f"{row['superseded']} gave a superseded instruction")
+        if row["failed"]:
+            extra.append(f"{row['failed']} calls failed")
+        if row["judged_right"] is not None:
+            extra.append(f"the judge says {row['judged_right']} right")
+        if extra:
+            lines.append(f"{'':9}{'; '.join(extra)}")
+    return "\n".join(lines)
