@@ -24,7 +24,6 @@ from typing import Callable, List, Optional, Tuple
 
 import z3
 
-import harness.memory.planner as production
 import model.base as base
 import model.view as model_view
 from laws import z3_events as ze
@@ -50,8 +49,6 @@ TRUSTED = ("trusted: the integer encoding, 7 sequence twins (twins_agree), 2 loo
            "decimal, utf8_bytes and the tree left unknown")
 VIEW_LABEL = f"Proved (Z3): model code, any view; {TRUSTED}"
 DUE_LABEL = "Proved (Z3): model code, all T, i ≥ 0, all levels; trusted: the integer encoding"
-ORDERS_LABEL = ("Proved (Z3): model code and production's more_due, all T, i ≥ 0, all levels; "
-                "trusted: the integer encoding, 7 sequence twins (twins_agree)")
 
 
 def law_proved(name: str, body: Callable[[zm.Proof], None], loops=None) -> Tuple[bool, str, List[Tuple[str, Answer]]]:
@@ -119,32 +116,6 @@ def due_cross_is_rational(budget: Budget) -> Verdict:
     due_a = z3.ToReal(T - ((ia + 2) * pa - 1)) / z3.ToReal(pa)
     due_b = z3.ToReal(T - ((ib + 2) * pb - 1)) / z3.ToReal(pb)
     return due_proof("cross = rational", cross == (due_a > due_b), domain, side, [cross])
-
-
-@on_model_code
-def due_orders_agree(budget: Budget) -> Verdict:
-    """harness/memory/planner.py's own `more_due` ((T + 1 − first)/2^l, the oldest of equal pairs
-    first) picks as the model's own scan does: on a view of two pairs of any levels and indices,
-    the older first, both parents built, production's a-over-b is model.view.most_due choosing a,
-    and its b-over-a is most_due choosing b."""
-    from laws.choice import scan_of_two_pairs
-
-    la, ia, lb, ib, T, domain = due_terms()
-    older = [ia % 2 == 0, ib % 2 == 0, (ia + 2) * POW2(la) <= ib * POW2(lb)]
-
-    def body(proof: zm.Proof) -> None:
-        proof.assume(*(domain + older))
-        k = scan_of_two_pairs(proof, la, ia, lb, ib, T)
-        a_first = formula(production.more_due(Sym(la), Sym(ia) << Sym(la), Sym(lb), Sym(ib) << Sym(lb), Sym(T)))
-        b_first = formula(production.more_due(Sym(lb), Sym(ib) << Sym(lb), Sym(la), Sym(ia) << Sym(la), Sym(T)))
-        proof.check("production puts a first exactly when the model's scan picks a", a_first == (k == 0))
-        proof.check("production puts b first exactly when the model's scan picks b", b_first == (k == 2))
-        proof.witnessed("a tie at different levels", la == 0, lb == 1, k == 0)
-
-    ok, problem, answers = zm.run_law("due_orders_agree", {}, body)
-    if not ok:
-        return Verdict(False, "none", problem)
-    return Verdict(True, ORDERS_LABEL, f"{len(answers)} Z3 queries in {seconds_of(answers) * 1000:.0f} ms")
 
 
 @on_model_code
@@ -975,7 +946,6 @@ HISTORY_LABEL = ("Proved (Z3): model/planner.py step for every event, every bran
 
 LAWS = [
     Law("due_cross_is_rational", "§3.2", "The model's division-free `more_due` is the rational order (T − last)/2^l, for all T, i ≥ 0 and levels.", "z3", DUE_LABEL, due_cross_is_rational),
-    Law("due_orders_agree", "§3.2", "harness/memory/planner.py's own `more_due` ((T + 1 − first)/2^l, the oldest of equal pairs first) picks between two pairs as the model's own `most_due` scan does.", "z3", ORDERS_LABEL, due_orders_agree),
     Law("due_is_transitive", "§3.2", "The due order is transitive and irreflexive, so the most due pair is well defined.", "z3", DUE_LABEL, due_is_transitive),
     Law("twins_agree", "—", "The Z3 twins of model/base.py's operations compute what the originals do, and the view functions run on concrete arrays give what they give on tuples.", "exhaustive", TWINS_LABEL, twins_agree),
     Law("view_covers", "§3", "After any history of events, the view covers messages 0..T−1, each once, contiguous, oldest first, each line a tree node.", "z3", HISTORY_LABEL, view_covers),

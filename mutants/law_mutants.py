@@ -29,7 +29,8 @@ PUSH = "model/push.py"
 LINE = "model/line.py"
 BASE = "model/base.py"
 HARNESS_PLANNER = "harness/memory/planner.py"
-HARNESS_LEVELS = "    left = (T + 1 - first_a) << l_b\n    right = (T + 1 - first_b) << l_a\n"
+# the production batch heap's entry (`_View.entry`): the function `_View.fit` pushes
+HEAP_KEY = "        return (-((T + 1 - first) << (LEVELS_MAX - l)), first, l)\n"
 
 MORE_DUE_LASTS = "last_a = ((ia + 2) << la) - 1\n    last_b = ((ib + 2) << lb) - 1"
 MORE_DUE_RETURN = "return (T - last_a) << lb > (T - last_b) << la"
@@ -107,7 +108,7 @@ MUTANTS = [
     Mutant("due_ties_to_newer", VIEW, MORE_DUE_RETURN, "return (T - last_a) << lb >= (T - last_b) << la",
            law("due_is_transitive"), "equal pairs compare as more due: the newer of a tie wins"),
     Mutant("due_ties_to_newer_orders", VIEW, MORE_DUE_RETURN, "return (T - last_a) << lb >= (T - last_b) << la",
-           law("due_orders_agree"), "the same bug, against the production form"),
+           law("heap_keys_order_as_more_due"), "the same bug, against the production heap's order"),
     Mutant("merges_while_waiting", PLANNER, "    else:\n        candidates = candidates + tuple(",
            "    if True:\n        candidates = candidates + tuple(",
            law("need_first"), "ready merges start while a turn waits"),
@@ -187,13 +188,13 @@ MUTANTS += [
 
 # ---- the production twins, against the model (laws/confirmed.py diffbehavior) ----
 MUTANTS += [
-    # the production batch orders pairs by its heap's keys (`due_key`), not by calls of its
-    # `more_due`: its bugs are planted there
-    Mutant("planner_due_levels_swapped", "harness/memory/planner.py",
-           "    return (T + 1 - first) << (LEVELS_MAX - l)\n", "    return (T + 1 - first) << l\n",
+    # the production batch orders pairs by its heap's entries (`_View.entry`): its bugs are
+    # planted there
+    Mutant("planner_due_levels_swapped", "harness/memory/planner.py", HEAP_KEY,
+           "        return (-((T + 1 - first) << l), first, l)\n",
            law("due_matches_production"), "the production order multiplies by its own level's power, not the other's"),
-    Mutant("planner_due_ties_to_newer", "harness/memory/planner.py",
-           "    return (T + 1 - first) << (LEVELS_MAX - l)\n", "    return ((T + 1 - first) << (LEVELS_MAX - l)) + first\n",
+    Mutant("planner_due_ties_to_newer", "harness/memory/planner.py", HEAP_KEY,
+           "        return (-(((T + 1 - first) << (LEVELS_MAX - l)) + first), first, l)\n",
            law("due_matches_production"), "the production order lets the newer of equal pairs win"),
 ]
 MUTANTS += [
@@ -352,9 +353,10 @@ MUTANTS += [
     Mutant("more_due_branches_on_equal_levels", VIEW, "    last_a = ((ia + 2) << la) - 1\n",
            "    if la == lb:\n        return ia > ib\n    last_a = ((ia + 2) << la) - 1\n",
            law("due_cross_is_rational"), "more_due decides equal levels with an `if` on `==`: it cannot run on Z3 terms"),
-    Mutant("harness_due_levels_swapped", HARNESS_PLANNER, HARNESS_LEVELS,
-           "    left = (T + 1 - first_a) << l_a\n    right = (T + 1 - first_b) << l_b\n",
-           law("due_orders_agree"), "the production order swaps the two levels, caught by Z3 on its own code"),
+    Mutant("harness_due_levels_swapped", HARNESS_PLANNER, HEAP_KEY,
+           "        return (-((T + 1 - first) << l), first, l)\n",
+           law("heap_keys_order_as_more_due"), "the production heap's entries multiply by their own level's power: "
+           "caught by Z3 on the function fit pushes with"),
     Mutant("absorb_keeps_new_state", PUSH, "        return States(1, life, state, older)",
            "        return States(1, life, new_state, older)",
            law("push_agrees_always"), "push's absorb keeps the new state: caught by Z3 on push's own code"),
@@ -367,26 +369,30 @@ TIE_TO_NEWER_HIGH = ("            wins = more_due(a.l, a.i, b.l, b.i, T) | ((b.l
 MUTANTS += [
     Mutant("most_due_tie_to_newer_high", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
            law("most_due_is_the_choice"), "most_due gives a tie with an older pair of level ≥ 5 to the newer pair"),
-    Mutant("most_due_tie_to_newer_orders", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
-           law("due_orders_agree"), "the same bug, against the production order"),
     Mutant("most_due_keeps_first", VIEW, "        return choose(can_merge & ((best < 0) | wins), k, best)",
            "        return choose(can_merge & (best < 0), k, best)",
            law("most_due_is_the_choice"), "most_due returns the first pair that can merge, not the most due"),
 ]
 
-HEAP_KEY = "    return (T + 1 - first) << (LEVELS_MAX - l)\n"
 # a tie is given to the lower level where both are 5 or more: in a chat's view the newer pair.
 # A key's steps are 2^(64 − l) ≥ 2^44 apart, so only exact ties move; (l + 3) >> 3 is 0 below
-# level 5, written without a branch so that the law's Z3 run catches it rather than crashes
-HEAP_TIE_TO_NEWER_HIGH = "    return ((T + 1 - first) << (LEVELS_MAX - l)) - ((l + 3) >> 3) * l\n"
+# level 5
+HEAP_TIE_TO_NEWER_HIGH = "        return (-((T + 1 - first) << (LEVELS_MAX - l)) + ((l + 3) >> 3) * l, first, l)\n"
+# the same tie, written with an `if` on the level: the bug the heap law once missed, since it built
+# its own entries rather than calling the function fit pushes with
+HEAP_ENTRY_TIE_HIGH = "        return (-((T + 1 - first) << (LEVELS_MAX - l)) + (l if l >= 5 else 0), first, l)\n"
 MUTANTS += [
     Mutant("planner_heap_tie_to_newer_high", HARNESS_PLANNER, HEAP_KEY, HEAP_TIE_TO_NEWER_HIGH,
            test("tests/laws/test_choice_agreement.py::test_the_production_heaps_choose_as_the_model_on_ties_at_high_levels"),
            "the production fit gives a tie between pairs of levels ≥ 5 to the newer pair"),
     Mutant("planner_heap_tie_to_newer_high_law", HARNESS_PLANNER, HEAP_KEY, HEAP_TIE_TO_NEWER_HIGH,
            law("heap_keys_order_as_more_due"), "the same bug, caught by Z3 on the heap's keys"),
-    Mutant("heap_key_from_T", HARNESS_PLANNER, HEAP_KEY, "    return (T - first) << (LEVELS_MAX - l)\n",
+    Mutant("heap_key_from_T", HARNESS_PLANNER, HEAP_KEY, "        return (-((T - first) << (LEVELS_MAX - l)), first, l)\n",
            law("heap_keys_order_as_more_due"), "the heap's key measures from T, not T + 1: the order of levels shifts"),
+    Mutant("fit_entry_tie_to_newer_high", HARNESS_PLANNER, HEAP_KEY, HEAP_ENTRY_TIE_HIGH,
+           law("heap_keys_order_as_more_due"), "fit's heap entries give a tie between pairs of levels ≥ 5 to the newer pair"),
+    Mutant("fit_entry_tie_to_newer_high_searched", HARNESS_PLANNER, HEAP_KEY, HEAP_ENTRY_TIE_HIGH,
+           law("due_matches_production"), "the same bug, found by CrossHair's diffbehavior on the same function"),
     Mutant("tree_lookup_wraps_past_2_14", "model/tree.py", "    return trie_get(item(tree.levels, l), i)\n",
            "    return trie_get(item(tree.levels, l), i & 0x3FFF)\n",
            test("tests/bridge/test_bridge.py::test_every_tiny_run_agrees"),
