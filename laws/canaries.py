@@ -226,8 +226,9 @@ def canary_law(name: str, canaries) -> Callable[[Budget], Verdict]:
 
 
 def label(count: int, part: str) -> str:
-    claims = "a known-false claim" if count == 1 else f"{count} known-false claims"
-    return f"Example: {claims} through {part}, each refused"
+    if count == 1:
+        return f"Example: a known-false claim through {part}, refused"
+    return f"Example: {count} known-false claims through {part}, each refused"
 
 
 PARTS = (

@@ -24,7 +24,7 @@ import harness.memory.planner as production
 import model.view as model_view
 from laws import z3_model as zm
 from laws import z3_views as zv
-from laws.core import Budget, Law, Verdict
+from laws.core import TRUSTED_ENCODING, TRUSTED_RULES, Budget, Law, Verdict
 from laws.z3_core import BRANCHES, POW2, Sym, failed_answer, formula, obligations, prove, satisfiable, vacuous
 from model.planner import tree_parents
 from model.view import most_due
@@ -75,7 +75,7 @@ def choice_loop() -> zm.Loop:
 
 
 CHOICE_LABEL = ("Proved (Z3): model code, any view, T and built set; the due order by due_cross_is_rational; "
-                "trusted: the integer encoding, 7 sequence twins (twins_agree), 2 loop rules; the tree left unknown")
+                f"trusted: {TRUSTED_ENCODING}, {TRUSTED_RULES}; the tree left unknown")
 
 
 def most_due_is_the_choice(budget: Budget) -> Verdict:
@@ -109,7 +109,7 @@ def most_due_is_the_choice(budget: Budget) -> Verdict:
 
 HEAP_LABEL = ("Proved (Z3): production code (_View.entry, the entries _View.fit pushes), every pair of levels "
               "below 64 (a query per level of the first pair and per path of the code), all T and pairs that "
-              "end before T; trusted: the integer encoding, Python's tuple order written as a formula")
+              f"end before T; trusted: {TRUSTED_ENCODING}, Python's tuple order written as a formula")
 
 
 def tuple_before(a, b):

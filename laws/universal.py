@@ -29,7 +29,7 @@ import model.view as model_view
 from laws import z3_events as ze
 from laws import z3_model as zm
 from laws import z3_views as zv
-from laws.core import Budget, Law, Verdict
+from laws.core import TRUSTED_ENCODING, TRUSTED_RULES, Budget, Law, Verdict
 from laws.z3_core import (POW2, Answer, Sym, failed_answer, formula, obligations, prove,
                           satisfiable, vacuous)
 from laws.z3_fold import fold_proofs
@@ -45,10 +45,9 @@ RUNS = ((300, 11), (300, 12))  # (messages, seed): late compactor, a small confi
 # Every part a proof on the model's code rests on (docs/trust.md): the encoding of integers as
 # terms (laws/z3_core.py), model/base.py's seven sequence twins (checked by `twins_agree`), the two
 # loop rules (Hoare's rule), and the functions the proofs leave unknown (true for any).
-TRUSTED = ("trusted: the integer encoding, 7 sequence twins (twins_agree), 2 loop rules; "
-           "decimal, utf8_bytes and the tree left unknown")
+TRUSTED = f"trusted: {TRUSTED_ENCODING}, {TRUSTED_RULES}; decimal, utf8_bytes and the tree left unknown"
 VIEW_LABEL = f"Proved (Z3): model code, any view; {TRUSTED}"
-DUE_LABEL = "Proved (Z3): model code, all T, i ≥ 0, all levels; trusted: the integer encoding"
+DUE_LABEL = f"Proved (Z3): model code, all T, i ≥ 0, all levels; trusted: {TRUSTED_ENCODING}"
 
 
 def law_proved(name: str, body: Callable[[zm.Proof], None], loops=None) -> Tuple[bool, str, List[Tuple[str, Answer]]]:
@@ -659,7 +658,8 @@ def twins_agree(budget: Budget) -> Verdict:
     return Verdict(True, TWINS_LABEL, f"{cases:,} cases")
 
 
-TWINS_LABEL = "Bounded: tuples of ≤ 3 lines, indices −4..4, integers −20..20, views of a model run, 5 tries at indices −1..17"
+TWINS_LABEL = ("Bounded: tuples of ≤ 3 lines, indices −4..4, integers −20..20, views of a model run, 5 tries at "
+               "indices −1..17 (the trie's twins at concrete digits only)")
 
 
 # ---- push_agrees_always ----
@@ -667,7 +667,7 @@ TWINS_LABEL = "Bounded: tuples of ≤ 3 lines, indices −4..4, integers −20..
 
 PUSH_LABEL = ("Proved (Z3): push is the counter (model code, induction on its list), L0–L5; the fold step is "
               "the carry's merge (model code: fold_step, fit, most_due on any digit view), joined by induction "
-              "over t; trusted: the integer encoding, 7 sequence twins (twins_agree), 2 loop rules, the case "
+              f"over t; trusted: {TRUSTED_ENCODING}, {TRUSTED_RULES}, the case "
               "splits on push's list and on the lowest 0-digit, the inductions over t, push's list and the "
               "view's lines")
 
@@ -940,9 +940,11 @@ def settle_reached(budget: Budget) -> Verdict:
     return Verdict(True, f"Searched: {seen} waits from model states", f"at most {most} outcomes")
 
 
-HISTORY_LABEL = ("Proved (Z3): model/planner.py step for every event, every branch, builds by an induction on "
-                 f"the recursion; {TRUSTED}, tree_put as an update of its two functions, proved on model/tree.py (tree_lookup_gives_what_was_put); "
-                 "the work queue, capped_text and is_valid_text left unknown")
+HISTORY_LABEL = ("Proved (Z3): model/planner.py step for every event, every branch (a path the model's own assert "
+                 "cuts is dropped; one path per event witnessed, cut_paths_prove_nothing), builds by an induction on "
+                 f"the recursion; {TRUSTED}, tree_put as an update of its two functions, proved on model/tree.py "
+                 "(tree_lookup_gives_what_was_put); the work queue, capped_text and is_valid_text left unknown "
+                 "(the claims hold for any; what they do is checked apart: capped_text_finds_its_source, queue_functions_hold)")
 
 LAWS = [
     Law("due_cross_is_rational", "§3.2", "The model's division-free `more_due` is the rational order (T − last)/2^l, for all T, i ≥ 0 and levels.", "z3", DUE_LABEL, due_cross_is_rational),

@@ -231,8 +231,8 @@ MUTANTS += [
            law("queue_is_sound"), "Hypothesis searches 100 histories: below the registry's 250"),
     Mutant("fewer_settle_waits", "laws/universal.py", "        if number % 5:", "        if number % 50:",
            law("settle_reached"), "settle_reached starts from a tenth of the states: below its registered minimum"),
-    Mutant("registry_drops_a_module", "laws/registry.py", "MODULES = (bounded, canaries, universal, choice, restarts, protocol, confirmed, searched)",
-           "MODULES = (bounded, canaries, choice, restarts, protocol, confirmed, searched)",
+    Mutant("registry_drops_a_module", "laws/registry.py", "MODULES = (bounded, canaries, universal, work_queue, choice, restarts, protocol, confirmed, searched)",
+           "MODULES = (bounded, canaries, work_queue, choice, restarts, protocol, confirmed, searched)",
            test("tests/laws/test_laws_table.py::test_the_readme_laws_table_is_the_registrys"),
            "the registry leaves out laws/universal.py's laws"),
     Mutant("strengths_out_of_order", "laws/core.py",
@@ -565,3 +565,42 @@ RULE_MUTANTS = [
            law("loop_cache_refuses"), "a fold's cached result is reused for a call with another count"),
 ]
 MUTANTS += RULE_MUTANTS
+
+# ---- what a run says: its closing counts are what it earned ----
+MUTANTS += [
+    Mutant("closing_counts_from_the_registry", "laws/__main__.py",
+           "    counts = {name: sum(1 for law in selected if earned[law.name] != \"none\" and kind(earned[law.name]) == name)\n",
+           "    counts = {name: sum(1 for law in selected if kind(law.strength) == name)\n",
+           test("tests/laws/test_laws_table.py::test_a_failing_law_counts_as_failed_in_the_closing_counts_not_as_its_registered_label"),
+           "the closing count is the registry's: a law that failed still counts as Proved"),
+]
+MUTANTS += [
+    Mutant("unknown_counts_as_a_counterexample", JUDGE,
+           "    for how, said in ((\"unknown\", \"Z3 said unknown\"), (\"shortfall\", \"below the registry\"),\n",
+           "    for how, said in ((\"shortfall\", \"below the registry\"),\n",
+           test("tests/mutants/test_mutant_runner.py::test_a_catch_by_z3s_unknown_is_told_apart_from_a_counterexample"),
+           "make mutants counts a catch by Z3's unknown as one by a counterexample"),
+]
+
+# ---- what the history laws leave unknown (laws/work_queue.py): capped_text and the work queue ----
+CAPPED_SOURCE = "            if (line.l, line.i) == (0, i):\n"
+CAPPED_BY_INDEX = "            if line.i == i:\n"
+MUTANTS += [
+    Mutant("capped_text_matches_index_alone", PLANNER, CAPPED_SOURCE, CAPPED_BY_INDEX,
+           law("capped_text_finds_its_source"),
+           "a third failure's source is found by matching a view line on its index alone, at any level: a merged "
+           "line of the same index after it gives its text"),
+    Mutant("capped_text_matches_index_alone_bridge", PLANNER, CAPPED_SOURCE, CAPPED_BY_INDEX,
+           ("python", "-m", "bridge", "--scale", "tiny", "--scenario", "bulk_import"),
+           "the same bug, found by the bridge's bulk import: old messages fail for good while the view merges past them"),
+    Mutant("capped_text_matches_index_alone_tiny", PLANNER, CAPPED_SOURCE, CAPPED_BY_INDEX, BRIDGE_TEST,
+           "the same bug, found by make test's tiny bridge runs"),
+    Mutant("ready_queue_by_index", PLANNER, "    while k < len(queue) and last_message(queue[k]) < last_message(node):\n",
+           "    while k < len(queue) and queue[k][1] < node[1]:\n",
+           law("queue_functions_hold"), "ready merges are queued by their index, not their last message [decision P5]"),
+    Mutant("ready_merges_newest_first", PLANNER, "            for node in state.ready\n",
+           "            for node in state.ready[::-1]\n",
+           law("queue_functions_hold"), "schedule starts the ready merges newest first [decision P5]"),
+    Mutant("window_off_by_one_bounded", PLANNER, "window = unbuilt[: c.jobs_max]", "window = unbuilt[: c.jobs_max + 1]",
+           law("queue_functions_hold"), "the level-0 window is one line too wide [gist §4]: the bounded check"),
+]
