@@ -7,6 +7,7 @@ CRASH. The exit status is 1 if the lint or any law fails.
 """
 
 import argparse
+import resource
 import sys
 import time
 from dataclasses import replace
@@ -91,8 +92,12 @@ def main() -> int:
         earned[law.name] = verdict.strength if outcome == "pass" else "none"
         print(line(law.name, shown(verdict.strength), outcome, seconds, detail), flush=True)
     total = time.monotonic() - started
+    own, jobs = cpu_seconds()
+    # the CPU seconds are the run's cost whatever the load; the wall seconds grow with the work
+    # that shares the cores (docs/trust.md, "make laws on a busy machine")
     print(f"laws: {len(selected) + 1 - failed} of {len(selected) + 1} passed in {total:.1f}s"
-          + (f"; {failed} FAILED" if failed else ""))
+          + (f"; {failed} FAILED" if failed else "")
+          + f" (CPU: {own + jobs:.1f} s, {own:.1f} s here and {jobs:.1f} s in CrossHair's jobs)")
     for text in closing_counts(selected, earned, selected == registered):
         print(text)
     for note in understated:
@@ -103,6 +108,13 @@ def main() -> int:
             return 1
         write_readme(markdown_table(registered, seconds_by_law))
     return 1 if failed else 0
+
+
+def cpu_seconds() -> tuple[float, float]:
+    """(this process's CPU seconds, its finished children's: CrossHair's jobs)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
 def closing_counts(selected, earned: dict[str, str], full: bool) -> list[str]:
