@@ -131,6 +131,19 @@ def twin_past_the_end(use) -> Tuple[bool, str]:
     return law_run("canary", {}, claim)
 
 
+def trie_child_at_a_symbolic_digit() -> Tuple[bool, str]:
+    """A trie's child at a digit known only as a term (2, as an assumption): `twins_agree` checks
+    the trie's twin at concrete digits only, where the If chain over digits never runs."""
+
+    def claim(proof: zm.Proof) -> None:
+        k = z3.Int("k_canary")
+        trie = zm.SymTrie(z3.Const("trie_canary", zm.TRIE))
+        proof.assume(zm.TRIE.is_node(trie.term), k == 2)
+        proof.check("trie[k] is the next digit's child", trie.at(Sym(k)).term == zm.CHILDREN[2](trie.term))
+
+    return law_run("canary", {}, claim)
+
+
 LINE = model.view.Line(0, 0, "canary", True, 1)
 TWIN_CANARIES = (
     ("item at index length (one past the last line)",
@@ -139,6 +152,7 @@ TWIN_CANARIES = (
      lambda: twin_past_the_end(lambda v: zm.pair_replaced(v, Sym(v.n) - 1, LINE))),
     ("prefix of length + 1 lines",
      lambda: twin_past_the_end(lambda v: zm.prefix(v, Sym(v.n) + 1))),
+    ("a trie's child at a symbolic digit 2 taken as digit 3's", trie_child_at_a_symbolic_digit),
 )
 
 

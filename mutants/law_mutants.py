@@ -549,6 +549,10 @@ RULE_MUTANTS = [
            "oblige(z3.And(0 <= size, size <= items.n), \"prefix: a count outside 0..length\")",
            "oblige(z3.And(0 <= size, size <= items.n + 1), \"prefix: a count outside 0..length\")",
            law("sequence_twins_refuse"), "the prefix twin lets a count of length + 1 through"),
+    Mutant("trie_child_off_by_one", Z3_MODEL, "            chosen = z3.If(index == d + 1, CHILDREN[d](self.term), chosen)\n",
+           "            chosen = z3.If(index == d, CHILDREN[d](self.term), chosen)\n",
+           law("sequence_twins_refuse"), "a trie's child at a symbolic digit is the next digit's: twins_agree, at "
+           "concrete digits only, passes"),
     Mutant("shift_by_any_count", Z3_CORE, "                oblige(count_term >= 0, \"a shift by a negative count\")\n",
            "", law("integer_encoding_refuses"), "a shift by a symbolic count needs no proof that the count is ≥ 0"),
     Mutant("mask_one_short", Z3_CORE, "            return Sym(self.term % (other + 1))\n",

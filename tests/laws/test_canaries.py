@@ -76,14 +76,21 @@ def mutated_function(mutant):
     return None
 
 
-RULES = [mutant for mutant in RULE_MUTANTS if mutant.path == "laws/z3_model.py"]
+# the rule mutants that edit one module-level function of laws/z3_model.py (the others edit a
+# method or laws/z3_core.py: `make mutants` runs those)
+RULES = [mutant for mutant in RULE_MUTANTS if mutant.path == "laws/z3_model.py" and mutated_function(mutant)]
+
+
+def test_the_fold_and_repeat_rules_twins_explore_and_cache_are_each_made_unsound_here():
+    assert {"fold_assumes_invariant_for_any_count", "fold_skips_its_start", "fold_skips_its_step",
+            "repeat_skips_its_start", "repeat_skips_its_step", "repeat_variant_need_not_drop",
+            "item_twin_allows_the_length", "explore_needs_no_witness",
+            "fold_cache_ignores_the_count"} <= {mutant.name for mutant in RULES}
 
 
 @pytest.mark.parametrize("mutant", RULES, ids=lambda mutant: mutant.name)
 def test_each_rule_made_unsound_lets_a_canary_through(monkeypatch, mutant):
-    found = mutated_function(mutant)
-    assert found is not None, f"{mutant.name}: its text is in no single function of laws/z3_model.py"
-    name, function = found
+    name, function = mutated_function(mutant)
     monkeypatch.setattr(zm, name, function)
     law = next(law for law in canaries.LAWS if law.name == mutant.check[-1])
     verdict = law.check(Budget())
