@@ -449,7 +449,7 @@ MUTANTS += [
 ]
 
 MUTANTS += [
-    Mutant("kind_reads_only_the_opening", "laws/core.py", "    parts = [opening(label)] + NAMED.findall(label)\n",
+    Mutant("kind_reads_only_the_opening", "laws/core.py", "    parts = [opening(label)] + NAMED.findall(claim)\n",
            "    parts = [opening(label)]\n",
            test("tests/laws/test_laws_table.py::test_a_label_ranks_as_its_weakest_part"),
            "a label ranks by its first words: a proof with a searched link ranks as a proof"),
@@ -572,6 +572,10 @@ MUTANTS += RULE_MUTANTS
 
 # ---- what a run says: its closing counts are what it earned ----
 MUTANTS += [
+    Mutant("kind_reads_the_trusted_part", "laws/core.py", "    parts = [opening(label)] + NAMED.findall(claim)\n",
+           "    parts = [opening(label)] + NAMED.findall(label)\n",
+           test("tests/laws/test_laws_table.py::test_what_a_proof_trusts_is_named_in_its_label_and_does_not_rank_it"),
+           "a kind named in the trusted part (twins_agree: Bounded) ranks the law, as if a link of its claim"),
     Mutant("closing_counts_from_the_registry", "laws/__main__.py",
            "    counts = {name: sum(1 for law in selected if earned[law.name] != \"none\" and kind(earned[law.name]) == name)\n",
            "    counts = {name: sum(1 for law in selected if kind(law.strength) == name)\n",
