@@ -87,6 +87,9 @@ PATHS = (
     "failed message, 2 jobs",
     "failed message, 3 jobs",
     "failure cap reached",
+    # an old message fails for good while the view has merged past it into a line of the same
+    # index: its capped line must come from its own source [decision P16] (a bulk import)
+    "failure cap of a message, a merged line of its index in the view",
     "line of 5 tries",
     "wait with free slots and a merge running",
     "wait stopped a call",
@@ -134,6 +137,12 @@ _CHARACTER_CLASSES = tuple(
 
 def _item(l: int, i: int) -> str:
     return f"{i << l}+{1 << l}"
+
+
+def _merged_of_index(part: str, i: int) -> bool:
+    """The view item `part` ("first+size", "*" when unbuilt) is a merged line (l ≥ 1, i)."""
+    first, size = (int(number) for number in part.rstrip("*").split("+"))
+    return size > 1 and first // size == i
 
 
 # Columns of the `e` record (FORMAT.md numbers them from 1).
@@ -213,6 +222,8 @@ class Paths:
                 self.add(f"failed message, {self.jobs} job" + ("s" if self.jobs > 1 else ""))
             if item not in {entry.split(":")[0] for entry in after[FAILURES].split(" ")}:
                 self.add("failure cap reached")
+                if l == 0 and any(_merged_of_index(part, i) for part in before[VIEW].split(" ")):
+                    self.add("failure cap of a message, a merged line of its index in the view")
 
     def _message(self, text: str, before: List[str], after: List[str]) -> None:
         if before[RUNNING] == "-":

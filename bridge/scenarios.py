@@ -612,6 +612,11 @@ OUTAGES = Weather(
     built="line", restart_p=0.01, stale_p=0.05,
 )
 CHAT_CONFIG = (3_000, 1_500, 1_000, 500, 8, 3)
+# A bulk import: messages come much faster than the compactor answers, most too long to be their
+# own node, and one node in six is refused for good. Old messages then fail their third try while
+# the lines after them have merged: the failure cap's line must come from the message itself,
+# never from a merged line of the same index [decision P16].
+BULK_IMPORT = Weather(message_p=0.6, long_p=0.9, failed_p=0.05, refused_p=0.17, stale_p=0.02)
 
 
 # name -> (maker, default seeds at tiny scale, default seeds at full scale)
@@ -634,6 +639,7 @@ SCENARIOS: Dict[str, Tuple[Callable[[str, int, str], Run], Tuple[int, ...], Tupl
     "turns": (make_chat(TURNS, 150, 1500, CHAT_CONFIG), (1,), (1, 2, 3)),
     "breaks": (make_chat(BREAKS, 150, 1500, CHAT_CONFIG), (1,), (1, 2)),
     "outages": (make_chat(OUTAGES, 150, 1500, CHAT_CONFIG, (2, 8)), (1,), (1, 2, 3, 4)),
+    "bulk_import": (make_chat(BULK_IMPORT, 150, 1000, CHAT_CONFIG, (2, 8)), (1, 2), (1, 2, 3, 4)),
 }
 
 

@@ -7,13 +7,16 @@ CRASH. The exit status is 1 if the lint or any law fails.
 """
 
 import argparse
+import resource
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from laws import confirmed
 from laws.core import STRENGTHS, Budget, Verdict, kind, opening, shortfall, stronger
-from laws.registry import DEEP_LAWS, EUKHE_UNIVERSAL, README_BEGIN, README_END, eukhe_count, laws, markdown_table
+from laws.registry import (DEEP_LAWS, EUKHE_UNIVERSAL, README_BEGIN, README_END, eukhe_count, laws, markdown_table,
+                           ranked)
 from laws.subset import all_violations
 
 # The columns of a law's line; the mutant runner reads the verdict column (mutants/__main__.py).
@@ -64,6 +67,7 @@ def main() -> int:
                time.monotonic() - started, ""), flush=True)
     failed = 1 if violations else 0
     seconds_by_law: dict[str, float] = {}
+    earned: dict[str, str] = {}  # each law's label as this run earned it; "none" when it failed
     understated: list[str] = []
     for law in selected:
         began = time.monotonic()
@@ -85,14 +89,17 @@ def main() -> int:
             elif stronger(verdict.strength, law.strength):
                 understated.append(f"{law.name}: earned \"{verdict.strength}\", the registry says only \"{law.strength}\"")
         failed += 0 if outcome == "pass" else 1
+        earned[law.name] = verdict.strength if outcome == "pass" else "none"
         print(line(law.name, shown(verdict.strength), outcome, seconds, detail), flush=True)
     total = time.monotonic() - started
+    own, jobs = cpu_seconds()
+    # the CPU seconds are the run's cost whatever the load; the wall seconds grow with the work
+    # that shares the cores (docs/trust.md, "make laws on a busy machine")
     print(f"laws: {len(selected) + 1 - failed} of {len(selected) + 1} passed in {total:.1f}s"
-          + (f"; {failed} FAILED" if failed else ""))
-    counts = {name: sum(1 for law in selected if kind(law.strength) == name) for name in STRENGTHS}
-    print("ranked by their weakest part: " + ", ".join(f"{count} {name}" for name, count in counts.items() if count))
-    if selected == registered and set(EUKHE_UNIVERSAL) <= {law.name for law in registered}:
-        print(eukhe_count(registered))
+          + (f"; {failed} FAILED" if failed else "")
+          + f" (CPU: {own + jobs:.1f} s, {own:.1f} s here and {jobs:.1f} s in CrossHair's jobs)")
+    for text in closing_counts(selected, earned, selected == registered):
+        print(text)
     for note in understated:
         print(f"note: {note}")
     if arguments.write_readme:
@@ -101,6 +108,36 @@ def main() -> int:
             return 1
         write_readme(markdown_table(registered, seconds_by_law))
     return 1 if failed else 0
+
+
+def cpu_seconds() -> tuple[float, float]:
+    """(this process's CPU seconds, its finished children's: CrossHair's jobs)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def closing_counts(selected, earned: dict[str, str], full: bool) -> list[str]:
+    """The run's closing counts, from the labels this run earned, never the registry's: a law
+    that failed counts as failed, whatever the registry says it should earn."""
+    lost = [law.name for law in selected if earned[law.name] == "none"]
+    counts = {name: sum(1 for law in selected if earned[law.name] != "none" and kind(earned[law.name]) == name)
+              for name in STRENGTHS}
+    parts = [", ".join(f"{count} {name}" for name, count in counts.items() if count) or "none passed"]
+    if lost:
+        parts.append(f"{len(lost)} failed, earning nothing ({', '.join(lost)})")
+    found = ["ranked by their weakest part: " + "; ".join(parts)]
+    if full and set(EUKHE_UNIVERSAL) <= {law.name for law in selected}:
+        passed = [replace(law, strength=earned[law.name]) for law in selected if earned[law.name] != "none"]
+        missing = [name for name in EUKHE_UNIVERSAL if earned[name] == "none"]
+        if missing:
+            groups = ranked([name for name in EUKHE_UNIVERSAL if name not in missing], passed)
+            parts = [f"{len(names)} {name}" for name, names in groups.items()]
+            found.append(f"Of eukhe's {len(EUKHE_UNIVERSAL)} Universal laws, as this run earned them: "
+                         + "; ".join(parts + [f"{len(missing)} failed ({', '.join(missing)})"]) + ".")
+        else:
+            found.append(eukhe_count(passed))
+    return found
 
 
 def write_readme(table: str) -> None:

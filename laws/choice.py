@@ -10,14 +10,13 @@ model's cross-multiplied comparison of the pair at k with the best so far is DUE
 an instance of `due_cross_is_rational` (proved for all T, i ≥ 0 and levels), so with DUE read as
 the rational due every step is true, and the claim is the gist's.
 
-`due_orders_agree` (laws.universal) compares harness/memory/planner.py's `more_due` with this
-scan: the model's own `most_due`, run on a view of two pairs of any levels and indices. The
-production batch does not call `more_due` pair by pair: it keeps each level's best pair in a heap
-whose entries are (−due_key, first, level), so `heap_keys_order_as_more_due` proves that Python's
-order of those entries is `more_due`'s, on the production code itself.
+The production batch does not compare pairs one by one: it keeps each level's best pair in a heap
+whose entries `_View.entry` makes (−due·2^64, first, level), so `heap_keys_order_as_more_due`
+proves, on that function itself, that Python's order of those entries is the model's `more_due`
+with this scan's tie-break (the oldest of equal pairs first).
 """
 
-from typing import List
+from typing import List, Tuple
 
 import z3
 
@@ -25,8 +24,8 @@ import harness.memory.planner as production
 import model.view as model_view
 from laws import z3_model as zm
 from laws import z3_views as zv
-from laws.core import Budget, Law, Verdict
-from laws.z3_core import POW2, Sym, failed_answer, formula, obligations, prove, satisfiable, vacuous
+from laws.core import TRUSTED_ENCODING, TRUSTED_RULES, Budget, Law, Verdict
+from laws.z3_core import BRANCHES, POW2, Sym, failed_answer, formula, obligations, prove, satisfiable, vacuous
 from model.planner import tree_parents
 from model.view import most_due
 
@@ -76,7 +75,7 @@ def choice_loop() -> zm.Loop:
 
 
 CHOICE_LABEL = ("Proved (Z3): model code, any view, T and built set; the due order by due_cross_is_rational; "
-                "trusted: the integer encoding, 7 sequence twins (twins_agree), 2 loop rules; the tree left unknown")
+                f"trusted: {TRUSTED_ENCODING}, {TRUSTED_RULES}; the tree left unknown")
 
 
 def most_due_is_the_choice(budget: Budget) -> Verdict:
@@ -108,57 +107,100 @@ def most_due_is_the_choice(budget: Budget) -> Verdict:
     return Verdict(True, CHOICE_LABEL, f"{len(answers)} Z3 queries in {seconds:.2f} s")
 
 
-def scan_of_two_pairs(proof: zm.Proof, la, ia, lb, ib, T):
-    """The model's own most_due on a view of two pairs, a older than b, both parents built: the
-    index it returns (0 for a, 2 for b)."""
-    tree = zv.fresh_tree("two")
-    proof.assume(tree.has(la + 1, ia / 2), tree.has(lb + 1, ib / 2))
-    text = zm.SymText(z3.Const("two_text", zm.TEXT))
-    lines = tuple(model_view.Line(Sym(l), Sym(i), text, True, 1)
-                  for l, i in ((la, ia), (la, ia + 1), (lb, ib), (lb, ib + 1)))
-    return most_due(zm.ZSeq.of(zm.LINE, lines), Sym(T), tree_parents(tree), False).term
+HEAP_LABEL = ("Proved (Z3): production code (_View.entry, the entries _View.fit pushes), every pair of levels "
+              "below 64 (a query per level of the first pair and per path of the code), all T and pairs that "
+              f"end before T; trusted: {TRUSTED_ENCODING}, Python's tuple order written as a formula")
 
 
-HEAP_LABEL = ("Proved (Z3): production code, every level below 64 (a query per level of the first "
-              "pair), all T and first messages up to T; trusted: the integer encoding, Python's tuple order "
-              "written as a formula")
+def tuple_before(a, b):
+    """Python's a < b on two tuples of integers (terms or Python ints), element by element."""
+    a, b = [Sym.lift(part) for part in a], [Sym.lift(part) for part in b]
+    earlier = z3.BoolVal(False)
+    for x, y in reversed(list(zip(a, b))):
+        earlier = z3.Or(x < y, z3.And(x == y, earlier))
+    return earlier
+
+
+def on_every_path(function) -> List[Tuple[List, object]]:
+    """(conditions, result) for each path of `function()`: each condition a term is asked for as
+    a Python bool (an `if` on the level, say) is answered True on one path and False on another,
+    so the paths together are every run."""
+    found = []
+    pending: List[Tuple[bool, ...]] = [()]
+    while pending:
+        forced = pending.pop()
+        chosen: List[Tuple[object, bool]] = []
+
+        def branch(term, forced=forced, chosen=chosen) -> bool:
+            known = zm.truth(term)
+            if known is not None:
+                return known
+            k = len(chosen)
+            value = forced[k] if k < len(forced) else True
+            if k >= len(forced):
+                pending.append(tuple(v for _, v in chosen) + (False,))
+            chosen.append((term, value))
+            return value
+
+        BRANCHES.append(branch)
+        try:
+            result = function()
+        finally:
+            BRANCHES.pop()
+        found.append(([term if value else z3.Not(term) for term, value in chosen], result))
+    return found
 
 
 def heap_keys_order_as_more_due(budget: Budget) -> Verdict:
-    """harness/memory/planner.py's batch pops the least heap entry (−due_key(l, first, T), first,
-    l): Python orders tuples element by element, so entry a comes before entry b exactly when
-    −key_a < −key_b, or the keys are equal and first_a < first_b, or both are equal and l_a < l_b.
-    Claimed: that order is production's `more_due(a, b)`, and two entries never tie on key and
-    first (so the level never decides), for every pair of levels below LEVELS_MAX, T and first
-    messages with first ≤ T. `due_key` shifts by LEVELS_MAX − l, a count Z3 knows only as the
-    unknown pow2: so l_a is fixed in each query (64 queries) and l_b left free, with pow2's
-    values at 0..64 given."""
-    la, lb, first_a, first_b, T = z3.Ints("la lb first_a first_b T")
+    """harness/memory/planner.py's `_View.fit` pushes only `_View.entry(l, first, T)` for each
+    level's best pair, pops the least by Python's tuple order, and reads the pair back from the
+    entry's second and third fields. Claimed, on that very function: entry a comes before entry b
+    exactly when the model's `more_due(a, b)` holds, or neither is more due and a is the older
+    (the model's scan keeps the oldest of equal pairs: most_due_is_the_choice); two entries of
+    different levels never tie; and an entry carries its pair's first message and level. For
+    every two levels below LEVELS_MAX, all T and pairs of lines i, i + 1 (i ≥ 0) that end before T.
+    The first pair's level is a Python int in each query (64 queries); the second's is a term,
+    and `entry`'s shift by LEVELS_MAX − l is then the unknown pow2, whose values at 0..64 the
+    query is given. Each path of `entry` is a query of its own (an `if` on a level runs both
+    ways)."""
     levels = production.LEVELS_MAX
-    with obligations() as found:
-        key_a = production.due_key(Sym(la), Sym(first_a), Sym(T)).term
-        key_b = production.due_key(Sym(lb), Sym(first_b), Sym(T)).term
-        more = formula(production.more_due(Sym(la), Sym(first_a), Sym(lb), Sym(first_b), Sym(T)))
-    side = [condition for condition, _ in found]
-    heap_first = z3.Or(-key_a < -key_b, z3.And(-key_a == -key_b, first_a < first_b))
-    claim = z3.And([heap_first == more,
-                    z3.Implies(z3.And(key_a == key_b, first_a == first_b), la == lb)] + side)
-    domain = ([0 <= lb, lb < levels, 0 <= first_a, first_a <= T, 0 <= first_b, first_b <= T,
-               z3.Or([lb == level for level in range(levels)])]
+    ia, ib, lb, T = z3.Ints("ia ib lb T")
+    domain = ([ia >= 0, ib >= 0, 0 <= lb, lb < levels, z3.Or([lb == level for level in range(levels)])]
               + [POW2(k) == 2 ** k for k in range(levels + 1)])
     seconds = 0.0
-    for level in range(levels):
-        answer = prove(claim, domain + [la == level])
-        seconds += answer.seconds
-        if not answer.proved:
-            return Verdict(False, "none", failed_answer(f"heap_keys_order_as_more_due at level {level}", answer))
-    # the claim means something: a tie of keys at different levels, broken by the first message
-    if not satisfiable(domain + [la == 1, lb == 0, key_a == key_b, first_a < first_b]):
+    queries = 0
+    for la in range(levels):
+        with obligations() as found:
+            first_a, first_b = Sym(ia) << la, Sym(ib) << Sym(lb)
+            more_ab = formula(model_view.more_due(la, Sym(ia), Sym(lb), Sym(ib), Sym(T)))
+            more_ba = formula(model_view.more_due(Sym(lb), Sym(ib), la, Sym(ia), Sym(T)))
+            paths_a = on_every_path(lambda: production._View.entry(la, first_a, Sym(T)))
+            paths_b = on_every_path(lambda: production._View.entry(Sym(lb), first_b, Sym(T)))
+        side = [condition for condition, _ in found]
+        expected = z3.Or(more_ab, z3.And(z3.Not(more_ba), Sym.lift(first_a) < Sym.lift(first_b)))
+        ends = [(ia + 2) * 2 ** la <= T, (ib + 2) * POW2(lb) <= T]
+        for path_a, entry_a in paths_a:
+            for path_b, entry_b in paths_b:
+                claim = z3.And([
+                    tuple_before(entry_a, entry_b) == expected,
+                    Sym.lift(entry_a[1]) == Sym.lift(first_a), Sym.lift(entry_a[2]) == la,
+                    Sym.lift(entry_b[1]) == Sym.lift(first_b), Sym.lift(entry_b[2]) == lb,
+                    z3.Implies(lb != la, z3.Not(z3.And(Sym.lift(entry_a[0]) == Sym.lift(entry_b[0]),
+                                                       Sym.lift(entry_a[1]) == Sym.lift(entry_b[1]))))] + side)
+                answer = prove(claim, domain + ends + path_a + path_b)
+                seconds += answer.seconds
+                queries += 1
+                if not answer.proved:
+                    return Verdict(False, "none", failed_answer(f"heap_keys_order_as_more_due at level {la}", answer))
+    # the claim means something: pairs of levels 1 and 0 equally due, the older first
+    tie = [ia >= 0, ib >= 0, (ia + 2) * 2 <= T, ib + 2 <= T,
+           Sym.lift(production._View.entry(1, Sym(ia) << 1, Sym(T))[0]) == Sym.lift(production._View.entry(0, Sym(ib), Sym(T))[0])]
+    if not satisfiable(tie):
         return Verdict(False, "none", vacuous("heap_keys_order_as_more_due"))
-    return Verdict(True, HEAP_LABEL, f"{levels} Z3 queries in {seconds:.2f} s")
+    return Verdict(True, HEAP_LABEL, f"{queries} Z3 queries in {seconds:.2f} s")
 
 
 LAWS = [
-    Law("heap_keys_order_as_more_due", "§3.2", "harness/memory/planner.py's batch heap orders its entries (−due_key(l, first, T), first, l) exactly as its `more_due`, and no two entries tie on key and first; for every level below 64, T and first message.", "z3", HEAP_LABEL, heap_keys_order_as_more_due),
+    Law("heap_keys_order_as_more_due", "§3.2", "harness/memory/planner.py's `_View.entry`, the entries its batch heap `_View.fit` pushes and pops, orders two pairs as the model's `more_due`, the oldest of equal pairs first (the model's scan), and no two entries of different levels tie; for every two levels below 64, T and pairs that end before T.", "z3", HEAP_LABEL, heap_keys_order_as_more_due),
     Law("most_due_is_the_choice", "§3.2, §4", "`most_due` returns a pair that can merge that no pair that can merge is more due than and no older one equals, or −1 exactly when none can merge; for any view (the chat's or the compaction view), T and built set.", "z3", CHOICE_LABEL, most_due_is_the_choice),
 ]

@@ -11,10 +11,10 @@ left out. `python -m laws` fails a law whose earned label is below the registry'
 two differ.
 """
 
-from laws import bounded, choice, confirmed, protocol, restarts, searched, universal
+from laws import bounded, canaries, choice, confirmed, protocol, restarts, searched, universal, work_queue
 from laws.core import ENGINES, STRENGTHS, Law, kind, opening
 
-MODULES = (bounded, universal, choice, restarts, protocol, confirmed, searched)  # the order `make laws` runs them
+MODULES = (bounded, canaries, universal, work_queue, choice, restarts, protocol, confirmed, searched)  # the order `make laws` runs them
 
 
 def laws() -> list[Law]:

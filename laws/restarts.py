@@ -16,7 +16,7 @@ the same seeded model runs as the other event laws (laws.universal `all_transiti
 
 from dataclasses import replace
 
-from laws.core import Budget, Law, Verdict
+from laws.core import TRUSTED_ENCODING, Budget, Law, Verdict
 from laws.z3_runs import DEEP, transitions
 from model.planner import Message, Restart, State, step, tree_parents
 from model.tree import Tree, tree_get, tree_put
@@ -121,8 +121,8 @@ def batch_ends_at_floor(budget: Budget) -> Verdict:
 TREE_LEVELS = 3
 TREE_INDICES = 1 << 16
 TREE_LABEL = ("Proved (Z3): model/tree.py for any tree, any level and i ≥ 0, trie_put by induction on i; "
-              "trusted: the integer encoding, 4 sequence twins on levels and tries (twins_agree), "
-              "2 recursion rules")
+              f"trusted: {TRUSTED_ENCODING}, 4 sequence twins on levels and tries (twins_agree: Bounded, the "
+              "trie's at concrete digits only), 2 recursion rules")
 
 
 def tree_lookup_gives_what_was_put(budget: Budget) -> Verdict:

@@ -24,13 +24,12 @@ from typing import Callable, List, Optional, Tuple
 
 import z3
 
-import harness.memory.planner as production
 import model.base as base
 import model.view as model_view
 from laws import z3_events as ze
 from laws import z3_model as zm
 from laws import z3_views as zv
-from laws.core import Budget, Law, Verdict
+from laws.core import TRUSTED_ENCODING, TRUSTED_RULES, Budget, Law, Verdict
 from laws.z3_core import (POW2, Answer, Sym, failed_answer, formula, obligations, prove,
                           satisfiable, vacuous)
 from laws.z3_fold import fold_proofs
@@ -46,12 +45,9 @@ RUNS = ((300, 11), (300, 12))  # (messages, seed): late compactor, a small confi
 # Every part a proof on the model's code rests on (docs/trust.md): the encoding of integers as
 # terms (laws/z3_core.py), model/base.py's seven sequence twins (checked by `twins_agree`), the two
 # loop rules (Hoare's rule), and the functions the proofs leave unknown (true for any).
-TRUSTED = ("trusted: the integer encoding, 7 sequence twins (twins_agree), 2 loop rules; "
-           "decimal, utf8_bytes and the tree left unknown")
+TRUSTED = f"trusted: {TRUSTED_ENCODING}, {TRUSTED_RULES}; decimal, utf8_bytes and the tree left unknown"
 VIEW_LABEL = f"Proved (Z3): model code, any view; {TRUSTED}"
-DUE_LABEL = "Proved (Z3): model code, all T, i ≥ 0, all levels; trusted: the integer encoding"
-ORDERS_LABEL = ("Proved (Z3): model code and production's more_due, all T, i ≥ 0, all levels; "
-                "trusted: the integer encoding, 7 sequence twins (twins_agree)")
+DUE_LABEL = f"Proved (Z3): model code, all T, i ≥ 0, all levels; trusted: {TRUSTED_ENCODING}"
 
 
 def law_proved(name: str, body: Callable[[zm.Proof], None], loops=None) -> Tuple[bool, str, List[Tuple[str, Answer]]]:
@@ -119,32 +115,6 @@ def due_cross_is_rational(budget: Budget) -> Verdict:
     due_a = z3.ToReal(T - ((ia + 2) * pa - 1)) / z3.ToReal(pa)
     due_b = z3.ToReal(T - ((ib + 2) * pb - 1)) / z3.ToReal(pb)
     return due_proof("cross = rational", cross == (due_a > due_b), domain, side, [cross])
-
-
-@on_model_code
-def due_orders_agree(budget: Budget) -> Verdict:
-    """harness/memory/planner.py's own `more_due` ((T + 1 − first)/2^l, the oldest of equal pairs
-    first) picks as the model's own scan does: on a view of two pairs of any levels and indices,
-    the older first, both parents built, production's a-over-b is model.view.most_due choosing a,
-    and its b-over-a is most_due choosing b."""
-    from laws.choice import scan_of_two_pairs
-
-    la, ia, lb, ib, T, domain = due_terms()
-    older = [ia % 2 == 0, ib % 2 == 0, (ia + 2) * POW2(la) <= ib * POW2(lb)]
-
-    def body(proof: zm.Proof) -> None:
-        proof.assume(*(domain + older))
-        k = scan_of_two_pairs(proof, la, ia, lb, ib, T)
-        a_first = formula(production.more_due(Sym(la), Sym(ia) << Sym(la), Sym(lb), Sym(ib) << Sym(lb), Sym(T)))
-        b_first = formula(production.more_due(Sym(lb), Sym(ib) << Sym(lb), Sym(la), Sym(ia) << Sym(la), Sym(T)))
-        proof.check("production puts a first exactly when the model's scan picks a", a_first == (k == 0))
-        proof.check("production puts b first exactly when the model's scan picks b", b_first == (k == 2))
-        proof.witnessed("a tie at different levels", la == 0, lb == 1, k == 0)
-
-    ok, problem, answers = zm.run_law("due_orders_agree", {}, body)
-    if not ok:
-        return Verdict(False, "none", problem)
-    return Verdict(True, ORDERS_LABEL, f"{len(answers)} Z3 queries in {seconds_of(answers) * 1000:.0f} ms")
 
 
 @on_model_code
@@ -688,7 +658,8 @@ def twins_agree(budget: Budget) -> Verdict:
     return Verdict(True, TWINS_LABEL, f"{cases:,} cases")
 
 
-TWINS_LABEL = "Bounded: tuples of ≤ 3 lines, indices −4..4, integers −20..20, views of a model run, 5 tries at indices −1..17"
+TWINS_LABEL = ("Bounded: tuples of ≤ 3 lines, indices −4..4, integers −20..20, views of a model run, 5 tries at "
+               "indices −1..17 (the trie's twins at concrete digits only)")
 
 
 # ---- push_agrees_always ----
@@ -696,7 +667,7 @@ TWINS_LABEL = "Bounded: tuples of ≤ 3 lines, indices −4..4, integers −20..
 
 PUSH_LABEL = ("Proved (Z3): push is the counter (model code, induction on its list), L0–L5; the fold step is "
               "the carry's merge (model code: fold_step, fit, most_due on any digit view), joined by induction "
-              "over t; trusted: the integer encoding, 7 sequence twins (twins_agree), 2 loop rules, the case "
+              f"over t; trusted: {TRUSTED_ENCODING}, {TRUSTED_RULES}, the case "
               "splits on push's list and on the lowest 0-digit, the inductions over t, push's list and the "
               "view's lines")
 
@@ -969,13 +940,14 @@ def settle_reached(budget: Budget) -> Verdict:
     return Verdict(True, f"Searched: {seen} waits from model states", f"at most {most} outcomes")
 
 
-HISTORY_LABEL = ("Proved (Z3): model/planner.py step for every event, every branch, builds by an induction on "
-                 f"the recursion; {TRUSTED}, tree_put as an update of its two functions, proved on model/tree.py (tree_lookup_gives_what_was_put); "
-                 "the work queue, capped_text and is_valid_text left unknown")
+HISTORY_LABEL = ("Proved (Z3): model/planner.py step for every event, every branch (a path the model's own assert "
+                 "cuts is dropped; one path per event witnessed, cut_paths_prove_nothing), builds by an induction on "
+                 f"the recursion; {TRUSTED}, tree_put as an update of its two functions, proved on model/tree.py "
+                 "(tree_lookup_gives_what_was_put); the work queue, capped_text and is_valid_text left unknown "
+                 "(the claims hold for any; what they do is checked apart: capped_text_finds_its_source, queue_functions_hold)")
 
 LAWS = [
     Law("due_cross_is_rational", "§3.2", "The model's division-free `more_due` is the rational order (T − last)/2^l, for all T, i ≥ 0 and levels.", "z3", DUE_LABEL, due_cross_is_rational),
-    Law("due_orders_agree", "§3.2", "harness/memory/planner.py's own `more_due` ((T + 1 − first)/2^l, the oldest of equal pairs first) picks between two pairs as the model's own `most_due` scan does.", "z3", ORDERS_LABEL, due_orders_agree),
     Law("due_is_transitive", "§3.2", "The due order is transitive and irreflexive, so the most due pair is well defined.", "z3", DUE_LABEL, due_is_transitive),
     Law("twins_agree", "—", "The Z3 twins of model/base.py's operations compute what the originals do, and the view functions run on concrete arrays give what they give on tuples.", "exhaustive", TWINS_LABEL, twins_agree),
     Law("view_covers", "§3", "After any history of events, the view covers messages 0..T−1, each once, contiguous, oldest first, each line a tree node.", "z3", HISTORY_LABEL, view_covers),

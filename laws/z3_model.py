@@ -971,11 +971,12 @@ RAN: Dict[Any, None] = {}  # the model's code objects that ran on Z3 terms, in o
 RECORDED = {"complete": True}
 
 
-def profile(frame, event, arg) -> None:
-    if event == "call":
-        code = frame.f_code
-        if code.co_filename.startswith(MODEL_FOLDER):
-            RAN.setdefault(code, None)
+def record_call(frame, event, arg) -> None:
+    """The global trace function: Python calls it at each Python function's call only (not at C
+    calls and returns, as a profile function), and its None leaves the frame untraced."""
+    code = frame.f_code
+    if code.co_filename.startswith(MODEL_FOLDER):
+        RAN.setdefault(code, None)
 
 
 MODEL_FOLDER = str(__import__("pathlib").Path(model.view.__file__).resolve().parent)
@@ -992,17 +993,19 @@ def running(proof: Proof) -> Iterator[Proof]:
             if twin is not None:
                 swapped.append((module, attribute, value))
                 setattr(module, attribute, twin)
-    previous = sys.getprofile()
+    # the trace function, not a profile function: a profile function is also called at every C
+    # call and return (each of Z3's ctypes calls), which took a third of the history proofs' time
+    previous = sys.gettrace()
     if previous is None:
-        sys.setprofile(profile)
+        sys.settrace(record_call)
     else:
-        RECORDED["complete"] = False  # another profiler runs (a coverage tool): it is not replaced
+        RECORDED["complete"] = False  # another tracer runs (a coverage tool, a debugger): it is not replaced
     try:
         with inside(proof):
             yield proof
     finally:
         if previous is None:
-            sys.setprofile(None)
+            sys.settrace(None)
         for module, attribute, value in swapped:
             setattr(module, attribute, value)
 
@@ -1011,7 +1014,7 @@ def identity_tests(allowed: Tuple[str, ...] = ()) -> List[str]:
     """Each model function that ran on Z3 terms and tests identity or type, which no term can
     answer for itself: `x is None` on a term is always False, silently."""
     if not RECORDED["complete"]:
-        return ["the functions that ran on Z3 terms could not be recorded (another profiler ran)"]
+        return ["the functions that ran on Z3 terms could not be recorded (another tracer ran)"]
     found = []
     for code in RAN:
         try:
@@ -1121,7 +1124,8 @@ def proves(condition) -> bool:
     known = truth(condition.term)
     if known is not None:
         return known
-    answer = prove(condition.term, current().all_assumptions(), current().rlimit)
+    # a question, not a claim: `sat` only means the build runs as the model's code
+    answer = prove(condition.term, current().all_assumptions(), current().rlimit, shown=False)
     current().record("build at level ≥ 1", answer)
     return answer.proved
 

@@ -22,7 +22,7 @@ from typing import Iterable, Tuple
 
 from mutants import bridge_mutants, chat_mutants, import_browse_mutants, law_mutants, recall_mutants
 from mutants.base import Mutant
-from mutants.judge import judge, kind_of, malformed
+from mutants.judge import HOW, how_caught, judge, kind_of, malformed
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = (law_mutants, bridge_mutants, chat_mutants, import_browse_mutants, recall_mutants)  # every module of mutants, by name: a missing one is an error
@@ -56,7 +56,8 @@ def argv_of(check: Tuple[str, ...]) -> list[str]:
 
 
 def run_one(mutant: Mutant, timeout_seconds: int, known_laws: Iterable[str]) -> tuple[bool, str, float]:
-    """(caught, why, seconds) for one mutant."""
+    """(caught, why, seconds) for one mutant; a catch's `why` opens with how it was caught
+    (mutants/judge.py HOW) in brackets."""
     problem = malformed(mutant, known_laws)
     if problem:
         return False, f"not run: {problem}", 0.0
@@ -88,6 +89,8 @@ def run_one(mutant: Mutant, timeout_seconds: int, known_laws: Iterable[str]) -> 
             return False, f"check timed out after {timeout_seconds} s", time.monotonic() - started
         written = report.read_text() if report.exists() else ""
         caught, why = judge(mutant, result.returncode, result.stdout + result.stderr, written)
+        if caught:
+            why = f"[{how_caught(mutant, result.stdout + result.stderr)}] {why}"
         return caught, why, time.monotonic() - started
 
 
@@ -111,6 +114,7 @@ def main() -> int:
 
     known_laws = [law.name for law in laws()]
     missed = []
+    ways = {how: [] for how in HOW}
     started = time.monotonic()
     for m in mutants:
         caught, why, seconds = run_one(m, arguments.timeout, known_laws)
@@ -118,9 +122,13 @@ def main() -> int:
         print(f"{m.name:<32} {verdict:<7} {seconds:7.1f}s  by: {' '.join(m.check)}  | {why}", flush=True)
         if not caught:
             missed.append(m.name)
+        else:
+            ways[why[1:why.index("]")]].append(m.name)
     total = time.monotonic() - started
     print(f"mutants: {len(mutants) - len(missed)} of {len(mutants)} caught in {total:.1f}s"
           + (f"; missed: {', '.join(missed)}" if missed else ""))
+    print("caught by: " + ", ".join(f"{len(names)} {how}" for how, names in ways.items() if names)
+          + (f" (Z3's unknown, not a counterexample: {', '.join(ways['unknown'])})" if ways["unknown"] else ""))
     return 1 if missed or not mutants else 0
 
 

@@ -64,8 +64,8 @@ MUTANTS = [
     Mutant(
         name="planner_due_from_first",
         path="harness/memory/planner.py",
-        old="    return (T + 1 - first) << (LEVELS_MAX - l)\n",
-        new="    return (T - first) << (LEVELS_MAX - l)\n",
+        old="        return (-((T + 1 - first) << (LEVELS_MAX - l)), first, l)\n",
+        new="        return (-((T - first) << (LEVELS_MAX - l)), first, l)\n",
         check=BRIDGE_TINY,
         note="due measured from the pair's first message, (T - first)/2^l [gist §3.2, §7.1]",
     ),

@@ -129,6 +129,31 @@ def judge_bridge(mutant: Mutant, status: int, output: str) -> Tuple[bool, str]:
     return True, first[:160]
 
 
+# How a caught mutant was caught, as `make mutants` prints it. A counterexample (Z3's `sat`, a
+# case a bounded or searched check found, a canary proved) refutes the planted code; Z3 giving up
+# (`unknown`, at its resource limit) only says the proof no longer goes through, as a harder query
+# of right code could; a count below the registry's minimum or code that no longer runs on terms
+# is a catch of its own kind.
+HOW = ("counterexample", "unknown", "shortfall", "not on terms", "test", "difference", "lint")
+
+
+def how_caught(mutant: Mutant, output: str) -> str:
+    """One of HOW, for a mutant `judge` counted as caught."""
+    kind = kind_of(mutant)
+    if mutant.lint:
+        return "lint"
+    if kind == "pytest":
+        return "test"
+    if kind == "bridge":
+        return "difference"
+    details = [law_verdicts(output).get(name, ("", ""))[1] for name in named_laws(mutant)]
+    for how, said in (("unknown", "Z3 said unknown"), ("shortfall", "below the registry"),
+                      ("not on terms", "does not run on Z3 terms")):
+        if any(said in detail for detail in details):
+            return how
+    return "counterexample"
+
+
 def judge(mutant: Mutant, status: int, output: str, report: str = "") -> Tuple[bool, str]:
     """(caught, why): caught only when the named check failed for its own reason."""
     kind = kind_of(mutant)

@@ -29,7 +29,8 @@ PUSH = "model/push.py"
 LINE = "model/line.py"
 BASE = "model/base.py"
 HARNESS_PLANNER = "harness/memory/planner.py"
-HARNESS_LEVELS = "    left = (T + 1 - first_a) << l_b\n    right = (T + 1 - first_b) << l_a\n"
+# the production batch heap's entry (`_View.entry`): the function `_View.fit` pushes
+HEAP_KEY = "        return (-((T + 1 - first) << (LEVELS_MAX - l)), first, l)\n"
 
 MORE_DUE_LASTS = "last_a = ((ia + 2) << la) - 1\n    last_b = ((ib + 2) << lb) - 1"
 MORE_DUE_RETURN = "return (T - last_a) << lb > (T - last_b) << la"
@@ -107,7 +108,7 @@ MUTANTS = [
     Mutant("due_ties_to_newer", VIEW, MORE_DUE_RETURN, "return (T - last_a) << lb >= (T - last_b) << la",
            law("due_is_transitive"), "equal pairs compare as more due: the newer of a tie wins"),
     Mutant("due_ties_to_newer_orders", VIEW, MORE_DUE_RETURN, "return (T - last_a) << lb >= (T - last_b) << la",
-           law("due_orders_agree"), "the same bug, against the production form"),
+           law("heap_keys_order_as_more_due"), "the same bug, against the production heap's order"),
     Mutant("merges_while_waiting", PLANNER, "    else:\n        candidates = candidates + tuple(",
            "    if True:\n        candidates = candidates + tuple(",
            law("need_first"), "ready merges start while a turn waits"),
@@ -187,13 +188,13 @@ MUTANTS += [
 
 # ---- the production twins, against the model (laws/confirmed.py diffbehavior) ----
 MUTANTS += [
-    # the production batch orders pairs by its heap's keys (`due_key`), not by calls of its
-    # `more_due`: its bugs are planted there
-    Mutant("planner_due_levels_swapped", "harness/memory/planner.py",
-           "    return (T + 1 - first) << (LEVELS_MAX - l)\n", "    return (T + 1 - first) << l\n",
+    # the production batch orders pairs by its heap's entries (`_View.entry`): its bugs are
+    # planted there
+    Mutant("planner_due_levels_swapped", "harness/memory/planner.py", HEAP_KEY,
+           "        return (-((T + 1 - first) << l), first, l)\n",
            law("due_matches_production"), "the production order multiplies by its own level's power, not the other's"),
-    Mutant("planner_due_ties_to_newer", "harness/memory/planner.py",
-           "    return (T + 1 - first) << (LEVELS_MAX - l)\n", "    return ((T + 1 - first) << (LEVELS_MAX - l)) + first\n",
+    Mutant("planner_due_ties_to_newer", "harness/memory/planner.py", HEAP_KEY,
+           "        return (-(((T + 1 - first) << (LEVELS_MAX - l)) + first), first, l)\n",
            law("due_matches_production"), "the production order lets the newer of equal pairs win"),
 ]
 MUTANTS += [
@@ -230,8 +231,8 @@ MUTANTS += [
            law("queue_is_sound"), "Hypothesis searches 100 histories: below the registry's 250"),
     Mutant("fewer_settle_waits", "laws/universal.py", "        if number % 5:", "        if number % 50:",
            law("settle_reached"), "settle_reached starts from a tenth of the states: below its registered minimum"),
-    Mutant("registry_drops_a_module", "laws/registry.py", "MODULES = (bounded, universal, choice, restarts, protocol, confirmed, searched)",
-           "MODULES = (bounded, choice, restarts, protocol, confirmed, searched)",
+    Mutant("registry_drops_a_module", "laws/registry.py", "MODULES = (bounded, canaries, universal, work_queue, choice, restarts, protocol, confirmed, searched)",
+           "MODULES = (bounded, canaries, work_queue, choice, restarts, protocol, confirmed, searched)",
            test("tests/laws/test_laws_table.py::test_the_readme_laws_table_is_the_registrys"),
            "the registry leaves out laws/universal.py's laws"),
     Mutant("strengths_out_of_order", "laws/core.py",
@@ -352,9 +353,10 @@ MUTANTS += [
     Mutant("more_due_branches_on_equal_levels", VIEW, "    last_a = ((ia + 2) << la) - 1\n",
            "    if la == lb:\n        return ia > ib\n    last_a = ((ia + 2) << la) - 1\n",
            law("due_cross_is_rational"), "more_due decides equal levels with an `if` on `==`: it cannot run on Z3 terms"),
-    Mutant("harness_due_levels_swapped", HARNESS_PLANNER, HARNESS_LEVELS,
-           "    left = (T + 1 - first_a) << l_a\n    right = (T + 1 - first_b) << l_b\n",
-           law("due_orders_agree"), "the production order swaps the two levels, caught by Z3 on its own code"),
+    Mutant("harness_due_levels_swapped", HARNESS_PLANNER, HEAP_KEY,
+           "        return (-((T + 1 - first) << l), first, l)\n",
+           law("heap_keys_order_as_more_due"), "the production heap's entries multiply by their own level's power: "
+           "caught by Z3 on the function fit pushes with"),
     Mutant("absorb_keeps_new_state", PUSH, "        return States(1, life, state, older)",
            "        return States(1, life, new_state, older)",
            law("push_agrees_always"), "push's absorb keeps the new state: caught by Z3 on push's own code"),
@@ -367,26 +369,30 @@ TIE_TO_NEWER_HIGH = ("            wins = more_due(a.l, a.i, b.l, b.i, T) | ((b.l
 MUTANTS += [
     Mutant("most_due_tie_to_newer_high", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
            law("most_due_is_the_choice"), "most_due gives a tie with an older pair of level ≥ 5 to the newer pair"),
-    Mutant("most_due_tie_to_newer_orders", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
-           law("due_orders_agree"), "the same bug, against the production order"),
     Mutant("most_due_keeps_first", VIEW, "        return choose(can_merge & ((best < 0) | wins), k, best)",
            "        return choose(can_merge & (best < 0), k, best)",
            law("most_due_is_the_choice"), "most_due returns the first pair that can merge, not the most due"),
 ]
 
-HEAP_KEY = "    return (T + 1 - first) << (LEVELS_MAX - l)\n"
 # a tie is given to the lower level where both are 5 or more: in a chat's view the newer pair.
 # A key's steps are 2^(64 − l) ≥ 2^44 apart, so only exact ties move; (l + 3) >> 3 is 0 below
-# level 5, written without a branch so that the law's Z3 run catches it rather than crashes
-HEAP_TIE_TO_NEWER_HIGH = "    return ((T + 1 - first) << (LEVELS_MAX - l)) - ((l + 3) >> 3) * l\n"
+# level 5
+HEAP_TIE_TO_NEWER_HIGH = "        return (-((T + 1 - first) << (LEVELS_MAX - l)) + ((l + 3) >> 3) * l, first, l)\n"
+# the same tie, written with an `if` on the level: the bug the heap law once missed, since it built
+# its own entries rather than calling the function fit pushes with
+HEAP_ENTRY_TIE_HIGH = "        return (-((T + 1 - first) << (LEVELS_MAX - l)) + (l if l >= 5 else 0), first, l)\n"
 MUTANTS += [
     Mutant("planner_heap_tie_to_newer_high", HARNESS_PLANNER, HEAP_KEY, HEAP_TIE_TO_NEWER_HIGH,
            test("tests/laws/test_choice_agreement.py::test_the_production_heaps_choose_as_the_model_on_ties_at_high_levels"),
            "the production fit gives a tie between pairs of levels ≥ 5 to the newer pair"),
     Mutant("planner_heap_tie_to_newer_high_law", HARNESS_PLANNER, HEAP_KEY, HEAP_TIE_TO_NEWER_HIGH,
            law("heap_keys_order_as_more_due"), "the same bug, caught by Z3 on the heap's keys"),
-    Mutant("heap_key_from_T", HARNESS_PLANNER, HEAP_KEY, "    return (T - first) << (LEVELS_MAX - l)\n",
+    Mutant("heap_key_from_T", HARNESS_PLANNER, HEAP_KEY, "        return (-((T - first) << (LEVELS_MAX - l)), first, l)\n",
            law("heap_keys_order_as_more_due"), "the heap's key measures from T, not T + 1: the order of levels shifts"),
+    Mutant("fit_entry_tie_to_newer_high", HARNESS_PLANNER, HEAP_KEY, HEAP_ENTRY_TIE_HIGH,
+           law("heap_keys_order_as_more_due"), "fit's heap entries give a tie between pairs of levels ≥ 5 to the newer pair"),
+    Mutant("fit_entry_tie_to_newer_high_searched", HARNESS_PLANNER, HEAP_KEY, HEAP_ENTRY_TIE_HIGH,
+           law("due_matches_production"), "the same bug, found by CrossHair's diffbehavior on the same function"),
     Mutant("tree_lookup_wraps_past_2_14", "model/tree.py", "    return trie_get(item(tree.levels, l), i)\n",
            "    return trie_get(item(tree.levels, l), i & 0x3FFF)\n",
            test("tests/bridge/test_bridge.py::test_every_tiny_run_agrees"),
@@ -443,7 +449,7 @@ MUTANTS += [
 ]
 
 MUTANTS += [
-    Mutant("kind_reads_only_the_opening", "laws/core.py", "    parts = [opening(label)] + NAMED.findall(label)\n",
+    Mutant("kind_reads_only_the_opening", "laws/core.py", "    parts = [opening(label)] + NAMED.findall(claim)\n",
            "    parts = [opening(label)]\n",
            test("tests/laws/test_laws_table.py::test_a_label_ranks_as_its_weakest_part"),
            "a label ranks by its first words: a proof with a searched link ranks as a proof"),
@@ -500,4 +506,109 @@ MUTANTS += [
            "        cshrinking = cshrinking | (view_bytes(cview) > c.cview_bytes_ceiling)\n",
            "        cshrinking = cshrinking | (view_bytes(cview) > c.cview_bytes_floor)\n",
            law("message_merges_nothing"), "the compaction view merges at each message past its floor, below its ceiling"),
+]
+
+# ---- the prover's trusted rules, each made unsound: its canaries (laws/canaries.py) must fail ----
+Z3_MODEL = "laws/z3_model.py"
+Z3_CORE = "laws/z3_core.py"
+RULE_MUTANTS = [
+    Mutant("fold_assumes_invariant_for_any_count", Z3_MODEL,
+           "    proof.assume(z3.Implies(n > 0, loop.invariant(env, Sym(n), result)),\n",
+           "    proof.assume(loop.invariant(env, Sym(n), result),\n",
+           law("fold_rule_refuses"), "the fold rule assumes the invariant's postcondition whatever the count (n > 0 ⇒ dropped)"),
+    Mutant("fold_skips_its_start", Z3_MODEL,
+           "        base_case.check(f\"{name}: the invariant holds at the start\",\n"
+           "                        loop.invariant(env, Sym(z3.IntVal(0)), lifted(shape, start)))\n",
+           "        pass\n",
+           law("fold_rule_refuses"), "the fold rule never proves its invariant at the start"),
+    Mutant("fold_skips_its_step", Z3_MODEL,
+           "            step.check(f\"{name}: the body keeps the invariant\", loop.invariant(any_env, Sym(k + 1), after))\n",
+           "            step.check(f\"{name}: the body keeps the invariant\", z3.BoolVal(True))\n",
+           law("fold_rule_refuses"), "the fold rule never proves that the body keeps its invariant"),
+    Mutant("repeat_skips_its_start", Z3_MODEL,
+           "        base_case.check(f\"{name}: the invariant holds at the start\", loop.invariant(env, first))\n",
+           "        pass\n",
+           law("repeat_rule_refuses"), "the repeat rule never proves its invariant at the start"),
+    Mutant("repeat_skips_its_step", Z3_MODEL,
+           "claim = z3.And(loop.invariant(any_env, after), measure >= 0, loop.variant(any_env, after) < measure)",
+           "claim = z3.And(measure >= 0, loop.variant(any_env, after) < measure)",
+           law("repeat_rule_refuses"), "the repeat rule never proves that the body keeps its invariant"),
+    Mutant("repeat_variant_need_not_drop", Z3_MODEL,
+           "claim = z3.And(loop.invariant(any_env, after), measure >= 0, loop.variant(any_env, after) < measure)",
+           "claim = z3.And(loop.invariant(any_env, after), measure >= 0)",
+           law("repeat_rule_refuses"), "the repeat rule takes a loop to end without its variant dropping"),
+    Mutant("item_twin_allows_the_length", Z3_MODEL,
+           "oblige(z3.And(-items.n <= index, index < items.n), \"item: an index out of range\")",
+           "oblige(z3.And(-items.n <= index, index <= items.n), \"item: an index out of range\")",
+           law("sequence_twins_refuse"), "the item twin lets an index equal to the length through"),
+    Mutant("pair_replaced_twin_allows_the_last_line", Z3_MODEL,
+           "oblige(z3.And(0 <= index, index + 1 < items.n), \"pair_replaced: the pair is not inside the tuple\")",
+           "oblige(z3.And(0 <= index, index < items.n), \"pair_replaced: the pair is not inside the tuple\")",
+           law("sequence_twins_refuse"), "the pair_replaced twin lets a pair start at the last line"),
+    Mutant("prefix_twin_allows_one_more", Z3_MODEL,
+           "oblige(z3.And(0 <= size, size <= items.n), \"prefix: a count outside 0..length\")",
+           "oblige(z3.And(0 <= size, size <= items.n + 1), \"prefix: a count outside 0..length\")",
+           law("sequence_twins_refuse"), "the prefix twin lets a count of length + 1 through"),
+    Mutant("trie_child_off_by_one", Z3_MODEL, "            chosen = z3.If(index == d + 1, CHILDREN[d](self.term), chosen)\n",
+           "            chosen = z3.If(index == d, CHILDREN[d](self.term), chosen)\n",
+           law("sequence_twins_refuse"), "a trie's child at a symbolic digit is the next digit's: twins_agree, at "
+           "concrete digits only, passes"),
+    Mutant("shift_by_any_count", Z3_CORE, "                oblige(count_term >= 0, \"a shift by a negative count\")\n",
+           "", law("integer_encoding_refuses"), "a shift by a symbolic count needs no proof that the count is ≥ 0"),
+    Mutant("mask_one_short", Z3_CORE, "            return Sym(self.term % (other + 1))\n",
+           "            return Sym(self.term % other)\n",
+           law("integer_encoding_refuses"), "x & (2^k − 1) is encoded as x mod (2^k − 1)"),
+    Mutant("condition_outside_explore_is_true", Z3_CORE, "        if BRANCHES:\n            return BRANCHES[-1](self.term)\n",
+           "        if not BRANCHES:\n            return True\n        return BRANCHES[-1](self.term)\n",
+           law("integer_encoding_refuses"), "a condition term asked for a Python bool outside explore answers True"),
+    Mutant("explore_needs_no_witness", Z3_MODEL, "    if not result.witnessed:\n        result.problem = vacuous(name)\n        return result\n",
+           "", law("cut_paths_prove_nothing"), "a step whose every path the model's assert cut proves its claims"),
+    Mutant("fold_cache_ignores_the_count", Z3_MODEL,
+           "    key = (\"fold\", fingerprint(body), fingerprint(start), fingerprint(count))",
+           "    key = (\"fold\", fingerprint(body), fingerprint(start))",
+           law("loop_cache_refuses"), "a fold's cached result is reused for a call with another count"),
+]
+MUTANTS += RULE_MUTANTS
+
+# ---- what a run says: its closing counts are what it earned ----
+MUTANTS += [
+    Mutant("kind_reads_the_trusted_part", "laws/core.py", "    parts = [opening(label)] + NAMED.findall(claim)\n",
+           "    parts = [opening(label)] + NAMED.findall(label)\n",
+           test("tests/laws/test_laws_table.py::test_what_a_proof_trusts_is_named_in_its_label_and_does_not_rank_it"),
+           "a kind named in the trusted part (twins_agree: Bounded) ranks the law, as if a link of its claim"),
+    Mutant("closing_counts_from_the_registry", "laws/__main__.py",
+           "    counts = {name: sum(1 for law in selected if earned[law.name] != \"none\" and kind(earned[law.name]) == name)\n",
+           "    counts = {name: sum(1 for law in selected if kind(law.strength) == name)\n",
+           test("tests/laws/test_laws_table.py::test_a_failing_law_counts_as_failed_in_the_closing_counts_not_as_its_registered_label"),
+           "the closing count is the registry's: a law that failed still counts as Proved"),
+]
+MUTANTS += [
+    Mutant("unknown_counts_as_a_counterexample", JUDGE,
+           "    for how, said in ((\"unknown\", \"Z3 said unknown\"), (\"shortfall\", \"below the registry\"),\n",
+           "    for how, said in ((\"shortfall\", \"below the registry\"),\n",
+           test("tests/mutants/test_mutant_runner.py::test_a_catch_by_z3s_unknown_is_told_apart_from_a_counterexample"),
+           "make mutants counts a catch by Z3's unknown as one by a counterexample"),
+]
+
+# ---- what the history laws leave unknown (laws/work_queue.py): capped_text and the work queue ----
+CAPPED_SOURCE = "            if (line.l, line.i) == (0, i):\n"
+CAPPED_BY_INDEX = "            if line.i == i:\n"
+MUTANTS += [
+    Mutant("capped_text_matches_index_alone", PLANNER, CAPPED_SOURCE, CAPPED_BY_INDEX,
+           law("capped_text_finds_its_source"),
+           "a third failure's source is found by matching a view line on its index alone, at any level: a merged "
+           "line of the same index after it gives its text"),
+    Mutant("capped_text_matches_index_alone_bridge", PLANNER, CAPPED_SOURCE, CAPPED_BY_INDEX,
+           ("python", "-m", "bridge", "--scale", "tiny", "--scenario", "bulk_import"),
+           "the same bug, found by the bridge's bulk import: old messages fail for good while the view merges past them"),
+    Mutant("capped_text_matches_index_alone_tiny", PLANNER, CAPPED_SOURCE, CAPPED_BY_INDEX, BRIDGE_TEST,
+           "the same bug, found by make test's tiny bridge runs"),
+    Mutant("ready_queue_by_index", PLANNER, "    while k < len(queue) and last_message(queue[k]) < last_message(node):\n",
+           "    while k < len(queue) and queue[k][1] < node[1]:\n",
+           law("queue_functions_hold"), "ready merges are queued by their index, not their last message [decision P5]"),
+    Mutant("ready_merges_newest_first", PLANNER, "            for node in state.ready\n",
+           "            for node in state.ready[::-1]\n",
+           law("queue_functions_hold"), "schedule starts the ready merges newest first [decision P5]"),
+    Mutant("window_off_by_one_bounded", PLANNER, "window = unbuilt[: c.jobs_max]", "window = unbuilt[: c.jobs_max + 1]",
+           law("queue_functions_hold"), "the level-0 window is one line too wide [gist §4]: the bounded check"),
 ]

@@ -46,24 +46,6 @@ def last_message(l: int, i: int) -> int:
     return ((i + 1) << l) - 1
 
 
-def more_due(l_a: int, first_a: int, l_b: int, first_b: int, T: int) -> bool:
-    """Pair a (two lines of level l_a from message first_a) is more due than pair b.
-
-    due = (T + 1 − first)/2^l, the order of (T − last)/2^l shifted by 2 [gist §3.2], compared
-    cross-multiplied, integers only; the oldest of equal pairs wins. Written with `|` and `&`,
-    which evaluate every part: so the laws can run this very function on Z3 terms.
-    """
-    left = (T + 1 - first_a) << l_b
-    right = (T + 1 - first_b) << l_a
-    return (left > right) | ((left == right) & (first_a < first_b))
-
-
-def due_key(l: int, first: int, T: int) -> int:
-    """A pair's due (T + 1 − first)/2^l times 2^LEVELS_MAX: an integer, exact for every level
-    below LEVELS_MAX, so pairs of any levels compare as integers [gist §3.2]."""
-    return (T + 1 - first) << (LEVELS_MAX - l)
-
-
 class Texts(Protocol):
     """Where node texts and message sources live; the planner keeps none of them for long."""
 
@@ -254,6 +236,15 @@ class _View:
     def _push_pair(self, l: int, i: int) -> None:
         heapq.heappush(self.pairs[l], i)
 
+    @staticmethod
+    def entry(l: int, first: int, T: int) -> Tuple[int, int, int]:
+        """The batch heap's entry for level l's best pair, whose first message is `first`: its
+        due (T + 1 − first)/2^l, the order of (T − last)/2^l shifted by 2 [gist §3.2], times
+        2^LEVELS_MAX (an integer, exact for every level below LEVELS_MAX), negated so the heap's
+        least is the most due; then `first`, so the oldest of equal pairs comes first. `fit`
+        pushes only these; `heap_keys_order_as_more_due` proves their order on this function."""
+        return (-((T + 1 - first) << (LEVELS_MAX - l)), first, l)
+
     def add(self, l: int, i: int, line_bytes: int, built: _Built) -> None:
         first = i << l
         self.level[first] = l
@@ -266,12 +257,12 @@ class _View:
     def fit(self, T: int, budget_bytes: int, planner: "Planner") -> List[Node]:
         """Merge the most due pair whose parent is built until within budget [gist §3.2].
 
-        Each level's best pair (its heap's top) is an entry of one more heap, keyed by
-        `due_key`: a merge changes only two tops, its level's and the level above's (where its
+        Each level's best pair (its heap's top) is an entry of one more heap, made by
+        `entry`: a merge changes only two tops, its level's and the level above's (where its
         parent may make a pair), and T stays, so each merge pushes at most two entries, in C,
         instead of comparing every level's top (`heap_keys_order_as_more_due` proves the
-        entries' order is `more_due`'s). `add` and `_push_pair` are written out in the loop,
-        which runs for every merge of both views."""
+        entries' order is the model's `more_due`, the oldest of equal pairs first). `add` and
+        `_push_pair` are written out in the loop, which runs for every merge of both views."""
         merges: List[Node] = []
         total = self.bytes
         if total <= budget_bytes:
@@ -284,17 +275,18 @@ class _View:
         beyond = planner.built_nodes.beyond
         heappop = heapq.heappop
         heappush = heapq.heappush
+        heap_entry = _View.entry
         # a cache entry never changes: if the cache starts afresh during the batch, the old
         # dict still answers right, and what it lacks `parent_bytes` reads
         recent_get = planner._recent.get
-        # each level's top pair as (−due_key, first, level): the heap's least is the most due
-        # pair, the oldest of equal ones (`due_key`). A level whose top changes gets a new
-        # entry; an entry whose pair is no longer its level's top is dropped when it comes up.
+        # each level's top pair as its `entry`: the heap's least is the most due pair, the
+        # oldest of equal ones. A level whose top changes gets a new entry; an entry whose pair
+        # is no longer its level's top is dropped when it comes up.
         best: List[Tuple[int, int, int]] = []
         for l, heap in enumerate(pairs):
             if heap:
                 first = heap[0] << l
-                best.append((-due_key(l, first, T), first, l))
+                best.append(heap_entry(l, first, T))
         heapq.heapify(best)
         while best and total > budget_bytes:
             _, best_first, best_l = heappop(best)
@@ -307,7 +299,7 @@ class _View:
             del level[second]
             if heap:
                 first = heap[0] << best_l
-                heappush(best, (-due_key(best_l, first, T), first, best_l))
+                heappush(best, heap_entry(best_l, first, T))
             parent_level = best_l + 1
             parent = best_i >> 1
             entry = recent_get((parent << 6) | parent_level)
@@ -325,7 +317,7 @@ class _View:
                 heappush(above, pair_i)
                 if above[0] == pair_i:  # a new top for its level
                     first = pair_i << parent_level
-                    heappush(best, (-due_key(parent_level, first, T), first, parent_level))
+                    heappush(best, heap_entry(parent_level, first, T))
         self.bytes = total
         return merges
 

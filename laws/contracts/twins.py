@@ -52,8 +52,8 @@ def harness_cut(text: str, bytes_max: int) -> str:
 
 
 # The due order: the model's `more_due` with its scan's tie-break (the oldest of equal pairs
-# wins), against the order of harness/memory/planner.py's batch heap, whose entries are
-# (−due_key, first, level), on pairs of lines that end before T.
+# wins), against the order of harness/memory/planner.py's batch heap, whose entries
+# `_View.entry` makes (the very function its `fit` pushes), on pairs of lines that end before T.
 LEVEL_MAX = 12
 T_MAX = 1 << 16
 
@@ -75,9 +75,7 @@ def harness_due(la: int, ia: int, lb: int, ib: int, T: int) -> bool:
     if not due_guard(la, ia, lb, ib, T):
         return False
     first_a, first_b = ia << la, ib << lb
-    entry_a = (-production_planner.due_key(la, first_a, T), first_a, la)
-    entry_b = (-production_planner.due_key(lb, first_b, T), first_b, lb)
-    return entry_a < entry_b
+    return production_planner._View.entry(la, first_a, T) < production_planner._View.entry(lb, first_b, T)
 
 
 # Inputs inside each pair's domain guard (laws/witness.py runs them on both sides): without them,

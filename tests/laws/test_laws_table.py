@@ -175,3 +175,36 @@ def test_the_readme_counts_eukhes_laws_by_their_weakest_part():
     assert len(EUKHE_UNIVERSAL) == 13
     assert set(EUKHE_UNIVERSAL) <= {law.name for law in laws()}
     assert eukhe_count(laws()) in " ".join(README.read_text().split())
+
+
+def test_a_failing_law_counts_as_failed_in_the_closing_counts_not_as_its_registered_label(monkeypatch, capsys):
+    proved = "Proved (Z3): any view"
+    planted = [Law("planted_proved", "§3", "A planted law.", "z3", proved, lambda budget: Verdict(True, proved)),
+               Law("planted_failing", "§3", "A planted law.", "z3", proved, lambda budget: Verdict(False, "none", "Z3 said sat"))]
+    monkeypatch.setattr(runner, "laws", lambda: planted)
+    monkeypatch.setattr(runner, "all_violations", lambda: [])
+    monkeypatch.setattr(runner.confirmed, "start_ahead", lambda names: None)
+    monkeypatch.setattr(sys, "argv", ["laws"])
+    assert runner.main() == 1
+    printed = capsys.readouterr().out
+    assert "ranked by their weakest part: 1 Proved (Z3); 1 failed, earning nothing (planted_failing)" in printed
+    assert "2 Proved (Z3)" not in printed
+
+
+def test_what_a_proof_trusts_is_named_in_its_label_and_does_not_rank_it():
+    trusted = "Proved (Z3): model code; trusted: 7 sequence twins (twins_agree: Bounded; sequence_twins_refuse)"
+    assert kind(trusted) == "Proved (Z3)"
+    # a link of the claim itself, before the trusted part, still ranks it
+    assert kind("Proved (Z3): its steps; steps = events: Searched, 3 events; trusted: the integer encoding") == "Searched"
+    registered = {law.name: law for law in laws()}
+    for law in registered.values():
+        if "sequence twins" in law.strength and law.strength.startswith("Proved"):
+            assert "twins_agree: Bounded" in law.strength, law.name
+        if "model/planner.py step for every event" in law.strength:
+            for said in ("assert", "witnessed", "capped_text_finds_its_source", "queue_functions_hold"):
+                assert said in law.strength, (law.name, said)
+        if "loop rules" in law.strength:
+            assert "cached" in law.strength, law.name
+        # every law a label cites as the check of a part exists
+        for cited in re.findall(r"\b[a-z0-9]+(?:_[a-z0-9]+)+_(?:refuses?|agree|nothing|source|hold|rational)\b", law.strength):
+            assert cited in registered, (law.name, cited)

@@ -10,7 +10,7 @@ import pytest
 from laws.registry import laws
 from mutants import __main__ as runner
 from mutants.base import Mutant
-from mutants.judge import judge, malformed
+from mutants.judge import how_caught, judge, malformed
 
 VIEW = "model/view.py"
 TIE = ("python", "-m", "laws", "--only", "tie_at_11")
@@ -66,6 +66,19 @@ def test_a_crash_or_a_missing_line_read_from_the_laws_output_is_not_a_catch():
     assert not judge(mutant, 1, LINT_PASS + crash)[0]
     assert not judge(mutant, 1, LINT_PASS)[0]
     assert not judge(mutant, 1, "Traceback (most recent call last):\nSyntaxError: invalid syntax\n")[0]
+
+
+def test_a_catch_by_z3s_unknown_is_told_apart_from_a_counterexample():
+    mutant = Mutant("m", VIEW, "x", "y", TIE, "a bug")
+    unknown = TIE_FAIL.rstrip("\n") + "  tie_at_11: Z3 said unknown (its resource limit reached)\n"
+    sat = TIE_FAIL.rstrip("\n") + "  tie_at_11: Z3 said sat ([T = 11])\n"
+    short = TIE_FAIL.rstrip("\n") + "  below the registry: 9 is below the registry's minimum 10\n"
+    assert judge(mutant, 1, LINT_PASS + unknown)[0] and how_caught(mutant, LINT_PASS + unknown) == "unknown"
+    assert judge(mutant, 1, LINT_PASS + sat)[0] and how_caught(mutant, LINT_PASS + sat) == "counterexample"
+    assert how_caught(mutant, LINT_PASS + short) == "shortfall"
+    case = TIE_FAIL.rstrip("\n") + "  T=11: the newer pair merged\n"
+    assert how_caught(mutant, LINT_PASS + case) == "counterexample"
+    assert how_caught(Mutant("m", VIEW, "x", "y", PYTEST, "a bug"), "") == "test"
 
 
 def test_a_misspelled_or_missing_law_name_is_malformed():

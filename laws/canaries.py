@@ -1,0 +1,263 @@
+"""Canaries: known-false claims that the prover's trusted parts must refuse.
+
+Strategy: a proof on the model's code is only as sound as the rules that run it on Z3 terms
+(laws/z3_model.py, laws/z3_core.py), and a rule made unsound proves nothing false as long as no
+law happens to need the edge it gets wrong. So each trusted part gets claims that are false, each
+aimed at one edge of that part: a loop whose invariant fails at the start, a body that breaks its
+invariant, a fold of no steps (a count ≤ 0) claiming the invariant's postcondition, a `while`
+whose variant does not drop, a twin asked past its sequence's end, a shift by a count that may be
+negative, a mask of the wrong width, a condition asked for a Python bool, a step whose every path
+the model's own `assert` cuts, two loops of different counts sharing a cached result. Each canary
+goes through the very code a law goes through (`run_law`, `explore`, the twins, `Sym`), and
+passes only when that code refuses it: Z3 says `sat` or `unknown`, an obligation or the step
+fails, or the code refuses to run. A canary the prover proves is a FAIL of its law, and each part
+has a mutant in mutants/law_mutants.py that makes its canary's law fail.
+
+What each canary's truth is, by hand (the golden values): `fold(n, 0, +1)` is 0 for n ≤ 0, n
+otherwise, so "it is n" is false at n = −1; `fold(n, 1, +1)` is n + 1, not n; `fold(n, 0, +2)` is
+2n, not n; `repeat(v < n, +1)` from 0 is 0 when n ≤ 0, so "it is ≥ 1" is false at n = 0;
+`repeat(v < n, +2)` from 0 is n + 1 for odd n; `repeat(v < n, v)` never ends for n > 0; x & 3 is 3
+at x = 3; x << c raises for c < 0; Python's x == y has no value when x and y are unknown.
+"""
+
+from typing import Callable, List, Tuple
+
+import z3
+
+import model.planner
+from laws import z3_model as zm
+from laws.core import Budget, Law, Verdict
+from laws.z3_core import Sym, SymBool
+
+
+def refused(name: str, run: Callable[[], Tuple[bool, str]]) -> Tuple[bool, str]:
+    """(refused, why) for one canary: `run` gives (proved, problem) from the prover's own code."""
+    try:
+        proved, problem = run()
+    except (TypeError, ValueError) as error:  # the code refused to run on terms: a refusal
+        return True, f"{name}: {type(error).__name__}: {error}"
+    if proved:
+        return False, f"{name}: PROVED, a known-false claim"
+    return True, f"{name}: {problem.splitlines()[0][:120] if problem else 'not proved'}"
+
+
+def law_run(name: str, loops, body) -> Tuple[bool, str]:
+    proved, problem, _ = zm.run_law(name, loops, body)
+    return proved, problem
+
+
+# ---- the fold rule (a `for` over range(n)) ----
+
+
+def _plus_one(value, k):
+    return value + 1
+
+
+def _plus_two(value, k):
+    return value + 2
+
+
+def counted(env, k, value):
+    """The invariant "the value is the count of steps so far"."""
+    return value.term == k.term
+
+
+def fold_with(start: int, body, count_domain=lambda n: z3.BoolVal(True)) -> Tuple[bool, str]:
+    """Claim fold(n, start, body) == n, with the invariant value == k."""
+    loops = {body.__qualname__: zm.Loop(counted)}
+
+    def claim(proof: zm.Proof) -> None:
+        n = z3.Int("n_canary")
+        proof.assume(count_domain(n))
+        result = zm.fold(Sym(n), start, body)
+        proof.check("the fold's result is its count", Sym.lift(result) == n)
+
+    return law_run("canary", loops, claim)
+
+
+FOLD_CANARIES = (
+    ("a fold whose invariant fails at the start (from 1, counting +1)", lambda: fold_with(1, _plus_one, lambda n: n >= 1)),
+    ("a fold whose body breaks its invariant (+2 a step)", lambda: fold_with(0, _plus_two, lambda n: n >= 1)),
+    ("a fold of no steps (n ≤ 0) claiming the invariant's postcondition", lambda: fold_with(0, _plus_one)),
+)
+
+
+# ---- the repeat rule (a `while`) ----
+
+
+def repeat_with(step: int, invariant, claim_of) -> Tuple[bool, str]:
+    """repeat(v < n, v + step) from 0, with the given invariant and the variant n − v."""
+    n = z3.Int("n_canary")
+    bound = Sym(n)
+
+    def going_on(value):
+        return value < bound
+
+    def moved(value):
+        return value + step
+
+    loops = {moved.__qualname__: zm.Loop(lambda env, value: invariant(Sym.lift(env["bound"]), value.term),
+                                         variant=lambda env, value: Sym.lift(env["bound"]) - value.term)}
+
+    def claim(proof: zm.Proof) -> None:
+        proof.assume(n >= 0)
+        result = zm.repeat(going_on, moved, 0)
+        proof.check("the loop's result", claim_of(n, Sym.lift(result)))
+
+    return law_run("canary", loops, claim)
+
+
+REPEAT_CANARIES = (
+    ("a while whose invariant fails at the start (v ≥ 1 from 0)",
+     lambda: repeat_with(1, lambda n, v: v >= 1, lambda n, v: v >= 1)),
+    ("a while whose body breaks its invariant (v ≤ n, +2 a step)",
+     lambda: repeat_with(2, lambda n, v: v <= n, lambda n, v: v == n)),
+    ("a while whose variant does not drop (the body leaves v as it is)",
+     lambda: repeat_with(0, lambda n, v: v == 0, lambda n, v: v >= n)),
+)
+
+
+# ---- the sequence twins ----
+
+
+def twin_past_the_end(use) -> Tuple[bool, str]:
+    """Run a twin at an edge Python refuses (or gives something else at): its obligation must fail."""
+
+    def claim(proof: zm.Proof) -> None:
+        view = zm.ZSeq.fresh(zm.LINE, "canary")
+        proof.assume(view.n >= 1)
+        use(view)
+
+    return law_run("canary", {}, claim)
+
+
+def trie_child_at_a_symbolic_digit() -> Tuple[bool, str]:
+    """A trie's child at a digit known only as a term (2, as an assumption): `twins_agree` checks
+    the trie's twin at concrete digits only, where the If chain over digits never runs."""
+
+    def claim(proof: zm.Proof) -> None:
+        k = z3.Int("k_canary")
+        trie = zm.SymTrie(z3.Const("trie_canary", zm.TRIE))
+        proof.assume(zm.TRIE.is_node(trie.term), k == 2)
+        proof.check("trie[k] is the next digit's child", trie.at(Sym(k)).term == zm.CHILDREN[2](trie.term))
+
+    return law_run("canary", {}, claim)
+
+
+LINE = model.view.Line(0, 0, "canary", True, 1)
+TWIN_CANARIES = (
+    ("item at index length (one past the last line)",
+     lambda: twin_past_the_end(lambda v: zm.item(v, Sym(v.n)))),
+    ("pair_replaced at the last line (a pair with no right half)",
+     lambda: twin_past_the_end(lambda v: zm.pair_replaced(v, Sym(v.n) - 1, LINE))),
+    ("prefix of length + 1 lines",
+     lambda: twin_past_the_end(lambda v: zm.prefix(v, Sym(v.n) + 1))),
+    ("a trie's child at a symbolic digit 2 taken as digit 3's", trie_child_at_a_symbolic_digit),
+)
+
+
+# ---- the integer encoding ----
+
+
+def integer_claim(check) -> Tuple[bool, str]:
+    def claim(proof: zm.Proof) -> None:
+        x, c = Sym(z3.Int("x_canary")), Sym(z3.Int("c_canary"))
+        check(proof, x, c)
+
+    return law_run("canary", {}, claim)
+
+
+def same_as_python_bool(a, b):
+    """Model-like code that branches on a comparison: a term must refuse to be a bool."""
+    if a == b:
+        return 1
+    return 0
+
+
+INTEGER_CANARIES = (
+    ("a shift by a count that may be negative",
+     lambda: integer_claim(lambda proof, x, c: proof.check("x << c runs", SymBool.lift((x << c) == (x << c))))),
+    ("x & 3 is at most 2 (false at x = 3)",
+     lambda: integer_claim(lambda proof, x, c: proof.check("x & 3 ≤ 2", SymBool.lift((x & 3) <= 2)))),
+    ("`if x == c` on terms decides x == c",
+     lambda: integer_claim(lambda proof, x, c: proof.check("the branch gives 1", Sym.lift(same_as_python_bool(x, c)) == 1))),
+)
+
+
+# ---- explore: paths cut by the model's own assert ----
+
+
+def every_path_cut() -> Tuple[bool, str]:
+    """A message of a kind the model refuses (`assert kind in KINDS`): every path ends at the
+    model's assert, so no state follows and nothing may be claimed of it, not even False."""
+
+    def claim(path: zm.Proof) -> None:
+        model.planner.message(model.planner.State(), "not a kind", "text")
+        path.check("false", z3.BoolVal(False))
+
+    found = zm.explore("canary", {}, claim)
+    return found.proved, found.problem
+
+
+EXPLORE_CANARIES = (
+    ("a step whose every path the model's own assert cuts, claiming False", every_path_cut),
+)
+
+
+# ---- the loop cache ----
+
+
+def two_counts_one_result() -> Tuple[bool, str]:
+    loops = {_plus_one.__qualname__: zm.Loop(counted)}
+
+    def claim(proof: zm.Proof) -> None:
+        n, m = z3.Ints("n_canary m_canary")
+        proof.assume(n >= 1, m >= 1)
+        first = zm.fold(Sym(n), 0, _plus_one)
+        second = zm.fold(Sym(m), 0, _plus_one)
+        proof.check("two folds of different counts give the same", Sym.lift(first) == Sym.lift(second))
+
+    return law_run("canary", loops, claim)
+
+
+CACHE_CANARIES = (
+    ("fold(n) and fold(m) of the same body and start are equal", two_counts_one_result),
+)
+
+
+def canary_law(name: str, canaries) -> Callable[[Budget], Verdict]:
+    def check(budget: Budget) -> Verdict:
+        reasons: List[str] = []
+        for claim, run in canaries:
+            ok, why = refused(claim, run)
+            if not ok:
+                return Verdict(False, "none", why)
+            reasons.append(why)
+        return Verdict(True, label(len(canaries), name), "refused as it must be: " + "; ".join(reasons))
+
+    check.__name__ = name
+    return check
+
+
+def label(count: int, part: str) -> str:
+    if count == 1:
+        return f"Example: a known-false claim through {part}, refused"
+    return f"Example: {count} known-false claims through {part}, each refused"
+
+
+PARTS = (
+    # (law, the trusted part, its gist section, canaries)
+    ("fold_rule_refuses", "the fold rule", FOLD_CANARIES),
+    ("repeat_rule_refuses", "the repeat rule", REPEAT_CANARIES),
+    ("sequence_twins_refuse", "the sequence twins", TWIN_CANARIES),
+    ("integer_encoding_refuses", "the integer encoding", INTEGER_CANARIES),
+    ("cut_paths_prove_nothing", "explore's paths", EXPLORE_CANARIES),
+    ("loop_cache_refuses", "the loop cache", CACHE_CANARIES),
+)
+
+LAWS = [
+    Law(name, "—", f"The prover refuses known-false claims through {part}: "
+        + "; ".join(claim for claim, _ in canaries) + ".", "z3", label(len(canaries), part),
+        canary_law(part, canaries))
+    for name, part, canaries in PARTS
+]

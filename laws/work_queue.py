@@ -1,0 +1,246 @@
+"""What the history laws leave unknown, checked on its own: `capped_text` and the work queue's
+functions (`queue_by_last`, `without`, `failures_without`, `failure_count`, `schedule`).
+
+Strategy: the history laws (laws/z3_events.py) prove their claims about the views for *any*
+results of these functions, so those proofs say nothing about what they compute. Their loops run
+over Python tuples (`for line in state.view`, `while k < len(queue)`), which do not run on Z3
+terms; so each is checked exhaustively on a stated bound (Bounded), against expectations written
+here from the gist and docs/planner.md, never from the code under test:
+
+- the capped line's source [deliberate D5] [decision P16]: a message's third failed try gives
+  the mark, then that message's own source cut; a merge's, the mark, then its two halves from the
+  tree joined by a newline. Checked on every view that tiles messages 0..T−1 by tree nodes, for
+  every T up to TILED_MAX, with every level-0 line waiting for its summary (its text is its
+  source) and every merged line built with a text of its own, so a source found by the index
+  alone, or at another level, is a different text;
+- the order of ready merges [decision P5]: `queue_by_last` keeps the queue ordered by last
+  message, the new node among the others, none lost or added;
+- the window [gist §4] and P5's order in `schedule`: with no turn waiting, the calls that start
+  are the view's unbuilt lines among its first jobs_max (oldest first, not running, not waiting
+  for a retry), then the ready merges in queue order, up to jobs_max calls, the running calls
+  kept; with a turn waiting, no merge starts;
+- `without`, `failures_without` and `failure_count` on every tuple from a small pool.
+"""
+
+import itertools
+from typing import Iterator, List, Optional, Tuple
+
+from laws.core import Budget, Law, Verdict
+from model.line import LINE_BYTES_MAX
+from model.planner import (Config, State, capped_text, failure_count, failures_without, last_message,
+                           queue_by_last, schedule, without)
+from model.tree import Tree, tree_put
+from model.view import Line, built_line, waiting_line
+
+CAPPED_MARK = "(not summarized, cut: zoom it) "  # docs/planner.md, P16
+TILED_MAX = 16  # every T up to this
+Node = Tuple[int, int]
+
+
+def tilings(start: int, end: int) -> Iterator[Tuple[Node, ...]]:
+    """Every way to cover messages start..end−1 with tree nodes (l, i), oldest first: node (l, i)
+    covers i·2^l .. (i + 1)·2^l − 1 [gist §3]."""
+    if start == end:
+        yield ()
+        return
+    l = 0
+    while start % (1 << (l + 1)) == 0 and start + (1 << (l + 1)) <= end:
+        l += 1
+    for level in range(l + 1):
+        size = 1 << level
+        for rest in tilings(start + size, end):
+            yield ((level, start >> level),) + rest
+
+
+def source(i: int) -> str:
+    return f"user: message {i}"
+
+
+def summary(l: int, i: int) -> str:
+    return f"summary of ({l}, {i})"
+
+
+def tiled_state(nodes: Tuple[Node, ...]) -> State:
+    """A state whose view is `nodes`: every level-0 line waits for its summary, every merged line
+    is built; the tree holds every merged line and its halves, all the way down."""
+    tree = Tree()
+    view: List[Line] = []
+    for l, i in nodes:
+        if l == 0:
+            view.append(waiting_line(i, source(i)))
+            continue
+        view.append(built_line(l, i, summary(l, i)))
+        for level in range(l + 1):
+            for k in range(i << (l - level), (i + 1) << (l - level)):
+                tree = tree_put(tree, level, k, summary(level, k))
+    T = sum(1 << l for l, _ in nodes)
+    return State(Config(), T=T, view=tuple(view), cview=tuple(view), tree=tree)
+
+
+def capped_source_problem() -> Tuple[Optional[str], int]:
+    cases = 0
+    for T in range(1, TILED_MAX + 1):
+        for nodes in tilings(0, T):
+            state = tiled_state(nodes)
+            for l, i in nodes:
+                cases += 1
+                if l == 0:
+                    expected = CAPPED_MARK + source(i)
+                    got = capped_text(state, 0, i)
+                    if got != expected:
+                        return f"T={T}, view {nodes}: message {i}'s capped line is {got!r}, not {expected!r}", cases
+                    continue
+                # a merged line's node, read as the merge one level up would read it: its halves
+                expected = CAPPED_MARK + summary(l - 1, 2 * i) + "\n" + summary(l - 1, 2 * i + 1)
+                got = capped_text(state, l, i)
+                if got != expected:
+                    return f"T={T}, view {nodes}: merge ({l}, {i})'s capped line is {got!r}, not {expected!r}", cases
+    # a source past the line's 512 bytes: the mark, then the source's first bytes (ASCII: one
+    # byte a character), 512 in all
+    long_source = "user: " + "x" * 700
+    state = State(Config(), T=1, view=(waiting_line(0, long_source),))
+    cases += 1
+    expected = CAPPED_MARK + long_source[: LINE_BYTES_MAX - len(CAPPED_MARK)]
+    if capped_text(state, 0, 0) != expected:
+        return "a 706-byte source: the capped line is not the mark and its first bytes", cases
+    return None, cases
+
+
+def capped_text_finds_its_source(budget: Budget) -> Verdict:
+    """[deliberate D5] [decision P16] A node's third failed try builds the mark, then its own
+    input: a message's source, however the lines after it have merged; a merge's two halves."""
+    problem, cases = capped_source_problem()
+    if problem:
+        return Verdict(False, "none", problem)
+    return Verdict(True, CAPPED_LABEL, f"{cases:,} cases")
+
+
+CAPPED_LABEL = ("Bounded: every view tiling T ≤ 16 messages by tree nodes (every level-0 line waiting, every "
+                "merged line built), each of its lines as the node that failed, and a 706-byte source")
+
+
+# ---- the work queue ----
+
+MERGES = tuple((l, i) for l in (1, 2, 3) for i in range(16 >> l))  # 14 merges over messages 0..15
+
+
+def queue_problem() -> Tuple[Optional[str], int]:
+    cases = 0
+    # [decision P5] every queue ordered by last message, of ≤ 4 merges, and every merge not in it
+    for size in range(5):
+        for chosen in itertools.combinations(MERGES, size):
+            queue = tuple(sorted(chosen, key=lambda node: (last_message(node), node)))
+            for node in MERGES:
+                if node in queue:
+                    continue
+                cases += 1
+                got = queue_by_last(queue, node)
+                lasts = [last_message(n) for n in got]
+                if sorted(got) != sorted(queue + (node,)) or lasts != sorted(lasts):
+                    return f"queue_by_last({queue}, {node}) = {got}: not the queue with the node, by last message", cases
+                if tuple(n for n in got if n != node) != queue:
+                    return f"queue_by_last({queue}, {node}) = {got}: the others moved", cases
+    # without, failures_without, failure_count on every tuple of ≤ 4 from three nodes
+    pool = ((0, 1), (1, 0), (0, 2))
+    for size in range(5):
+        for nodes in itertools.product(pool, repeat=size):
+            for node in pool:
+                cases += 1
+                if without(nodes, node) != tuple(n for n in nodes if n != node):
+                    return f"without({nodes}, {node}) = {without(nodes, node)}", cases
+                failures = tuple((n, k + 1) for k, n in enumerate(nodes))
+                counts = [k + 1 for k, n in enumerate(nodes) if n == node]
+                if failure_count(failures, node) != (counts[-1] if counts else 0):
+                    return f"failure_count({failures}, {node}) = {failure_count(failures, node)}", cases
+                if failures_without(failures, node) != tuple(e for e in failures if e[0] != node):
+                    return f"failures_without({failures}, {node})", cases
+    return None, cases
+
+
+def expected_start(view, running, ready, retry_later, jobs_max: int, waiting: bool) -> Tuple[Node, ...]:
+    """The calls that start, by the gist and P5/P6, with no running call stopped: the first
+    jobs_max lines of the view that wait for a summary [gist §4], oldest first, then (with no turn
+    waiting) the ready merges in queue order [decision P5]; none running, none failed since the
+    last message; as many as the free slots allow."""
+    unbuilt = [(0, line.i) for line in view if not line.built][:jobs_max]
+    wanted = [node for node in unbuilt if node not in running and node not in retry_later]
+    if not waiting:
+        wanted += [node for node in ready if node not in running and node not in retry_later]
+    return tuple(wanted[: max(0, jobs_max - len(running))])
+
+
+def schedule_problem() -> Tuple[Optional[str], int]:
+    cases = 0
+    pool = ((1, 0), (1, 2), (2, 1))  # ready merges, by last message: 1, 5, 7
+    for T in range(1, 6):
+        for pattern in range(1 << T):
+            view = tuple(built_line(0, i, "s") if pattern >> i & 1 else waiting_line(i, source(i)) for i in range(T))
+            unbuilt = [(0, line.i) for line in view if not line.built]
+            for jobs_max in (1, 2, 3):
+                config = Config(jobs_max=jobs_max)
+                for ready_size in range(len(pool) + 1):
+                    ready = pool[:ready_size]
+                    candidates = tuple(unbuilt[:3]) + ready
+                    for run_size in range(jobs_max + 1):
+                        for running in itertools.combinations(candidates, run_size):
+                            for retry in ((),) + tuple((node,) for node in candidates if node not in running):
+                                for waiting in (False, True):
+                                    cases += 1
+                                    state = State(config, T=T, view=view, cview=view, ready=ready,
+                                                  running=running, retry_later=retry, waiting=waiting)
+                                    still_waiting, after = schedule(state)
+                                    problem = schedule_case(state, still_waiting, after)
+                                    if problem:
+                                        return (f"T={T}, unbuilt {unbuilt}, jobs_max {jobs_max}, ready {ready}, running "
+                                                f"{running}, retry {retry}, waiting {waiting}: {problem}"), cases
+    return None, cases
+
+
+def schedule_case(state: State, still_waiting: bool, after: Tuple[Node, ...]) -> Optional[str]:
+    if len(after) > state.config.jobs_max:
+        return f"{len(after)} calls run"
+    kept = tuple(node for node in after if node in state.running)
+    started = tuple(node for node in after if node not in state.running)
+    if after[: len(kept)] != kept:
+        return f"the running calls are not kept first: {after}"
+    waiting = state.waiting and any(not line.built for line in state.view)
+    if still_waiting != waiting:
+        return f"waiting is {still_waiting}"
+    if not waiting and kept != state.running:
+        return f"a call stopped with no turn waiting: {after}"
+    if waiting:
+        # a waiting turn may stop merges for its lines (need_first_running); what starts are
+        # window lines in view order, never a merge
+        window = [(0, line.i) for line in state.view if not line.built][: state.config.jobs_max]
+        if any(node not in window for node in started):
+            return f"a call outside the window started while a turn waits: {started}"
+        if list(started) != [node for node in window if node in started]:
+            return f"window lines started out of order: {started}"
+        return None
+    expected = expected_start(state.view, state.running, state.ready, state.retry_later, state.config.jobs_max, False)
+    if started != expected:
+        return f"started {started}, not {expected}"
+    return None
+
+
+def queue_functions_hold(budget: Budget) -> Verdict:
+    """[gist §4] [decision P5, P6] The ready queue runs oldest last message first; the window;
+    the queue's helpers remove and count exactly their node."""
+    problem, cases = queue_problem()
+    if problem:
+        return Verdict(False, "none", problem)
+    problem, more = schedule_problem()
+    if problem:
+        return Verdict(False, "none", problem)
+    return Verdict(True, QUEUE_LABEL, f"{cases + more:,} cases")
+
+
+QUEUE_LABEL = ("Bounded: queue_by_last on every ordered queue of ≤ 4 of 14 merges and every other merge; "
+               "schedule on every view of ≤ 5 messages built or not, 1 to 3 jobs, ≤ 3 ready merges, every "
+               "running set, one or no retry, waiting or not; without, failures_without and failure_count "
+               "on every tuple of ≤ 4 from 3 nodes")
+
+LAWS = [
+    Law("capped_text_finds_its_source", "§4", "A node's third failed try builds the mark, then its own input: a message's source however the lines after it merged, a merge's two halves from the tree.", "exhaustive", CAPPED_LABEL, capped_text_finds_its_source),
+    Law("queue_functions_hold", "§4", "Ready merges run oldest last message first; with no turn waiting, the calls that start are the window's unbuilt lines then the ready merges in order, up to jobs_max, the running kept; with a turn waiting no merge starts.", "exhaustive", QUEUE_LABEL, queue_functions_hold),
+]

@@ -1,0 +1,70 @@
+"""Strategy: what the history laws leave unknown is checked on its own (laws/work_queue.py): the
+failure cap's source, the ready queue's order and the window, each law passing on the model and
+failing on a planted bug of the kind it is there for: a source found by its index alone (a merged
+line of the same index after the message gives its text), merges queued by index, a window one
+line too wide. The expected texts are written from docs/planner.md P16, not read from the model.
+"""
+
+import model.planner as planner
+from laws import work_queue
+from laws.core import Budget
+from model.view import built_line, waiting_line
+
+
+def test_the_capped_text_and_queue_laws_hold_on_the_model():
+    for law in work_queue.LAWS:
+        verdict = law.check(Budget())
+        assert verdict.passed, (law.name, verdict.detail)
+        assert verdict.strength == law.strength
+
+
+def test_every_tiling_of_four_messages_is_found():
+    # by hand: 0+1 1+1 2+1 3+1; 0+2 2+1 3+1; 0+1 1+1 2+2; 0+2 2+2; 0+4
+    assert sorted(work_queue.tilings(0, 4)) == sorted([
+        ((0, 0), (0, 1), (0, 2), (0, 3)), ((1, 0), (0, 2), (0, 3)), ((0, 0), (0, 1), (1, 1)),
+        ((1, 0), (1, 1)), ((2, 0),)])
+
+
+def capped_by_index_alone(state, l, i):
+    if l == 0:
+        source = ""
+        for line in state.view:
+            if line.i == i:
+                source = line.text
+        return "(not summarized, cut: zoom it) " + source
+    return planner.capped_text(state, l, i)
+
+
+def test_a_source_found_by_its_index_alone_fails_the_law(monkeypatch):
+    state = planner.State(planner.Config(), T=4, view=(waiting_line(0, "user: zero"), waiting_line(1, "user: one"),
+                                                       built_line(1, 1, "two and three")))
+    assert planner.capped_text(state, 0, 1) == "(not summarized, cut: zoom it) user: one"
+    assert capped_by_index_alone(state, 0, 1) == "(not summarized, cut: zoom it) two and three"
+    monkeypatch.setattr(work_queue, "capped_text", capped_by_index_alone)
+    verdict = work_queue.capped_text_finds_its_source(Budget())
+    assert not verdict.passed
+    assert "message 1's capped line" in verdict.detail
+
+
+def test_merges_queued_by_index_or_a_wide_window_fail_the_law(monkeypatch):
+    def by_index(queue, node):
+        k = 0
+        while k < len(queue) and queue[k][1] < node[1]:
+            k = k + 1
+        return queue[:k] + (node,) + queue[k:]
+
+    monkeypatch.setattr(work_queue, "queue_by_last", by_index)
+    verdict = work_queue.queue_functions_hold(Budget())
+    assert not verdict.passed and "by last message" in verdict.detail
+    monkeypatch.undo()
+
+    def wide_window(state):
+        waiting, running = planner.schedule(state)
+        unbuilt = [(0, line.i) for line in state.view if not line.built]
+        extra = [node for node in unbuilt[state.config.jobs_max: state.config.jobs_max + 1]
+                 if node not in running and node not in state.retry_later]
+        return waiting, running + tuple(extra) if len(running) < state.config.jobs_max else running
+
+    monkeypatch.setattr(work_queue, "schedule", wide_window)
+    verdict = work_queue.queue_functions_hold(Budget())
+    assert not verdict.passed and "started" in verdict.detail
