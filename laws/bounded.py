@@ -310,7 +310,7 @@ def view_within_ceiling(budget: Budget) -> Verdict:
     The view a turn sends is computed at every turn of the first day, and at every third state
     whose view shows over the ceiling (there it is folded; the model's fold is quadratic in the
     view's lines, so not at every one); a view within it is sent as it is
-    (`turn_view_within_ceiling`, proved)."""
+    (each fit leaves it as it is: `fit_reaches_budget`, proved)."""
     turns = folded = contexts = placeholders = 0
     biggest = 0
     states = [(state, False) for state in ceiling_states()] + list(first_day_states())

@@ -534,8 +534,9 @@ def every_parent(l, i):
 def turn_view_within_ceiling(budget: Budget) -> Verdict:
     """[decision P19] The view a turn sends is at most the view's ceiling, or no two of its lines
     are siblings (then it is the chat's binary digits: one line per 1-bit of T, at most 64 lines,
-    `sibling_free_view_is_binary`); and a view that shows within the ceiling is sent as it is.
-    For any view, T, ceiling and tree: the model's turn_view, both its fits run on Z3 terms."""
+    `sibling_free_view_is_binary`). For any view, T, ceiling and tree: the model's turn_view, both
+    its fits run on Z3 terms. (A view that shows within the ceiling is sent as it is: each fit
+    then leaves it as it is, `fit_reaches_budget`.)"""
 
     def body(proof: zm.Proof) -> None:
         V, T, ceiling, tree = zv.fresh_view("V"), z3.Int("T"), z3.Int("ceiling"), zv.fresh_tree()
@@ -1033,7 +1034,7 @@ LAWS = [
     Law("context_ends_at_node", "§4", "A compaction's context ends at its node and holds only built lines; it stops only at a line that is unbuilt, ends after the node, or would pass its budget.", "z3", VIEW_LABEL, context_ends_at_node),
     Law("context_is_prefix", "§4", "A compaction's context is the start of the compaction view.", "z3", VIEW_LABEL, context_is_prefix),
     Law("context_within_budget", "§4, P19", "A compaction's context is at most its budget, the compaction view's ceiling, whatever the compaction view's size.", "z3", VIEW_LABEL, context_within_budget),
-    Law("turn_view_within_ceiling", "§3.2, §6, P19", "The view a turn sends is within the view's ceiling, or no two of its lines are siblings (the chat's binary digits); a view that shows within the ceiling is sent as it is.", "z3", VIEW_LABEL, turn_view_within_ceiling),
+    Law("turn_view_within_ceiling", "§3.2, §6, P19", "The view a turn sends is within the view's ceiling, or no two of its lines are siblings (the chat's binary digits).", "z3", VIEW_LABEL, turn_view_within_ceiling),
     Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", PUSH_LABEL, push_agrees_always),
     Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one (the compaction view's too, when it merges nothing either).", "z3", HISTORY_LABEL, message_appends),
     Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line; the compaction view then merges only while shrinking or past its own ceiling.", "z3", HISTORY_LABEL, message_merges_nothing),

@@ -240,8 +240,8 @@ def context(cview: View, l: int, i: int, budget_bytes: int) -> View:
         it stopped the context, it ends by the node's end, it is built and it fits."""
         count, total = sofar
         line = item(cview, k)
-        goes_on = ((count == k) & (last(line.l, line.i) <= end) & line.built
-                   & (total + line.bytes <= budget_bytes))
+        fits = total + line.bytes <= budget_bytes
+        goes_on = (count == k) & (last(line.l, line.i) <= end) & line.built & fits
         return choose(goes_on, k + 1, count), choose(goes_on, total + line.bytes, total)
 
     count, _ = fold(length(cview), (0, 0), kept)
