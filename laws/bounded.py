@@ -318,8 +318,11 @@ def view_within_ceiling(budget: Budget) -> Verdict:
     for state, turn_renders in states:
         c = state.config
         shown = shown_bytes(state.view)
-        if shown - TAGS_BYTES - RESERVE_BYTES * sum(1 for line in state.view if not line.built) > view_bytes(state.view):
+        if shown - TAGS_BYTES > view_bytes(state.view):
             return Verdict(False, "none", f"T={state.T}: the view renders {shown} bytes, counted {view_bytes(state.view)}")
+        if not state.shrinking and shown > c.view_bytes_ceiling + TAGS_BYTES:
+            # counted within the ceiling at the last message, its lines built since [decision P1]
+            return Verdict(False, "none", f"T={state.T}: the view renders {shown} bytes, over its ceiling while not shrinking")
         if shown > c.view_bytes_ceiling + TAGS_BYTES:
             over += 1
         if (shown > c.view_bytes_ceiling + TAGS_BYTES and over % 3 == 1) or turn_renders:
