@@ -285,7 +285,7 @@ def input_tokens_max(request: Dict[str, Any]) -> int:
 
 
 def window_problem(request: Dict[str, Any], window: Optional[int] = None, what: str = "this request") -> Optional[str]:
-    """One sentence when the request, its input counted high (`input_tokens_max`) and its
+    """One sentence (no final period, as every problem here) when the request, its input counted high (`input_tokens_max`) and its
     max_tokens, could pass its model's context window, so it is never sent; None when it fits.
     `window` is the config's, for a model the table does not know; else CONTEXT_WINDOW_DEFAULT."""
     model_id = str(request.get("model", ""))
@@ -297,9 +297,10 @@ def window_problem(request: Dict[str, Any], window: Optional[int] = None, what: 
         return None
     where = ("the table in harness/calls/models.py" if model is not None
              else "a context_window setting in config.toml, or the default of the smallest known window")
-    return (f"{what} was not sent: its {needed - max_tokens:,} bytes of input and max_tokens "
-            f"{max_tokens:,} could pass {model_id}'s context window of {tokens:,} tokens ({where}); "
-            f"choose a model with a larger window, or set its window in config.toml if it has one.")
+    return (f"{what} was not sent: its input, up to {needed - max_tokens:,} tokens (its bytes), and "
+            f"max_tokens {max_tokens:,} could pass {model_id}'s context window of {tokens:,} tokens "
+            f"({where}); choose a model with a larger window, or set its window in config.toml if it "
+            f"has one")
 
 
 def request_problem(request: Dict[str, Any], window: Optional[int] = None) -> Optional[str]:
