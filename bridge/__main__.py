@@ -88,7 +88,7 @@ PATHS = (
     "failed message, 3 jobs",
     "failure cap reached",
     # an old message fails for good while the view has merged past it into a line of the same
-    # index: its capped line must come from its own source [decision P16] (a bulk import)
+    # index: its capped line must come from its own source [P16] (a bulk import)
     "failure cap of a message, a merged line of its index in the view",
     "line of 5 tries",
     "wait with free slots and a merge running",

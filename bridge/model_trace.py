@@ -135,9 +135,11 @@ def trace_records(k: int, event, state: mp.State) -> List[str]:
         nodes = ()
     for node in nodes:
         head = "c\t" + str(k) + "\t" + name(node[0], node[1])
-        out += _rendered_block(head, context(state.cview, node[0], node[1]))
+        out += _rendered_block(head, context(state.cview, node[0], node[1], state.config.cview_bytes_ceiling))
+    if isinstance(event, (mp.Wait, mp.TurnEnd)):
+        out += _rendered_block("t\t" + str(k), mp.sent_view(state))
     return out
 
 
 def end_records(count: int, state: mp.State) -> List[str]:
-    return _rendered_block("z\t" + str(count) + "\t" + str(state.T), state.view)
+    return _rendered_block("z\t" + str(count) + "\t" + str(state.T), mp.sent_view(state))

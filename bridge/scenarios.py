@@ -440,6 +440,58 @@ def chat(rng: random.Random, messages: int, weather: Weather):
     return events
 
 
+def bulk_import(rng: random.Random, chat_messages: int, short_notes: int, long_notes: int, turn_every: int):
+    """A chat, then an import of notes while the compactor is paused, then turns while it catches
+    up: short notes are their own lines but too long to join [gist §2], so no pair can merge until
+    the compactor builds their parents, and long ones wait for their own line [P19]."""
+
+    def outcome(running) -> Event:
+        l, i = rng.choice(running)
+        return ("built", l, i, built_text(rng))
+
+    def turn(outcomes_max: int) -> Iterator[Event]:
+        yield ("wait",)
+        for _ in range(outcomes_max):
+            running, waiting, _ = probe_now()
+            if not waiting or not running:
+                break
+            yield outcome(running)
+        if probe_now()[1]:
+            yield ("turn_end",)
+        yield ("message", "user", text_of_bytes(rng, rng.randint(1, 150)))
+
+    probe_now: Probe = lambda: ((), False, 0)  # noqa: E731 (set by `events`)
+
+    def events(probe: Probe) -> Iterator[Event]:
+        nonlocal probe_now
+        probe_now = probe
+        for _ in range(chat_messages):
+            yield ("message", rng.choice(KINDS), message_text(rng))
+            while True:
+                running, _, _ = probe()
+                if not running:
+                    break
+                yield outcome(running)
+        notes = ["short"] * short_notes + ["long"] * long_notes
+        rng.shuffle(notes)
+        for note in notes:
+            size = rng.randint(260, 500) if note == "short" else rng.randint(600, 3000)
+            yield ("message", "note", text_of_bytes(rng, size))
+        yield from turn(20)
+        # the compactor catches up, a turn now and then, until nothing runs
+        for step in range(1_000_000):
+            running, _, _ = probe()
+            if not running:
+                break
+            if step % turn_every == turn_every - 1:
+                yield from turn(10)
+            else:
+                yield outcome(running)
+        yield from turn(20)
+
+    return events
+
+
 def random_config(rng: random.Random) -> Config:
     view_ceiling = rng.randint(700, 30_000)
     view_floor = max(1, int(view_ceiling * rng.uniform(0.2, 0.95)))
@@ -612,11 +664,28 @@ OUTAGES = Weather(
     built="line", restart_p=0.01, stale_p=0.05,
 )
 CHAT_CONFIG = (3_000, 1_500, 1_000, 500, 8, 3)
-# A bulk import: messages come much faster than the compactor answers, most too long to be their
-# own node, and one node in six is refused for good. Old messages then fail their third try while
+# Old messages failing for good: messages come much faster than the compactor answers, most too
+# long to be their own node, and one node in six is refused for good. Old messages then fail their third try while
 # the lines after them have merged: the failure cap's line must come from the message itself,
-# never from a merged line of the same index [decision P16].
-BULK_IMPORT = Weather(message_p=0.6, long_p=0.9, failed_p=0.05, refused_p=0.17, stale_p=0.02)
+# never from a merged line of the same index [P16].
+FAILING_BEHIND = Weather(message_p=0.6, long_p=0.9, failed_p=0.05, refused_p=0.17, stale_p=0.02)
+# A compactor hundreds of messages behind: most steps are messages, long ones wait for a call,
+# turns give up at their settle timeout, and outages pause it for hundreds of messages.
+BEHIND = Weather(
+    message_p=0.85, long_p=0.7, failed_p=0.05, turn_p=0.1, give_up_p=0.3, outage_p=0.01,
+    outage_messages=(100, 300),
+)
+
+
+def make_bulk_import(name, seed, scale) -> Run:
+    rng = _rng(name, seed, scale)
+    if scale == "tiny":
+        sizes, config, turn_every = (40, 120, 12), CHAT_CONFIG, 97
+    else:
+        # the first day: 1,000 messages, then 3,300 notes; a turn every 500 outcomes, as the
+        # model's fold of a turn's view is quadratic in its lines
+        sizes, config, turn_every = (1000, 3000, 300), GIST_CONFIG, 500
+    return Run(name, seed, scale, "planner", config, bulk_import(rng, *sizes, turn_every), sum(sizes))
 
 
 # name -> (maker, default seeds at tiny scale, default seeds at full scale)
@@ -639,7 +708,9 @@ SCENARIOS: Dict[str, Tuple[Callable[[str, int, str], Run], Tuple[int, ...], Tupl
     "turns": (make_chat(TURNS, 150, 1500, CHAT_CONFIG), (1,), (1, 2, 3)),
     "breaks": (make_chat(BREAKS, 150, 1500, CHAT_CONFIG), (1,), (1, 2)),
     "outages": (make_chat(OUTAGES, 150, 1500, CHAT_CONFIG, (2, 8)), (1,), (1, 2, 3, 4)),
-    "bulk_import": (make_chat(BULK_IMPORT, 150, 1000, CHAT_CONFIG, (2, 8)), (1, 2), (1, 2, 3, 4)),
+    "failing_behind": (make_chat(FAILING_BEHIND, 150, 1000, CHAT_CONFIG, (2, 8)), (4, 12), (1, 2, 3, 4)),
+    "bulk_import": (make_bulk_import, (1,), (1,)),
+    "behind": (make_chat(BEHIND, 300, 1500, CHAT_CONFIG), (1,), (1, 2)),
 }
 
 

@@ -16,6 +16,8 @@ it earns less than its registered label. The strengths, strongest first: Proved 
     protocol    a turn's protocol and the view's text
     searched    laws searched by Hypothesis over random configs and histories
     confirmed   the laws CrossHair checks, and the compactor's line and cut
+    canaries    known-false claims each trusted part of the prover must refuse (docs/trust.md)
+    work_queue  what the history laws leave unknown: `capped_text`'s source, the queue's order and window
     witness     concrete inputs that show a CrossHair target is not vacuous
     contracts/  the CrossHair targets (`views`, and the production `twins`)
     z3_core     the integer encoding: Python integers and conditions as Z3 terms

@@ -38,8 +38,8 @@ from laws.z3_runs import DEEP, SMALL, Tally, lines_of, replay, transitions
 from model.planner import (Built, Config, Failed, Message, Restart, Retry, State, Wait, step,
                            tree_parents, unbuilt_lines, with_line)
 from model.tree import tree_get
-from model.view import (LINE_BYTES_MAX, Line, built_line, context, fit, merge, most_due, utf8_bytes,
-                        view_bytes, waiting_line)
+from model.view import (LINE_BYTES_MAX, Line, built_line, context, fit, merge, most_due, turn_view,
+                        utf8_bytes, view_bytes, waiting_line)
 
 RUNS = ((300, 11), (300, 12))  # (messages, seed): late compactor, a small config (laws.z3_runs)
 # Every part a proof on the model's code rests on (docs/trust.md): the encoding of integers as
@@ -442,21 +442,24 @@ def fit_reaches_budget(budget: Budget) -> Verdict:
 def context_ends_at_node(budget: Budget) -> Verdict:
     """[gist §4] A compaction's context holds only built lines that end by its node's end (the
     message before it, or the merge's last message), and it stops only at a line that is
-    unbuilt or ends after that."""
+    unbuilt, ends after that, or would take it past its budget [P19]."""
 
     def body(proof: zm.Proof) -> None:
-        cview, l, i = zv.fresh_view("C"), z3.Int("l"), z3.Int("i")
+        cview, l, i, limit = zv.fresh_view("C"), z3.Int("l"), z3.Int("i"), z3.Int("budget")
         proof.assume(zv.nodes(cview), l >= 0, i >= 0)
-        lines = context(cview, Sym(l), Sym(i))
+        lines = context(cview, Sym(l), Sym(i), Sym(limit))
         end = zv.context_end(l, i)
         L, I, B = lines.arrays["l"], lines.arrays["i"], lines.arrays["built"]
         j = z3.Int("j")
         proof.check("every line is built and ends by the node's end", z3.ForAll([j], z3.Implies(
             z3.And(0 <= j, j < lines.n), z3.And(B[j], zv.last_message(L[j], I[j]) <= end))))
         C = cview.arrays
-        proof.check("it stops only at a line that is unbuilt or ends after the node's end", z3.Implies(
-            lines.n < cview.n, z3.Not(z3.And(C["built"][lines.n], zv.last_message(C["l"][lines.n], C["i"][lines.n]) <= end))))
-        proof.witnessed("context_ends_at_node", cview.n == 2)
+        proof.assume(zv.BYTES_SUM(C["bytes"], 0) == 0)  # the empty sum: BYTES_SUM's definition
+        sofar = zv.BYTES_SUM(C["bytes"], lines.n)  # the context's bytes
+        proof.check("it stops only at a line that is unbuilt, ends after the node's end or does not fit", z3.Implies(
+            lines.n < cview.n, z3.Not(z3.And(C["built"][lines.n], zv.last_message(C["l"][lines.n], C["i"][lines.n]) <= end,
+                                              sofar + C["bytes"][lines.n] <= limit))))
+        proof.witnessed("context_ends_at_node", cview.n == 2, limit > 10_000, C["bytes"][0] < 1000, C["bytes"][1] < 1000)
     return view_verdict("context_ends_at_node", body)
 
 
@@ -464,15 +467,57 @@ def context_is_prefix(budget: Budget) -> Verdict:
     """[gist §4] A compaction's context is the start of the compaction view."""
 
     def body(proof: zm.Proof) -> None:
-        cview, l, i = zv.fresh_view("C"), z3.Int("l"), z3.Int("i")
+        cview, l, i, limit = zv.fresh_view("C"), z3.Int("l"), z3.Int("i"), z3.Int("budget")
         proof.assume(zv.nodes(cview), l >= 0, i >= 0)
-        lines = context(cview, Sym(l), Sym(i))
+        lines = context(cview, Sym(l), Sym(i), Sym(limit))
         j = z3.Int("j")
         proof.check("the context is a prefix of the compaction view", z3.And(
             0 <= lines.n, lines.n <= cview.n,
             z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < lines.n), zv.same_line(lines, j, cview, j)))))
         proof.witnessed("context_is_prefix", cview.n == 2)
     return view_verdict("context_is_prefix", body)
+
+
+def context_within_budget(budget: Budget) -> Verdict:
+    """[P19] A compaction's context is at most its budget (the compaction view's
+    ceiling), counted by the model's own view_bytes, whatever the compaction view's size: so a
+    compaction's `<chat>` never passes 32,000 bytes plus the tags, even while its view cannot
+    merge down to its ceiling."""
+
+    def body(proof: zm.Proof) -> None:
+        cview, l, i, limit = zv.fresh_view("C"), z3.Int("l"), z3.Int("i"), z3.Int("budget")
+        proof.assume(zv.nodes(cview), l >= 0, i >= 0, limit >= 0)
+        lines = context(cview, Sym(l), Sym(i), Sym(limit))
+        proof.check("the context's bytes are at most its budget", formula(view_bytes(lines) <= Sym(limit)))
+        proof.witnessed("context_within_budget", cview.n == 2, limit == 100,
+                        cview.arrays["bytes"][0] == 60, cview.arrays["bytes"][1] == 60)
+
+    loops = zv.loops()
+    loops["view_bytes.<locals>.add"] = zv.summed_view_bytes_loop()
+    return view_verdict("context_within_budget", body, loops)
+
+
+def every_parent(l, i):
+    return z3.BoolVal(True)
+
+
+def turn_view_within_ceiling(budget: Budget) -> Verdict:
+    """[P19] The view a turn sends is at most the view's ceiling, or no two of its lines
+    are siblings (then it is the chat's binary digits: one line per 1-bit of T, at most 64 lines,
+    `sibling_free_view_is_binary`). For any view, T, ceiling and tree: the model's turn_view, both
+    its fits run on Z3 terms. (A view that shows within the ceiling is sent as it is: each fit
+    then leaves it as it is, `fit_reaches_budget`.)"""
+
+    def body(proof: zm.Proof) -> None:
+        V, T, ceiling, tree = zv.fresh_view("V"), z3.Int("T"), z3.Int("ceiling"), zv.fresh_tree()
+        proof.assume(zv.nodes(V))
+        sent = turn_view(V, Sym(T), Sym(ceiling), tree_parents(tree))
+        within = formula(view_bytes(sent) <= Sym(ceiling))
+        proof.check("the view a turn sends is within the ceiling, or no two of its lines are siblings",
+                    z3.Or(within, zv.none_can_merge(sent, every_parent)))
+        proof.witnessed("turn_view_within_ceiling", V.n == 2)
+
+    return view_verdict("turn_view_within_ceiling", body)
 
 
 # ---- the twins of model/base.py, against the originals ----
@@ -639,11 +684,11 @@ def views_on_arrays() -> Tuple[str, int]:
             continue
         view = after.view
         parents = tree_parents(after.tree)
-        expected = (fit(view, after.T, 300, parents), context(view, 1, after.T >> 2),
+        expected = (fit(view, after.T, 300, parents), context(view, 1, after.T >> 2, 900),
                     with_line(view, built_line(0, after.T - 1, "s")))
         with zm.running(zm.Proof({})):
             seq = zm.ZSeq.of(zm.LINE, view)
-            got = concrete((fit(seq, after.T, 300, parents), context(seq, 1, after.T >> 2),
+            got = concrete((fit(seq, after.T, 300, parents), context(seq, 1, after.T >> 2, 900),
                             with_line(seq, built_line(0, after.T - 1, "s"))))
         cases += 1
         if got != expected:
@@ -958,8 +1003,10 @@ LAWS = [
     Law("merge_is_one_pair", "§3.1", "A merge replaces two sibling lines with their built parent, keeping every other line; when no pair can merge, fit changes nothing.", "z3", VIEW_LABEL, merge_is_one_pair),
     Law("fit_merges_built", "§3.2", "A batch merges only into built parents.", "z3", VIEW_LABEL, fit_merges_built),
     Law("fit_reaches_budget", "§3.2", "A batch ends at or under its budget unless no pair can merge; a view within its budget is left as it is.", "z3", VIEW_LABEL, fit_reaches_budget),
-    Law("context_ends_at_node", "§4", "A compaction's context ends at its node and holds only built lines; it stops only at a line that is unbuilt or ends after the node.", "z3", VIEW_LABEL, context_ends_at_node),
+    Law("context_ends_at_node", "§4", "A compaction's context ends at its node and holds only built lines; it stops only at a line that is unbuilt, ends after the node, or would pass its budget.", "z3", VIEW_LABEL, context_ends_at_node),
     Law("context_is_prefix", "§4", "A compaction's context is the start of the compaction view.", "z3", VIEW_LABEL, context_is_prefix),
+    Law("context_within_budget", "§4 [P19]", "A compaction's context is at most its budget, the compaction view's ceiling, whatever the compaction view's size.", "z3", VIEW_LABEL, context_within_budget),
+    Law("turn_view_within_ceiling", "§3.2, §6 [P19]", "The view a turn sends is within the view's ceiling, or no two of its lines are siblings (the chat's binary digits).", "z3", VIEW_LABEL, turn_view_within_ceiling),
     Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", PUSH_LABEL, push_agrees_always),
     Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one (the compaction view's too, when it merges nothing either).", "z3", HISTORY_LABEL, message_appends),
     Law("message_merges_nothing", "§3.2", "A message merges nothing unless the view is shrinking or passes its ceiling with the new line; the compaction view then merges only while shrinking or past its own ceiling.", "z3", HISTORY_LABEL, message_merges_nothing),

@@ -7,15 +7,15 @@ over Python tuples (`for line in state.view`, `while k < len(queue)`), which do 
 terms; so each is checked exhaustively on a stated bound (Bounded), against expectations written
 here from the gist and docs/planner.md, never from the code under test:
 
-- the capped line's source [deliberate D5] [decision P16]: a message's third failed try gives
+- the capped line's source [D5] [P16]: a message's third failed try gives
   the mark, then that message's own source cut; a merge's, the mark, then its two halves from the
   tree joined by a newline. Checked on every view that tiles messages 0..T−1 by tree nodes, for
   every T up to TILED_MAX, with every level-0 line waiting for its summary (its text is its
   source) and every merged line built with a text of its own, so a source found by the index
   alone, or at another level, is a different text;
-- the order of ready merges [decision P5]: `queue_by_last` keeps the queue ordered by last
+- the order of ready merges [P5]: `queue_by_last` keeps the queue ordered by last
   message, the new node among the others, none lost or added;
-- the window [gist §4] and P5's order in `schedule`: with no turn waiting, the calls that start
+- the window [gist §4] and [P5]'s order in `schedule`: with no turn waiting, the calls that start
   are the view's unbuilt lines among its first jobs_max (oldest first, not running, not waiting
   for a retry), then the ready merges in queue order, up to jobs_max calls, the running calls
   kept; with a turn waiting, no merge starts;
@@ -32,7 +32,7 @@ from model.planner import (Config, State, capped_text, failure_count, failures_w
 from model.tree import Tree, tree_put
 from model.view import Line, built_line, waiting_line
 
-CAPPED_MARK = "(not summarized, cut: zoom it) "  # docs/planner.md, P16
+CAPPED_MARK = "(not summarized, cut: zoom it) "  # docs/planner.md, [P16]
 TILED_MAX = 16  # every T up to this
 Node = Tuple[int, int]
 
@@ -107,7 +107,7 @@ def capped_source_problem() -> Tuple[Optional[str], int]:
 
 
 def capped_text_finds_its_source(budget: Budget) -> Verdict:
-    """[deliberate D5] [decision P16] A node's third failed try builds the mark, then its own
+    """[D5] [P16] A node's third failed try builds the mark, then its own
     input: a message's source, however the lines after it have merged; a merge's two halves."""
     problem, cases = capped_source_problem()
     if problem:
@@ -126,7 +126,7 @@ MERGES = tuple((l, i) for l in (1, 2, 3) for i in range(16 >> l))  # 14 merges o
 
 def queue_problem() -> Tuple[Optional[str], int]:
     cases = 0
-    # [decision P5] every queue ordered by last message, of ≤ 4 merges, and every merge not in it
+    # [P5] every queue ordered by last message, of ≤ 4 merges, and every merge not in it
     for size in range(5):
         for chosen in itertools.combinations(MERGES, size):
             queue = tuple(sorted(chosen, key=lambda node: (last_message(node), node)))
@@ -158,9 +158,9 @@ def queue_problem() -> Tuple[Optional[str], int]:
 
 
 def expected_start(view, running, ready, retry_later, jobs_max: int, waiting: bool) -> Tuple[Node, ...]:
-    """The calls that start, by the gist and P5/P6, with no running call stopped: the first
+    """The calls that start, by the gist and [P5]/P6, with no running call stopped: the first
     jobs_max lines of the view that wait for a summary [gist §4], oldest first, then (with no turn
-    waiting) the ready merges in queue order [decision P5]; none running, none failed since the
+    waiting) the ready merges in queue order [P5]; none running, none failed since the
     last message; as many as the free slots allow."""
     unbuilt = [(0, line.i) for line in view if not line.built][:jobs_max]
     wanted = [node for node in unbuilt if node not in running and node not in retry_later]
@@ -224,7 +224,7 @@ def schedule_case(state: State, still_waiting: bool, after: Tuple[Node, ...]) ->
 
 
 def queue_functions_hold(budget: Budget) -> Verdict:
-    """[gist §4] [decision P5, P6] The ready queue runs oldest last message first; the window;
+    """[gist §4] [P5] [P6] The ready queue runs oldest last message first; the window;
     the queue's helpers remove and count exactly their node."""
     problem, cases = queue_problem()
     if problem:

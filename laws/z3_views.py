@@ -193,23 +193,53 @@ def fit_loop(keep=lambda env, view, merges: z3.BoolVal(True)) -> Loop:
     return Loop(invariant, variant, FITTING, facts)
 
 
-def context_loop() -> Loop:
-    """model.view.context's scan: after lines 0..k−1, the first `count` lines are built and end by
-    the node's end, and if count < k, line `count` is not both."""
+# The sum of a byte array's first n entries: an unknown function of which a loop's step assumes only
+# the two equations that define it, at its own index (`sum_facts`).
+BYTES_SUM = z3.Function("bytes_sum", z3.ArraySort(z3.IntSort(), z3.IntSort()), z3.IntSort(), z3.IntSort())
 
-    def invariant(env, k, count):
-        cview, end = env["cview"], Sym.lift(env["end"])
-        L, I, B = cview.arrays["l"], cview.arrays["i"], cview.arrays["built"]
-        c, k_t = Sym.lift(count), k.term
+
+def sum_facts(sizes, k):
+    """The definition of BYTES_SUM, at index k: the empty sum is 0, and one more entry adds it."""
+    return [BYTES_SUM(sizes, 0) == 0, BYTES_SUM(sizes, k + 1) == BYTES_SUM(sizes, k) + sizes[k]]
+
+
+def context_loop() -> Loop:
+    """model.view.context's scan: after lines 0..k−1, the first `count` lines are built, end by
+    the node's end and sum to `total`, at most the budget; if count < k, line `count` is not
+    built, ends after the node's end, or would pass the budget [P19]."""
+
+    def invariant(env, k, sofar):
+        cview, end, budget = env["cview"], Sym.lift(env["end"]), Sym.lift(env["budget_bytes"])
+        L, I, B, S = cview.arrays["l"], cview.arrays["i"], cview.arrays["built"], cview.arrays["bytes"]
+        c, t, k_t = Sym.lift(sofar[0]), Sym.lift(sofar[1]), k.term
         j = fresh_index("j_ctx")
         kept = z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < c), z3.And(B[j], last_message(L[j], I[j]) <= end)))
-        stopped = z3.Implies(c < k_t, z3.Not(z3.And(B[c], last_message(L[c], I[c]) <= end)))
-        return z3.And(0 <= c, c <= k_t, kept, stopped)
+        summed = z3.Or(z3.And(c == 0, t == 0), t == BYTES_SUM(S, c))
+        within = z3.Or(c == 0, t <= budget)
+        stopped = z3.Implies(c < k_t, z3.Not(z3.And(B[c], last_message(L[c], I[c]) <= end, t + S[c] <= budget)))
+        return z3.And(0 <= c, c <= k_t, kept, summed, within, stopped)
 
     def requires(env, count):
         return z3.And(nodes(env["cview"]), count.term == env["cview"].n)
 
-    return Loop(invariant, requires=requires)
+    def index_facts(env, k, sofar):
+        return sum_facts(env["cview"].arrays["bytes"], k.term)
+
+    return Loop(invariant, requires=requires, index_facts=index_facts)
+
+
+def summed_view_bytes_loop() -> Loop:
+    """model.view.view_bytes's sum is BYTES_SUM of the view's byte counts, for the laws that
+    speak of a view's size."""
+
+    def invariant(env, k, total):
+        t = Sym.lift(total)
+        return z3.Or(z3.And(k.term == 0, t == 0), t == BYTES_SUM(env["view"].arrays["bytes"], k.term))
+
+    def index_facts(env, k, total):
+        return sum_facts(env["view"].arrays["bytes"], k.term)
+
+    return Loop(invariant, requires=lambda env, count: count.term == env["view"].n, index_facts=index_facts)
 
 
 def loops(fit_keep=None) -> Dict[str, Loop]:

@@ -19,6 +19,7 @@ from model.view import (
     built_line,
     fit,
     is_valid_text,
+    turn_view,
     utf8_bytes,
     view_bytes,
     waiting_line,
@@ -304,6 +305,11 @@ def schedule(state: State) -> Tuple[bool, Tuple[Node, ...]]:
     return waiting, running
 
 
+def sent_view(state: State) -> View:
+    """The view a turn sends now: within the view's ceiling in every state [P19]."""
+    return turn_view(state.view, state.T, state.config.view_bytes_ceiling, tree_parents(state.tree))
+
+
 def waiting_queue(state: State) -> Tuple[Node, ...]:
     """The calls that would run if a turn started waiting now."""
     _, running = schedule(replace(state, waiting=True))
@@ -387,8 +393,9 @@ def turn(
 
     The turn waits (`Wait`) while the compactor answers: `compactor` gives each next event
     (`Built`, `Failed` or `Retry`), at most `outcomes_max` of them (the settle timeout), then
-    `TurnEnd` if the view is still not settled. The view is rendered; only then is the user's
-    message logged. Returns the state after the message and the view the turn sent.
+    `TurnEnd` if the view is still not settled. The view is rendered, within its ceiling
+    [P19]; only then is the user's message logged. Returns the state after the message
+    and the view the turn sent.
     """
     state = step(state, Wait())
     answered = 0
@@ -397,7 +404,7 @@ def turn(
         answered = answered + 1
     if state.waiting:
         state = step(state, TurnEnd())
-    sent = state.view
+    sent = sent_view(state)
     state = step(state, Message("user", text))
     return state, sent
 

@@ -8,7 +8,7 @@ so a view is read and changed through model.base's operations, conditions combin
 from dataclasses import dataclass
 from typing import Callable, Tuple
 
-from model.base import (appended, choose, decimal, fold, item, length, pair_replaced, prefix,
+from model.base import (appended, choose, decimal, fold, item, length, mapped, pair_replaced, prefix,
                         repeat, utf8_bytes)
 
 LINE_BYTES_MAX = 512  # [gist §2] a node's text, in UTF-8 bytes
@@ -227,16 +227,62 @@ def context_end(l: int, i: int) -> int:
     return choose(l == 0, i - 1, last(l, i))
 
 
-def context(cview: View, l: int, i: int) -> View:
+def context(cview: View, l: int, i: int, budget_bytes: int) -> View:
     """A compaction's view: the compaction view's lines that end at or before the node's end,
-    stopping at the first unbuilt line [gist §4] [F2]."""
+    stopping at the first unbuilt line [gist §4] [F2], and at the first line that would take
+    it past `budget_bytes`, the compaction view's ceiling [P19]: so it is always a
+    prefix of the compaction view (the compactions' cache) and never more than its ceiling, even
+    while the compaction view cannot merge down to it."""
     end = context_end(l, i)
 
-    def kept(count: int, k: int) -> int:
-        """The lines kept so far are 0 .. count − 1; line k is kept if none before it stopped
-        the context, it ends by the node's end, and it is built."""
+    def kept(sofar: Tuple[int, int], k: int) -> Tuple[int, int]:
+        """The lines kept so far are 0 .. count − 1, `total` bytes; line k is kept if none before
+        it stopped the context, it ends by the node's end, it is built and it fits."""
+        count, total = sofar
         line = item(cview, k)
-        goes_on = (count == k) & (last(line.l, line.i) <= end) & line.built
-        return choose(goes_on, k + 1, count)
+        fits = total + line.bytes <= budget_bytes
+        goes_on = (count == k) & (last(line.l, line.i) <= end) & line.built & fits
+        return choose(goes_on, k + 1, count), choose(goes_on, total + line.bytes, total)
 
-    return prefix(cview, fold(length(cview), 0, kept))
+    count, _ = fold(length(cview), (0, 0), kept)
+    return prefix(cview, count)
+
+
+# ---- the view a turn sends [P19] ----
+
+
+def placeholder_line(l: int, i: int) -> Line:
+    """Node (l, i) shown as the placeholder [gist §5], counted at what it shows: a line of the
+    view one turn sends, rendered once and never built in place."""
+    shown = Line(l, i, "", False, 0)
+    return Line(l, i, "", False, utf8_bytes(rendered(shown)) + 1)
+
+
+def as_shown(line: Line) -> Line:
+    """The line counted at what it renders: a built line is; an unbuilt one is its placeholder."""
+    return choose(line.built, line, placeholder_line(line.l, line.i))
+
+
+def coarse(parents: Parents) -> Parents:
+    """Every sibling pair can merge: into its parent's line when the parent is built, else into
+    a coarse placeholder that `zoom` opens [gist §5, §6]."""
+
+    def any_parent(l: int, i: int) -> bool:
+        return True
+
+    def line(l: int, i: int) -> Line:
+        return choose(parents.built(l, i), parents.line(l, i), placeholder_line(l, i))
+
+    return Parents(any_parent, line)
+
+
+def turn_view(view: View, T: int, ceiling_bytes: int, parents: Parents) -> View:
+    """The view a turn sends [gist §6] [P19]: each line as it renders; when that is
+    more than the ceiling (the compactor is behind, paused, or an import's notes wait for their
+    parents), this one rendering merges the most due pairs [gist §3.2], first those whose parent
+    is built, then any, an unbuilt parent shown as its placeholder, until it is within the
+    ceiling. The view itself, its sawtooth and its cache are unchanged."""
+    shown = mapped(view, as_shown)
+    summarized, _ = fit(shown, T, ceiling_bytes, parents)
+    coarser, _ = fit(summarized, T, ceiling_bytes, coarse(parents))
+    return coarser

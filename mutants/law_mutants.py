@@ -102,8 +102,8 @@ MUTANTS = [
            law("fit_reaches_budget"), "fit stops one byte over its budget"),
     Mutant("context_skips_unbuilt", VIEW, "goes_on = (count == k) & ", "goes_on = ",
            law("context_ends_at_node"), "a context skips an unbuilt line instead of stopping"),
-    Mutant("context_adds_newest", VIEW, "    return prefix(cview, fold(length(cview), 0, kept))",
-           "    return appended(prefix(cview, fold(length(cview), 0, kept)), item(cview, length(cview) - 1))",
+    Mutant("context_adds_newest", VIEW, "    return prefix(cview, count)",
+           "    return appended(prefix(cview, count), item(cview, length(cview) - 1))",
            law("context_is_prefix"), "a context also carries the compaction view's newest line"),
     Mutant("due_ties_to_newer", VIEW, MORE_DUE_RETURN, "return (T - last_a) << lb >= (T - last_b) << la",
            law("due_is_transitive"), "equal pairs compare as more due: the newer of a tie wins"),
@@ -277,7 +277,27 @@ MUTANTS += [
 ]
 
 # ---- the planner's corrections: each puts an old behaviour back ----
+TURN_VIEW_FOLD = ("    summarized, _ = fit(shown, T, ceiling_bytes, parents)\n"
+                  "    coarser, _ = fit(summarized, T, ceiling_bytes, coarse(parents))\n"
+                  "    return coarser\n")
+CONTEXT_FITS = "        fits = total + line.bytes <= budget_bytes\n"
 MUTANTS += [
+    Mutant("turn_sends_the_view", VIEW, TURN_VIEW_FOLD, "    return shown\n",
+           law("view_within_ceiling"), "a turn sends the view as it is, past its ceiling when no pair can merge (before [P19])"),
+    Mutant("turn_sends_the_view_proved", VIEW, TURN_VIEW_FOLD, "    return shown\n",
+           law("turn_view_within_ceiling"), "the same, caught by the proof on the model's code"),
+    Mutant("turn_folds_built_parents_only", VIEW, TURN_VIEW_FOLD, "    summarized, _ = fit(shown, T, ceiling_bytes, parents)\n    return summarized\n",
+           law("turn_view_within_ceiling"), "a turn merges only pairs whose parent is built: stuck past its ceiling after an import"),
+    Mutant("context_without_budget", VIEW, CONTEXT_FITS, "        fits = total + line.bytes >= 0\n",
+           law("view_within_ceiling"), "a compaction's context stops only at an unbuilt line, past its budget (before [P19])"),
+    Mutant("context_without_budget_proved", VIEW, CONTEXT_FITS, "        fits = total + line.bytes >= 0\n",
+           law("context_within_budget"), "the same, caught by the proof on the model's code"),
+    Mutant("sibling_search_prunes_the_wrong_pairs", "laws/bounded.py",
+           "if not (lines and lines[-1] == (l, i - 1) and i % 2 == 1):",
+           "if not (lines and lines[-1] == (l, i - 1) and i % 2 == 0):",
+           law("sibling_free_view_is_binary"), "the search drops non-siblings side by side instead of siblings"),
+    Mutant("context_budget_off_by_one", VIEW, CONTEXT_FITS, "        fits = total + line.bytes <= budget_bytes + 1\n",
+           law("context_within_budget"), "a context may pass its budget by one byte"),
     Mutant("reserve_as_placeholder", VIEW,
            "    return Line(0, i, source, False, utf8_bytes(name(0, i)) + 1 + LINE_BYTES_MAX + 1)",
            "    return Line(0, i, source, False, utf8_bytes(name(0, i)) + 1 + utf8_bytes(PLACEHOLDER) + 1)",
@@ -599,16 +619,16 @@ MUTANTS += [
            "a third failure's source is found by matching a view line on its index alone, at any level: a merged "
            "line of the same index after it gives its text"),
     Mutant("capped_text_matches_index_alone_bridge", PLANNER, CAPPED_SOURCE, CAPPED_BY_INDEX,
-           ("python", "-m", "bridge", "--scale", "tiny", "--scenario", "bulk_import"),
-           "the same bug, found by the bridge's bulk import: old messages fail for good while the view merges past them"),
+           ("python", "-m", "bridge", "--scale", "tiny", "--scenario", "failing_behind"),
+           "the same bug, found by the bridge's failing_behind runs: old messages fail for good while the view merges past them"),
     Mutant("capped_text_matches_index_alone_tiny", PLANNER, CAPPED_SOURCE, CAPPED_BY_INDEX, BRIDGE_TEST,
            "the same bug, found by make test's tiny bridge runs"),
     Mutant("ready_queue_by_index", PLANNER, "    while k < len(queue) and last_message(queue[k]) < last_message(node):\n",
            "    while k < len(queue) and queue[k][1] < node[1]:\n",
-           law("queue_functions_hold"), "ready merges are queued by their index, not their last message [decision P5]"),
+           law("queue_functions_hold"), "ready merges are queued by their index, not their last message [P5]"),
     Mutant("ready_merges_newest_first", PLANNER, "            for node in state.ready\n",
            "            for node in state.ready[::-1]\n",
-           law("queue_functions_hold"), "schedule starts the ready merges newest first [decision P5]"),
+           law("queue_functions_hold"), "schedule starts the ready merges newest first [P5]"),
     Mutant("window_off_by_one_bounded", PLANNER, "window = unbuilt[: c.jobs_max]", "window = unbuilt[: c.jobs_max + 1]",
            law("queue_functions_hold"), "the level-0 window is one line too wide [gist §4]: the bounded check"),
 ]

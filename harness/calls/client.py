@@ -89,6 +89,9 @@ class ClientSettings:
     backoff_max_seconds: float = 60.0
     retry_after_max_seconds: float = 600.0  # a server asking for longer gets this much
     attempts_max: Optional[int] = None  # None: retry transient trouble until the caller stops
+    # tokens: the context window of a model the capability table does not know (config.toml);
+    # None: harness/calls/models.py's default, the smallest window it lists
+    context_window: Optional[int] = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> "ClientSettings":
@@ -428,7 +431,8 @@ class Client:
 
         Cancelling the task that awaits it stops it cleanly: the HTTP response is closed, the gate
         lets the waiters go, and `asyncio.CancelledError` propagates."""
-        problem = request_problem(request)  # the capability table: refused without a call
+        # the capability table and the model's context window: refused without a call
+        problem = request_problem(request, self.settings.context_window)
         if problem:
             raise Refused(problem, Usage(), 0)
         spent = Usage()

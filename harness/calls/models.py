@@ -24,6 +24,7 @@ This module imports only the standard library and harness/memory/pixels.py, so a
 it without paying for the SDK (harness/localapi reads its model facts here too).
 """
 
+import json
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple, Union
 
@@ -43,6 +44,9 @@ SOURCES = {
     "image limits": f"{DOCS}/build-with-claude/vision",
     "prices": f"{DOCS}/about-claude/pricing",
     "errors": f"{DOCS}/api/errors",
+    "context windows": f"{DOCS}/about-claude/models/overview and each model's page (models/<model>/"
+                       "overview: \"Context window: 1M tokens\"); the 1M beta header of Sonnet 4 and "
+                       "4.5 is not sent, so theirs is 200K",
 }
 
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
@@ -96,6 +100,7 @@ class Model:
     retired_on: str = ""  # retired: the day it was; deprecated: the day it will be
     notes: str = ""
     images: Images = IMAGES
+    context_window: int = 0  # tokens: the prompt and max_tokens together (set from WINDOWS)
 
     def thinking_options(self) -> str:
         """The model's thinking settings, in words, for a refusal."""
@@ -187,7 +192,21 @@ _ROWS = (
      RETIRED, "2026-04-20", "model-deprecations: requests to retired models fail"),
 )
 
-MODELS: Dict[str, Model] = {row[0]: Model(*row) for row in _ROWS}
+# Each model's context window, in tokens, as its page states it: the prompt and max_tokens together
+# may not pass it (extended-thinking: "a validation error if prompt tokens + max_tokens exceeds the
+# context window").
+WINDOWS = {
+    "claude-opus-4-8": 1_000_000, "claude-opus-4-7": 1_000_000, "claude-opus-4-6": 1_000_000,
+    "claude-sonnet-5": 1_000_000, "claude-sonnet-4-6": 1_000_000,
+    "claude-opus-4-5": 200_000, "claude-sonnet-4-5": 200_000, "claude-haiku-4-5": 200_000,
+    "claude-opus-4-1": 200_000, "claude-opus-4-0": 200_000, "claude-sonnet-4-0": 200_000,
+    "claude-3-7-sonnet": 200_000, "claude-3-5-haiku": 200_000, "claude-3-haiku": 200_000,
+}
+# A model the table does not know, with no window in the config: the smallest window of any model
+# above, so a request that fits it fits every one of them.
+CONTEXT_WINDOW_DEFAULT = 200_000
+
+MODELS: Dict[str, Model] = {row[0]: Model(*row, context_window=WINDOWS[row[0]]) for row in _ROWS}
 # ids the overview lists beside the aliases above: dated snapshots and the short forms
 ALIASES = {
     "claude-haiku-4-5-20251001": "claude-haiku-4-5",
@@ -237,13 +256,60 @@ def default_thinking(model_id: str) -> Thinking:
     return THINKING_OFF
 
 
-def request_problem(request: Dict[str, Any]) -> Optional[str]:
-    """Why the real API would refuse this request for its model, as the table knows the model;
-    None when it would not, or when the table does not know the model. The client asks before
-    it sends, so a setting the model lacks costs no call."""
+# What one image can cost, at most, in tokens: vision's "tokens = (width px * height px)/750" at the
+# largest image a request takes whole (8,000 × 8,000 is resized to fit the model's own limit first,
+# which no model lists above 2,576 px on its long edge: 2,576² / 750 = 8,848). Counted high.
+IMAGE_TOKENS_MAX = 10_000
+
+
+def input_tokens_max(request: Dict[str, Any]) -> int:
+    """An upper bound of the request's input tokens, counted without a call: every token of a
+    byte-level tokenizer stands for at least one byte of text, so the UTF-8 bytes of the request
+    as JSON, whose field names and quotes outweigh the few tokens each block adds, are at least
+    its tokens; each image counts IMAGE_TOKENS_MAX, never its encoded bytes."""
+    images = 0
+
+    def without_images(value: Any) -> Any:
+        nonlocal images
+        if isinstance(value, dict):
+            if value.get("type") == "image":
+                images += 1
+                return None
+            return {key: without_images(item) for key, item in value.items() if key != "max_tokens"}
+        if isinstance(value, list):
+            return [without_images(item) for item in value]
+        return value
+
+    text = json.dumps(without_images(request), ensure_ascii=False)
+    return len(text.encode("utf-8", "surrogatepass")) + images * IMAGE_TOKENS_MAX
+
+
+def window_problem(request: Dict[str, Any], window: Optional[int] = None, what: str = "this request") -> Optional[str]:
+    """One sentence (no final period, as every problem here) when the request, its input counted high (`input_tokens_max`) and its
+    max_tokens, could pass its model's context window, so it is never sent; None when it fits.
+    `window` is the config's, for a model the table does not know; else CONTEXT_WINDOW_DEFAULT."""
+    model_id = str(request.get("model", ""))
+    model = capabilities(model_id)
+    tokens = model.context_window if model is not None else (window or CONTEXT_WINDOW_DEFAULT)
+    max_tokens = request.get("max_tokens") if isinstance(request.get("max_tokens"), int) else 0
+    needed = input_tokens_max(request) + max_tokens
+    if needed <= tokens:
+        return None
+    where = ("the table in harness/calls/models.py" if model is not None
+             else "a context_window setting in config.toml, or the default of the smallest known window")
+    return (f"{what} was not sent: its input, up to {needed - max_tokens:,} tokens (its bytes), and "
+            f"max_tokens {max_tokens:,} could pass {model_id}'s context window of {tokens:,} tokens "
+            f"({where}); choose a model with a larger window, or set its window in config.toml if it "
+            f"has one")
+
+
+def request_problem(request: Dict[str, Any], window: Optional[int] = None) -> Optional[str]:
+    """Why the real API would refuse this request for its model, as the table knows the model, or
+    because it could pass the model's context window (`window_problem`); None when it would
+    not. The client asks before it sends, so a request the model cannot take costs no call."""
     model = capabilities(str(request.get("model", "")))
     if model is None:
-        return None
+        return window_problem(request, window)
     if model.status == RETIRED:
         return f"{model.id} was retired on {model.retired_on}"
     max_tokens = request.get("max_tokens")
@@ -260,4 +326,4 @@ def request_problem(request: Dict[str, Any]) -> Optional[str]:
         return f"{model.id} cannot turn thinking off"
     if effort is not None and effort not in model.efforts:
         return f"{model.id} has no effort {effort}; it takes {model.thinking_options()}"
-    return None
+    return window_problem(request, window)

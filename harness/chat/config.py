@@ -15,11 +15,14 @@ The config file holds only these keys (anything else is a clear error, so a typo
 ignored):
 
     model = "claude-sonnet-4-6"            # the turns' model; EVER_MODEL overrides it
+    context_window = 200000                # tokens, for a model harness/calls/models.py does not
+                                           # know (default: 200,000, its smallest window)
     base_url = "http://localhost:8080"     # any Messages API; ANTHROPIC_BASE_URL overrides it
     approve = ["shell", "write", "edit"]   # tools that run without asking ("read": outside the
                                            # working directory too)
     [memory]
     model = "claude-haiku-4-5"             # the compactor's model [gist §4] "a cheap one"
+    context_window = 200000                # the same, for the compactor's model
     thinking = "off"                       # off, an effort (low … max) or a budget in tokens,
                                            # as the model takes (harness/calls/models.py)
     settle_timeout_seconds = 20            # how long a turn waits for its view [D10]
@@ -85,6 +88,9 @@ DEFAULTS: Dict[str, Any] = {
     "agents.tokens_max": 2_000_000,
     "agents.seconds_max": 1800,
     "agents.tool_calls_max": 100,
+    # tokens, for a model harness/calls/models.py does not know; None: its default
+    "context_window": None,
+    "memory.context_window": None,
 }
 KEYS = tuple(DEFAULTS)
 
@@ -139,6 +145,9 @@ class Settings:
     settle_timeout_seconds: float
     cache_marks: bool
     agent_caps: Any = None  # harness/calls/agents.py AgentCaps; None: its defaults
+    # tokens, for a model harness/calls/models.py does not know; None: its default
+    context_window: Optional[int] = None
+    memory_context_window: Optional[int] = None
     # where each key's value came from: "environment EVER_MODEL", "config.toml" or "default"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -221,6 +230,8 @@ def load_settings(environ: Optional[Mapping[str, str]] = None) -> Settings:
         cache_marks=values["cache.marks"],
         agent_caps=AgentCaps(values["agents.tokens_max"], values["agents.seconds_max"],
                              values["agents.tool_calls_max"]),
+        context_window=values["context_window"],
+        memory_context_window=values["memory.context_window"],
         sources=sources,
     )
 
@@ -323,7 +334,8 @@ def checked(key: str, value: Any, where: str) -> Any:
                 or not math.isfinite(value) or value <= 0):
             raise wrong("a number of seconds above 0")
         return value
-    if key in ("agents.tokens_max", "agents.tool_calls_max", "agents.seconds_max"):
+    if key in ("agents.tokens_max", "agents.tool_calls_max", "agents.seconds_max",
+               "context_window", "memory.context_window"):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise wrong("a whole number above 0")
         return value

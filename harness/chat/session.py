@@ -348,8 +348,9 @@ async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = Fa
         client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
         # a compaction retries while its call runs [P16]; a turn, whose user waits, gives
         # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
-        compactor_client = Client(client_settings)
+        compactor_client = Client(dataclasses.replace(client_settings, context_window=settings.memory_context_window))
         client = Client(dataclasses.replace(client_settings, attempts_max=TURN_ATTEMPTS,
+                                            context_window=settings.context_window,
                                             silence_seconds=TURN_SILENCE_SECONDS,
                                             retry_after_max_seconds=TURN_RETRY_AFTER_MAX_SECONDS),
                         gate=compactor_client.gate)

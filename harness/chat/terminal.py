@@ -147,7 +147,6 @@ class Terminal:
 async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str] = None) -> None:
     """`ever chat`; `api_key` stands in for the configured key (the demo's)."""
     from prompt_toolkit import PromptSession
-    from prompt_toolkit.history import FileHistory
     from prompt_toolkit.patch_stdout import patch_stdout
 
     terminal = Terminal()

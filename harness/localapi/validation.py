@@ -256,7 +256,7 @@ def check_model(body: JSON, model: Model) -> None:
         if not model.efforts:
             raise invalid(f"output_config.effort: This model does not support the effort parameter ({body['model']}).")
         if effort not in model.efforts:
-            raise invalid(f"output_config.effort: Input should be "
+            raise invalid("output_config.effort: Input should be "
                           + ", ".join(f"'{level}'" for level in model.efforts) + f" for {body['model']}")
     thinking_on = kind in ("enabled", "adaptive") or (kind is None and model.thinking_default_on)
     for name, default in (("temperature", 1), ("top_p", None), ("top_k", None)):

@@ -42,6 +42,17 @@ class Config:
     failures_max: int = 3  # [D5] the last failed try builds a marked line [P16]
 
 
+# An unbuilt message's line is counted at its reserve, `i+1|`, 512 bytes and the newline, and shows
+# `i+1|` and the 29 bytes of its placeholder [P1]: 483 bytes more counted than shown.
+RESERVE_OVER_PLACEHOLDER = LINE_BYTES_MAX - len(PLACEHOLDER)
+
+
+def placeholder_line_bytes(l: int, i: int) -> int:
+    """Node (l, i) shown as its placeholder, and its newline: a line of the view one turn sends,
+    counted at what it shows [P19]."""
+    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + len(PLACEHOLDER)
+
+
 def last_message(l: int, i: int) -> int:
     return ((i + 1) << l) - 1
 
@@ -325,6 +336,22 @@ class _View:
         """The lines in order, oldest first."""
         level = self.level
         return [(level[first], first >> level[first]) for first in sorted(level)]
+
+
+class _Coarse:
+    """What `_View.fit` asks of a planner, for the last step of a turn's view [P19]:
+    every parent can take a pair's place, its line when it is built, else its placeholder."""
+
+    def __init__(self, planner: "Planner") -> None:
+        self.planner = planner
+        self.built_nodes = _Built()
+        self.built_nodes.watermarks = [1 << 62] * (LEVELS_MAX + 1)
+        self._recent: Dict[int, Entry] = {}
+
+    def line_bytes(self, l: int, i: int) -> int:
+        if self.planner.built(l, i):
+            return self.planner.line_bytes(l, i)
+        return placeholder_line_bytes(l, i)
 
 
 class Planner:
@@ -735,23 +762,59 @@ class Planner:
     def rendered(self, l: int, i: int) -> str:
         text = self.text(l, i)
         if text is None:
-            return f"{i}+1|{PLACEHOLDER}"
+            return f"{node_name(l, i)}|{PLACEHOLDER}"
         return node_name(l, i) + "|" + shown(text)
 
     def render(self, lines: Optional[List[Node]] = None) -> str:
-        """The view as every call gets it [gist §3]."""
+        """The view as every call gets it [gist §3]: by default the view a turn sends, within
+        its ceiling [P19]."""
         if lines is None:
-            lines = self.view.lines()
+            lines = self.turn_lines()
         body = "".join(self.rendered(l, i) + "\n" for l, i in lines)
         return "<chat>\n" + body + "</chat>"
 
+    def turn_lines(self) -> List[Node]:
+        """The view a turn sends [P19]: the view's lines when what they show is within
+        the ceiling (an unbuilt line shows its placeholder, not its reserve); else, for this
+        rendering only, the most due pairs merge [gist §3.2], first into built parents, then
+        into any parent, an unbuilt one shown as its placeholder, until it is within the
+        ceiling. The view itself is unchanged."""
+        view = self.view
+        ceiling = self.config.view_bytes_ceiling
+        shown_bytes = view.bytes - RESERVE_OVER_PLACEHOLDER * len(self.unbuilt)
+        if shown_bytes <= ceiling:
+            return view.lines()
+        # the view as shown: its unbuilt lines at their placeholder's bytes
+        summarized = _View()
+        for l, i in view.lines():
+            line_bytes = view.line_bytes[i << l]
+            if l == 0 and i in self.unbuilt_set:
+                line_bytes = placeholder_line_bytes(0, i)
+            summarized.add(l, i, line_bytes, self.built_nodes)
+        summarized.fit(self.T, ceiling, self)
+        if summarized.bytes <= ceiling:
+            return summarized.lines()
+        coarse = _Coarse(self)
+        coarser = _View()
+        for l, i in summarized.lines():
+            coarser.add(l, i, summarized.line_bytes[i << l], coarse.built_nodes)
+        coarser.fit(self.T, ceiling, coarse)
+        return coarser.lines()
+
     def context(self, l: int, i: int) -> List[Node]:
         """A compaction's view: the compaction view's lines that end by the node's end, up to
-        the first unbuilt line [gist §4] [F2]."""
+        the first unbuilt line [gist §4] [F2], and up to the compaction view's ceiling
+        [P19]: a prefix of the compaction view, never more than its ceiling."""
         end = i - 1 if l == 0 else last_message(l, i)
+        budget = self.config.cview_bytes_ceiling
+        total = 0
         lines = []
+        line_bytes = self.cview.line_bytes
         for line_l, line_i in self.cview.lines():
             if last_message(line_l, line_i) > end or not self.built(line_l, line_i):
+                break
+            total += line_bytes[line_i << line_l]
+            if total > budget:
                 break
             lines.append((line_l, line_i))
         return lines

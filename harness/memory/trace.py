@@ -142,6 +142,8 @@ def records(k: int, event, planner: Planner) -> List[str]:
         shown = [planner.running[0]]
     for l, i in shown:
         lines.extend(block(f"c\t{k}\t{node_name(l, i)}", render(planner, planner.context(l, i))))
+    if isinstance(event, (Wait, TurnEnd)):
+        lines.extend(block(f"t\t{k}", planner.render()))
     return lines
 
 

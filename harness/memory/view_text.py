@@ -12,7 +12,6 @@ import re
 from typing import Tuple
 
 from harness.memory.line import LINE_BYTES_MAX
-from harness.memory.text import utf8_bytes
 
 Entry = Tuple[str, int, int, int]  # a built node's text, its UTF-8, shown and line bytes
 PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words

@@ -2,7 +2,7 @@
 failure cap's source, the ready queue's order and the window, each law passing on the model and
 failing on a planted bug of the kind it is there for: a source found by its index alone (a merged
 line of the same index after the message gives its text), merges queued by index, a window one
-line too wide. The expected texts are written from docs/planner.md P16, not read from the model.
+line too wide. The expected texts are written from docs/planner.md [P16], not read from the model.
 """
 
 import model.planner as planner

@@ -254,3 +254,21 @@ def test_each_compactor_change_is_a_memory_row(tmp_path):
         "memory: message 4 summarized as 4+1 · view 590 bytes",
     ]
     assert any(row.startswith("memory: the view merged ") for row in rows)
+
+
+def test_a_paused_compactors_view_is_sent_within_its_ceiling_and_zoom_opens_each_coarse_line(tmp_path):
+    # No compactor: four long messages are four placeholders, "0+1|(not summarized yet: zoom it)\n"
+    # (34 bytes each, 136 in all), and no pair can merge. At a ceiling of 100 the turn's view merges
+    # the most due pair, 0-1 (due (4 - 1)/1 = 3, over 2-3's 1), into the placeholder 0+2: 34 + 68 =
+    # 102, still over; then the only pair, 2-3, into 2+2: 68 bytes [P19].
+    config = Config(100, 50, 1000, 500)
+    memory = Memory.open(tmp_path, config)
+    try:
+        for _ in range(4):
+            memory.append("tool", LONG)
+        placeholder = "|(not summarized yet: zoom it)"
+        assert memory.render() == f"<chat>\n0+2{placeholder}\n2+2{placeholder}\n</chat>"
+        assert memory.zoom(0, 2) == f"0+1{placeholder}\n1+1{placeholder}"
+        assert memory.zoom(2, 1) == "tool: " + LONG
+    finally:
+        memory.close()

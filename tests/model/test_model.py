@@ -2,18 +2,10 @@
 (line sizes, dues, which pairs merge), so the expected values do not come from the model."""
 
 from model.line import Outcome, line, merge_input_cut
+from dataclasses import replace
+
 from model.planner import (
-    Built,
-    Config,
-    Failed,
-    Message,
-    Restart,
-    Retry,
-    TurnEnd,
-    Wait,
-    run,
-    step,
-    turn,
+    Built, Config, Failed, Message, Restart, Retry, State, TurnEnd, Wait, run, sent_view, step, turn,
     waiting_queue,
 )
 from model.view import built_line, context, flatten, render, view_bytes, waiting_line
@@ -188,10 +180,34 @@ def test_a_batch_merges_the_most_due_pairs_to_the_floor_and_goes_on_at_the_next_
 
 def test_a_compactions_context_ends_at_the_node_and_stops_at_the_first_unbuilt_line():
     cview = (built_line(1, 0, "a"), built_line(0, 2, "b"), waiting_line(3, "c"), built_line(0, 4, "d"))
-    assert names(context(cview, 0, 2)) == ["0+2"]  # the lines before message 2
-    assert names(context(cview, 1, 0)) == ["0+2"]  # a merge: up to its last message, 1
-    assert names(context(cview, 0, 4)) == ["0+2", "2+1"]  # stops at the unbuilt 3+1
-    assert names(context(cview, 0, 0)) == []
+    assert names(context(cview, 0, 2, 32_000)) == ["0+2"]  # the lines before message 2
+    assert names(context(cview, 1, 0, 32_000)) == ["0+2"]  # a merge: up to its last message, 1
+    assert names(context(cview, 0, 4, 32_000)) == ["0+2", "2+1"]  # stops at the unbuilt 3+1
+    assert names(context(cview, 0, 0, 32_000)) == []
+
+
+def test_a_compactions_context_stops_at_its_budget():
+    # "0+2|a\n" is 6 bytes and "2+1|b\n" 6: a budget of 11 keeps the first line only
+    cview = (built_line(1, 0, "a"), built_line(0, 2, "b"), built_line(0, 3, "c"))
+    assert names(context(cview, 0, 4, 12)) == ["0+2", "2+1"]
+    assert names(context(cview, 0, 4, 11)) == ["0+2"]
+    assert names(context(cview, 0, 4, 5)) == []
+
+
+def test_a_turn_sends_coarse_placeholders_when_no_pair_of_the_view_can_merge():
+    # Four unbuilt messages and two built ones: shown, "0+1|(not summarized yet: zoom it)\n" is
+    # 34 bytes and "4+1|user: x\n" 12: 4·34 + 2·12 = 160 bytes. No parent is built.
+    view = tuple(waiting_line(i, "tool: " + LONG) for i in range(4)) + (built_line(0, 4, "user: x"), built_line(0, 5, "user: y"))
+    state = State(Config(50, 30, 1000, 500), T=6, view=view)
+    assert render(sent_view(replace(state, config=Config(160, 30, 1000, 500)))) == render(view)
+    # at 159 the most due pair, 0-1 (due (6-1)/1 = 5), becomes the placeholder 0+2 (34 bytes)
+    sent = sent_view(replace(state, config=Config(159, 30, 1000, 500)))
+    assert names(sent) == ["0+2", "2+1", "3+1", "4+1", "5+1"]
+    # at 100, 2-3 (due 3) too: 34 + 34 + 12 + 12 = 92
+    assert names(sent_view(replace(state, config=Config(100, 30, 1000, 500)))) == ["0+2", "2+2", "4+1", "5+1"]
+    # at 60, then 0-3 (due (6-3)/2 = 1.5, more than 4-5's 1): 34 + 12 + 12 = 58
+    sent = sent_view(replace(state, config=Config(60, 30, 1000, 500)))
+    assert render(sent) == "<chat>\n0+4|(not summarized yet: zoom it)\n4+1|user: x\n5+1|user: y\n</chat>"
 
 
 def too_long_600(letter):
