@@ -53,7 +53,7 @@ import anthropic
 import httpx2
 
 # what a call gives back and how it fails: apart, so the request builders need no SDK
-from harness.calls.models import request_problem
+from harness.calls.models import request_problem, window_problem
 from harness.calls.outcomes import RetriesExhausted, Refused, Reply, SettingsError, Unusable, Usage
 from harness.calls.redaction import redact
 
@@ -418,6 +418,17 @@ class Client:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
+    async def _counted_tokens(self, request: JSON) -> Optional[int]:
+        """The request's input tokens as the API counts them (`count_tokens`), or None when it
+        cannot say (an error, a server without the endpoint): then the high count stands."""
+        fields = ("model", "messages", "system", "tools", "tool_choice", "thinking")
+        try:
+            counted = await self.sdk.messages.count_tokens(**{k: v for k, v in request.items() if k in fields})
+        except Exception:  # any failure: the bound counted without a call decides
+            return None
+        tokens = getattr(counted, "input_tokens", None)
+        return tokens if isinstance(tokens, int) else None
+
     def backoff_seconds(self, failures: int) -> float:
         """Wait after the n-th transient failure in a row: first·2^(n−1), capped, then between half
         and all of it (the jitter spreads calls that failed together)."""
@@ -433,6 +444,12 @@ class Client:
         lets the waiters go, and `asyncio.CancelledError` propagates."""
         # the capability table and the model's context window: refused without a call
         problem = request_problem(request, self.settings.context_window)
+        if problem and window_problem(request, self.settings.context_window) == problem:
+            # counted high (a token for every byte), it could pass the window; a long paste of
+            # prose is about four bytes a token, so the API's own count (no charge) decides
+            counted = await self._counted_tokens(request)
+            if counted is not None:
+                problem = window_problem(request, self.settings.context_window, counted=counted)
         if problem:
             raise Refused(problem, Usage(), 0)
         spent = Usage()

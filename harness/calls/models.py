@@ -284,32 +284,40 @@ def input_tokens_max(request: Dict[str, Any]) -> int:
     return len(text.encode("utf-8", "surrogatepass")) + images * IMAGE_TOKENS_MAX
 
 
-def window_problem(request: Dict[str, Any], window: Optional[int] = None, what: str = "this request") -> Optional[str]:
+def window_tokens(request: Dict[str, Any], window: Optional[int] = None) -> int:
+    """The model's context window in tokens: the table's, else the config's, else the default."""
+    model = capabilities(str(request.get("model", "")))
+    return model.context_window if model is not None else (window or CONTEXT_WINDOW_DEFAULT)
+
+
+def window_problem(request: Dict[str, Any], window: Optional[int] = None, what: str = "this request",
+                   counted: Optional[int] = None) -> Optional[str]:
     """One sentence (no final period, as every problem here) when the request, its input counted high (`input_tokens_max`) and its
     max_tokens, could pass its model's context window, so it is never sent; None when it fits.
     `window` is the config's, for a model the table does not know; else CONTEXT_WINDOW_DEFAULT."""
     model_id = str(request.get("model", ""))
     model = capabilities(model_id)
-    tokens = model.context_window if model is not None else (window or CONTEXT_WINDOW_DEFAULT)
+    tokens = window_tokens(request, window)
     max_tokens = request.get("max_tokens") if isinstance(request.get("max_tokens"), int) else 0
-    needed = input_tokens_max(request) + max_tokens
+    needed = (input_tokens_max(request) if counted is None else counted) + max_tokens
     if needed <= tokens:
         return None
     where = ("the table in harness/calls/models.py" if model is not None
              else "a context_window setting in config.toml, or the default of the smallest known window")
-    return (f"{what} was not sent: its input, up to {needed - max_tokens:,} tokens (its bytes), and "
+    how = "its bytes" if counted is None else "as the API counts them"
+    return (f"{what} was not sent: its input, {'up to ' if counted is None else ''}{needed - max_tokens:,} tokens ({how}), and "
             f"max_tokens {max_tokens:,} could pass {model_id}'s context window of {tokens:,} tokens "
             f"({where}); choose a model with a larger window, or set its window in config.toml if it "
             f"has one")
 
 
-def request_problem(request: Dict[str, Any], window: Optional[int] = None) -> Optional[str]:
+def request_problem(request: Dict[str, Any], window: Optional[int] = None, check_window: bool = True) -> Optional[str]:
     """Why the real API would refuse this request for its model, as the table knows the model, or
     because it could pass the model's context window (`window_problem`); None when it would
     not. The client asks before it sends, so a request the model cannot take costs no call."""
     model = capabilities(str(request.get("model", "")))
     if model is None:
-        return window_problem(request, window)
+        return window_problem(request, window) if check_window else None
     if model.status == RETIRED:
         return f"{model.id} was retired on {model.retired_on}"
     max_tokens = request.get("max_tokens")
@@ -326,4 +334,4 @@ def request_problem(request: Dict[str, Any], window: Optional[int] = None) -> Op
         return f"{model.id} cannot turn thinking off"
     if effort is not None and effort not in model.efforts:
         return f"{model.id} has no effort {effort}; it takes {model.thinking_options()}"
-    return window_problem(request, window)
+    return window_problem(request, window) if check_window else None

@@ -109,6 +109,16 @@ class Rendered:
             count = 0
             while count < len(lines) and built(*lines[count]):
                 count += 1
+            # [P19] the context also stops at the first line that takes it past its budget
+            budget, total, fits = self.planner.config.cview_bytes_ceiling, 0, 0
+            line_bytes = self.planner.cview.line_bytes
+            while fits < count:
+                line_l, line_i = lines[fits]
+                total += line_bytes[line_i << line_l]
+                if total > budget:
+                    break
+                fits += 1
+            count = fits
             self._cview = lines
             self._lasts = [last_message(line_l, line_i) for line_l, line_i in lines]
             self._built_count = count

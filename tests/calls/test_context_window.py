@@ -1,8 +1,11 @@
 """Strategy: a request that could pass its model's context window is never sent. The windows are the
 documentation's (each model's page: "Context window: 1M tokens", Haiku 4.5's 200K); the bound on a
 request's tokens is its UTF-8 bytes as JSON, which a test computes by hand from a body it builds.
-Requests go through the real client and SDK to the local Messages API, which records every
-request it receives: a refused request leaves no record.
+Within that bound a request is sent at once; past it, the API's own `count_tokens` (the local
+API's documented rule: a text block is (bytes + 25) / 4 tokens, rounded up) decides, and the bound
+stands when the count cannot be had. Requests go through the real client and SDK to the local
+Messages API, which records every request it receives: a refused request leaves no record but its
+count.
 """
 
 import asyncio
@@ -59,12 +62,17 @@ async def send(api, request: dict, window=None) -> str:
     return ""
 
 
+def answers(api) -> list:
+    return [request.answer for request in api.requests]
+
+
 def test_a_request_past_haikus_window_is_never_sent_and_one_sentence_says_what_to_do(api):
     api.reset()
-    # 200,000 tokens: 199,000 bytes of text and max_tokens 1,000 pass it with the JSON around them
-    sentence = run(send(api, body("claude-haiku-4-5", "x" * 199_000)))
-    assert api.requests == []
+    # 900,000 bytes of text: (900,000 + 25) / 4 = 225,007 tokens as counted, past 200,000
+    sentence = run(send(api, body("claude-haiku-4-5", "x" * 900_000)))
+    assert answers(api) == ["count_tokens"]  # counted, never sent
     assert sentence.count(". ") == 0
+    assert "225,007 tokens (as the API counts them)" in sentence
     assert "claude-haiku-4-5's context window of 200,000 tokens" in sentence
     assert "choose a model with a larger window" in sentence
 
@@ -72,29 +80,32 @@ def test_a_request_past_haikus_window_is_never_sent_and_one_sentence_says_what_t
 def test_the_same_request_to_a_model_of_a_million_tokens_is_sent(api):
     api.reset()
     api.enqueue("ok")
-    assert run(send(api, body("claude-sonnet-4-6", "x" * 199_000))) == ""
-    assert len(api.requests) == 1
+    assert run(send(api, body("claude-sonnet-4-6", "x" * 900_000))) == ""
+    assert answers(api) == ["reply"]  # within the bound: no count
 
 
-def test_a_request_just_within_the_window_is_sent_and_one_byte_more_is_not(api):
+def test_a_request_just_within_the_bound_is_sent_and_one_byte_more_is_counted_first(api):
     api.reset()
+    api.enqueue("ok")
     api.enqueue("ok")
     fixed = len(json.dumps({"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": ""}]}))
     room = 200_000 - 1000 - fixed  # max_tokens 1,000
     assert run(send(api, body("claude-haiku-4-5", "x" * room))) == ""
-    assert run(send(api, body("claude-haiku-4-5", "x" * (room + 1)))) != ""
-    assert len(api.requests) == 1
+    # one byte more could pass the window counted high; counted, it is about 49,800 tokens: sent
+    assert run(send(api, body("claude-haiku-4-5", "x" * (room + 1)))) == ""
+    assert answers(api) == ["reply", "count_tokens", "reply"]
 
 
 def test_an_unknown_model_takes_the_configs_window_or_the_smallest_known(api):
     api.reset()
     request = body("local-model", "x" * 250_000)
+    # the local API counts no model it does not know: the bound counted high stands
     assert "local-model's context window of 200,000 tokens" in run(send(api, request))
-    assert api.requests == []
+    assert "reply" not in answers(api)
     # within the config's window it is sent (the local API knows no such model: a 404)
     with pytest.raises(Unusable):
         run(send(api, request, window=300_000))
-    assert len(api.requests) == 1
+    assert answers(api)[-1] != "count_tokens"  # sent, within the bound
 
 
 def test_the_config_takes_a_window_for_each_model_and_refuses_a_bad_one(tmp_path):

@@ -93,7 +93,7 @@ def reply(api: LocalAPI, item) -> None:
 
 
 def turn_requests(api: LocalAPI):
-    return [r for r in api.requests if r.body and not is_compaction(r.body)]
+    return [r for r in api.requests if r.body and not is_compaction(r.body) and r.answer != "count_tokens"]
 
 
 def sent_text(request) -> str:
