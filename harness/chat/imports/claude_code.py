@@ -73,12 +73,11 @@ def parse(path: Path) -> Parsed:
         body = "\n".join(p for p in parts if p)
         if not body.strip():
             continue  # a thought alone: nothing the chat would have logged
-        uuid = str(record.get("uuid") or f"{path.name}:{number}")
         date = utc_date(record.get("timestamp")) or utc_date(message.get("timestamp"))
         if date is None:
             parsed.skipped += 1
             continue
-        marks = [f"session {record.get('sessionId', '?')}"]
+        marks = []  # the session and ids name the note's identity, never its header [I1]
         if record.get("isSidechain"):
             marks.append("sidechain")
         message_id: Optional[str] = message.get("id") if record.get("type") == "assistant" else None
@@ -98,7 +97,6 @@ def parse(path: Path) -> Parsed:
             # a repeated line keeps its time and text, whether or not its uuid was kept
             digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
             identity = f"claude-code:{date.isoformat()}:{digest}"
-        marks.append(f"id {message_id or uuid}")
         if message_id:
             by_message_id[message_id] = len(parsed.notes)
             parts_seen[message_id] = {body}

@@ -100,6 +100,5 @@ def parse(path: Path) -> Parsed:
             continue
         digest = hashlib.sha256(f"{role}\0{body}".encode("utf-8")).hexdigest()
         identity = f"codex:{date.isoformat()}:{digest}"
-        parsed.notes.append(Note("codex", identity, date, role, body, str(path), f"line {number}",
-                                 (f"session {session}",)))
+        parsed.notes.append(Note("codex", identity, date, role, body, str(path), f"line {number}"))
     return parsed

@@ -94,7 +94,7 @@ def parse(path: Path) -> Parsed:
             parsed.skipped += 1
             continue
         entry_id = entry.get("id") if isinstance(entry.get("id"), str) else f"entry {position}"
-        marks = [f"session {session}", f"id {entry_id}"]
+        marks = []  # the session and entry ids make the identity, not the header [I1]
         if by_id and entry_id not in active:
             marks.append("side branch")
         parsed.notes.append(Note("pi", f"pi:{session}:{entry_id}", date, role, body, str(path),
