@@ -7,8 +7,9 @@ format shares, and writes the notes once:
 
 - **[I1], a header per note**: `[imported: SOURCE · ROLE · TIME]` (with a mark such as
   "sidechain" or "side branch" before the role), the body on the next line. No path, session or
-  id: they would weigh on every view and tell the model nothing; the note's key is the hash of
-  its source identity [I4], and the import prints each file it read.
+  id: they would weigh on every view and tell the model nothing. They stay on the log line, in
+  its `from` field, which no request carries (harness/memory/store.py's format), and the note's
+  key is the hash of its source identity [I4].
 - **[I2], long texts are split, never cut** [gist §1]: a body too long for one page of zoom
   (30,000 characters, `note: ` and the header included) becomes several notes in a row, `part k
   of n` in each header, each but the last filling its page exactly (`split_pieces`). A tool's
@@ -125,6 +126,7 @@ class Message:
     key: str
     date: datetime
     text: str
+    origin: str = ""  # the log line's `from`: the file, the place in it, the session and the id [I1]
 
 
 def key_of(identity: str, part: int) -> str:
@@ -163,8 +165,9 @@ def messages_of(notes: Iterable[Note]) -> List[Message]:
                 first_paste[digest] = header(note, 1, 1)
         pieces = split_pieces(body, partial(header, note))
         for k, piece in enumerate(pieces, 1):
+            origin = " · ".join((f"{note.file} {note.position}", *note.origin))
             messages.append(Message(key_of(note.identity, k), note.date,
-                                    header(note, k, len(pieces)) + "\n" + piece))
+                                    header(note, k, len(pieces)) + "\n" + piece, origin))
     return messages
 
 
@@ -313,7 +316,8 @@ def write(memory, messages: Sequence[Message], progress: Callable[[int], None] =
     written = 0
     for message in messages:
         if message.key not in present:
-            memory.append("note", message.text, now=message.date, key=message.key)
+            memory.append("note", message.text, now=message.date, key=message.key,
+                          origin=message.origin or None)
             present.add(message.key)
             written += 1
         progress(1)

@@ -77,7 +77,8 @@ def parse(path: Path) -> Parsed:
         if date is None:
             parsed.skipped += 1
             continue
-        marks = []  # the session and ids name the note's identity, never its header [I1]
+        marks = []  # shown in the header; the session and ids go to the log line's `from` [I1]
+        origin = [f"session {record.get('sessionId', '?')}"]
         if record.get("isSidechain"):
             marks.append("sidechain")
         message_id: Optional[str] = message.get("id") if record.get("type") == "assistant" else None
@@ -89,7 +90,7 @@ def parse(path: Path) -> Parsed:
                 parts_seen[message_id].add(body)
                 parsed.notes[k] = Note(earlier.source, earlier.identity, earlier.date, earlier.role,
                                        earlier.body + "\n" + body, earlier.file, earlier.position,
-                                       earlier.marks)
+                                       earlier.marks, earlier.origin)
             continue
         if message_id:
             identity = f"claude-code:message:{message_id}"
@@ -97,9 +98,10 @@ def parse(path: Path) -> Parsed:
             # a repeated line keeps its time and text, whether or not its uuid was kept
             digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
             identity = f"claude-code:{date.isoformat()}:{digest}"
+        origin.append(f"id {message_id or record.get('uuid') or '?'}")
         if message_id:
             by_message_id[message_id] = len(parsed.notes)
             parts_seen[message_id] = {body}
         parsed.notes.append(Note("claude-code", identity, date, role_of(record, content), body,
-                                 str(path), f"line {number}", tuple(marks)))
+                                 str(path), f"line {number}", tuple(marks), tuple(origin)))
     return parsed

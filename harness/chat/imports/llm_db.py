@@ -49,6 +49,7 @@ def parse(path: Path) -> Parsed:
             continue
         conversation = row["conversation_id"] if "conversation_id" in columns else None
         marks = []  # the conversation's name and the model say something; ids do not [I1]
+        origin = ((f"conversation {conversation}",) if conversation else ()) + (f"id {row['id']}",)
         if conversation and names.get(conversation):
             marks.append(f"conversation {names[conversation][:NAME_CHARS_MAX]!r}")
         if "model" in columns and row["model"]:
@@ -58,10 +59,10 @@ def parse(path: Path) -> Parsed:
         if system and system_of.get(conversation or row["id"]) != system:
             system_of[conversation or row["id"]] = system
             parsed.notes.append(Note("llm", f"llm:{row['id']}:system", date, "system", str(system),
-                                     str(path), where, tuple(marks)))
+                                     str(path), where, tuple(marks), origin))
         for part, role in (("prompt", "user"), ("response", "assistant")):
             text = row[part] if part in columns else None
             if text:
                 parsed.notes.append(Note("llm", f"llm:{row['id']}:{part}", date, role, str(text),
-                                         str(path), where, tuple(marks)))
+                                         str(path), where, tuple(marks), origin))
     return parsed

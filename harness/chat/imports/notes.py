@@ -30,7 +30,8 @@ class Note:
     body: str
     file: str  # the file it came from, as the user named it
     position: str  # where in the file: "line 12", "row 3"
-    marks: Tuple[str, ...] = ()  # session, original id, sidechain, side branch, ...
+    marks: Tuple[str, ...] = ()  # shown in the header: sidechain, side branch, ...
+    origin: Tuple[str, ...] = ()  # logged in `from`, never shown: the session, the original id, ...
 
 
 @dataclass
