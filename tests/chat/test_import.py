@@ -108,7 +108,7 @@ def test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met(tmp_p
     assert notes[1][0] == "[imported: Claude Code · assistant · 2026-03-01T10:00:01+00:00]"
     assert notes[4][0] == "[imported: Claude Code · sidechain · assistant · 2026-03-01T10:00:06+00:00]"
     # where each came from stays on the log line, in `from`, which no request carries
-    assert [r["from"] for r in logged(home)[:2]] == [f"{a} line 2 · session s1 · id u1",
+    assert [r.get("from") for r in logged(home)[:2]] == [f"{a} line 2 · session s1 · id u1",
                                                      f"{a} line 4 · session s1 · id msg_1"]
     assert "sidechain" in notes[4][0] and notes[4][1] == "A subagent's report."
     assert "compaction summary" in notes[5][0] and notes[5][1].endswith("parser fixed.")
