@@ -3,7 +3,8 @@ must catch.
 
 Strategy: one mutant for each promise the README makes about them that a person would notice
 broken: a message shown as markup, an import that logs again what it logged before, repeated
-history logged twice, a thought imported.
+history logged twice, a thought imported, a path in every header, a split whose last page is a
+scrap, an estimate that leaves the cache out, a note's provenance lost from its line.
 """
 
 from mutants.base import Mutant
@@ -53,5 +54,37 @@ MUTANTS = [
         new='        if kind == "thinking":\n            parts.append(str(block.get("thinking", "")))\n        elif kind == "text":\n',
         check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
         note="a thought is imported, which the chat never logs [gist §1]",
+    ),
+    Mutant(
+        name="import_header_with_path",
+        path="harness/chat/imports/__init__.py",
+        old='    pieces = [f"imported: {SOURCE_NAMES[note.source]}", *note.marks, note.role,\n',
+        new='    pieces = [f"imported: {SOURCE_NAMES[note.source]}", f"{note.file} {note.position}", *note.marks, note.role,\n',
+        check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
+        note="every note's header carries the file's absolute path into every view [I1]",
+    ),
+    Mutant(
+        name="import_split_by_the_chats_rule",
+        path="harness/chat/imports/__init__.py",
+        old="        return ZOOM_CHARS - len(\"note: \") - len(header_of(k, parts)) - len(\"\\n\")\n",
+        new="        return ZOOM_CHARS\n",
+        check=test("tests/chat/test_import.py::test_a_long_text_splits_into_notes_that_each_fill_one_page_of_zoom_but_the_last"),
+        note="a note of 30,000 characters plus its header: page 1 of 2 in zoom, with a scrap on page 2 [I2]",
+    ),
+    Mutant(
+        name="import_estimate_without_cache_reads",
+        path="harness/chat/imports/__init__.py",
+        old="    read = calls * (prefix_bytes + context)\n",
+        new="    read = 0\n",
+        check=test("tests/chat/test_import.py::test_the_cost_of_two_long_notes_is_the_documented_rule_computed_by_hand"),
+        note="the estimate leaves out what every compaction reads from the cache",
+    ),
+    Mutant(
+        name="import_provenance_dropped",
+        path="harness/chat/imports/__init__.py",
+        old="                          origin=message.origin or None)\n",
+        new="                          origin=None)\n",
+        check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
+        note="where a note was read is lost: the log line has no `from` [I1]",
     ),
 ]

@@ -3,7 +3,7 @@
     ever / ever chat          the chat, in a plain terminal (no screen redraws: scrollback works)
     ever chat --local         the same with no key: a local API that echoes, in a chat of its own
     ever send TEXT | -        one turn, for scripts; handed to a running `ever chat` if one owns it
-    ever memory status|view|zoom ID N
+    ever memory status|view|zoom ID N [PAGE]
     ever import PATH... [--format F] [--yes]   old sessions as notes
     ever browse [--out F] [--serve]   the whole memory as one HTML page
     ever log                  where the files are
@@ -209,15 +209,26 @@ def memory_view() -> None:
 @click.argument("line", nargs=-1)
 def memory_zoom(line) -> None:
     """Open line ID+N (given as ID N, or ID+N) into the two lines under it; N = 1 gives the
-    message whole."""
+    message whole, a long one in pages: ID 1 PAGE shows page PAGE (1 by default)."""
     from harness.calls.arguments import zoom_arguments
     from harness.memory.images import named_images
 
-    arguments = zoom_arguments(line)  # `-1 1` reaches here as numbers, not as options
+    page = 1
+    words = list(line)
+    if len(words) == 3 or (len(words) == 2 and words[0].count("+") == 1):
+        last = words.pop()
+        try:
+            page = int(last)
+        except ValueError:
+            fail(f"zoom's page is a whole number, not {last}")
+    arguments = zoom_arguments(words)  # `-1 1` reaches here as numbers, not as options
     if arguments is None:
-        fail(f"zoom takes a line as ID N or ID+N (for example 6 1, or 6+1), not {' '.join(line) or 'nothing'}")
+        fail(f"zoom takes a line as ID N or ID+N, and for a message a page (for example 6 1, 6+1 "
+             f"or 6 1 2), not {' '.join(line) or 'nothing'}")
     first, n = arguments
-    answer = ask_owner_or_open({"op": "zoom", "id": first, "n": n})
+    if page != 1 and n != 1:
+        fail(f"only a message (N = 1) comes in pages; line {first}+{n} is two lines")
+    answer = ask_owner_or_open({"op": "zoom", "id": first, "n": n, "page": page})
     text = answer.get("text", "")
     if text.startswith("zoom: "):  # the memory's sentence on a line that does not exist
         fail(text)

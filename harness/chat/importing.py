@@ -2,6 +2,7 @@
 them once); here, what the person sees: what will be added, what it will cost, a question when
 that is a lot, and a progress bar."""
 
+import json
 import sys
 from typing import Callable, Optional, Sequence
 
@@ -9,7 +10,10 @@ import click
 from tqdm import tqdm
 
 from harness.chat.config import Settings
-from harness.chat.imports import SOURCE_NAMES, ImportFailed, plan, write
+from harness.calls.models import capabilities
+from harness.calls.prompt import Prompt
+from harness.chat.imports import CALL_SECONDS, SOURCE_NAMES, Cost, ImportFailed, estimate_cost, plan, write
+from harness.memory.planner import Config
 from harness.memory.service import Memory
 
 ASK_COMPACTIONS = 500  # above this many estimated compactions, the import asks before it starts
@@ -19,13 +23,43 @@ def counted(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
+def compaction_model(settings: Settings) -> str:
+    return settings.model if settings.memory_model == "turns" else settings.memory_model
+
+
+def prefix_bytes(settings: Settings) -> int:
+    """The bytes of the prefix every call shares: the tools and the system prompt, as sent."""
+    prompt = Prompt.load(str(settings.home))
+    return len(json.dumps([list(prompt.tools), list(prompt.system)], ensure_ascii=False).encode("utf-8"))
+
+
+def duration(seconds: int) -> str:
+    if seconds < 120:
+        return counted(seconds, "second")
+    if seconds < 2 * 3600:
+        return counted(round(seconds / 60), "minute")
+    return f"{seconds / 3600:,.1f} hours"
+
+
+def cost_sentence(cost: Cost, model: str, jobs_max: int) -> str:
+    """The estimate in words, every figure an upper bound by its rule (`Cost`)."""
+    tokens = (f"about {cost.cache_read_tokens + cost.cache_write_tokens:,} input tokens at most "
+              f"({cost.cache_read_tokens:,} read from the cache, {cost.cache_write_tokens:,} written to it) "
+              f"and {cost.output_tokens:,} output tokens")
+    dollars = (f"about ${cost.cents / 100:,.2f} at {model}'s list prices" if cost.cents is not None
+               else f"a price unknown: {model} is not in harness/calls/models.py's table")
+    return (f"That is {tokens}: {dollars}; about {duration(cost.seconds)} with {jobs_max} calls at once "
+            f"(taken at {CALL_SECONDS} seconds a call).")
+
+
 def run_import(settings: Settings, paths: Sequence[str], fmt: Optional[str], yes: bool,
                say: Callable[[str], None] = click.echo) -> None:
     memory = Memory.open(settings.home)
     try:
         todo = plan(paths, fmt, memory.store.keys(), own=settings.chat_dir)
-        for path, this, notes, skipped in todo.files:
+        for path, this, notes, skipped, empty_because in todo.files:
             note = f"; {counted(skipped, 'line')} not read (not JSON, or no time)" if skipped else ""
+            note += f": {empty_because}" if empty_because and not notes else ""
             say(f"{path}: {counted(notes, 'note')} ({SOURCE_NAMES[this]}){note}")
         for path, why in todo.passed_over:
             say(f"{path}: not imported: {why}")
@@ -37,6 +71,12 @@ def run_import(settings: Settings, paths: Sequence[str], fmt: Optional[str], yes
         say(f"{counted(len(todo.messages), 'message')} to add as notes{already}; about "
             f"{counted(summaries + merges, 'compaction')} ({summaries:,} summaries of long notes, "
             f"{merges:,} merges), run by the next `ever chat`.")
+        model = compaction_model(settings)
+        found = capabilities(model)
+        jobs_max = Config().jobs_max
+        cost = estimate_cost([len(m.text.encode("utf-8")) for m in todo.messages],
+                             found.price if found is not None else None, prefix_bytes(settings), jobs_max)
+        say(cost_sentence(cost, model, jobs_max))
         if summaries + merges > ASK_COMPACTIONS and not yes:
             if not sys.stdin.isatty():
                 raise ImportFailed(f"that is over {ASK_COMPACTIONS:,} compactions, so the import asks first; "

@@ -3,7 +3,8 @@
 `main/` and `tree/` are each a `DayLog`: files named `YYYY-MM-DD.jsonl`, read in name order, the
 newest one appended to through harness/memory/logfile.py (one write, fsync'd; a failed write cut
 back). The day of a line is [S1]'s (harness/memory/store.py). A line in the shape the
-store writes is read by its two ends (`message_id_key`, `node_ids`) without a JSON parse.
+store writes is read by its two ends (`message_id_key`, `node_ids`) without a JSON parse; a
+message line's tail may hold an import's `from` (any JSON string) before its key.
 """
 
 import re
@@ -21,7 +22,8 @@ DAY_FILE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\.jsonl\Z")
 # found only where the text ends; and a prefix of a line (a torn write) never has the tail, whose
 # last byte is the line's closing brace.
 MESSAGE_HEAD = re.compile(rb'\{"i":(0|[1-9][0-9]*),"kind":"[a-z]+","text":"')
-MESSAGE_TAIL = re.compile(rb'","size":[0-9]+,"date":"[^"\\]*"(?:,"key":"([A-Za-z0-9._:+/=-]{1,128})")?\}')
+MESSAGE_TAIL = re.compile(rb'","size":[0-9]+,"date":"[^"\\]*"(?:,"from":"(?:[^"\\]|\\.)*")?'
+                          rb'(?:,"key":"([A-Za-z0-9._:+/=-]{1,128})")?\}')
 NODE_HEAD = re.compile(rb'\{"l":(0|[1-9][0-9]*),"i":(0|[1-9][0-9]*),"text":"')
 NODE_TAIL = re.compile(rb'","size":[0-9]+,"T":[0-9]+\}')
 TEXT_END = b'","size":'

@@ -272,11 +272,11 @@ class Memory:
     # ---- what changes the memory ----
 
     def append(self, kind: str, text: str, now: Optional[datetime] = None,
-               key: Optional[str] = None) -> dict:
+               key: Optional[str] = None, origin: Optional[str] = None) -> dict:
         """Log one message, then let the planner see it [gist §1, §3.2]; the record is returned
         once it is on disk. A user's message logs its key on its first line (harness/memory/accepted.py)
         [S8] [S9]."""
-        record = self.store.append_message(kind, text, now, key)
+        record = self.store.append_message(kind, text, now, key, origin)
         self._apply(Message(kind, record["text"]))
         return record
 

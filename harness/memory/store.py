@@ -26,6 +26,10 @@ A message line: these keys in this order, no spaces, UTF-8 with non-ASCII writte
 - `text`: made valid once, here: each lone surrogate becomes U+FFFD [P14].
 - `size`: the text's UTF-8 bytes.
 - `date`: local time with its UTC offset, to the second.
+- `from` (only on an import's notes, before `key`): where the note was read, in words (the
+  file, its line or row, the session and the original id): provenance for a person or a tool
+  that reads the log. No request carries it: the planner and the view see `kind` and `text`
+  alone, so it costs no byte of any view (harness/chat/imports/__init__.py, [I1]).
 - `key` (only on some lines, last): a name the writer gave the message so that it is logged once
   however often the writing is tried again (an import's note, [S8]); letters, digits and
   `._:+/=-`, at most 128 of them. `keys()` reads them back.
@@ -258,9 +262,9 @@ class Store(StoreIndex):
         return len(self._messages)
 
     def append_message(self, kind: str, text: str, now: Optional[datetime] = None,
-                       key: Optional[str] = None) -> Record:
+                       key: Optional[str] = None, origin: Optional[str] = None) -> Record:
         """Log one message; return its record once it is on disk [gist §1]. A key, if given,
-        ends the line [S8]."""
+        ends the line [S8]; `origin`, if given, is its `from` field, before the key."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
         if key is not None:
@@ -276,6 +280,8 @@ class Store(StoreIndex):
                 "size": utf8_bytes(text),
                 "date": now.isoformat(timespec="seconds"),
             }
+            if origin is not None:
+                record["from"] = checked_text(origin)
             if key is not None:
                 record["key"] = key
             number, offset = self._append(self.main, now, encode_line(record))

@@ -14,7 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from harness.localapi.server import Reply
@@ -37,7 +37,7 @@ def import_notes(home: Path, first: int, short: int, long: int, seed: int = 11) 
     rng.shuffle(sizes)
     main = sorted((home / "chat" / "main").glob("*.jsonl"))[-1]
     tree = sorted((home / "chat" / "tree").glob("*.jsonl"))[-1]
-    date = datetime(2026, 1, 3, 9, 0, tzinfo=timezone.utc)
+    date = datetime(2026, 1, 3, 9, 0, tzinfo=UTC)
     main_lines, tree_lines = [], []
     for k, size in enumerate(sizes):
         i = first + k
@@ -115,3 +115,44 @@ def test_a_first_day_of_3300_imported_notes_sends_every_request_within_its_ceili
           f"{len(compactions)} compaction requests, the largest <chat> {largest['compaction'][0]:,} bytes "
           f"(ceiling {COMPACTION_CEILING:,} + {TAGS}), the largest body {largest['compaction'][1]:,} bytes; "
           f"the view saved at close: {len(view['view']):,} lines")
+
+
+def test_after_an_import_an_opened_chat_starts_its_compactions_before_anything_is_typed(tmp_path, api):
+    """`ever import` of 40 long notes (each a summary call), then `ever chat` on a terminal with
+    nothing typed: compaction requests arrive while the prompt waits, and no turn is asked for.
+    The delay from the start of `ever chat` to the first request is measured and printed, never
+    asserted; the guard of 60 seconds only stops a hang."""
+    import time
+
+    import pexpect
+
+    from tests.support.chat import environment
+
+    home = tmp_path / "home"
+    session = tmp_path / "session.jsonl"
+    session.write_text("".join(json.dumps({
+        "type": "user", "uuid": f"u{k}", "parentUuid": None, "sessionId": "s1",
+        "timestamp": f"2026-03-01T10:{k:02d}:00Z", "message": {"role": "user", "content": f"note {k} " + "w " * 400}})
+        + "\n" for k in range(40)))
+    env = environment(home, api)
+    imported = subprocess.run([EVER, "import", str(session)], env=env, capture_output=True, text=True, timeout=120)
+    assert imported.returncode == 0, imported.stderr
+    assert "Added 40 notes" in imported.stdout
+    api.reset()
+    api.responder = answer
+    started = time.monotonic()
+    child = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=60, dimensions=(40, 160))
+    try:
+        child.expect("›")
+        prompt = time.monotonic() - started
+        while not any(is_compaction(r.body) for r in api.requests if isinstance(r.body, dict)):
+            assert time.monotonic() - started < 60, "no compaction request within 60 seconds of opening"
+            time.sleep(0.05)
+        first = time.monotonic() - started
+        assert all(is_compaction(r.body) for r in api.requests if isinstance(r.body, dict))  # no turn: nothing typed
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    print(f"\nopened after an import of 40 long notes: the prompt {prompt:.2f} s and the first compaction "
+          f"request {first:.2f} s after `ever chat` started, with nothing typed")

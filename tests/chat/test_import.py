@@ -9,6 +9,7 @@ note is then logged exactly once, in order.
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -100,13 +101,19 @@ def test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met(tmp_p
         PASTE,
     ]
     assert notes[2][1].startswith("tool result: xxx") and "characters cut here" in notes[2][1]
-    assert len(notes[2][1]) == 30_000  # clipped as the chat clips it, its label and all
-    assert notes[0][0] == f"[imported: Claude Code · {a} line 2 · session s1 · id u1 · user · 2026-03-01T10:00:00+00:00]"
-    assert notes[1][0] == f"[imported: Claude Code · {a} line 4 · session s1 · id msg_1 · assistant · 2026-03-01T10:00:01+00:00]"
+    # clipped as the chat clips it, its label and all, to 30,000 characters less 256 for the header
+    assert len(notes[2][1]) == 29_744
+    # the header is what the model needs: no path, no session, no id [I1]
+    assert notes[0][0] == "[imported: Claude Code · user · 2026-03-01T10:00:00+00:00]"
+    assert notes[1][0] == "[imported: Claude Code · assistant · 2026-03-01T10:00:01+00:00]"
+    assert notes[4][0] == "[imported: Claude Code · sidechain · assistant · 2026-03-01T10:00:06+00:00]"
+    # where each came from stays on the log line, in `from`, which no request carries
+    assert [r.get("from") for r in logged(home)[:2]] == [f"{a} line 2 · session s1 · id u1",
+                                                     f"{a} line 4 · session s1 · id msg_1"]
     assert "sidechain" in notes[4][0] and notes[4][1] == "A subagent's report."
     assert "compaction summary" in notes[5][0] and notes[5][1].endswith("parser fixed.")
     # the resumed file's history is not repeated; its repeated paste is a short note
-    assert notes[6][0].startswith(f"[imported: Claude Code · {b} line 10 · session s2 · id u11 · user")
+    assert notes[6][0] == "[imported: Claude Code · user · 2026-03-01T10:05:00+00:00]"
     assert notes[6][1] == f"(the same 1,800 characters as the note headed {notes[3][0]})"
     # a long message split, never cut: three parts that join back to it
     parts = notes[7:]
@@ -223,7 +230,7 @@ def test_codex_rollouts_keep_the_items_once_and_leave_out_copies_and_thoughts(tm
     ]
     assert [h.split(" · ")[-2] for h, _ in notes] == ["user", "user", "tool call", "tool result", "assistant",
                                                      "compaction summary", "user", "user"]
-    assert notes[1][0] == f"[imported: Codex CLI · {a} line 3 · session c1 · user · 2026-02-01T09:00:02+00:00]"
+    assert notes[1][0] == "[imported: Codex CLI · user · 2026-02-01T09:00:02+00:00]"
     assert all("HIDDEN" not in r["text"] for r in logged(home))
 
 
@@ -267,7 +274,7 @@ def test_a_pi_session_imports_its_active_branch_and_marks_the_side_branch(tmp_pa
         ("B works.", False),
     ]
     assert notes[5][0].split(" · ")[-2] == "branch summary" and notes[7][0].split(" · ")[-2] == "compaction summary"
-    assert notes[3][0] == f"[imported: pi · {path} line 5 · session p1 · id e4 · side branch · user · 2026-01-05T08:00:04+00:00]"
+    assert notes[3][0] == "[imported: pi · side branch · user · 2026-01-05T08:00:04+00:00]"
 
 
 # ---- llm's logs.db ----
@@ -296,8 +303,8 @@ def test_llm_logs_db_gives_each_prompt_and_response_and_a_system_prompt_once(tmp
     assert [(h.split(" · ")[-2], body) for h, body in notes] == [
         ("system", "Be brief"), ("user", "Ten names for cheesecakes"), ("assistant", "Plain; Berry"),
         ("user", "And two more"), ("assistant", "Lime; Mango"), ("user", "Alone"), ("assistant", "Yes")]
-    assert notes[1][0] == (f"[imported: llm logs.db · {path} row 2 · conversation c1 (Cheesecakes) · model gpt-4o-mini · "
-                           "id r1 · user · 2025-06-01T12:00:00+00:00]")
+    assert notes[1][0] == ("[imported: llm logs.db · conversation 'Cheesecakes' · model gpt-4o-mini · user · "
+                           "2025-06-01T12:00:00+00:00]")
     assert run(home, path).stdout.endswith("Nothing to add (7 already in the chat).\n")
 
 
@@ -328,7 +335,7 @@ def test_text_files_are_one_note_each_split_when_long_and_a_copy_is_one_note(tmp
     done = run(home, tmp_path / "notes")
     assert done.returncode == 0, done.stderr
     notes = bodies(home)
-    assert notes[0] == (f"[imported: text file · {short} whole · file · 2023-11-14T22:13:20+00:00]", "# Ideas\n\n- one\n- two\n")
+    assert notes[0] == ("[imported: text file · file · 2023-11-14T22:13:20+00:00]", "# Ideas\n\n- one\n- two\n")
     assert "".join(body for _, body in notes[1:]) == LONG and len(notes) == 4
     assert notes[3][0].endswith("part 3 of 3]")
 
@@ -448,3 +455,99 @@ def test_an_import_stopped_with_ctrl_c_says_so_in_one_sentence_and_the_rest_come
     done = run(tmp_path / "home", source, "--yes")
     assert done.returncode == 0, done.stderr
     assert len({r["key"] for r in logged(tmp_path / "home")}) == len(logged(tmp_path / "home")) == notes
+
+
+# ---- what the import says before it spends, and how a long note is paged ----
+
+# Claude Haiku 4.5's list prices in US dollars per million tokens (platform.claude.com pricing:
+# $1 input, $1.25 5-minute cache writes, $0.10 cache hits, $5 output), written here, not read
+# from harness/calls/models.py.
+HAIKU_READ, HAIKU_WRITE, HAIKU_OUTPUT = 0.10, 1.25, 5.00
+
+
+def test_the_cost_of_two_long_notes_is_the_documented_rule_computed_by_hand():
+    from harness.calls.models import capabilities
+    from harness.chat.imports import estimate_cost
+
+    # two notes of 1,000 bytes: each over 512 with `note: `, so 2 summaries; the two lines of 480
+    # bytes join to 961 > 512, so 1 merge: 3 calls. With a prefix of 20,000 bytes:
+    # read: 3 × (20,000 + 32,000 + 14 for <chat>\n and </chat>) = 156,042
+    # written: 3 × (900 + 480) + (1,006 + 1,006) + 1 merge × 2 × 480 + the first call's 52,014 = 59,126
+    # output: 3 × 512 = 1,536
+    cost = estimate_cost([1_000, 1_000], capabilities("claude-haiku-4-5").price, 20_000, 8)
+    assert (cost.calls, cost.cache_read_tokens, cost.cache_write_tokens, cost.output_tokens) == (3, 156_042, 59_126, 1_536)
+    dollars = (156_042 * HAIKU_READ + 59_126 * HAIKU_WRITE + 1_536 * HAIKU_OUTPUT) / 1_000_000  # $0.0971918
+    assert cost.cents / 100 == pytest.approx(dollars, rel=1e-12)
+    assert cost.seconds == 5  # 3 calls, 8 at once: one round of 5 seconds
+    assert estimate_cost([1_000] * 17, None, 20_000, 8).cents is None  # a model with no price: no dollars
+    # 17 summaries, then merges of whole pairs only (the 17th line has no pair yet): 8 + 4 + 2 + 1;
+    # 32 calls, 8 at once: 4 rounds of 5 seconds
+    assert estimate_cost([1_000] * 17, None, 20_000, 8).seconds == 4 * 5
+
+
+def test_the_import_says_tokens_dollars_and_time_at_the_compaction_models_prices(tmp_path):
+    lines = [cc("user", f"u{k}", None, "00:00", f"message {k} " + "y" * 600) for k in range(600)]
+    source = write_jsonl(tmp_path / "many.jsonl", lines)
+    done = run(tmp_path / "home", source, "--yes")
+    assert done.returncode == 0, done.stderr
+    said = re.search(r"That is about ([\d,]+) input tokens at most \(([\d,]+) read from the cache, ([\d,]+) "
+                     r"written to it\) and ([\d,]+) output tokens: about \$([\d.,]+) at claude-haiku-4-5's list "
+                     r"prices; about (\d+) minutes with 8 calls at once \(taken at 5 seconds a call\)\.", done.stdout)
+    assert said, done.stdout
+    total, read, written, output, dollars, minutes = (float(g.replace(",", "")) for g in said.groups())
+    assert total == read + written
+    assert output == 1_196 * 512  # 1,196 calls, as the line before says, each up to 512 bytes
+    assert dollars == pytest.approx((read * HAIKU_READ + written * HAIKU_WRITE + output * HAIKU_OUTPUT) / 1e6, abs=0.005)
+    assert minutes == round(-(-1_196 // 8) * 5 / 60)  # 150 rounds of 5 seconds: 12.5 minutes
+    assert read % 1_196 == 0 and read // 1_196 > 32_014  # every call reads the prefix and the whole context
+
+
+def test_a_long_text_splits_into_notes_that_each_fill_one_page_of_zoom_but_the_last(tmp_path):
+    text = tmp_path / "long.txt"
+    text.write_text("z" * 30_100)  # too long for one page with its header: the issue's "150 characters on page 2"
+    os.utime(text, (1_700_000_000, 1_700_000_000))
+    home = tmp_path / "home"
+    assert run(home, text).returncode == 0
+    records = logged(home)
+    first_header = "[imported: text file · file · 2023-11-14T22:13:20+00:00 · part 1 of 2]"  # 70 characters
+    assert records[0]["text"] == first_header + "\n" + "z" * (30_000 - len("note: ") - 70 - 1)
+    assert len("note: " + records[0]["text"]) == 30_000  # a full page, exactly
+    assert records[1]["text"].endswith("part 2 of 2]\n" + "z" * (30_100 - 29_923))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    env["EVER_HOME"] = str(home)
+    zoom = subprocess.run([EVER, "memory", "zoom", "0", "1"], env=env, capture_output=True, text=True, timeout=60)
+    assert zoom.returncode == 0, zoom.stderr
+    assert zoom.stdout == "note: " + records[0]["text"] + "\n"  # one page: no "page 1 of 2"
+
+
+def test_memory_zoom_shows_any_page_of_a_long_message(tmp_path):
+    from harness.memory.service import Memory
+
+    home = tmp_path / "home"
+    memory = Memory.open(home)
+    memory.append("user", "a" * 29_990 + "b" * 10)  # with `user: ` 30,006 characters: two pages of 30,000
+    memory.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    env["EVER_HOME"] = str(home)
+
+    def zoom(*args):
+        return subprocess.run([EVER, "memory", "zoom", *args], env=env, capture_output=True, text=True, timeout=60)
+
+    assert zoom("0", "1", "2").stdout == "[message 0, page 2 of 2]\nbbbbbb\n"
+    assert zoom("0+1", "2").stdout == "[message 0, page 2 of 2]\nbbbbbb\n"
+    first = zoom("0", "1").stdout
+    assert first == "[message 0, page 1 of 2]\nuser: " + "a" * 29_990 + "b" * 4 + "\n"
+    assert zoom("0", "1", "3").stderr == "ever: zoom: message 0 has 2 pages, not page 3\n"
+    assert zoom("0", "1", "x").stderr == "ever: zoom's page is a whole number, not x\n"
+
+
+def test_an_llm_logs_db_with_an_empty_responses_table_says_why_it_gives_no_notes(tmp_path):
+    path = tmp_path / "logs.db"
+    db = sqlite3.connect(path)
+    db.executescript("CREATE TABLE [responses] ([id] TEXT PRIMARY KEY, [prompt] TEXT, [response] TEXT, [datetime_utc] TEXT);")
+    db.close()
+    done = run(tmp_path / "home", path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (f"{path}: 0 notes (llm logs.db): its responses table is empty: llm 0.32 and later log "
+                           "new exchanges to the tables of its message store, which Ever does not read\n"
+                           "Nothing to add.\n")

@@ -41,3 +41,19 @@ def test_a_bad_key_is_refused_and_nothing_is_logged(tmp_path, key):
         with pytest.raises(ValueError, match="a key is 1 to 128"):
             store.append_message("note", "t", NOW, key=key)
         assert store.count == 0
+
+
+def test_a_from_field_goes_before_the_key_and_both_are_read_back_whatever_it_holds(tmp_path):
+    origin = '/home/a "b"\\c/s1.jsonl line 3 · session s1 · id u1 ","size":1,"date":"x","key":"fake"}'
+    with Store.open(tmp_path) as store:
+        record = store.append_message("note", "imported", NOW, key="import:abc.1", origin=origin)
+        assert list(record) == ["i", "kind", "text", "size", "date", "from", "key"]
+        store.append_message("note", "no key", NOW, origin="only a from")
+        assert store.keys() == {"import:abc.1"}
+    lines = (tmp_path / "chat/main/2026-10-08.jsonl").read_text().splitlines()
+    assert json.loads(lines[0])["from"] == origin and lines[0].endswith(',"key":"import:abc.1"}')
+    (tmp_path / "chat/index/meta.json").unlink()  # the index rebuilt from the lines themselves
+    with Store.open(tmp_path) as store:
+        assert store.count == 2 and store.message(0)["from"] == origin and store.message(1)["from"] == "only a from"
+        assert store.keys() == {"import:abc.1"}
+        assert not [warning for warning in store.warnings if "torn" in warning or "skipped" in warning]

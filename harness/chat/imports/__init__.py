@@ -1,15 +1,20 @@
 """`ever import`: old sessions from other tools become `note` messages [gist §1], oldest first.
 
 A parser per format (`claude_code`, `codex`, `pi`, `llm_db`, `text_files` in this package) turns a
-file into `Note`s (`notes`: the note, the times, a tool's text, which every parser shares): a source identity, the original time, a role and a body. This module then applies
-the rules every format shares, and writes the notes once:
+file into `Note`s (`notes`: the note, the times, a tool's text, which every parser shares): a
+source identity, the original time, a role and a body. This module then applies the rules every
+format shares, and writes the notes once:
 
-- **[I1], a header per note**: `[imported: SOURCE · FILE line N · ROLE · TIME]` and, where the
-  format has them, the session and the original id; the body follows on the next line.
-- **[I2], long texts are split, never cut** [gist §1]: a body longer than a message's 30,000
-  characters becomes several notes in a row, `part k of n` in each header (`split_long`, the
-  chat's own rule; the header is on top of the 30,000). A tool's output is clipped to its head and tail, as in the chat
-  (`clip_output`); a thought is not imported, as the chat never logs one [gist §1].
+- **[I1], a header per note**: `[imported: SOURCE · ROLE · TIME]` (with a mark such as
+  "sidechain" or "side branch" before the role), the body on the next line. No path, session or
+  id: they would weigh on every view and tell the model nothing. They stay on the log line, in
+  its `from` field, which no request carries (harness/memory/store.py's format), and the note's
+  key is the hash of its source identity [I4].
+- **[I2], long texts are split, never cut** [gist §1]: a body too long for one page of zoom
+  (30,000 characters, `note: ` and the header included) becomes several notes in a row, `part k
+  of n` in each header, each but the last filling its page exactly (`split_pieces`). A tool's
+  output is clipped to its head and tail, as in the chat, less room for the header (`clip_output`,
+  `NOTE_OUTPUT_CHARS_MAX`); a thought is not imported, as the chat never logs one [gist §1].
 - **[I3], repeated history and repeated pastes are kept once.** A note whose source identity was
   seen (a resumed session repeating its history, one API response split over several lines)
   is one note; a body of at least `PASTE_CHARS_MIN` characters met again becomes a short note
@@ -27,6 +32,7 @@ them and estimates the compactions they will cost from their sizes (`estimate_co
 import hashlib
 import json
 import os
+from functools import partial
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -35,7 +41,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 from harness.chat.imports import claude_code, codex, llm_db, pi, text_files
 from harness.chat.imports.notes import ImportFailed, Note, Parsed
 from harness.memory.line import LINE_BYTES_MAX
-from harness.memory.text import MESSAGE_CHARS_MAX, split_long, valid_text
+from harness.memory.text import valid_text
 
 PASTE_CHARS_MIN = 1_000  # a body this long met again is a repeated paste [I3]
 FORMATS = ("claude-code", "codex", "pi", "llm", "text")
@@ -120,6 +126,7 @@ class Message:
     key: str
     date: datetime
     text: str
+    origin: str = ""  # the log line's `from`: the file, the place in it, the session and the id [I1]
 
 
 def key_of(identity: str, part: int) -> str:
@@ -127,8 +134,10 @@ def key_of(identity: str, part: int) -> str:
 
 
 def header(note: Note, part: int, parts: int) -> str:
-    where = f"{note.file} {note.position}"
-    pieces = [f"imported: {SOURCE_NAMES[note.source]}", where, *note.marks, note.role,
+    """What the model needs of a note's origin [I1]: the tool, the role (after a mark such as
+    "sidechain") and the original time; never a path or an id, which would cost bytes in every
+    view and say nothing (the key names the note, [I4])."""
+    pieces = [f"imported: {SOURCE_NAMES[note.source]}", *note.marks, note.role,
               note.date.isoformat(timespec="seconds")]
     if parts > 1:
         pieces.append(f"part {part} of {parts}")
@@ -154,16 +163,35 @@ def messages_of(notes: Iterable[Note]) -> List[Message]:
                 body = f"(the same {len(body):,} characters as the note headed {first})"
             else:
                 first_paste[digest] = header(note, 1, 1)
-        pieces = split_pieces(body)
+        pieces = split_pieces(body, partial(header, note))
         for k, piece in enumerate(pieces, 1):
+            origin = " · ".join((f"{note.file} {note.position}", *note.origin))
             messages.append(Message(key_of(note.identity, k), note.date,
-                                    header(note, k, len(pieces)) + "\n" + piece))
+                                    header(note, k, len(pieces)) + "\n" + piece, origin))
     return messages
 
 
-def split_pieces(body: str) -> List[str]:
-    """The body in pieces of the chat's 30,000 characters; the header comes on top [I2]."""
-    return split_long(body, MESSAGE_CHARS_MAX)
+ZOOM_CHARS = 30_000  # a message zoom shows whole on one page (harness/memory/service.py PAGE_CHARS)
+
+
+def split_pieces(body: str, header_of: Callable[[int, int], str] = lambda k, n: "") -> List[str]:
+    """The body in pieces such that each note, `note: ` and its header on top, fits one page of
+    zoom, and every note of a split but the last fills its page exactly [I2]. A piece's room
+    depends on its header's "part k of n": the count is the least n whose rooms hold the body
+    (the first n - 1 rooms at n hold less than the body, as a header only grows with n, so the
+    last piece is never empty)."""
+    def room(k: int, parts: int) -> int:
+        return ZOOM_CHARS - len("note: ") - len(header_of(k, parts)) - len("\n")
+
+    parts = 1
+    while sum(room(k, parts) for k in range(1, parts + 1)) < len(body):
+        parts += 1
+    pieces, start = [], 0
+    for k in range(1, parts):
+        pieces.append(body[start:start + room(k, parts)])
+        start += room(k, parts)
+    pieces.append(body[start:])
+    return pieces
 
 
 SUMMARY_LINE_BYTES = 480  # what a compactor's line is taken to weigh: near the 512 it may use
@@ -201,11 +229,58 @@ def estimate_compactions(sizes: Sequence[int]) -> Tuple[int, int]:
     return summaries, merges
 
 
+CONTEXT_BYTES_MAX = 32_000  # [gist §4] a compaction's <chat>, tags apart
+CONTEXT_TAGS_BYTES = len("<chat>\n") + len("</chat>")
+TASK_BYTES = 900  # a task's words and its 512-dash ruler, without the text it gives (harness/calls/prompt.py)
+CALL_SECONDS = 5  # what one compaction is taken to last, waiting included: an assumption, said so
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What the compactions an import causes will cost, estimated before a byte is written.
+
+    The rule, every figure counted high: a token stands for at least one byte (harness/calls/
+    models.py's `input_tokens_max`), so bytes are taken as tokens. Each compaction reads from the
+    cache the prefix every call shares (tools and system prompt, `prefix_bytes`) and its `<chat>`
+    context at its ceiling (32,000 bytes and the tags); it writes to the cache what follows its
+    cached part: its task (TASK_BYTES and the text it gives: a note's bytes for a summary, two
+    lines of SUMMARY_LINE_BYTES for a merge) and the line the call before it added to the
+    context; the first call also writes the prefix and the context. Each answers at most a line
+    of 512 bytes. Dollars are the table's list prices (5-minute cache writes); the time is the
+    calls, `jobs_max` at once, CALL_SECONDS each.
+    """
+
+    calls: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cents: Optional[float]  # None: the model is not in the table, so no price is known
+    seconds: int
+
+
+def estimate_cost(sizes: Sequence[int], price, prefix_bytes: int, jobs_max: int) -> Cost:
+    """The `Cost` of notes of these UTF-8 sizes (their whole text, header included) at `price`
+    (harness/calls/models.py's `Price`, or None)."""
+    summaries, merges = estimate_compactions(sizes)
+    calls = summaries + merges
+    long_bytes = sum(size + len("note: ") for size in sizes if size + len("note: ") > LINE_BYTES_MAX)
+    context = CONTEXT_BYTES_MAX + CONTEXT_TAGS_BYTES
+    read = calls * (prefix_bytes + context)
+    written = (calls * (TASK_BYTES + SUMMARY_LINE_BYTES) + long_bytes
+               + merges * 2 * SUMMARY_LINE_BYTES + (prefix_bytes + context if calls else 0))
+    output = calls * LINE_BYTES_MAX
+    cents = None
+    if price is not None:
+        cents = (read * price.cache_read + written * price.cache_write_5m + output * price.output) / 1_000_000
+    seconds = -(-calls // max(jobs_max, 1)) * CALL_SECONDS
+    return Cost(calls, read, written, output, cents, seconds)
+
+
 @dataclass
 class Plan:
     """What an import will do: the messages to add, and those already in the chat."""
 
-    files: List[Tuple[Path, str, int, int]]  # path, format, notes, lines skipped
+    files: List[Tuple[Path, str, int, int, str]]  # path, format, notes, lines skipped, why none
     messages: List[Message]
     present: int
     passed_over: List[Tuple[Path, str]] = field(default_factory=list)  # a directory's files not read, and why
@@ -228,7 +303,7 @@ def plan(paths: Sequence[str], fmt: Optional[str], present_keys: set, own: Optio
                 raise
             passed_over.append((path, str(error)))  # a stray file in a directory stops nothing
             continue
-        files.append((path, this, len(parsed.notes), parsed.skipped))
+        files.append((path, this, len(parsed.notes), parsed.skipped, parsed.empty_because))
         notes.extend(parsed.notes)
     every = messages_of(notes)
     todo = [m for m in every if m.key not in present_keys]
@@ -241,7 +316,8 @@ def write(memory, messages: Sequence[Message], progress: Callable[[int], None] =
     written = 0
     for message in messages:
         if message.key not in present:
-            memory.append("note", message.text, now=message.date, key=message.key)
+            memory.append("note", message.text, now=message.date, key=message.key,
+                          origin=message.origin or None)
             present.add(message.key)
             written += 1
         progress(1)

@@ -73,12 +73,12 @@ def parse(path: Path) -> Parsed:
         body = "\n".join(p for p in parts if p)
         if not body.strip():
             continue  # a thought alone: nothing the chat would have logged
-        uuid = str(record.get("uuid") or f"{path.name}:{number}")
         date = utc_date(record.get("timestamp")) or utc_date(message.get("timestamp"))
         if date is None:
             parsed.skipped += 1
             continue
-        marks = [f"session {record.get('sessionId', '?')}"]
+        marks = []  # shown in the header; the session and ids go to the log line's `from` [I1]
+        origin = [f"session {record.get('sessionId', '?')}"]
         if record.get("isSidechain"):
             marks.append("sidechain")
         message_id: Optional[str] = message.get("id") if record.get("type") == "assistant" else None
@@ -90,7 +90,7 @@ def parse(path: Path) -> Parsed:
                 parts_seen[message_id].add(body)
                 parsed.notes[k] = Note(earlier.source, earlier.identity, earlier.date, earlier.role,
                                        earlier.body + "\n" + body, earlier.file, earlier.position,
-                                       earlier.marks)
+                                       earlier.marks, earlier.origin)
             continue
         if message_id:
             identity = f"claude-code:message:{message_id}"
@@ -98,10 +98,10 @@ def parse(path: Path) -> Parsed:
             # a repeated line keeps its time and text, whether or not its uuid was kept
             digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
             identity = f"claude-code:{date.isoformat()}:{digest}"
-        marks.append(f"id {message_id or uuid}")
+        origin.append(f"id {message_id or record.get('uuid') or '?'}")
         if message_id:
             by_message_id[message_id] = len(parsed.notes)
             parts_seen[message_id] = {body}
         parsed.notes.append(Note("claude-code", identity, date, role_of(record, content), body,
-                                 str(path), f"line {number}", tuple(marks)))
+                                 str(path), f"line {number}", tuple(marks), tuple(origin)))
     return parsed

@@ -100,6 +100,6 @@ def parse(path: Path) -> Parsed:
             continue
         digest = hashlib.sha256(f"{role}\0{body}".encode("utf-8")).hexdigest()
         identity = f"codex:{date.isoformat()}:{digest}"
-        parsed.notes.append(Note("codex", identity, date, role, body, str(path), f"line {number}",
+        parsed.notes.append(Note("codex", identity, date, role, body, str(path), f"line {number}", (),
                                  (f"session {session}",)))
     return parsed

@@ -5,14 +5,17 @@ row: `id`, `model`, `prompt`, `system`, `response`, `conversation_id`, `datetime
 without an offset) and more columns that later versions added. A continued conversation logs
 only the new prompt in each row, so nothing repeats there; the system prompt does, at every row
 of a conversation that keeps it, and is imported where it first appears or changes. The database
-is opened read-only. (From 0.32, llm writes new exchanges only to the tables of a new message
-store, which are not read here; the `responses` table keeps everything older versions logged.)
+is opened read-only. From 0.32, llm writes new exchanges only to the tables of a new message
+store, which are not read here: the `responses` table keeps everything older versions logged,
+and a database whose `responses` table is empty gives no notes with a sentence saying so.
 """
 
 import sqlite3
 from pathlib import Path
 
 from harness.chat.imports.notes import ImportFailed, Note, Parsed, utc_date
+
+NAME_CHARS_MAX = 80  # a conversation's name in a header: the header stays within HEADER_CHARS_MAX
 
 
 def parse(path: Path) -> Parsed:
@@ -34,6 +37,9 @@ def parse(path: Path) -> Parsed:
     finally:
         db.close()
     parsed = Parsed()
+    if not rows:
+        parsed.empty_because = ("its responses table is empty: llm 0.32 and later log new exchanges "
+                                "to the tables of its message store, which Ever does not read")
     system_of = {}
     for row in rows:
         columns = row.keys()
@@ -42,22 +48,21 @@ def parse(path: Path) -> Parsed:
             parsed.skipped += 1
             continue
         conversation = row["conversation_id"] if "conversation_id" in columns else None
-        marks = []
-        if conversation:
-            name = names.get(conversation)
-            marks.append(f"conversation {conversation}" + (f" ({name})" if name else ""))
+        marks = []  # the conversation's name and the model say something; ids do not [I1]
+        origin = ((f"conversation {conversation}",) if conversation else ()) + (f"id {row['id']}",)
+        if conversation and names.get(conversation):
+            marks.append(f"conversation {names[conversation][:NAME_CHARS_MAX]!r}")
         if "model" in columns and row["model"]:
             marks.append(f"model {row['model']}")
-        marks.append(f"id {row['id']}")
         where = f"row {row['row_number']}"
         system = row["system"] if "system" in columns else None
         if system and system_of.get(conversation or row["id"]) != system:
             system_of[conversation or row["id"]] = system
             parsed.notes.append(Note("llm", f"llm:{row['id']}:system", date, "system", str(system),
-                                     str(path), where, tuple(marks)))
+                                     str(path), where, tuple(marks), origin))
         for part, role in (("prompt", "user"), ("response", "assistant")):
             text = row[part] if part in columns else None
             if text:
                 parsed.notes.append(Note("llm", f"llm:{row['id']}:{part}", date, role, str(text),
-                                         str(path), where, tuple(marks)))
+                                         str(path), where, tuple(marks), origin))
     return parsed

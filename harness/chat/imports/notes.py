@@ -9,6 +9,12 @@ from typing import Iterator, List, Optional, Tuple
 from harness.memory.text import OUTPUT_CHARS_MAX, clip_output
 
 
+# A tool's output is clipped as the chat clips it, less room for the note's header and `note: `
+# (HEADER_CHARS_MAX), so that a clipped output is one note that zoom shows on one page [I1] [I2].
+HEADER_CHARS_MAX = 256
+NOTE_OUTPUT_CHARS_MAX = OUTPUT_CHARS_MAX - HEADER_CHARS_MAX
+
+
 class ImportFailed(Exception):
     """A source cannot be imported; the message says why, in one sentence."""
 
@@ -24,13 +30,15 @@ class Note:
     body: str
     file: str  # the file it came from, as the user named it
     position: str  # where in the file: "line 12", "row 3"
-    marks: Tuple[str, ...] = ()  # session, original id, sidechain, side branch, ...
+    marks: Tuple[str, ...] = ()  # shown in the header: sidechain, side branch, ...
+    origin: Tuple[str, ...] = ()  # logged in `from`, never shown: the session, the original id, ...
 
 
 @dataclass
 class Parsed:
     notes: List[Note] = field(default_factory=list)
     skipped: int = 0  # lines or rows that were not JSON, or not a message
+    empty_because: str = ""  # a known format that gave no notes: why, in words
 
 
 def json_lines(path: Path, parsed: Parsed) -> Iterator[Tuple[int, object]]:
@@ -81,9 +89,9 @@ def tool_text(value: object) -> str:
 
 def tool_call(name: str, arguments: object, prefix: str = "") -> str:
     """A tool call as text, clipped as the chat clips a tool's output [I2]."""
-    return prefix + clip_output(f"{name} {tool_text(arguments)}", OUTPUT_CHARS_MAX - len(prefix))
+    return prefix + clip_output(f"{name} {tool_text(arguments)}", NOTE_OUTPUT_CHARS_MAX - len(prefix))
 
 
 def tool_result(value: object, prefix: str = "") -> str:
-    """A tool's result as text, `prefix` and all within the chat's 30,000 characters [I2]."""
-    return prefix + clip_output(tool_text(value), OUTPUT_CHARS_MAX - len(prefix))
+    """A tool's result as text, `prefix` and all within NOTE_OUTPUT_CHARS_MAX characters [I2]."""
+    return prefix + clip_output(tool_text(value), NOTE_OUTPUT_CHARS_MAX - len(prefix))

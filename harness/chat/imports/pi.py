@@ -94,9 +94,8 @@ def parse(path: Path) -> Parsed:
             parsed.skipped += 1
             continue
         entry_id = entry.get("id") if isinstance(entry.get("id"), str) else f"entry {position}"
-        marks = [f"session {session}", f"id {entry_id}"]
-        if by_id and entry_id not in active:
-            marks.append("side branch")
+        marks = ["side branch"] if by_id and entry_id not in active else []
+        origin = (f"session {session}", f"id {entry_id}")  # the log line's `from`, never the header [I1]
         parsed.notes.append(Note("pi", f"pi:{session}:{entry_id}", date, role, body, str(path),
-                                 f"line {number}", tuple(marks)))
+                                 f"line {number}", tuple(marks), origin))
     return parsed
