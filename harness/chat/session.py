@@ -32,7 +32,17 @@ if TYPE_CHECKING:  # the SDK (harness/calls/client.py) is imported only when a c
 
 
 TURN_ATTEMPTS = 3
-OWNER_WAIT_SECONDS = 30.0  # how long a newcomer waits for the chat's owner to answer its socket
+# how long a newcomer waits for the chat's owner to answer its socket; EVER_OWNER_WAIT_SECONDS
+# sets it (a machine so loaded that an owner takes longer to start listening, or a test's hang guard)
+OWNER_WAIT_SECONDS = 30.0
+
+
+def owner_wait_seconds() -> float:
+    try:
+        seconds = float(os.environ.get("EVER_OWNER_WAIT_SECONDS", OWNER_WAIT_SECONDS))
+    except ValueError:
+        return OWNER_WAIT_SECONDS
+    return seconds if seconds > 0 else OWNER_WAIT_SECONDS
 OWNER_WAIT_SAID_SECONDS = 1.0  # a wait longer than this is said on stderr
 STOPPED = "The call was stopped; your message is in the log."
 # [C12] what a person waits at most, each shown with a countdown and ended by Ctrl-C:
@@ -384,6 +394,7 @@ async def with_owner(settings: Settings, here, request: Dict[str, Any], say=None
     owns it. An owner answers its socket for as long as it holds the chat, but it takes the chat
     a moment before it listens and lets it go a moment after: meanwhile a newcomer tries again,
     for OWNER_WAIT_SECONDS at most, and says that it waits once it has waited a second."""
+    wait_seconds = owner_wait_seconds()
     started = time.monotonic()
     said = False
     while True:
@@ -399,11 +410,11 @@ async def with_owner(settings: Settings, here, request: Dict[str, Any], say=None
                 if isinstance(silent, owner.Dropped):
                     started = time.monotonic()
                 waited = time.monotonic() - started
-                if waited > OWNER_WAIT_SECONDS:
+                if waited > wait_seconds:
                     raise OwnerSilent(f"{busy} It did not answer on {settings.chat_dir / 'socket'} for "
-                                      f"{OWNER_WAIT_SECONDS:.0f} s ({silent}); nothing was sent: try again.") from None
+                                      f"{wait_seconds:.0f} s ({silent}); nothing was sent: try again.") from None
                 if say is not None and not said and waited > OWNER_WAIT_SAID_SECONDS:
-                    say(f"{busy} Waiting for it to answer (at most {OWNER_WAIT_SECONDS:.0f} s).")
+                    say(f"{busy} Waiting for it to answer (at most {wait_seconds:.0f} s).")
                     said = True
                 await asyncio.sleep(0.05)
 

@@ -107,8 +107,9 @@ def test_kills_while_messages_wait_are_joined_or_run_concurrently_lose_and_doubl
 
     ever = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    # the owner wait as a hang guard (tests/support/chat.py): a sender never gives up under load
     env.update(EVER_HOME=str(tmp_path), ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="k",
-               EVER_MODEL="claude-sonnet-4-6")
+               EVER_MODEL="claude-sonnet-4-6", EVER_OWNER_WAIT_SECONDS="600")
     said = "You said: "
 
     def echo(body):

@@ -24,8 +24,10 @@ def environment(home: Path, api: LocalAPI, key: str = "test-key") -> dict:
     """This process's environment without the user's ANTHROPIC_ and EVER_ settings, pointed at
     `home` and `api`; `key=""` leaves the API key unset."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    # EVER_OWNER_WAIT_SECONDS: a hang guard, not a timing: on a loaded machine an owner may take
+    # more than the default 30 s to start listening, and a sender must not give up on it then
     env.update(EVER_HOME=str(home), ANTHROPIC_BASE_URL=api.base_url, PROMPT_TOOLKIT_NO_CPR="1",
-               EVER_MODEL="claude-sonnet-4-6", TERM="xterm")
+               EVER_MODEL="claude-sonnet-4-6", TERM="xterm", EVER_OWNER_WAIT_SECONDS="600")
     if key:
         env["ANTHROPIC_API_KEY"] = key
     return env
