@@ -98,7 +98,11 @@ class WorkTools:
             why = f"{verb} a file outside the working directory"
         else:
             why = ""
-        question = dict(tool_input, resolved=resolved, why=why)
+        question = dict(tool_input)
+        if resolved != os.path.abspath(self.path(raw)):  # a link or `..` leads elsewhere
+            question["resolved"] = resolved
+        if why:
+            question["why"] = why
         return self.approval.decline(name, question, asks=outside if name == "read" else None,
                                      why=why)
 
