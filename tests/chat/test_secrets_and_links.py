@@ -143,3 +143,39 @@ def test_a_question_shows_every_line_of_a_long_command_and_its_invisible_charact
     finally:
         chat.close()
     assert not (work / "PWNED").exists()
+
+
+# ---------------------------------------------------------------- raw escape sequences
+
+import pexpect  # noqa: E402
+
+from tests.support.chat import EVER  # noqa: E402
+
+HOSTILE = "ok \x1b]52;c;cm0gLXJmIH4=\x07 \x1b]0;PWNED\x07 \x1b[2J done \u202e"
+
+
+def in_a_terminal(args, env, cwd) -> str:
+    """`ever ARGS` in a pseudo-terminal: everything it wrote there."""
+    child = pexpect.spawn(EVER, args, env=env, cwd=str(cwd), encoding="utf-8", timeout=120)
+    written = child.read()
+    child.close()
+    return written
+
+
+def test_send_and_import_show_escape_sequences_visible_on_a_terminal_and_a_pipe_gets_the_bytes(
+        tmp_path, local):
+    home = tmp_path / "home"
+    env = environment(home, local)
+    local.enqueue(HOSTILE, when=turn)
+    shown = in_a_terminal(["send", "hello"], env, tmp_path)
+    assert "ok ^[]52;c;cm0gLXJmIH4=^G ^[]0;PWNED^G ^[[2J done <U+202E>" in shown
+    assert "\x1b]" not in shown and "\x1b[2J" not in shown and "\u202e" not in shown
+    local.enqueue(HOSTILE, when=turn)
+    piped = ever_in(tmp_path, ["send", "hello again"], env)  # a script reads the reply's bytes
+    assert piped.stdout == (HOSTILE + "\n").encode("utf-8"), piped.stdout
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "notes \x1b]0;PWNED\x07\x1b[2J.md").write_text("An old note.\n")
+    shown = in_a_terminal(["import", "--format", "text", "--yes", str(folder)], env, tmp_path)
+    assert "notes ^[]0;PWNED^G^[[2J.md" in shown, shown
+    assert "\x1b]" not in shown and "\x1b[2J" not in shown
