@@ -179,3 +179,25 @@ def test_send_and_import_show_escape_sequences_visible_on_a_terminal_and_a_pipe_
     shown = in_a_terminal(["import", "--format", "text", "--yes", str(folder)], env, tmp_path)
     assert "notes ^[]0;PWNED^G^[[2J.md" in shown, shown
     assert "\x1b]" not in shown and "\x1b[2J" not in shown
+
+
+# ---------------------------------------------------------------- secrets outside the log
+
+from harness.localapi.server import status_error  # noqa: E402
+
+
+def test_a_password_in_the_base_url_is_never_shown_the_url_is_named_without_it(tmp_path, local):
+    password = "pa55-word-in-url"
+    local.responder = lambda body: status_error(401, "authentication_error", "invalid x-api-key")
+    home = tmp_path / "home"
+    env = environment(home, local)
+    url = local.base_url.replace("://", f"://ever-user:{password}@")
+    env["ANTHROPIC_BASE_URL"] = url
+    sent = ever_in(tmp_path, ["send", "hello " + "words to summarize " * 400], env)
+    said = sent.stdout.decode() + sent.stderr.decode()
+    assert sent.returncode == 3 and local.base_url in said, said  # the URL is named ...
+    status = ever_in(tmp_path, ["memory", "status"], env)
+    shown = said + status.stdout.decode() + status.stderr.decode()
+    assert password not in shown and "ever-user" not in shown, shown  # ... without its userinfo
+    assert password not in "".join(path.read_text(errors="replace")
+                                   for path in home.rglob("*") if path.is_file())
