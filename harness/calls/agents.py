@@ -230,7 +230,7 @@ class Agents:
         except NameTaken as taken:
             return error_result(str(taken))
         tools = WorkTools(turn.tools.workdir, turn.tools.approval, secrets=turn.tools.secrets,
-                          environ=turn.tools.environ)
+                          environ=turn.tools.environ, private=turn.tools.private)
         sub = Subagent(self, name, log, started_by, tools)
         self.running[name] = asyncio.get_running_loop().create_task(self._life(sub, task))
         self.output.notice(f"[{name}] started in the background")

@@ -36,23 +36,26 @@ class Approval:
         self.ask = ask
 
     def decline(self, name: str, tool_input: Mapping[str, Any],
-                asks: Optional[bool] = None) -> Optional[str]:
+                asks: Optional[bool] = None, why: str = "") -> Optional[str]:
         """None if the call may run; else the text of the declined result for the model. `asks`
-        overrides whether the tool asks (a `read` outside the working directory does)."""
-        asks = name in ASKING_TOOLS if asks is None else asks
-        if not asks or self.yes or name in self.allowed:
+        overrides whether the tool asks (a `read` outside the working directory does). `why`
+        (a secret file, a write outside the working directory) makes the call ask even where its
+        tool is allowed by `approve` or "always": only --yes passes it [H4]."""
+        asks = (name in ASKING_TOOLS if asks is None else asks) or bool(why)
+        if not asks or self.yes or (name in self.allowed and not why):
             return None
         if self.ask is None:
-            what = "a read outside the working directory" if name == "read" else name
+            what = why or ("a read outside the working directory" if name == "read" else name)
+            how = "--yes" if why else f"--yes, or with approve = [\"{name}\"] in config.toml"
             return (f"Not run: {what} asks the user first, and this run cannot ask (it was sent "
                     f"with `ever send` without --yes). Tell the user what you meant to do; they "
-                    f"can allow it with --yes, or with approve = [\"{name}\"] in config.toml.")
+                    f"can allow it with {how}.")
         try:
             answer = self.ask(name, tool_input)
         except EOFError:
             answer = Answer.NO
         if answer is Answer.ALWAYS:
-            self.allowed.add(name)
+            self.allowed.add(name)  # the tool; a call with a `why` still asks next time
             return None
         if answer is Answer.YES:
             return None
@@ -66,13 +69,25 @@ def approval_summary(name: str, tool_input: Mapping[str, Any]) -> str:
     if name == "write":
         content = tool_input.get("content", "")
         size = len(content.encode("utf-8", "replace")) if isinstance(content, str) else 0
-        return f"write: {tool_input.get('path', '')} ({size:,} bytes)"
+        return f"write: {target(tool_input)} ({size:,} bytes){because(tool_input)}"
     if name == "edit":
-        return f"edit: {tool_input.get('path', '')}"
+        return f"edit: {target(tool_input)}{because(tool_input)}"
     if name == "read":
-        return f"read: {tool_input.get('path', '')}"
+        return f"read: {target(tool_input)}{because(tool_input)}"
     if name == "zoom":
         return f"zoom({tool_input.get('id', '')}, {tool_input.get('n', '')})"
     if name == "date":
         return f"date({tool_input.get('id', '')})"
     return name
+
+
+def target(tool_input: Mapping[str, Any]) -> str:
+    """The path as the model gave it, and the file that will be touched when that differs (a link
+    followed, `..`): the question names the file that changes [H4]."""
+    path, resolved = str(tool_input.get("path", "")), tool_input.get("resolved")
+    return f"{path} -> {resolved}" if resolved and resolved != path else path
+
+
+def because(tool_input: Mapping[str, Any]) -> str:
+    why = tool_input.get("why")
+    return f" [{why}]" if why else ""

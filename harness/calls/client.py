@@ -45,9 +45,10 @@ import json
 import os
 import random as random_module
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 import anthropic
 import httpx2
@@ -185,6 +186,24 @@ def what_to_do(error: BaseException, model: str) -> str:
         return "the request is too large for this server"
     return (f"check the model ({model}) and its settings (model, memory.model, memory.thinking "
             "in config.toml)")
+
+
+def url_shown(url: str) -> str:
+    """`url` without its userinfo (`user:password@`): the URL is named in errors, in waits and in
+    `ever memory status`; a password in it never is [H3]."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def url_secrets(url: Optional[str]) -> Tuple[str, ...]:
+    """The userinfo of `url` and its password, hidden like the key in whatever is shown or logged
+    (an error from the HTTP library may quote the URL whole) [H3]."""
+    userinfo = urllib.parse.urlsplit(url or "").netloc.rpartition("@")[0]
+    password = userinfo.partition(":")[2]
+    return tuple(secret for secret in (userinfo, urllib.parse.unquote(password), password)
+                 if len(secret) >= 4)
 
 
 def failure_sentence(error: BaseException, kind: str, url: str, model: str) -> str:
@@ -464,9 +483,9 @@ class Client:
                 if kind is None:
                     raise
                 spent = spent + billed.usage
-                secrets = (self.settings.api_key,)
+                secrets = (self.settings.api_key, *url_secrets(self.settings.base_url))
                 description = redact(describe(error), secrets)
-                url = self.settings.base_url or DEFAULT_BASE_URL
+                url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)
                 sentence = redact(failure_sentence(error, kind, url, request.get("model", "")), secrets)
                 if kind == UNUSABLE:
                     raise Unusable(sentence) from None
@@ -498,7 +517,7 @@ class Client:
         writer = await self.gate.enter(request) if self.gate is not None else None
         loop = asyncio.get_running_loop()
         silence_seconds = self.settings.silence_seconds
-        url = self.settings.base_url or DEFAULT_BASE_URL
+        url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)
         self._waiting(f"waiting for {url} to answer ({request.get('model', '')})", silence_seconds)
         try:
             async with asyncio.timeout(self.settings.attempt_seconds):

@@ -8,7 +8,7 @@ import os
 import stat
 import threading
 from pathlib import Path
-from typing import Any, List, Mapping, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from harness.calls.prompt import READ_BYTES_MAX
 from harness.memory.images import IMAGE_BYTES_MAX, ToolResult, error_result, image_type, text_result
@@ -18,6 +18,46 @@ READ_LINES_DEFAULT = 2000
 # [H7] `read` takes regular files of at most READ_BYTES_MAX bytes (the model is told so in
 # the tool's description), and gives up on one that does not answer (a hung network file system)
 READ_TIMEOUT_SECONDS = 10.0
+
+
+# [H4] Files that hold keys and passwords wherever they are: a file tool asks before touching one,
+# whatever the working directory (a chat run in the home would otherwise read ~/.ssh freely).
+SECRET_NAMES = frozenset((
+    "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "identity",
+    ".netrc", "_netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc", ".env", ".htpasswd",
+    "credentials", "credentials.json", "secrets.json", "secrets.yaml", "secrets.yml",
+    "kubeconfig", "shadow", "gshadow", "master.key", "authinfo", ".authinfo"))
+SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".ppk", ".gpg")
+SECRET_FOLDERS = frozenset((".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker",
+                            ".password-store", ".vault-token", "gcloud"))
+
+
+def secret_file(path: Path, home: str, private: Sequence[str] = ()) -> Optional[str]:
+    """What makes `path` a secret, or None [H4]: a known key or credential file, a file in a
+    folder of keys (`.ssh`, `.aws`, …), a dotfile or dot-folder of the home, or a file in one of
+    the `private` folders (Ever's own home). Checked on the path as given and on the file it
+    names, links followed, so neither a link nor `..` hides one."""
+    try:
+        candidates = [os.path.abspath(path), os.path.realpath(path)]
+    except (ValueError, OSError):
+        return "a path that cannot be resolved"
+    for where in candidates:
+        parts = Path(where).parts
+        name = parts[-1] if parts else ""
+        if (name in SECRET_NAMES or name.startswith(".env.")
+                or name.endswith(SECRET_SUFFIXES) or any(part in SECRET_FOLDERS for part in parts)):
+            return f"a key or credential file ({where})"
+        for folder in private:
+            root = os.path.realpath(folder)
+            if where == root or where.startswith(root.rstrip(os.sep) + os.sep):
+                return f"a file of Ever's home ({where})"
+        if home:
+            root = os.path.realpath(home)
+            if where.startswith(root.rstrip(os.sep) + os.sep):
+                first = where[len(root.rstrip(os.sep)) + 1:].split(os.sep)[0]
+                if first.startswith("."):
+                    return f"a dotfile of the home ({where})"
+    return None
 
 
 def numbered_lines(text: str, first: int, limit: int) -> Tuple[str, int, int]:

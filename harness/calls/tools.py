@@ -27,7 +27,8 @@ from typing import Any, Mapping, Optional, Sequence
 
 from harness.calls.approval import Approval
 from harness.calls.arguments import input_error
-from harness.calls.files import READ_TIMEOUT_SECONDS, edit_file, read_file, write_file
+from harness.calls.files import (READ_TIMEOUT_SECONDS, edit_file, read_file, secret_file,
+                                 write_file)
 from harness.calls.redaction import redact
 from harness.calls.shell import (SHELL_LINGER_SECONDS, SHELL_TIMEOUT_SECONDS, child_environment,
                                  run_command, shell_result)
@@ -43,7 +44,7 @@ class WorkTools:
     def __init__(self, workdir: Path, approval: Approval, secrets: Sequence[Any] = (),
                  environ: Optional[Mapping[str, str]] = None,
                  shell_timeout_seconds: float = SHELL_TIMEOUT_SECONDS,
-                 shell_linger_seconds: float = SHELL_LINGER_SECONDS):
+                 shell_linger_seconds: float = SHELL_LINGER_SECONDS, private: Sequence[Any] = ()):
         self.workdir = Path(workdir)
         self.approval = approval
         # a Secret or a str; the values, to keep out of the environment and the results
@@ -53,6 +54,8 @@ class WorkTools:
         self.shell_timeout_seconds = shell_timeout_seconds
         self.shell_linger_seconds = shell_linger_seconds
         self.read_timeout_seconds = READ_TIMEOUT_SECONDS
+        # folders whose every file is a secret: Ever's own home (its key, its log)
+        self.private = tuple(str(folder) for folder in private)
 
     def run(self, name: str, tool_input: Any) -> ToolResult:
         """Run one tool call; always a result, never an exception (but KeyboardInterrupt)."""
@@ -63,8 +66,7 @@ class WorkTools:
         error = input_error(name, tool_input)
         if error:
             return error_result(error)
-        declined = self.approval.decline(name, tool_input,
-                                         asks=self.outside(tool_input["path"]) if name == "read" else None)
+        declined = self.decline(name, tool_input)
         if declined:
             return error_result(declined)
         try:
@@ -75,6 +77,37 @@ class WorkTools:
         except Exception as error:  # a tool's failure is the model's to read, never a crash
             result = error_result(f"{name} failed: {type(error).__name__}: {error}")
         return self.cleaned(result)
+
+    def decline(self, name: str, tool_input: Mapping[str, Any]) -> Optional[str]:
+        """Approval's answer [H4]. The question names the file that will be touched, links
+        followed; a secret file asks for every file tool, and a write or edit outside the working
+        directory asks even where `approve` allows the tool: only --yes passes them."""
+        if name == "shell":
+            return self.approval.decline(name, tool_input)
+        raw = tool_input["path"]
+        outside = self.outside(raw)
+        try:
+            resolved = os.path.realpath(self.path(raw))
+        except (ValueError, OSError):
+            resolved = raw
+        secret = secret_file(self.path(raw), self.home(), self.private)
+        verb = {"read": "a read of", "write": "a write to", "edit": "an edit of"}[name]
+        if secret:
+            why = f"{verb} {secret}"
+        elif outside and name != "read":
+            why = f"{verb} a file outside the working directory"
+        else:
+            why = ""
+        question = dict(tool_input)
+        if resolved != os.path.abspath(self.path(raw)):  # a link or `..` leads elsewhere
+            question["resolved"] = resolved
+        if why:
+            question["why"] = why
+        return self.approval.decline(name, question, asks=outside if name == "read" else None,
+                                     why=why)
+
+    def home(self) -> str:
+        return self.environ.get("HOME") or os.path.expanduser("~")
 
     def cleaned(self, result: ToolResult) -> ToolResult:
         content = []

@@ -28,8 +28,20 @@ from harness.chat.config import ConfigError, load_settings
 from harness.memory.store import ChatBusy, StoreError
 from harness.calls.usage import format_report, read_usage, report, report_json
 
+def echo(text: str, err: bool = False, nl: bool = True) -> None:
+    """Text on stdout (or stderr) as every command shows it: on a terminal, control characters, bidi
+    controls and zero-width characters made visible, as `ever chat` shows them (a reply or a file
+    name could otherwise write the clipboard, set the title or clear the screen); to a pipe or a
+    file, the text as it is, its bytes being what a script reads."""
+    if (sys.stderr if err else sys.stdout).isatty():
+        from harness.chat.terminal import visible
+
+        text = visible(text)
+    click.echo(text, err=err, nl=nl, color=True)  # click would strip some sequences from a pipe
+
+
 def fail(sentence: str) -> None:
-    click.echo(f"ever: {sentence}", err=True)
+    echo(f"ever: {sentence}", err=True)
     sys.exit(1)
 
 
@@ -55,7 +67,7 @@ class Ever(click.Group):
             where = f"{error.filename}: " if error.filename else ""
             fail(f"{where}{error.strerror or error}.")
         except KeyboardInterrupt:
-            click.echo("", err=True)
+            echo("", err=True)
             sys.exit(130)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
@@ -127,7 +139,7 @@ EXIT_NOT_LOGGED = 4  # nothing of the message was kept: safe to send again
 
 
 def fail_send(sentence: str, code: int) -> None:
-    click.echo(f"ever: {sentence}", err=True)
+    echo(f"ever: {sentence}", err=True)
     sys.exit(code)
 
 
@@ -165,13 +177,13 @@ def send(text: str, yes: bool, key) -> None:
         sentence = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         fail_send(f"{sentence} Nothing was logged.", EXIT_NOT_LOGGED)
     if answer.get("error"):
-        click.echo(answer.get("reply", ""), nl=bool(answer.get("reply")))
+        echo(answer.get("reply", ""), nl=bool(answer.get("reply")))
         fail_send(answer["error"], EXIT_LOGGED_UNANSWERED if answer.get("logged", True) else EXIT_NOT_LOGGED)
-    click.echo(answer["reply"])
+    echo(answer["reply"])
 
 
 def say_waiting(sentence: str) -> None:
-    click.echo(f"ever: {sentence}", err=True)
+    echo(f"ever: {sentence}", err=True)
 
 
 @main.group()
@@ -195,14 +207,14 @@ def memory_status() -> None:
     """Messages, the view's size, what the compactor is doing."""
     answer = ask_owner_or_open({"op": "status"})
     for key, value in answer["status"].items():
-        click.echo(f"{key}: {value}")
+        echo(f"{key}: {value}")
 
 
 @memory.command("view")
 def memory_view() -> None:
     """Exactly the view the next turn will send, byte for byte."""
     answer = ask_owner_or_open({"op": "view"})
-    click.echo(answer["view"])
+    echo(answer["view"])
 
 
 @memory.command("zoom", context_settings={"ignore_unknown_options": True})
@@ -233,11 +245,7 @@ def memory_zoom(line) -> None:
     if text.startswith("zoom: "):  # the memory's sentence on a line that does not exist
         fail(text)
     text = named_images(text, load_settings().chat_dir) if n == 1 else text
-    if sys.stdout.isatty():  # a person reads it: an escape sequence in a message is shown, not run
-        from harness.chat.terminal import visible
-
-        text = visible(text)
-    click.echo(text)
+    echo(text)
 
 
 @main.command()
@@ -254,15 +262,11 @@ def search(query, page: int, as_json: bool) -> None:
         fail(answer["error"])
     found = answer["found"]
     if as_json:
-        click.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        echo(json.dumps(found, indent=2, ensure_ascii=False))
         return
     hits = tuple(Hit(**hit) for hit in found["hits"])
     text = found_text(Found(found["query"], hits, found["total"], found["page"], found["pages"], found["any_word"]))
-    if sys.stdout.isatty():  # a person reads it: an escape sequence in a message is shown, not run
-        from harness.chat.terminal import visible
-
-        text = visible(text)
-    click.echo(text)
+    echo(text)
     if not hits and found["total"]:
         pages = found["pages"]
         fail(f"the hits fill {pages} page{'' if pages == 1 else 's'}; there is no page {page}")
@@ -302,7 +306,7 @@ def import_command(paths, fmt, yes: bool) -> None:
     from harness.chat.imports import ImportFailed
 
     try:
-        run_import(load_settings(), paths, fmt, yes)
+        run_import(load_settings(), paths, fmt, yes, say=echo)
     except KeyboardInterrupt:
         fail("stopped; the notes logged so far stay, and the same import run again adds the rest")
     except ChatBusy:
@@ -326,7 +330,7 @@ def browse(out_path, serve: bool, port: int) -> None:
         if serve:
             serve_page(settings, port, click.echo)
         else:
-            click.echo(write_page(settings, out_path))
+            echo(write_page(settings, out_path))
     except (ConfigError, StoreError, OSError) as error:
         fail(str(error))
 
@@ -336,13 +340,13 @@ def log_command() -> None:
     """Where the chat's files are."""
     settings = load_settings()
     chat_dir = settings.chat_dir
-    click.echo(f"chat:      {chat_dir}")
-    click.echo(f"messages:  {chat_dir / 'main'}/YYYY-MM-DD.jsonl")
-    click.echo(f"tree:      {chat_dir / 'tree'}/YYYY-MM-DD.jsonl")
-    click.echo(f"view:      {chat_dir / 'view.json'}")
-    click.echo(f"usage:     {chat_dir / 'usage'}/YYYY-MM-DD.jsonl")
-    click.echo(f"subagents: {chat_dir / 'agents'}/NAME.jsonl")
-    click.echo(f"config:    {settings.config_path}")
+    echo(f"chat:      {chat_dir}")
+    echo(f"messages:  {chat_dir / 'main'}/YYYY-MM-DD.jsonl")
+    echo(f"tree:      {chat_dir / 'tree'}/YYYY-MM-DD.jsonl")
+    echo(f"view:      {chat_dir / 'view.json'}")
+    echo(f"usage:     {chat_dir / 'usage'}/YYYY-MM-DD.jsonl")
+    echo(f"subagents: {chat_dir / 'agents'}/NAME.jsonl")
+    echo(f"config:    {settings.config_path}")
 
 
 @main.command()
@@ -354,9 +358,9 @@ def cost(as_json: bool, turns: int) -> None:
     usage = read_usage(settings.home)
     result = report(usage.records, usage.skipped)
     if as_json:
-        click.echo(json.dumps(report_json(result), indent=2))
+        echo(json.dumps(report_json(result), indent=2))
     else:
-        click.echo(format_report(result, turns_shown=turns))
+        echo(format_report(result, turns_shown=turns))
 
 
 @main.command()
@@ -402,7 +406,7 @@ def agents(as_json: bool) -> None:
     from harness.chat.agentlist import listing, listing_text
 
     rows = listing(load_settings().chat_dir)
-    click.echo(json.dumps(rows, indent=2) if as_json else listing_text(rows))
+    echo(json.dumps(rows, indent=2) if as_json else listing_text(rows))
 
 
 @main.group()
@@ -462,12 +466,12 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
     bench_settings = BenchSettings(api_key=load_key(settings.home).reveal(), base_url=base_url or settings.base_url,
                                    model=model or settings.model, memory_model=memory_model, home=home,
                                    arms=chosen, as_notes=notes, judge=judge, cache_marks=settings.cache_marks)
-    say = lambda sentence: click.echo(sentence, err=True)  # progress; the result alone on stdout
+    say = lambda sentence: echo(sentence, err=True)  # progress; the result alone on stdout
     try:
         result = asyncio.run(run(bench_settings, chats, questions, say))
     except BenchFailed as error:
         fail(str(error))
-    click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else table(result))
+    echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else table(result))
 
 
 if __name__ == "__main__":

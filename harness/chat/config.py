@@ -303,7 +303,8 @@ def checked(key: str, value: Any, where: str) -> Any:
     """`value` as the setting `key` takes it; a ConfigError naming `where` otherwise."""
 
     def wrong(expected: str) -> ConfigError:
-        return ConfigError(f"{where}: {key} must be {expected}; it is {value!r}.")
+        shown = "a value with a password in it" if key == "base_url" and "@" in str(value) else repr(value)
+        return ConfigError(f"{where}: {key} must be {expected}; it is {shown}.")
 
     if key not in DEFAULTS:
         raise ConfigError(f"{where}: there is no setting {key!r}; the settings are "

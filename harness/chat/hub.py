@@ -41,6 +41,7 @@ from harness.calls.approval import Answer, Approval, approval_summary
 
 ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
 QUESTION_TAIL = "? [y]es / [n]o / [a]lways for this tool: "
+QUESTION_CHARS_MAX = 200  # a longer question is printed above in full, the prompt one line
 
 
 class Client:
@@ -130,7 +131,17 @@ class Hub:
         return ANSWERS.get(reply.strip().lower(), Answer.NO)
 
     async def _ask(self, name: str, tool_input: Dict[str, Any]) -> str:
-        text = f"Allow {approval_summary(name, tool_input)}{QUESTION_TAIL}"
+        summary = approval_summary(name, tool_input)
+        if "\n" in summary or len(summary) > QUESTION_CHARS_MAX:
+            # [H4] a question taller than the terminal would show only its head and tail, and `y`
+            # would run lines never shown: every line is printed above, numbered, and the question
+            # names how many there are
+            rows = summary.removeprefix(f"{name}: ").split("\n")
+            numbered = "\n".join(f"{n:>5}  {row}" for n, row in enumerate(rows, 1))
+            self.notice(f"The {name} call below asks to run these {len(rows)} lines:\n{numbered}")
+            text = f"Allow {name}: the {len(rows)} lines above{QUESTION_TAIL}"
+        else:
+            text = f"Allow {summary}{QUESTION_TAIL}"
         futures = []
         number = next(self.numbers)
         if self.clients:

@@ -121,7 +121,8 @@ class Chat:
             end(self.status_line())
 
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
-        tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
+        tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,),
+                          private=(self.settings.home,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
                                      home=self.settings.home, cache_marks=self.settings.cache_marks)
         return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,

@@ -43,14 +43,24 @@ ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Ans
 ANSWER_WORDS = set(ANSWERS) | {"n", "no"}  # any other line typed at a question is a message
 
 
+# Characters that draw nothing yet change what is read: bidi controls reorder the text around them
+# (a command can read differently from what runs), zero-width ones hide inside words. Shown as
+# `<U+202E>` wherever text is shown, an emoji's zero-width joiner included [H4].
+INVISIBLE = frozenset([0x00AD, 0x061C, 0x180E, 0xFEFF, *range(0x200B, 0x2010), *range(0x202A, 0x202F),
+                       *range(0x2060, 0x2070)])
+
+
 def visible(text: str) -> str:
     """`text` safe to print: control characters but newline and tab in caret notation (`^[` for
-    Esc), C1 controls as `\x9b`, lone surrogates as U+FFFD. A reply, a tool's result or a zoomed
-    message could otherwise set the window's title, move the cursor or clear the screen."""
+    Esc), C1 controls as `\x9b`, bidi controls and zero-width characters as `<U+202E>`, lone
+    surrogates as U+FFFD. A reply, a tool's result or a zoomed message could otherwise set the
+    window's title, move the cursor, clear the screen, or show other text than is there."""
     out = []
     for character in valid_text(text):
         code = ord(character)
-        if character in "\n\t" or (0x20 <= code < 0x7F) or code > 0x9F:
+        if code in INVISIBLE:
+            out.append(f"<U+{code:04X}>")
+        elif character in "\n\t" or (0x20 <= code < 0x7F) or code > 0x9F:
             out.append(character)
         elif code < 0x20:
             out.append("^" + chr(code + 64))

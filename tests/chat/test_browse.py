@@ -9,11 +9,13 @@ never asserted; its first screen's size is asserted against the view's bound [B1
 Without Chromium these tests skip with one sentence; with EVER_REQUIRE_BROWSER=1 (CI) they fail.
 """
 
+import http.client
 import os
 import re
 import shutil
 import subprocess
 import time
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -205,7 +207,7 @@ def test_ever_browse_writes_the_page_and_serves_it_on_the_loopback(tmp_path):
     server = subprocess.Popen([EVER, "browse", "--serve"], env=env, stdout=subprocess.PIPE, text=True)
     try:
         said = server.stdout.readline()
-        url = re.search(r"http://127\.0\.0\.1:[0-9]+/", said)[0]
+        url = re.search(r"http://127\.0\.0\.1:[0-9]+/\S+/", said)[0]
         with urllib.request.urlopen(url, timeout=10) as answer:
             served = answer.read()
         assert served.startswith(b"<!doctype html>") and b"40 messages" in served
@@ -214,6 +216,50 @@ def test_ever_browse_writes_the_page_and_serves_it_on_the_loopback(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def request(url: str, method: str = "GET", host: str | None = None):
+    """(status, headers, body) of one real HTTP request."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        connection.putrequest(method, parts.path, skip_host=host is not None)
+        if host is not None:
+            connection.putheader("Host", host)
+        connection.endheaders()
+        answer = connection.getresponse()
+        return answer.status, dict(answer.getheaders()), answer.read()
+    finally:
+        connection.close()
+
+
+def test_the_served_page_needs_its_secret_and_a_loopback_host_answers_head_and_shows_new_messages(tmp_path):
+    write_chat(tmp_path, 40, text=chat_text)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    env["EVER_HOME"] = str(tmp_path)
+    server = subprocess.Popen([EVER, "browse", "--serve"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        said = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:([0-9]+)(/\S+/)", said)
+        port, path = url[1], url[2]
+        assert len(path) >= 30  # a secret of at least 24 random characters
+        root = f"http://127.0.0.1:{port}/"
+        assert request(root)[0] == 404  # without the secret, nothing
+        assert request(root + path.strip("/"))[0] == 404
+        assert request(url[0], host=f"rebound.example:{port}")[0] == 421  # DNS rebinding
+        assert request(url[0], host="127.0.0.1")[0] == 421  # not the port served
+        status, _, first = request(url[0], host=f"localhost:{port}")
+        assert status == 200 and b"40 messages" in first
+        status, headers, body = request(url[0], "HEAD")
+        assert (status, body) == (200, b"") and int(headers["Content-Length"]) > 1000
+        write_chat(tmp_path, 44, text=chat_text)  # the chat goes on while it is served
+        status, _, again = request(url[0])
+        assert status == 200 and b"44 messages" in again
+    finally:
+        server.terminate()
+        _, errors = server.communicate(timeout=10)
+    assert path.strip("/") not in errors  # the secret is logged nowhere
 
 
 # the first screen is bounded whatever T [B1]: make test shows it at 20,000 messages,
@@ -344,3 +390,35 @@ def test_a_chat_owned_by_another_process_is_browsed_from_a_copy_and_the_owner_go
     finally:
         owner.close()
     assert list(scratch.iterdir()) == []
+
+
+def test_browse_out_never_writes_through_a_link_or_into_another_users_file_and_an_error_names_it(tmp_path):
+    write_chat(tmp_path, 4, text=chat_text)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    env["EVER_HOME"] = str(tmp_path)
+    victim = tmp_path / "victims-file"
+    victim.write_text("theirs\n")
+    link = tmp_path / "page-link.html"
+    link.symlink_to(victim)
+    theirs = tmp_path / "made-by-another.html"
+    theirs.write_text("")
+    cases = [(link, "is a symbolic link")]
+    if os.geteuid() == 0:  # only root can make a file another user owns
+        os.chown(theirs, 65534, 65534)
+        os.chmod(theirs, 0o666)
+        cases.append((theirs, "belongs to another user"))
+    cases.append((tmp_path / "no-such-folder" / "page.html", "No such file or directory"))
+    for target, why in cases:
+        done = subprocess.run([EVER, "browse", "--out", str(target)], env=env, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 1 and done.stdout == "", (target, done.stderr)
+        assert done.stderr.startswith(f"ever: {target}") and why in done.stderr, done.stderr
+        assert done.stderr.count("\n") == 1
+    assert victim.read_text() == "theirs\n" and link.is_symlink()
+    assert theirs.read_text() == ""
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    mine = tmp_path / "mine.html"
+    done = subprocess.run([EVER, "browse", "--out", str(mine)], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and mine.read_bytes().startswith(b"<!doctype html>")
+    assert oct(mine.stat().st_mode & 0o777) == "0o600"

@@ -194,13 +194,13 @@ def test_read_outside_the_working_directory_asks_first_and_inside_it_does_not(tm
     work.mkdir()
     elsewhere.mkdir()
     (work / "notes.txt").write_text("inside\n")
-    (elsewhere / "id_ed25519").write_text("PRIVATE KEY\n")
-    (work / "link").symlink_to(elsewhere / "id_ed25519")
+    (elsewhere / "diary.txt").write_text("PRIVATE DIARY\n")
+    (work / "link").symlink_to(elsewhere / "diary.txt")
     turn = lambda body: not is_compaction(body)  # noqa: E731
     api.enqueue(Reply([tool_use("read", {"path": "notes.txt"}, id="r1"),
-                       tool_use("read", {"path": str(elsewhere / "id_ed25519")}, id="r2"),
+                       tool_use("read", {"path": str(elsewhere / "diary.txt")}, id="r2"),
                        tool_use("read", {"path": "link"}, id="r3"),
-                       tool_use("read", {"path": "../elsewhere/id_ed25519"}, id="r4")]), when=turn)
+                       tool_use("read", {"path": "../elsewhere/diary.txt"}, id="r4")]), when=turn)
     api.enqueue("Read what I could.", when=turn)
     done = ever_in(work, ["send", "read them"], environment(home, api))
     assert done.stdout == b"Read what I could.\n"
@@ -209,11 +209,11 @@ def test_read_outside_the_working_directory_asks_first_and_inside_it_does_not(tm
                 "cannot ask")
     assert echoes[0] == "     1\tinside\n"
     assert [echo.startswith(declined) for echo in echoes[1:]] == [True, True, True]
-    assert "PRIVATE KEY" not in str(api.requests[-1].body)
+    assert "PRIVATE DIARY" not in str(api.requests[-1].body)
     api.enqueue(Reply([tool_use("read", {"path": "link"}, id="r5")]), when=turn)
     api.enqueue("Read it.", when=turn)
     done = ever_in(work, ["send", "--yes", "read it"], environment(home, api))
-    assert lines(home)[-2]["text"] == "     1\tPRIVATE KEY\n"  # --yes allows it, as it allows write
+    assert lines(home)[-2]["text"] == "     1\tPRIVATE DIARY\n"  # --yes allows it, as it allows write
 
 
 # ---------------------------------------------------------------- item 9: text that is not UTF-8
