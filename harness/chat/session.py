@@ -113,7 +113,8 @@ class Chat:
     def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
-                                     home=self.settings.home, cache_marks=self.settings.cache_marks)
+                                     home=self.settings.home, cache_marks=self.settings.cache_marks,
+                                     caps=self.settings.turn_caps)
         return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,
                     agents=self.agents)
 
