@@ -9,13 +9,16 @@ is opened read-only. (From 0.32, llm writes new exchanges only to the tables of 
 store, which are not read here; the `responses` table keeps everything older versions logged.)
 """
 
+import os
 import sqlite3
 from pathlib import Path
 
+from harness.memory.logfile import open_regular
 from harness.chat.imports.notes import ImportFailed, Note, Parsed, utc_date
 
 
 def parse(path: Path) -> Parsed:
+    os.close(open_regular(path))  # SQLite would wait on a FIFO: a regular file only
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as error:
