@@ -338,3 +338,33 @@ def test_a_folder_that_cannot_be_read_is_named_not_passed_over_silently(tmp_path
     todo = plan([str(folder)], None, set())
     assert todo.passed_over == [(folder / "locked", "cannot be read: Permission denied")]
     assert [path for path, *_ in todo.files] == [folder / "notes.md"]
+
+
+def test_a_disk_that_fills_under_a_running_chat_gives_one_sentence_and_no_traceback(tmp_path, api):
+    """`ever chat` in a pseudo-terminal on a real full disk (a tmpfs; root only, else skipped):
+    the message cannot be kept; the person reads the one sentence, never a traceback from the line
+    editor's history."""
+    import pexpect
+
+    from tests.chat.test_send_reliability import Disk
+    from tests.support.chat import EVER, environment
+
+    disk = Disk(tmp_path / "disk")
+    try:
+        home = disk.path / "home"
+        child = pexpect.spawn(EVER, ["chat"], env=environment(home, api), encoding="utf-8", timeout=60,
+                              dimensions=(40, 160))
+        child.expect("›")
+        child.send("hello\r")
+        child.expect(TURN_REPLY)
+        child.expect("›")
+        disk.fill()
+        child.send("a message the full disk refuses\r")
+        child.expect("nothing was logged: try again")
+        child.expect("›")
+        seen = child.before
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+        assert "Traceback" not in seen and BUG not in seen, seen
+    finally:
+        disk.unmount()
