@@ -306,4 +306,28 @@ MUTANTS = [
                    "test_a_carried_conversation_past_its_limit_is_summarized_before_the_new_message"),
         note="the carried conversation's summary swallows the user's new message",
     ),
+    Mutant(
+        name="a_turn_streams_past_its_output_cap",
+        path="harness/calls/turn.py",
+        old="        if self.spent[\"output_bytes\"] > caps.output_bytes:\n",
+        new="        if False:\n",
+        check=test("tests/chat/test_turn_caps.py::test_a_reply_that_streams_past_the_output_cap_is_cut_there_and_what_came_is_kept"),
+        note="a reply that streams without end is never cut: a turn's output has no cap",
+    ),
+    Mutant(
+        name="a_joined_message_keeps_the_calls_approval",
+        path="harness/chat/session.py",
+        old="        tools.approval = weakest(tools.approval, delivery.approval or self.approval)\n",
+        new="        tools.approval = tools.approval\n",
+        check=test("tests/chat/test_approval_carried.py::test_a_message_without_yes_that_joins_a_call_started_with_yes_runs_no_shell"),
+        note="a sender without --yes whose message joins a call started with --yes runs shell",
+    ),
+    Mutant(
+        name="import_opens_any_kind_of_file",
+        path="harness/memory/logfile.py",
+        old="    if not stat.S_ISREG(status.st_mode):\n",
+        new="    if False:\n",
+        check=test("tests/chat/test_no_traceback.py::test_hostile_files_in_an_import_are_each_passed_over_in_one_sentence_and_the_rest_imported"),
+        note="ever import reads a FIFO or /dev/zero as if it were a session file",
+    ),
 ]

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional
 
+from harness.calls.approval import Approval, weakest
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable
 from harness.calls.requests import finished, sent_back
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
@@ -93,6 +94,10 @@ class Report:
     name: str
     text: str
     path: Path
+    # the approval of whoever asked for the subagent, which the turn the report starts carries;
+    # None: not known (a report found at a restart), and that turn asks nobody and runs nothing
+    # that asks
+    approval: Optional[Approval] = None
 
     def logged(self, message_id: Optional[int]) -> None:
         """The report is in the chat's log as message `message_id`: note it in the agent's log."""
@@ -286,7 +291,7 @@ class Agents:
             sub.agent_log.close()
             self.running.pop(name, None)
         self.output.notice(f"[{name}] ended: {ending.how}")
-        self._arrive(Report(name, text, sub.agent_log.path))
+        self._arrive(Report(name, text, sub.agent_log.path, sub.tools.approval))
 
     def _arrive(self, report: Report) -> None:
         self.pending.append(report)
@@ -306,6 +311,8 @@ class Agents:
             message_id = self.memory.planner.T
             turn.log("work", report.text)
             report.logged(message_id)
+            if report.approval is not None:  # its asker's approval joins the call, as a message's does
+                turn.tools.approval = weakest(turn.tools.approval, report.approval)
             blocks.append({"type": "text", "text": report.text})
         return blocks
 
@@ -316,7 +323,9 @@ class Agents:
         async with chat.turn_lock:
             while self.pending:
                 report = self.pending.pop(0)
-                chat.turn = turn = chat.new_turn()
+                # the report's turn carries the approval of whoever asked for the subagent
+                approval = report.approval or Approval(chat.approval.allowed, False, None)
+                chat.turn = turn = chat.new_turn(approval=approval)
                 try:
                     chat.last = await turn.run(report.text, kind="work")
                     end_line = getattr(chat.output, "end_line", None)  # the terminal's last line

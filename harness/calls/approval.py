@@ -62,6 +62,37 @@ class Approval:
         return f"Not run: the user declined this {name} call."
 
 
+class Weakest(Approval):
+    """The approvals of everyone whose message a call carries: a tool call runs only if each of
+    them allows it, so the weakest wins. A message without `--yes` that joins a call started with
+    it makes the call ask, or decline, as that sender's own would. Those that cannot ask decide
+    first, so nobody is asked about a call another's approval declines anyway."""
+
+    def __init__(self, approvals: Iterable[Approval]):
+        parts = []
+        for approval in approvals:
+            for part in (approval.parts if isinstance(approval, Weakest) else (approval,)):
+                if all(part is not seen for seen in parts):
+                    parts.append(part)
+        self.parts = tuple(sorted(parts, key=lambda part: part.ask is not None))
+        super().__init__(set.intersection(*(set(p.allowed) for p in self.parts)),
+                         all(p.yes for p in self.parts), None)
+
+    def decline(self, name: str, tool_input: Mapping[str, Any],
+                asks: Optional[bool] = None) -> Optional[str]:
+        for part in self.parts:
+            declined = part.decline(name, tool_input, asks)
+            if declined is not None:
+                return declined
+        return None
+
+
+def weakest(*approvals: Approval) -> Approval:
+    """One approval that allows a call only where every one of `approvals` does."""
+    distinct = Weakest(approvals)
+    return distinct.parts[0] if len(distinct.parts) == 1 else distinct
+
+
 def approval_summary(name: str, tool_input: Mapping[str, Any]) -> str:
     """One line for the user's question: what the call would do."""
     if name == "shell":

@@ -18,12 +18,19 @@ long user message) is logged as several messages in a row, never cut [gist §1] 
 
 An image in a tool's result is kept in the chat's directory before its `echo` is logged, and the
 echo names it; `zoom(id, 1)` on that echo gives the image back (harness/memory/images.py) [H8].
+
+A turn has caps, as a subagent has (`TurnCaps`, from the config's `[turn]`): its calls, its tool
+calls, its tokens, its wall time and the bytes its replies stream (text, thinking and tool input).
+A cap reached ends the turn: what was shown of the reply so far is logged with a mark saying which
+cap ended it, its cost is recorded, and the sentence is the turn's error. A model that keeps calling
+a tool, or a reply that streams without end, so costs at most what the caps allow.
 """
 
 import asyncio
 import dataclasses
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from datetime import datetime
@@ -49,6 +56,22 @@ if TYPE_CHECKING:  # the SDK is imported only where a call is made
 JSON = Dict[str, Any]
 MAX_TOKENS = 16_000
 STOPPED_MARK = "\n[stopped: the user stopped this reply here]"
+
+
+@dataclass(frozen=True)
+class TurnCaps:
+    """What one turn may spend; the config's `[turn]` overrides each. Generous: a turn reaches one
+    only when something is wrong (a model that never stops calling tools, a reply without end)."""
+
+    calls: int = 100  # requests sent, the tool loop's included
+    tool_calls: int = 200
+    tokens: int = 5_000_000  # prompt (cache reads included) and output, over all its calls
+    seconds: float = 3600.0  # wall time from its start
+    output_bytes: int = 4_000_000  # of text, thinking and tool input streamed, over all its calls
+
+
+class CapReached(Exception):
+    """A turn's cap is reached; the message is the sentence's middle: "its cap of 3 calls"."""
 
 
 class Output(Protocol):
@@ -93,6 +116,8 @@ class TurnSettings:
     # none there (tests/calls/test_turn_cache.py); it pays when more than about a fifth of turns call a tool
     end_mark_first_call: bool = True
     clock: Callable[[], datetime] = lambda: datetime.now().astimezone()
+    caps: TurnCaps = TurnCaps()
+    monotonic: Callable[[], float] = time.monotonic  # the seconds cap's clock; a test's own
 
 
 @dataclass
@@ -147,6 +172,8 @@ class Turn:
         self._shown: List[str] = []  # the running call's text as shown so far
         self._usage: Optional[Usage] = None  # the running call's usage as the API told it
         self.agents = agents  # the chat's subagents: `agent`, zoom("Name"), their reports
+        self.spent = {"calls": 0, "tool_calls": 0, "tokens": 0, "output_bytes": 0}  # against the caps
+        self.started = 0.0  # the monotonic time the turn's first call was about to be sent
 
     def add_message(self, message: Accepted) -> None:
         """A message typed while the call runs joins it between tool calls [gist §6]."""
@@ -202,7 +229,11 @@ class Turn:
         messages: List[JSON] = [{"role": "user", "content": first}]
         result = TurnResult("")
         first_call = True
+        self.started = self.settings.monotonic()
         while True:
+            over = self._over_cap()
+            if over:
+                return self._capped(over, result)
             if first_call and not self.settings.end_mark_first_call:
                 first_call = False  # the view's mark only: nothing after it is written
             else:
@@ -221,6 +252,8 @@ class Turn:
             except asyncio.CancelledError:
                 self._stopped()
                 raise
+            except CapReached as cap:
+                return self._capped(str(cap), result, self._shown)
             except (Refused, Unusable, RetriesExhausted) as error:
                 # every attempt that was billed counts in `ever cost`, the failed ones too
                 self._record(getattr(error, "spent", Usage()))
@@ -228,17 +261,29 @@ class Turn:
                 self.output.notice(result.error)
                 return result
             result.calls += 1
+            self.spent["calls"] += 1
             usage = reply.usage
+            self.spent["tokens"] += usage.prompt_tokens + usage.output_tokens
             prompt_tokens = usage.prompt_tokens or 1
             result.cache_read_share = usage.cache_read_input_tokens / prompt_tokens
             result.cost_e8 = self._record(reply.spent, answered=True)
             problem = stop_problem(reply.stop_reason)
             tool_results = []
+            uses = [block for block in reply.content if block["type"] == "tool_use"]
+            if problem is None and uses and self.spent["tool_calls"] + len(uses) > self.settings.caps.tool_calls:
+                for block in reply.content:
+                    if block["type"] == "text" and block["text"].strip():
+                        self.log("ever", block["text"])
+                        result.reply = self.checked(block["text"])
+                asked = ", ".join(block["name"] for block in uses)
+                return self._capped(f"its cap of {self.settings.caps.tool_calls:,} tool calls; "
+                                    f"its last reply asked for {asked}, not run", result)
             for block in reply.content:
                 if block["type"] == "text" and block["text"].strip():
                     self.log("ever", block["text"])
                     result.reply = self.checked(block["text"])
                 elif block["type"] == "tool_use" and problem is None:
+                    self.spent["tool_calls"] += 1
                     # a reply cut or refused runs none of its calls: their input may be cut too
                     tool_result = await self._call(block["name"], block.get("input", {}))
                     tool_results.append(tool_result.block(block["id"]))
@@ -261,6 +306,32 @@ class Turn:
             if self.agents is not None and self.starts_agents:
                 joined += self.agents.joined(self)  # subagents' reports, logged as `work` [gist §6]
             messages.append({"role": "user", "content": joined})
+
+    def _over_cap(self) -> str:
+        """Which cap a next call would pass, as the sentence names it; "" if none."""
+        caps, spent = self.settings.caps, self.spent
+        if spent["calls"] >= caps.calls:
+            return f"its cap of {caps.calls:,} calls"
+        if spent["tokens"] >= caps.tokens:
+            return f"its cap of {caps.tokens:,} tokens ({spent['tokens']:,} used)"
+        if self.settings.monotonic() - self.started >= caps.seconds:
+            return f"its cap of {caps.seconds:g} s of wall time"
+        return ""
+
+    def _capped(self, cap: str, result: TurnResult, shown: Optional[List[str]] = None) -> TurnResult:
+        """The turn ends at a cap: the reply shown so far (a reply cut at the cap) and a mark
+        saying which cap are logged, its cost recorded; the sentence is the turn's error."""
+        sentence = (f"The turn stopped: it reached {cap} ({self.spent['calls']} calls, "
+                    f"{self.spent['tool_calls']} tool calls). What it did so far is in the log.")
+        kept = "".join(shown or []).rstrip("\n")
+        if shown is not None and self._usage is not None:
+            self._record(self._usage)
+        self.log("ever", (kept + "\n" if kept.strip() else "") + f"[stopped: the turn reached {cap}]")
+        if kept.strip():
+            result.reply = self.checked(kept)
+        result.error = sentence
+        self.output.notice(sentence)
+        return result
 
     def _turn_id(self) -> int:
         return self.turn_id
@@ -291,6 +362,14 @@ class Turn:
         if kind != "content_block_delta":
             return
         delta = event.delta
+        streamed = getattr(delta, "text", None) or getattr(delta, "thinking", None) \
+            or getattr(delta, "partial_json", None) or ""
+        self.spent["output_bytes"] += len(streamed.encode("utf-8", "surrogatepass"))
+        caps = self.settings.caps
+        if self.spent["output_bytes"] > caps.output_bytes:
+            raise CapReached(f"its cap of {caps.output_bytes:,} output bytes")
+        if self.settings.monotonic() - self.started >= caps.seconds:
+            raise CapReached(f"its cap of {caps.seconds:g} s of wall time")
         if delta.type == "text_delta":
             self._shown.append(delta.text)
             self.output.text(delta.text)

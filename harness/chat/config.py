@@ -32,6 +32,12 @@ ignored):
     tokens_max = 2000000                   # prompt (cache reads too) and output, all its calls
     seconds_max = 1800                     # wall time
     tool_calls_max = 100
+    [turn]                                 # each turn's caps; reaching one ends the turn
+    calls_max = 100                        # requests, the tool loop's included
+    tool_calls_max = 200
+    tokens_max = 5000000                   # prompt (cache reads too) and output, all its calls
+    seconds_max = 3600                     # wall time
+    output_bytes_max = 4000000             # text, thinking and tool input streamed
 
 Ever writes the file back itself (`/memory-model` saves `memory.model` and `memory.thinking`):
 `update_config` edits the file with tomlkit, so the user's comments, order and layout survive and
@@ -64,6 +70,7 @@ import tomlkit
 
 from harness.calls.models import EFFORTS, setting_problem
 from harness.calls.approval import APPROVABLE_TOOLS
+from harness.calls.turn import TurnCaps
 from harness.memory.agentlog import AgentCaps
 from harness.memory.logfile import write_whole
 
@@ -88,6 +95,11 @@ DEFAULTS: Dict[str, Any] = {
     "agents.tokens_max": 2_000_000,
     "agents.seconds_max": 1800,
     "agents.tool_calls_max": 100,
+    "turn.calls_max": TurnCaps.calls,
+    "turn.tool_calls_max": TurnCaps.tool_calls,
+    "turn.tokens_max": TurnCaps.tokens,
+    "turn.seconds_max": int(TurnCaps.seconds),
+    "turn.output_bytes_max": TurnCaps.output_bytes,
     # tokens, for a model harness/calls/models.py does not know; None: its default
     "context_window": None,
     "memory.context_window": None,
@@ -145,6 +157,7 @@ class Settings:
     settle_timeout_seconds: float
     cache_marks: bool
     agent_caps: Any = None  # harness/calls/agents.py AgentCaps; None: its defaults
+    turn_caps: TurnCaps = TurnCaps()
     # tokens, for a model harness/calls/models.py does not know; None: its default
     context_window: Optional[int] = None
     memory_context_window: Optional[int] = None
@@ -230,6 +243,8 @@ def load_settings(environ: Optional[Mapping[str, str]] = None) -> Settings:
         cache_marks=values["cache.marks"],
         agent_caps=AgentCaps(values["agents.tokens_max"], values["agents.seconds_max"],
                              values["agents.tool_calls_max"]),
+        turn_caps=TurnCaps(values["turn.calls_max"], values["turn.tool_calls_max"], values["turn.tokens_max"],
+                           values["turn.seconds_max"], values["turn.output_bytes_max"]),
         context_window=values["context_window"],
         memory_context_window=values["memory.context_window"],
         sources=sources,
@@ -335,7 +350,8 @@ def checked(key: str, value: Any, where: str) -> Any:
                 or not math.isfinite(value) or value <= 0):
             raise wrong("a number of seconds above 0")
         return value
-    if key in ("agents.tokens_max", "agents.tool_calls_max", "agents.seconds_max",
+    if key in ("agents.tokens_max", "agents.tool_calls_max", "agents.seconds_max", "turn.calls_max",
+               "turn.tool_calls_max", "turn.tokens_max", "turn.seconds_max", "turn.output_bytes_max",
                "context_window", "memory.context_window"):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise wrong("a whole number above 0")

@@ -21,7 +21,7 @@ from harness.calls.prompt import Prompt
 from harness.memory.accepted import Accepted, entering
 from harness.memory.service import Job, JobResult, Memory
 from harness.memory.store import ChatBusy, StoreError
-from harness.calls.approval import Approval
+from harness.calls.approval import Approval, weakest
 from harness.calls.redaction import redact
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Output, Quiet, Turn, TurnResult, TurnSettings
@@ -124,7 +124,8 @@ class Chat:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,),
                           private=(self.settings.home,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
-                                     home=self.settings.home, cache_marks=self.settings.cache_marks)
+                                     home=self.settings.home, cache_marks=self.settings.cache_marks,
+                                     caps=self.settings.turn_caps)
         return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,
                     agents=self.agents)
 
@@ -303,6 +304,10 @@ class Chat:
         return TurnResult("", sentence)
 
     def add_to_turn(self, delivery: Delivery) -> None:
+        """The message joins the running call, and so does its sender's approval: from here the
+        call's tools run only where both allow them (the weakest wins)."""
+        tools = self.turn.tools
+        tools.approval = weakest(tools.approval, delivery.approval or self.approval)
         self.turn.add_message(delivery.message)
         self.joined.append(delivery)
 

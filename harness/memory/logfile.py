@@ -21,8 +21,10 @@ the key, an image) goes through `write_whole`, so each gets the same rules [gist
   fsync'd when a file is made. Files are 0600 and directories 0700, whatever the umask.
 """
 
+import errno
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Optional
 
@@ -160,3 +162,48 @@ class LogFile:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+
+
+class NotReadable(Exception):
+    """A file Ever was asked to read is not one it reads: the message is one sentence's end
+    ("is a FIFO, not a regular file")."""
+
+
+def open_regular(path: Path, follow: bool = True) -> int:
+    """A descriptor open for reading on the regular file `path`. Opened without blocking, so a
+    FIFO never hangs the open, and checked on the descriptor, so a link swapped meanwhile changes
+    nothing; `follow=False` refuses a symbolic link itself (a file only Ever writes)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | (0 if follow else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise NotReadable("is a symbolic link that loops" if follow else
+                              "is a symbolic link, and Ever writes it only as a file") from None
+        raise
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        raise NotReadable(f"is {kind_of(status.st_mode)}, not a regular file")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def kind_of(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def read_regular(path: Path, bytes_max: int, follow: bool = True) -> bytes:
+    """The whole regular file `path` (see `open_regular`), if it holds at most `bytes_max` bytes;
+    `NotReadable` otherwise. A file that grows while it is read is still read at most so far."""
+    fd = open_regular(path, follow)
+    with os.fdopen(fd, "rb") as file:
+        data = file.read(bytes_max + 1)
+    if len(data) > bytes_max:
+        raise NotReadable(f"holds over {bytes_max:,} bytes, more than Ever reads from it")
+    return data

@@ -112,6 +112,8 @@ from harness.memory.logfile import (
     DIRECTORY_MODE,
     encode_line,
     make_directory,
+    NotReadable,
+    read_regular,
     write_whole,
 )
 from harness.memory.text import utf8_bytes, valid_text
@@ -121,6 +123,7 @@ __all__ = ["Store", "StoreError", "ChatBusy", "LogCorrupt", "checked_key", "chec
 
 LINE_GUESS_BYTES = 4096  # a node is at most 512 bytes of text; one read nearly always holds it
 READERS_MAX = 64  # read descriptors kept open
+VIEW_BYTES_MAX = 64 << 20  # view.json holds both views' places and counts: far less than this
 KEY = re.compile(r"[A-Za-z0-9._:+/=-]{1,128}\Z")
 Record = Dict[str, object]
 
@@ -571,12 +574,17 @@ class Store(StoreIndex):
         """The saved view, or None if none was ever saved."""
         path = self.chat / "view.json"
         try:
-            data = path.read_bytes()
+            # a FIFO or a link to /dev/zero put there never hangs a command: a file Ever writes
+            data = read_regular(path, VIEW_BYTES_MAX, follow=False)
         except FileNotFoundError:
             return None
+        except NotReadable as refused:
+            raise StoreError(f"{path} {refused}") from None
+        except OSError as error:
+            raise StoreError(f"{path} cannot be read ({error.strerror or error})") from None
         try:
             view = json.loads(data)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
             raise StoreError(f"{path} is not valid JSON ({error}): it is only ever replaced whole") from None
         if not isinstance(view, dict):
             raise StoreError(f"{path} holds a {type(view).__name__}, not the saved view")

@@ -388,10 +388,15 @@ def test_a_directory_passes_over_what_it_cannot_read_and_says_so_but_a_named_fil
     done = run(tmp_path / "home", source)
     assert done.returncode == 0, done.stderr
     assert f"{history}: not imported: {history} is JSON Lines of no format Ever knows; name one with --format\n" in done.stdout
-    assert f"{bad}: not imported: {bad} is not UTF-8 text, so it is not a session file\n" in done.stdout
+    # a byte that is not UTF-8 spoils its character only: the line is JSON of no format Ever knows
+    assert f"{bad}: not imported: {bad} is JSON Lines of no format Ever knows; name one with --format\n" in done.stdout
     assert [body for _, body in bodies(tmp_path / "home")] == ["kept"]
+    named = run(tmp_path / "home2", bad)
+    assert (named.returncode, named.stderr) == (1, f"ever: {bad} is JSON Lines of no format Ever knows; name one "
+                                                   "with --format\n")
     named = run(tmp_path / "home2", bad, "--format", "claude-code")
-    assert (named.returncode, named.stderr) == (1, f"ever: {bad} is not UTF-8 text, so it is not a Claude Code file\n")
+    assert (named.returncode, named.stderr) == (0, "")
+    assert f"{bad}: 0 notes (Claude Code); 1 line not read (not JSON, or no time)" in named.stdout
 
 
 def test_on_a_terminal_the_import_asks_and_shows_its_progress(tmp_path):

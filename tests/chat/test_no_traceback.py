@@ -129,6 +129,11 @@ DAMAGES = {
         home / "chat" / "view.json",
         json.dumps(dict(json.loads((home / "chat" / "view.json").read_text()), T=10_000))),
     "view.json a directory": lambda home: replace_with_dir(home / "chat" / "view.json"),
+    "view.json a FIFO": lambda home: ((home / "chat" / "view.json").unlink(),
+                                      os.mkfifo(home / "chat" / "view.json")),
+    "view.json a link to /dev/zero": lambda home: ((home / "chat" / "view.json").unlink(),
+                                                   (home / "chat" / "view.json").symlink_to("/dev/zero")),
+    "view.json nested 100,000 deep": lambda home: write(home / "chat" / "view.json", "[" * 100_000),
     "usage line not JSON": lambda home: append_bytes(first_log(home, "usage"), b"{oops\n"),
     "usage is a file": lambda home: replace_with_file(home / "chat" / "usage"),
     "socket a stale file": lambda home: write(home / "chat" / "socket", "stale\n"),
@@ -259,3 +264,107 @@ def test_every_chat_command_with_bad_arguments_answers_in_the_terminal_and_the_c
     shown = everything.getvalue()
     assert "usage: /memory zoom ID N" in shown  # the commands were answered
     assert "Traceback" not in shown and BUG not in shown and "Error" not in shown
+
+
+def session_line(uuid: str, text: str) -> bytes:
+    return json.dumps({"type": "user", "uuid": uuid, "parentUuid": None, "sessionId": "s1",
+                       "timestamp": "2026-03-01T10:00:00Z", "isSidechain": False,
+                       "message": {"role": "user", "content": text}}).encode() + b"\n"
+
+
+HOSTILE_SOURCES = {
+    "fifo.jsonl": lambda path: os.mkfifo(path),
+    "zero.jsonl": lambda path: path.symlink_to("/dev/zero"),
+    "loop.jsonl": lambda path: path.symlink_to(path.name),
+    "deep.jsonl": lambda path: path.write_bytes(b"[" * 100_000 + b"\n"),
+    "deep.md": lambda path: path.write_bytes(b"[" * 100_000 + b"\n"),
+}
+
+
+def test_hostile_files_in_an_import_are_each_passed_over_in_one_sentence_and_the_rest_imported(tmp_path, api):
+    """A FIFO, a link to /dev/zero, a link that loops, 100,000 nested brackets, a session line
+    not UTF-8 or nested too deep: through the installed command, as a hang would show."""
+    import subprocess
+
+    from tests.support.chat import EVER, environment, logged
+
+    folder = tmp_path / "old"
+    folder.mkdir()
+    for name, make in HOSTILE_SOURCES.items():
+        make(folder / name)
+    (folder / "session.jsonl").write_bytes(
+        session_line("u1", "first words") + session_line("u2", "and a bad byte: ").replace(
+            b"bad byte: ", b"bad byte: \xff") + b'{"sessionId": "s1", "x": ' + b"[" * 100_000 + b"\n"
+        + session_line("u3", "last words"))
+    (folder / "notes.md").write_text("# Notes\n\nAn old note to import.\n")
+    home = tmp_path / "home"
+    done = subprocess.run([EVER, "import", "--yes", str(folder)], env=environment(home, api),
+                          capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in done.stdout + done.stderr and BUG not in done.stderr, done.stderr
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    said = done.stdout.splitlines()
+    for name in HOSTILE_SOURCES:
+        if name == "deep.md":
+            continue  # a text file: its brackets are text, imported as they are
+        lines = [line for line in said if line.startswith(f"{folder / name}: not imported: ")]
+        assert len(lines) == 1, (name, said)
+    assert f"{folder / 'fifo.jsonl'}: not imported: {folder / 'fifo.jsonl'} is a FIFO, not a regular file" in said
+    assert f"{folder / 'zero.jsonl'}: not imported: {folder / 'zero.jsonl'} is a character device, " \
+           "not a regular file" in said
+    notes = [text for kind, text in logged(home) if kind == "note"]
+    bodies = [text.split("\n", 1)[1] for text in notes]
+    # the session's three readable messages, the bad byte only its own character
+    assert "first words" in bodies and "last words" in bodies
+    assert "and a bad byte: \ufffd" in bodies
+    assert "# Notes\n\nAn old note to import.\n" in bodies
+    assert f"{folder / 'session.jsonl'}: 3 notes (Claude Code); 1 line not read (not JSON, or no time)" in said
+
+
+def test_a_folder_that_cannot_be_read_is_named_not_passed_over_silently(tmp_path, monkeypatch):
+    """Run as root, no permission bit hides a folder: its listing is made to fail as it would."""
+    from harness.chat.imports import plan
+
+    folder = tmp_path / "old"
+    (folder / "locked").mkdir(parents=True)
+    (folder / "notes.md").write_text("kept\n")
+    listing = os.scandir
+
+    def scandir(path="."):
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    todo = plan([str(folder)], None, set())
+    assert todo.passed_over == [(folder / "locked", "cannot be read: Permission denied")]
+    assert [path for path, *_ in todo.files] == [folder / "notes.md"]
+
+
+def test_a_disk_that_fills_under_a_running_chat_gives_one_sentence_and_no_traceback(tmp_path, api):
+    """`ever chat` in a pseudo-terminal on a real full disk (a tmpfs; root only, else skipped):
+    the message cannot be kept; the person reads the one sentence, never a traceback from the line
+    editor's history."""
+    import pexpect
+
+    from tests.chat.test_send_reliability import Disk
+    from tests.support.chat import EVER, environment
+
+    disk = Disk(tmp_path / "disk")
+    try:
+        home = disk.path / "home"
+        child = pexpect.spawn(EVER, ["chat"], env=environment(home, api), encoding="utf-8", timeout=60,
+                              dimensions=(40, 160))
+        child.expect("›")
+        child.send("hello\r")
+        child.expect(TURN_REPLY)
+        child.expect("›")
+        disk.fill()
+        child.send("a message the full disk refuses\r")
+        child.expect("nothing was logged: try again")
+        child.expect("›")
+        seen = child.before
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+        assert "Traceback" not in seen and BUG not in seen, seen
+    finally:
+        disk.unmount()

@@ -25,6 +25,12 @@ format shares, and writes the notes once:
 - **[I5], the date** of a note is its original time, so `date(id)` and `ever browse` give when it
   was said; the log's file is named by the store's rule [S1] (the clock "went back").
 
+**Hostile inputs.** Only regular files are read, opened without blocking and checked on the
+descriptor (`open_regular`): a FIFO, a device, a link that loops is one sentence and is passed
+over in a directory; reads are bounded (notes.JSON_LINE_BYTES_MAX, notes.TEXT_FILE_BYTES_MAX); a line
+nested too deep or not JSON is a line not read; a byte that is not UTF-8 becomes U+FFFD, its line
+kept; a folder that cannot be listed is named among those passed over.
+
 The planner and the compactor treat the notes as any messages. Before writing, `Plan` counts
 them and estimates the compactions they will cost from their sizes (`estimate_compactions`).
 """
@@ -41,7 +47,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 from harness.chat.imports import claude_code, codex, llm_db, pi, text_files
 from harness.chat.imports.notes import ImportFailed, Note, Parsed
 from harness.memory.line import LINE_BYTES_MAX
-from harness.memory.text import valid_text
+from harness.memory.logfile import NotReadable, open_regular
+from harness.memory.text import MESSAGE_CHARS_MAX, split_long, valid_text
 
 PASTE_CHARS_MIN = 1_000  # a body this long met again is a repeated paste [I3]
 FORMATS = ("claude-code", "codex", "pi", "llm", "text")
@@ -54,16 +61,19 @@ def detect(path: Path) -> str:
     name = path.name.lower()
     if name.endswith((".md", ".markdown", ".txt", ".text")):
         return "text"
-    with open(path, "rb") as f:
-        head = f.read(1 << 16)
+    try:
+        with os.fdopen(open_regular(path), "rb") as f:  # never a FIFO's wait or /dev/zero's end
+            head = f.read(1 << 16)
+    except NotReadable as refused:
+        raise ImportFailed(f"{path} {refused}") from None
+    except OSError as error:
+        raise ImportFailed(f"{path} cannot be read: {error.strerror or error}") from None
     if head.startswith(b"SQLite format 3\x00"):
         return "llm"
     for raw in head.split(b"\n")[:20]:
         try:
-            record = json.loads(raw)
-        except UnicodeDecodeError:
-            raise ImportFailed(f"{path} is not UTF-8 text, so it is not a session file") from None
-        except ValueError:
+            record = json.loads(raw.decode("utf-8", "replace"))  # one bad byte spoils no session
+        except (ValueError, RecursionError):
             continue
         if not isinstance(record, dict):
             continue
@@ -89,6 +99,10 @@ def parse(path: Path, fmt: str) -> Parsed:
         raise
     except UnicodeDecodeError:
         raise ImportFailed(f"{path} is not UTF-8 text, so it is not a {SOURCE_NAMES[fmt]} file") from None
+    except NotReadable as refused:
+        raise ImportFailed(f"{path} {refused}") from None
+    except RecursionError:
+        raise ImportFailed(f"{path} nests its brackets deeper than Ever reads") from None
     except OSError as error:
         raise ImportFailed(f"{path} cannot be read: {error.strerror or error}") from None
 
@@ -96,14 +110,21 @@ def parse(path: Path, fmt: str) -> Parsed:
 SIDE_DIRECTORIES = ("tool-results",)  # Claude Code's copies of long tool output: noise, not sessions
 
 
-def source_files(paths: Sequence[str], own: Optional[Path] = None) -> List[Tuple[Path, bool]]:
+def source_files(paths: Sequence[str], own: Optional[Path] = None,
+                 passed_over: Optional[List[Tuple[Path, str]]] = None) -> List[Tuple[Path, bool]]:
     """Each path given (True: named), and the files under each directory given (False), in name
-    order; never the files of the chat itself (`own`, its directory)."""
+    order; never the files of the chat itself (`own`, its directory). A folder that cannot be
+    read is added to `passed_over` with why, never passed over silently."""
     found: List[Tuple[Path, bool]] = []
+
+    def unreadable(error: OSError) -> None:
+        if passed_over is not None:
+            passed_over.append((Path(error.filename or "?"), f"cannot be read: {error.strerror or error}"))
+
     for given in paths:
         path = Path(given).expanduser()
         if path.is_dir():
-            for root, directories, files in os.walk(path):
+            for root, directories, files in os.walk(path, onerror=unreadable):
                 directories.sort()
                 if own is not None and Path(root).resolve().is_relative_to(own.resolve()):
                     directories.clear()
@@ -294,7 +315,7 @@ def plan(paths: Sequence[str], fmt: Optional[str], present_keys: set, own: Optio
     files = []
     passed_over: List[Tuple[Path, str]] = []
     notes: List[Note] = []
-    for path, named in source_files(paths, own):
+    for path, named in source_files(paths, own, passed_over):
         try:
             this = fmt or detect(path)
             parsed = parse(path, this)

@@ -10,15 +10,18 @@ store, which are not read here: the `responses` table keeps everything older ver
 and a database whose `responses` table is empty gives no notes with a sentence saying so.
 """
 
+import os
 import sqlite3
 from pathlib import Path
 
+from harness.memory.logfile import open_regular
 from harness.chat.imports.notes import ImportFailed, Note, Parsed, utc_date
 
 NAME_CHARS_MAX = 80  # a conversation's name in a header: the header stays within HEADER_CHARS_MAX
 
 
 def parse(path: Path) -> Parsed:
+    os.close(open_regular(path))  # SQLite would wait on a FIFO: a regular file only
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as error:

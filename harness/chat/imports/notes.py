@@ -1,12 +1,17 @@
 """What every parser of `ever import` makes and uses: a `Note`, the times, a tool's text."""
 
 import json
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple
 
+from harness.memory.logfile import open_regular
 from harness.memory.text import OUTPUT_CHARS_MAX, clip_output
+
+JSON_LINE_BYTES_MAX = 64 << 20  # a session's line longer than this is skipped, never held whole
+TEXT_FILE_BYTES_MAX = 64 << 20  # a text file longer than this is refused, in one sentence
 
 
 # A tool's output is clipped as the chat clips it, less room for the note's header and `note: `
@@ -42,15 +47,28 @@ class Parsed:
 
 
 def json_lines(path: Path, parsed: Parsed) -> Iterator[Tuple[int, object]]:
-    """Each JSON line of a file with its line number; a blank line is passed over, and one that is
-    not JSON (a torn last line, say) is counted in `parsed.skipped`."""
-    with open(path, encoding="utf-8") as f:
-        for number, raw in enumerate(f, 1):
-            if not raw.strip():
+    """Each JSON line of a regular file with its line number; a blank line is passed over, and one
+    that is not JSON (a torn last line, say), too deep for a parser or over JSON_LINE_BYTES_MAX, is
+    counted in `parsed.skipped`, read through in bounded pieces. A byte that is not UTF-8 spoils
+    only its own character (U+FFFD), never its line or the file."""
+    with os.fdopen(open_regular(path), "rb") as f:
+        number = 0
+        while True:
+            raw = f.readline(JSON_LINE_BYTES_MAX + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > JSON_LINE_BYTES_MAX and not raw.endswith(b"\n"):
+                while raw and not raw.endswith(b"\n"):  # the rest of the long line, unread
+                    raw = f.readline(1 << 20)
+                parsed.skipped += 1
+                continue
+            text = raw.decode("utf-8", "replace")
+            if not text.strip():
                 continue
             try:
-                yield number, json.loads(raw)
-            except ValueError:
+                yield number, json.loads(text)
+            except (ValueError, RecursionError):
                 parsed.skipped += 1
 
 

@@ -6,11 +6,12 @@ import hashlib
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harness.chat.imports.notes import ImportFailed, Note, Parsed
+from harness.chat.imports.notes import TEXT_FILE_BYTES_MAX, ImportFailed, Note, Parsed
+from harness.memory.logfile import read_regular
 
 
 def parse(path: Path) -> Parsed:
-    data = path.read_bytes()
+    data = read_regular(path, TEXT_FILE_BYTES_MAX)  # a regular file, bounded: never a FIFO or /dev/zero
     if b"\x00" in data[:8192]:
         raise ImportFailed(f"{path} is binary, not text")
     text = data.decode("utf-8")
