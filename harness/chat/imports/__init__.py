@@ -48,7 +48,7 @@ from harness.chat.imports import claude_code, codex, llm_db, pi, text_files
 from harness.chat.imports.notes import ImportFailed, Note, Parsed
 from harness.memory.line import LINE_BYTES_MAX
 from harness.memory.logfile import NotReadable, open_regular
-from harness.memory.text import MESSAGE_CHARS_MAX, split_long, valid_text
+from harness.memory.text import valid_text
 
 PASTE_CHARS_MIN = 1_000  # a body this long met again is a repeated paste [I3]
 FORMATS = ("claude-code", "codex", "pi", "llm", "text")
