@@ -163,7 +163,7 @@ class Turn:
             self.memory.append(kind, piece)
 
     def log_accepted(self, message: Accepted) -> None:
-        """A user's message as it entered, its key ending its first line [S8] [S9]."""
+        """A user's message as it entered, its key ending its last line [S8] [S9] [S11]."""
         self.memory.append_accepted(message)
 
     async def run(self, message: Union[Accepted, str], kind: str = "user", logged: bool = False) -> TurnResult:

@@ -6,7 +6,7 @@ the chat, and the socket that hands `ever send` to a running chat. Each makes an
 `entering`, which makes the text valid (harness/memory/text.py) and hides the API key in it
 [P14] [H3], once. What takes the value after (the inbox, the line editor's history, the
 turn, the log) keeps `text` as it is: it is already the text Ever keeps, sends and shows. The key
-rides with the text, and ends the message's first log line [S8]: nothing matches a
+rides with the text, and ends the message's last log line [S8] [S11]: nothing matches a
 logged text back to its key.
 """
 
