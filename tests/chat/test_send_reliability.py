@@ -11,6 +11,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -441,3 +442,32 @@ def test_on_a_full_disk_a_message_is_refused_in_one_sentence_and_the_next_one_is
         ("user", "and now there is room"), ("ever", f"{ECHO}and now there is room")]
     for path in (home / "chat" / "main").glob("*.jsonl"):
         assert path.read_bytes().endswith(b"}\n")  # whole lines only
+
+
+LONG_CHILD = Path(__file__).resolve().parents[1] / "support" / "children" / "long_message_child.py"
+# a paste of 125,000 characters: five pieces in the log [H2], each line naming its place
+LONG_PASTE = "".join(f"line {n:06d} of a long paste\n" for n in range(5_000))
+
+
+@pytest.mark.parametrize("pieces_logged", [1, 2, 4])
+def test_a_long_message_killed_between_its_pieces_is_logged_whole_once_and_answered(
+        tmp_path, echo_api, pieces_logged):
+    env = environment(tmp_path, echo_api)
+    child = subprocess.run([sys.executable, str(LONG_CHILD), str(tmp_path), "paste-1", str(pieces_logged)],
+                           input=LONG_PASTE, capture_output=True, text=True, timeout=120)
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    assert len(logged(tmp_path)) == pieces_logged  # the kill fell inside the message
+    after = run_ever(["send", "after"], env)
+    assert (after.returncode, after.stdout) == (ANSWERED, f"{ECHO}after\n"), after.stderr
+    records = logged(tmp_path)
+    users = [r for r in records if r["kind"] == "user"]
+    assert "".join(r["text"] for r in users[:-1]) == LONG_PASTE  # all of it, once, in order
+    assert users[-1]["text"] == "after"
+    # the key on the last piece only: its line says the whole message is logged [S11]
+    assert [r.get("key") for r in users[:-1]] == [None] * (len(users) - 2) + ["paste-1"]
+    # answered once, and the call saw all of it: the echo quotes the whole paste (its reply is
+    # long too, so it is logged in pieces)
+    replies = [r["text"] for r in records if r["kind"] == "ever"]
+    assert replies[-1] == f"{ECHO}after" and "".join(replies[:-1]) == ECHO + LONG_PASTE
+    assert_no_traceback(after.stdout, after.stderr)
+
