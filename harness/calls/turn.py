@@ -224,7 +224,8 @@ class Turn:
             except (Refused, Unusable, RetriesExhausted) as error:
                 # every attempt that was billed counts in `ever cost`, the failed ones too
                 self._record(getattr(error, "spent", Usage()))
-                result.error = f"The call failed: {error}. Your message is in the log; the next turn will see it."
+                result.error = (f"The call failed: {error}. Your message is in the log, so do not send it again: "
+                                "the next turn will see it.")
                 self.output.notice(result.error)
                 return result
             result.calls += 1

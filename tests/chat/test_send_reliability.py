@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.localapi.server import LocalAPI, Reply, tool_use
+from harness.localapi.server import LocalAPI, Reply, status_error, tool_use
 from tests.support.chat import EVER, environment
 from tests.support.chat import lines as logged
 
@@ -189,9 +189,12 @@ def test_the_exit_codes_tell_a_message_to_send_again_from_one_kept(tmp_path, ech
     bad_key = run_ever(["send", "--key", "no spaces please", "hi"], env)
     assert bad_key.returncode == NOT_LOGGED and bad_key.stderr.count("\n") == 1
     assert not (tmp_path / "chat" / "main").exists() or logged(tmp_path) == []
-    no_key = {k: v for k, v in env.items() if k != "ANTHROPIC_API_KEY"}
-    kept = run_ever(["send", "kept for later"], no_key)
+    for _ in range(3):  # a 5xx may pass: a turn tries three times, then the message stays logged
+        echo_api.enqueue(status_error(503, "overloaded", "overloaded_error"), when=answering("kept for later"))
+    kept = run_ever(["send", "kept for later"], env)
     assert kept.returncode == LOGGED_UNANSWERED and kept.stderr.count("\n") == 1
+    # exit 3 means: do not send it again; its sentence says the same, never "try again"
+    assert "do not send it again" in kept.stderr and "try again" not in kept.stderr, kept.stderr
     assert [(r["kind"], r["text"]) for r in logged(tmp_path)] == [("user", "kept for later")]
     for done in (empty, bad_key, kept):
         assert_no_traceback(done.stdout, done.stderr)
@@ -471,3 +474,21 @@ def test_a_long_message_killed_between_its_pieces_is_logged_whole_once_and_answe
     assert replies[-1] == f"{ECHO}after" and "".join(replies[:-1]) == ECHO + LONG_PASTE
     assert_no_traceback(after.stdout, after.stderr)
 
+
+@pytest.mark.parametrize("wrong", ["no API key", "a memory.thinking the memory model lacks"])
+def test_a_setting_to_fix_first_exits_1_and_keeps_nothing_of_the_message(tmp_path, echo_api, wrong):
+    env = environment(tmp_path, echo_api)
+    if wrong == "no API key":
+        env.pop("ANTHROPIC_API_KEY")
+    else:
+        tmp_path.mkdir(exist_ok=True)
+        (tmp_path / "config.toml").write_text('[memory]\nmodel = "claude-haiku-4-5"\nthinking = "xhigh"\n')
+    refused = run_ever(["send", "hello"], env)
+    # `ever send --help`: "1 a setting or a file to fix first, nothing logged"
+    assert (refused.returncode, refused.stdout) == (1, ""), refused.stderr
+    assert refused.stderr.startswith("ever: ") and refused.stderr.count("\n") == 1, refused.stderr
+    assert_no_traceback(refused.stdout, refused.stderr)
+    main = tmp_path / "chat" / "main"
+    assert not main.exists() or logged(tmp_path) == []
+    inbox = tmp_path / "chat" / "inbox.jsonl"
+    assert not inbox.exists() or inbox.read_text() == ""
