@@ -492,3 +492,45 @@ def test_a_setting_to_fix_first_exits_1_and_keeps_nothing_of_the_message(tmp_pat
     assert not main.exists() or logged(tmp_path) == []
     inbox = tmp_path / "chat" / "inbox.jsonl"
     assert not inbox.exists() or inbox.read_text() == ""
+
+
+MESSAGE_BYTES_MAX = 10_000_000  # [S12] docs/reliability.md: the most one message may hold
+
+
+def test_a_paste_past_the_message_limit_is_refused_in_one_sentence_and_nothing_is_kept(tmp_path, echo_api):
+    env = environment(tmp_path, echo_api)
+    # a generated stream one byte past the limit, newline-ended as a pipe's last line is
+    too_long = (b"0123456789abcdef\n" * (MESSAGE_BYTES_MAX // 17 + 1))[:MESSAGE_BYTES_MAX + 1] + b"\n"
+    refused = subprocess.run([EVER, "send", "-"], env=env, input=too_long, capture_output=True, timeout=120)
+    err = refused.stderr.decode()
+    assert (refused.returncode, refused.stdout) == (NOT_LOGGED, b""), err
+    assert err.count("\n") == 1 and "10,000,000 bytes" in err and "nothing was logged" in err, err
+    assert_no_traceback(err)
+    assert not (tmp_path / "chat" / "main").exists() or logged(tmp_path) == []
+    after = run_ever(["send", "after"], env)  # nothing waits before it
+    assert (after.returncode, after.stdout) == (ANSWERED, f"{ECHO}after\n"), after.stderr
+    assert [(r["kind"], r["text"]) for r in logged(tmp_path)] == [("user", "after"), ("ever", f"{ECHO}after")]
+
+
+def test_a_running_owner_refuses_a_text_past_the_limit_on_its_socket_and_answers_the_next(tmp_path, echo_api):
+    import socket
+
+    gate = threading.Event()
+    echo_api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")], gate=gate))  # held: the owner runs
+    env = environment(tmp_path, echo_api)
+    owner = start(["send", "first"], env)
+    try:
+        echo_api.wait_for_requests(1, timeout_seconds=60)
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(str(tmp_path / "chat" / "socket"))
+            request = {"op": "send", "text": "y" * (MESSAGE_BYTES_MAX + 1), "key": "too-long"}
+            client.sendall(json.dumps(request).encode() + b"\n")
+            answer = json.loads(client.makefile("rb").readline())
+        assert answer["logged"] is False and "10,000,000 bytes" in answer["error"], answer
+    finally:
+        gate.set()
+    out, err = owner.communicate(timeout=120)
+    assert owner.returncode == ANSWERED, err
+    nxt = run_ever(["send", "next"], env)
+    assert (nxt.returncode, nxt.stdout) == (ANSWERED, f"{ECHO}next\n"), nxt.stderr
+    assert [r["text"] for r in logged(tmp_path) if r["kind"] == "user"] == ["first", "next"]
