@@ -210,7 +210,7 @@ def failure_sentence(error: BaseException, kind: str, url: str, model: str) -> s
     """What failed, where, and what to do, as one sentence without its final stop."""
     description = describe(error)
     if kind == TRANSIENT:
-        return f"{url} failed the call to {model} ({description}); it may pass: try again"
+        return f"{url} failed the call to {model} ({description}); it may pass later"
     return f"{url} refused the call to {model} ({description}): {what_to_do(error, model)}"
 
 

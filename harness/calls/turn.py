@@ -190,7 +190,7 @@ class Turn:
             self.memory.append(kind, piece)
 
     def log_accepted(self, message: Accepted) -> None:
-        """A user's message as it entered, its key ending its first line [S8] [S9]."""
+        """A user's message as it entered, its key ending its last line [S8] [S9] [S11]."""
         self.memory.append_accepted(message)
 
     async def run(self, message: Union[Accepted, str], kind: str = "user", logged: bool = False) -> TurnResult:
@@ -257,7 +257,8 @@ class Turn:
             except (Refused, Unusable, RetriesExhausted) as error:
                 # every attempt that was billed counts in `ever cost`, the failed ones too
                 self._record(getattr(error, "spent", Usage()))
-                result.error = f"The call failed: {error}. Your message is in the log; the next turn will see it."
+                result.error = (f"The call failed: {error}. Your message is in the log, so do not send it again: "
+                                "the next turn will see it.")
                 self.output.notice(result.error)
                 return result
             result.calls += 1

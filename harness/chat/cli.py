@@ -155,6 +155,7 @@ def send(text: str, yes: bool, key) -> None:
     next opens: do not send it again); 4 nothing kept (safe to send again); 1 a setting or a file
     to fix first, nothing logged; 2 a wrong command."""
     from harness.chat.session import send_once
+    from harness.memory.accepted import MESSAGE_BYTES_MAX, too_long_sentence
     from harness.memory.store import checked_key
 
     if key is not None:
@@ -164,10 +165,16 @@ def send(text: str, yes: bool, key) -> None:
             fail_send(f"{error}.", EXIT_NOT_LOGGED)
     if text == "-":
         # bytes that are not UTF-8 become U+FFFD, as anywhere text comes in [P14]
-        text = sys.stdin.buffer.read().decode("utf-8", "replace")
+        # read no more than a message may hold [S12]: a paste past it is refused, not kept in memory
+        raw = sys.stdin.buffer.read(MESSAGE_BYTES_MAX + 2).removesuffix(b"\n")
+        if len(raw) > MESSAGE_BYTES_MAX:
+            fail_send(too_long_sentence(len(raw)), EXIT_NOT_LOGGED)
+        text = raw.decode("utf-8", "replace")
         text = text.rstrip("\n")  # the pipe's last newline is not the user's
     if not text.strip():
         fail_send("the message is empty; nothing was logged", EXIT_NOT_LOGGED)
+    if len(text) > MESSAGE_BYTES_MAX or len(text.encode("utf-8", "replace")) > MESSAGE_BYTES_MAX:
+        fail_send(too_long_sentence(len(text.encode("utf-8", "replace"))), EXIT_NOT_LOGGED)
     try:
         settings = load_settings()
         answer = asyncio.run(send_once(settings, text, yes=yes, key=key, say=say_waiting))

@@ -25,6 +25,8 @@ import os
 from pathlib import Path
 from typing import Any, Dict, Optional
 
+from harness.memory.accepted import TooLong, too_long_sentence
+
 LINE_BYTES_MAX = 64 << 20
 
 
@@ -71,7 +73,13 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         chat.busy.add(asyncio.current_task())
         try:
-            raw = await reader.readline()
+            try:
+                raw = await reader.readline()
+            except ValueError:  # a line past LINE_BYTES_MAX: one sentence, and nothing kept [S12]
+                writer.write(json.dumps({"reply": "", "error": too_long_sentence(LINE_BYTES_MAX),
+                                         "logged": False}).encode() + b"\n")
+                await writer.drain()
+                return
             try:
                 request = json.loads(raw)
             except ValueError:
@@ -124,6 +132,8 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
         answered = chat.submit(message, output, approval)
     except Leaving:
         return None
+    except TooLong as error:  # [S12]
+        return {"reply": "", "error": str(error), "logged": False}
     except (OSError, StoreError) as error:
         return {"reply": "", "error": failed_append(error), "logged": False}
     writer.write(json.dumps({"accepted": True}).encode() + b"\n")

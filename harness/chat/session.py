@@ -432,32 +432,13 @@ async def send_once(settings: Settings, text: str, yes: bool = False, key: Optio
     key = key or new_key()  # a retry inside, or by the script with --key, is never logged twice
 
     async def here() -> Dict[str, Any]:
-        try:
-            # one turn, then the process ends: a report is logged, never a turn of its own [A6]
-            chat = await open_chat(settings, Quiet(), ask=None, yes=yes, report_turns=False)
-        except ConfigError as error:
-            return log_unanswered(settings, text, key, error)
+        # one turn, then the process ends: a report is logged, never a turn of its own [A6]. A
+        # setting to fix first (no key, a thinking the memory model lacks) is a ConfigError
+        # here, before anything of the message is kept: `ever send` exits 1 (docs/reliability.md)
+        chat = await open_chat(settings, Quiet(), ask=None, yes=yes, report_turns=False)
         return await send_here(chat, settings, text, key)
 
     return await with_owner(settings, here, {"op": "send", "text": text, "yes": yes, "key": key}, say)
-
-
-def log_unanswered(settings: Settings, text: str, key: str, error: ConfigError) -> Dict[str, Any]:
-    """No turn can be made (no key, say): the message stays in the log, unanswered; the next
-    turn sees it [gist §1]."""
-    try:
-        secret = load_key(settings.home).reveal()  # a chat that cannot start may still have its key
-    except ConfigError:
-        secret = ""
-    message = entering(text, key, "send", lambda valid: redact(valid, (secret,)))
-    memory = Memory.open(settings.home)
-    try:
-        if memory.store.key_id(key) is None:
-            memory.append_accepted(message)
-    finally:
-        memory.close()
-    return {"reply": "", "error": f"{error} Your message is in the log; the next turn will see it.",
-            "logged": True}
 
 
 async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict[str, Any]:

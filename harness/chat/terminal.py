@@ -22,7 +22,7 @@ from harness.chat import owner
 from harness.chat.config import ConfigError, Settings, ensure_home, load_settings, set_memory_model
 from harness.chat.hub import Hub
 from harness.chat.session import Chat, counted, open_chat
-from harness.memory.accepted import Accepted
+from harness.memory.accepted import Accepted, TooLong
 from harness.memory.store import ChatBusy
 from harness.memory.text import valid_text
 
@@ -293,7 +293,11 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     terminal._write(terminal.shown(reply) + "\n")
                     continue
                 # the final line break of an editor's file or of a paste is not the user's
-                message = chat.entering(text.rstrip("\n"), None, "terminal")
+                try:
+                    message = chat.entering(text.rstrip("\n"), None, "terminal")
+                except TooLong as error:  # [S12] one sentence; the prompt is free for the next
+                    terminal.notice(f"{error}.")
+                    continue
                 history.keep(message.text)  # the key hidden: the history file never holds it
                 if running is not None and not running.done():
                     if chat.turn is not None:

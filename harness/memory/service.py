@@ -214,6 +214,15 @@ class Memory:
         self._settled = asyncio.Event()
         self._retry_handle: Optional[asyncio.TimerHandle] = None
         self.inbox = Inbox(store.chat)
+        # [S11] the pieces a killed owner logged of a long message, by key, counted at open
+        # while they still end the log: its delivery logs the rest, not the whole again
+        self.partly_logged: Dict[str, int] = {}
+        for key, text in self.inbox.pending():
+            if store.key_id(key) is None:
+                logged = self.pieces_logged(split_long(text))
+                if logged:
+                    self.partly_logged[key] = logged
+                    break  # only the message being logged at the kill ends the log
         self.on_wait: Optional[Callable[[Optional[str], Optional[float]], None]] = None  # [C12]
         self.paused = ""  # [C11] the sentence, while the compactor is paused
         self._pauses = 0  # in a row, for the backoff
@@ -282,9 +291,33 @@ class Memory:
 
     def append_accepted(self, message: Accepted, now: Optional[datetime] = None) -> None:
         """Log a user's message as it entered (harness/memory/accepted.py), split if long
-        [H2], its key ending its first line [S8] [S9]."""
-        for k, piece in enumerate(split_long(message.text)):
-            self.append("user", piece, now, key=message.key if k == 0 else None)
+        [H2], its key ending its LAST line [S8] [S9] [S11]: the key says all of it is logged.
+        A message accepted before a restart goes on from the first piece the killed owner did
+        not log (`partly_logged`)."""
+        pieces = split_long(message.text)
+        start = self.partly_logged.pop(message.key, 0)
+        for k in range(start, len(pieces)):
+            self.append("user", pieces[k], now, key=message.key if k == len(pieces) - 1 else None)
+
+    def pieces_logged(self, pieces: List[str]) -> int:
+        """How many of a message's first pieces end the log as user lines with no key [S11]:
+        those an owner killed inside the message logged before its last piece, which carries
+        the key. Every accepted message has a key, so a keyless user line at the log's end can
+        only be such a piece."""
+        store = self.store
+        if len(pieces) < 2 or store.count == 0:
+            return 0
+        last = store.message(store.count - 1)
+        if last.get("kind") != "user" or "key" in last:
+            return 0
+        for k in range(len(pieces) - 1, 0, -1):  # the longest run first
+            if pieces[k - 1] != last["text"] or k > store.count:
+                continue
+            records = store.messages(store.count - k, store.count)
+            if all(r.get("kind") == "user" and "key" not in r and r.get("text") == piece
+                   for r, piece in zip(records, pieces)):
+                return k
+        return 0
 
     def _checkpoint(self) -> None:
         """view.json is a checkpoint: the logs replay what a failed save leaves out [P10]."""

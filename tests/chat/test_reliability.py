@@ -136,10 +136,10 @@ def test_a_home_config_instructions_or_key_another_user_can_change_is_refused(tm
         os.chmod(path, mode)
         expected = (f"ever: {path} may be changed by other users (mode {mode:04o}), so Ever will not "
                     f"trust it: run chmod go-w {path}.\n")
-    if name == "key":  # only a call needs the key; the message waits in the log for a good one
+    if name == "key":  # a setting to fix first: exit 1, and nothing of the message kept
         done = ever(["send", "hello"], environ)
-        kept = expected[:-1] + " Your message is in the log; the next turn will see it.\n"
-        assert (done.returncode, done.stdout, done.stderr) == (3, "", kept)  # logged, not answered [S9]
+        assert (done.returncode, done.stdout, done.stderr) == (1, "", expected)
+        assert not (home / "chat" / "main").exists() or lines(home) == []
     else:
         done = ever(["send", "hello"], environ)  # the installed command, once
         assert (done.returncode, done.stdout, done.stderr) == (1, "", expected)
@@ -177,7 +177,7 @@ def test_a_401_that_echoes_the_key_and_a_reply_that_repeats_it_show_and_log_only
     assert done.stderr == (f"ever: The call failed: {api.base_url} refused the call to claude-sonnet-4-6 "
                            "(401 authentication_error: invalid x-api-key: <API key hidden>…): check the "
                            "API key (ANTHROPIC_API_KEY, or the key file in EVER_HOME). Your message is in "
-                           "the log; the next turn will see it.\n")
+                           "the log, so do not send it again: the next turn will see it.\n")
     api.enqueue(f"Your key is {KEY}, and its start is {KEY[:30]}.", when=lambda body: not is_compaction(body))
     done = ever(["send", f"my key is {KEY}; repeat it"], env)
     assert done.stdout == "Your key is <API key hidden>, and its start is <API key hidden>.\n"
@@ -274,7 +274,8 @@ def test_a_bare_501_reads_as_its_name_and_names_the_url(tmp_path, api):
     env = environment(tmp_path / "home", api)
     assert one_sentence(ever(["send", "hi"], env), code=3) == (
         f"The call failed: {api.base_url} failed the call to claude-sonnet-4-6 (501 Not Implemented); it "
-        "may pass: try again (3 tries). Your message is in the log; the next turn will see it.")
+        "may pass later (3 tries). Your message is in the log, so do not send it again: the next turn will "
+        "see it.")
 
 
 def test_memory_zoom_errors_go_to_stderr_and_exit_1_and_a_line_can_be_named_as_the_view_names_it(tmp_path, api):
@@ -379,7 +380,7 @@ def test_a_server_that_never_answers_ends_the_attempt_at_the_silence_limit_and_s
     with pytest.raises(RetriesExhausted) as raised:  # the silence ended it, not the server's 30 s
         asyncio.run(call())
     assert str(raised.value) == (f"{api.base_url} failed the call to claude-sonnet-4-6 (nothing came for 0.5 s); "
-                                 "it may pass: try again (1 tries)")
+                                 "it may pass later (1 tries)")
     (what, left), *rest = waits
     assert what == f"waiting for {api.base_url} to answer (claude-sonnet-4-6)" and 0 < left <= 0.5
     assert rest[-1] == (None, None)

@@ -11,13 +11,14 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from harness.localapi.server import LocalAPI, Reply, tool_use
+from harness.localapi.server import LocalAPI, Reply, status_error, tool_use
 from tests.support.chat import EVER, environment
 from tests.support.chat import lines as logged
 
@@ -188,9 +189,12 @@ def test_the_exit_codes_tell_a_message_to_send_again_from_one_kept(tmp_path, ech
     bad_key = run_ever(["send", "--key", "no spaces please", "hi"], env)
     assert bad_key.returncode == NOT_LOGGED and bad_key.stderr.count("\n") == 1
     assert not (tmp_path / "chat" / "main").exists() or logged(tmp_path) == []
-    no_key = {k: v for k, v in env.items() if k != "ANTHROPIC_API_KEY"}
-    kept = run_ever(["send", "kept for later"], no_key)
+    for _ in range(3):  # a 5xx may pass: a turn tries three times, then the message stays logged
+        echo_api.enqueue(status_error(503, "overloaded", "overloaded_error"), when=answering("kept for later"))
+    kept = run_ever(["send", "kept for later"], env)
     assert kept.returncode == LOGGED_UNANSWERED and kept.stderr.count("\n") == 1
+    # exit 3 means: do not send it again; its sentence says the same, never "try again"
+    assert "do not send it again" in kept.stderr and "try again" not in kept.stderr, kept.stderr
     assert [(r["kind"], r["text"]) for r in logged(tmp_path)] == [("user", "kept for later")]
     for done in (empty, bad_key, kept):
         assert_no_traceback(done.stdout, done.stderr)
@@ -441,3 +445,92 @@ def test_on_a_full_disk_a_message_is_refused_in_one_sentence_and_the_next_one_is
         ("user", "and now there is room"), ("ever", f"{ECHO}and now there is room")]
     for path in (home / "chat" / "main").glob("*.jsonl"):
         assert path.read_bytes().endswith(b"}\n")  # whole lines only
+
+
+LONG_CHILD = Path(__file__).resolve().parents[1] / "support" / "children" / "long_message_child.py"
+# a paste of 125,000 characters: five pieces in the log [H2], each line naming its place
+LONG_PASTE = "".join(f"line {n:06d} of a long paste\n" for n in range(5_000))
+
+
+@pytest.mark.parametrize("pieces_logged", [1, 2, 4])
+def test_a_long_message_killed_between_its_pieces_is_logged_whole_once_and_answered(
+        tmp_path, echo_api, pieces_logged):
+    env = environment(tmp_path, echo_api)
+    child = subprocess.run([sys.executable, str(LONG_CHILD), str(tmp_path), "paste-1", str(pieces_logged)],
+                           input=LONG_PASTE, capture_output=True, text=True, timeout=120)
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    assert len(logged(tmp_path)) == pieces_logged  # the kill fell inside the message
+    after = run_ever(["send", "after"], env)
+    assert (after.returncode, after.stdout) == (ANSWERED, f"{ECHO}after\n"), after.stderr
+    records = logged(tmp_path)
+    users = [r for r in records if r["kind"] == "user"]
+    assert "".join(r["text"] for r in users[:-1]) == LONG_PASTE  # all of it, once, in order
+    assert users[-1]["text"] == "after"
+    # the key on the last piece only: its line says the whole message is logged [S11]
+    assert [r.get("key") for r in users[:-1]] == [None] * (len(users) - 2) + ["paste-1"]
+    # answered once, and the call saw all of it: the echo quotes the whole paste (its reply is
+    # long too, so it is logged in pieces)
+    replies = [r["text"] for r in records if r["kind"] == "ever"]
+    assert replies[-1] == f"{ECHO}after" and "".join(replies[:-1]) == ECHO + LONG_PASTE
+    assert_no_traceback(after.stdout, after.stderr)
+
+
+@pytest.mark.parametrize("wrong", ["no API key", "a memory.thinking the memory model lacks"])
+def test_a_setting_to_fix_first_exits_1_and_keeps_nothing_of_the_message(tmp_path, echo_api, wrong):
+    env = environment(tmp_path, echo_api)
+    if wrong == "no API key":
+        env.pop("ANTHROPIC_API_KEY")
+    else:
+        tmp_path.mkdir(exist_ok=True)
+        (tmp_path / "config.toml").write_text('[memory]\nmodel = "claude-haiku-4-5"\nthinking = "xhigh"\n')
+    refused = run_ever(["send", "hello"], env)
+    # `ever send --help`: "1 a setting or a file to fix first, nothing logged"
+    assert (refused.returncode, refused.stdout) == (1, ""), refused.stderr
+    assert refused.stderr.startswith("ever: ") and refused.stderr.count("\n") == 1, refused.stderr
+    assert_no_traceback(refused.stdout, refused.stderr)
+    main = tmp_path / "chat" / "main"
+    assert not main.exists() or logged(tmp_path) == []
+    inbox = tmp_path / "chat" / "inbox.jsonl"
+    assert not inbox.exists() or inbox.read_text() == ""
+
+
+MESSAGE_BYTES_MAX = 10_000_000  # [S12] docs/reliability.md: the most one message may hold
+
+
+def test_a_paste_past_the_message_limit_is_refused_in_one_sentence_and_nothing_is_kept(tmp_path, echo_api):
+    env = environment(tmp_path, echo_api)
+    # a generated stream one byte past the limit, newline-ended as a pipe's last line is
+    too_long = (b"0123456789abcdef\n" * (MESSAGE_BYTES_MAX // 17 + 1))[:MESSAGE_BYTES_MAX + 1] + b"\n"
+    refused = subprocess.run([EVER, "send", "-"], env=env, input=too_long, capture_output=True, timeout=120)
+    err = refused.stderr.decode()
+    assert (refused.returncode, refused.stdout) == (NOT_LOGGED, b""), err
+    assert err.count("\n") == 1 and "10,000,000 bytes" in err and "nothing was logged" in err, err
+    assert_no_traceback(err)
+    assert not (tmp_path / "chat" / "main").exists() or logged(tmp_path) == []
+    after = run_ever(["send", "after"], env)  # nothing waits before it
+    assert (after.returncode, after.stdout) == (ANSWERED, f"{ECHO}after\n"), after.stderr
+    assert [(r["kind"], r["text"]) for r in logged(tmp_path)] == [("user", "after"), ("ever", f"{ECHO}after")]
+
+
+def test_a_running_owner_refuses_a_text_past_the_limit_on_its_socket_and_answers_the_next(tmp_path, echo_api):
+    import socket
+
+    gate = threading.Event()
+    echo_api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")], gate=gate))  # held: the owner runs
+    env = environment(tmp_path, echo_api)
+    owner = start(["send", "first"], env)
+    try:
+        echo_api.wait_for_requests(1, timeout_seconds=60)
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(str(tmp_path / "chat" / "socket"))
+            request = {"op": "send", "text": "y" * (MESSAGE_BYTES_MAX + 1), "key": "too-long"}
+            client.sendall(json.dumps(request).encode() + b"\n")
+            answer = json.loads(client.makefile("rb").readline())
+        assert answer["logged"] is False and "10,000,000 bytes" in answer["error"], answer
+    finally:
+        gate.set()
+    out, err = owner.communicate(timeout=120)
+    assert owner.returncode == ANSWERED, err
+    nxt = run_ever(["send", "next"], env)
+    assert (nxt.returncode, nxt.stdout) == (ANSWERED, f"{ECHO}next\n"), nxt.stderr
+    assert [r["text"] for r in logged(tmp_path) if r["kind"] == "user"] == ["first", "next"]
