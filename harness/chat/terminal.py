@@ -33,6 +33,7 @@ HELP = """\
 /memory-model [MODEL] [THINKING]   the compaction model and its thinking: off, an effort or a budget (saved)
 /agents              the subagents: running or how they ended, and their cost
 /stop NAME            stop a subagent (Ctrl-C with no call running stops the newest); it reports
+/tell NAME TEXT       tell a running subagent TEXT: it reads it between its tool calls
 /edit                 write the message in $EDITOR
 /help                 this list
 Alt-Enter (or Esc, then Enter) starts a new line of the message; a paste stays one message.
@@ -329,6 +330,11 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
     words = text.split()
     if words[0] == "/help":
         return help_text
+    if words[0] == "/tell":
+        parts = text.split(None, 2)
+        if len(parts) < 3:
+            return "usage: /tell NAME TEXT"
+        return chat.agents.tell(parts[1], parts[2], "the user")[1].removeprefix("tell: ")
     if words[0] in ("/agents", "/stop"):
         from harness.chat.agentlist import listing, listing_text
 
