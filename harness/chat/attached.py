@@ -27,7 +27,8 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.patch_stdout import patch_stdout
 
-    from harness.chat.terminal import ANSWER_WORDS, HELP, Terminal, _edit, _history, _line_breaks, _terminal_input
+    from harness.chat.terminal import (ANSWER_WORDS, HELP, BareLeave, Terminal, _edit, _history, _line_breaks,
+                                       _terminal_input)
 
     try:
         reader, writer = await asyncio.open_unix_connection(str(settings.chat_dir / "socket"),
@@ -116,6 +117,7 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
             session.app.exit(exception=EOFError())
 
     listening = asyncio.create_task(listen())
+    bare = BareLeave()
     try:
         with patch_stdout(raw=True):
             while True:
@@ -131,6 +133,10 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
                 if questions and text.strip().lower() in ANSWER_WORDS:
                     number, _ = questions.pop(0)
                     request({"op": "answer", "id": number, "answer": text.strip()})
+                    continue
+                action, text = bare.check(text)
+                if action == "ask":
+                    terminal._write(text + "\n")
                     continue
                 command = text.strip()
                 if not command:

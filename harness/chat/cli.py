@@ -64,6 +64,7 @@ class Ever(click.Group):
 
 
 @click.group(cls=Ever, invoke_without_command=True)
+@click.version_option(package_name="ever", message="ever %(version)s")
 @click.pass_context
 def main(context: click.Context) -> None:
     """Ever: an AI agent in one chat that never ends."""
@@ -71,10 +72,20 @@ def main(context: click.Context) -> None:
         context.invoke(chat)
 
 
+MODEL_HELP = ("The turns' model for this process, over the configured one (as EVER_MODEL); "
+              "a running owner answers with its own.")
+
+
+def settings_with(model) -> Any:
+    """The settings, the turns' model given on the command line over the configured one."""
+    return load_settings(dict(os.environ, EVER_MODEL=model) if model else None)
+
+
 @main.command()
 @click.option("--yes", is_flag=True, help="Let shell, write and edit run without asking.")
 @click.option("--local", is_flag=True, help="A demo with no key: a local API that echoes, in a chat of its own.")
-def chat(yes: bool, local: bool) -> None:
+@click.option("-m", "--model", default=None, help=MODEL_HELP)
+def chat(yes: bool, local: bool, model=None) -> None:
     """The chat, in this terminal: its owner, or attached to the process that owns it."""
     from harness.chat.attached import chat_until_left
 
@@ -82,9 +93,9 @@ def chat(yes: bool, local: bool) -> None:
         if local:
             from harness.chat.demo import run_demo
 
-            asyncio.run(run_demo(load_settings(), yes=yes))
+            asyncio.run(run_demo(settings_with(model), yes=yes))
         else:
-            asyncio.run(chat_until_left(load_settings(), yes=yes))
+            asyncio.run(chat_until_left(settings_with(model), yes=yes))
     except (ConfigError, StoreError) as error:
         fail(str(error))
 
@@ -136,7 +147,10 @@ def fail_send(sentence: str, code: int) -> None:
 @click.option("--yes", is_flag=True, help="Let shell, write and edit run without asking.")
 @click.option("--key", default=None, help="A name for this message: sent again with the same key, "
               "it is not logged twice, and the answer is its reply.")
-def send(text: str, yes: bool, key) -> None:
+@click.option("--json", "as_json", is_flag=True, help="The reply, the message's id, and its turn's usage "
+              "and cost, as JSON.")
+@click.option("-m", "--model", default=None, help=MODEL_HELP)
+def send(text: str, yes: bool, key, as_json: bool = False, model=None) -> None:
     """One turn: TEXT (or - for standard input); prints the reply.
 
     Exit codes: 0 answered; 3 kept and not answered (in the log, or in the inbox until the chat
@@ -157,7 +171,7 @@ def send(text: str, yes: bool, key) -> None:
     if not text.strip():
         fail_send("the message is empty; nothing was logged", EXIT_NOT_LOGGED)
     try:
-        settings = load_settings()
+        settings = settings_with(model)
         answer = asyncio.run(send_once(settings, text, yes=yes, key=key, say=say_waiting))
     except ConfigError as error:  # a setting or a file to fix first: nothing was logged
         fail(str(error))
@@ -166,8 +180,27 @@ def send(text: str, yes: bool, key) -> None:
         fail_send(f"{sentence} Nothing was logged.", EXIT_NOT_LOGGED)
     if answer.get("error"):
         click.echo(answer.get("reply", ""), nl=bool(answer.get("reply")))
+        if as_json:
+            click.echo(json.dumps(sent_json(settings, answer), ensure_ascii=False))
+        else:
+            click.echo(answer.get("reply", ""), nl=bool(answer.get("reply")))
         fail_send(answer["error"], EXIT_LOGGED_UNANSWERED if answer.get("logged", True) else EXIT_NOT_LOGGED)
+    if as_json:
+        click.echo(json.dumps(sent_json(settings, answer), ensure_ascii=False))
+        return
     click.echo(answer["reply"])
+
+
+def sent_json(settings, answer: Dict[str, Any]) -> Dict[str, Any]:
+    """`ever send --json`: the reply, the message's id, and the usage of the turn named by that id
+    (its calls, tokens and cost, from the usage files `ever cost` reads). A message that joined a
+    turn already running is answered by that turn, whose calls are counted under its own id."""
+    from harness.calls.usage import read_usage, totals, totals_json
+
+    message_id = answer.get("id")
+    records = [r for r in read_usage(settings.home).records if r.kind == "turn" and r.turn == message_id]
+    return {"reply": answer.get("reply", ""), "id": message_id, "error": answer.get("error") or None,
+            "usage": totals_json(totals(records)) if message_id is not None else None}
 
 
 def say_waiting(sentence: str) -> None:

@@ -5,7 +5,8 @@ JSON line; the answer is one JSON line:
 
     {"op": "send", "text": "...", "yes": false, "key": "..."}
                                       -> {"accepted": true}, once the message is on disk,
-                                         then {"reply": "...", "error": "", "logged": true}
+                                         then {"reply": "...", "error": "", "logged": true,
+                                               "id": 41}, the message's id (null if unknown)
     {"op": "view"}                               -> {"view": "<chat>\\n...</chat>"}
     {"op": "status"}                             -> {"status": {...}}
     {"op": "zoom", "id": 0, "n": 4, "page": 1}   -> {"text": "..."}
@@ -140,8 +141,13 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
         left.cancel()
         if not answered.done():
             return None  # the owner is going, the message in its inbox: the next owner answers it
-    result = answered.result()
-    return {"reply": result.reply, "error": result.error, "logged": True}
+    return answer_of(chat, key, answered.result())
+
+
+def answer_of(chat, key: Optional[str], result) -> Dict[str, Any]:
+    """A sent message's answer: its turn's reply, and the message's id, found by its key."""
+    message_id = chat.memory.store.key_id(key) if key is not None else None
+    return {"reply": result.reply, "error": result.error, "logged": True, "id": message_id}
 
 
 def failed_append(error: BaseException) -> str:

@@ -461,7 +461,7 @@ async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict
         await chat.leave()
         await chat.agents.close()  # a subagent it started stops, and reports so
         await chat.memory.idle_or_stop(5.0)
-        return {"reply": result.reply, "error": result.error, "logged": True}
+        return owner.answer_of(chat, key, result)
     finally:
         if server is not None:
             server.close()

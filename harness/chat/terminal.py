@@ -40,6 +40,26 @@ Alt-Enter (or Esc, then Enter) starts a new line of the message; a paste stays o
 Up and Down go through the messages sent before. Ctrl-C stops the running call; Ctrl-D leaves."""
 
 
+class BareLeave:
+    """`exit` or `quit` typed alone, as in a shell, would become a message kept forever: it asks
+    first, and an empty line then sends the word; anything else typed is taken as it is."""
+
+    WORDS = ("exit", "quit")
+
+    def __init__(self) -> None:
+        self.asked = ""
+
+    def check(self, text: str) -> Tuple[str, str]:
+        """("ask", question), ("send", the word) or ("go", text)."""
+        asked, self.asked = self.asked, ""
+        if asked and not text.strip():
+            return "send", asked
+        if text.strip().lower() in self.WORDS:
+            self.asked = text.strip()
+            return "ask", f"Leave? /exit leaves; Enter sends '{self.asked}' as a message"
+        return "go", text
+
+
 ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
 ANSWER_WORDS = set(ANSWERS) | {"n", "no"}  # any other line typed at a question is a message
 
@@ -229,6 +249,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
         terminal._write(f"{DIM}{terminal.shown(line[:160])}{RESET}\n")
     running: Optional[asyncio.Task] = None
     queued: set = set()
+    bare = BareLeave()
     try:
         with patch_stdout(raw=True):
             while True:
@@ -263,6 +284,10 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     history.keep(text)
                     _, pending = questions.pop(0)  # the line editor leaves question and answer shown
                     pending.set_result(text)  # the answer to a tool's question
+                    continue
+                action, text = bare.check(text)
+                if action == "ask":
+                    terminal._write(text + "\n")
                     continue
                 if not text.strip():
                     continue

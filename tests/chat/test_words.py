@@ -1,0 +1,145 @@
+"""Strategy: the words people already type, through the installed `ever` in subprocesses and
+pseudo-terminals, against the local Messages API: `--version` (its golden value read from
+pyproject.toml), `-m/--model` (the model named must be the model in the request the API got),
+`ever send --json` (the usage figures summed here from the usage files' own lines, the cost from
+Anthropic's published Sonnet 4.6 prices, $3 / $3.75 / $0.30 / $15 a million tokens), and a bare
+`exit` that asks before it becomes a message kept forever."""
+
+import json
+import time
+import tomllib
+from pathlib import Path
+
+import pexpect
+
+from harness.localapi.server import Reply, tool_use
+from tests.chat.test_cli import spawn_chat
+from tests.support.chat import EVER, environment, ever, lines
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_ever_version_says_the_packages_version():
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    done = ever(["--version"], {"PATH": "/usr/bin:/bin"})
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"ever {version}\n", "")
+
+
+def hand_usage(home: Path, turn: int) -> dict:
+    """The turn's calls from the usage files' lines, and their cost at Sonnet 4.6's prices."""
+    calls = [r for r in lines(home, "usage") if r["kind"] == "turn" and r["turn"] == turn]
+    fields = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+    sums = {name: sum(r[name] for r in calls) for name in fields}
+    dollars = (sums["input_tokens"] * 3 + sums["cache_creation_input_tokens"] * 3.75
+               + sums["cache_read_input_tokens"] * 0.30 + sums["output_tokens"] * 15) / 1e6
+    return {"calls": len(calls), **sums, "cost_usd": dollars}
+
+
+def check_json(done, home: Path, reply: str, message_id: int, calls: int) -> None:
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert (answer["reply"], answer["id"], answer["error"]) == (reply, message_id, None)
+    assert [r["kind"] for r in lines(home) if r["i"] == message_id] == ["user"]
+    hand = hand_usage(home, message_id)
+    prompt = hand["input_tokens"] + hand["cache_creation_input_tokens"] + hand["cache_read_input_tokens"]
+    assert hand["calls"] == calls and prompt > 0 and hand["output_tokens"] > 0
+    usage = answer["usage"]
+    for name in ("calls", "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                 "output_tokens"):
+        assert usage[name] == hand[name], name
+    assert abs(usage["cost_usd"] - hand["cost_usd"]) < 1e-8
+
+
+def test_ever_send_json_gives_the_reply_the_id_and_the_turns_usage_and_cost(tmp_path, api):
+    api.reset()
+    api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")]))  # two calls in the turn
+    api.enqueue("It is today.")
+    done = ever(["send", "--json", "what day is it?"], environment(tmp_path, api))
+    check_json(done, tmp_path, "It is today.", 0, 2)
+    api.enqueue("Second.")
+    done = ever(["send", "--json", "again"], environment(tmp_path, api))
+    check_json(done, tmp_path, "Second.", 4, 1)  # user, tool, echo, ever, then this one
+
+
+def test_ever_send_json_handed_to_a_running_chat_says_the_same(tmp_path, api):
+    api.reset()
+    child = spawn_chat(tmp_path, api)
+    try:
+        api.enqueue("Answered by the owner.")
+        done = ever(["send", "--json", "from a script"], environment(tmp_path, api))
+        check_json(done, tmp_path, "Answered by the owner.", 0, 1)
+        child.expect("Answered by the owner.")  # the terminal shows it too
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+
+
+def test_model_on_send_and_chat_is_the_model_the_api_is_asked_for(tmp_path, api):
+    api.reset()
+    api.enqueue("From Opus.")
+    done = ever(["send", "-m", "claude-opus-4-5", "which model?"], environment(tmp_path, api))
+    assert (done.returncode, done.stdout) == (0, "From Opus.\n")
+    turns = [r.body for r in api.requests if r.body.get("tool_choice") != {"type": "none"}]
+    assert turns[-1]["model"] == "claude-opus-4-5"
+    api.enqueue("From the configured one.")
+    ever(["send", "and now?"], environment(tmp_path, api))
+    turns = [r.body for r in api.requests if r.body.get("tool_choice") != {"type": "none"}]
+    assert turns[-1]["model"] == "claude-sonnet-4-6"  # environment() configures it
+    child = pexpect.spawn(EVER, ["chat", "--model", "claude-haiku-4-5"], env=environment(tmp_path, api),
+                          encoding="utf-8", timeout=60, dimensions=(40, 160))
+    try:
+        child.expect("›")
+        api.enqueue("From Haiku.")
+        child.sendline("and here?")
+        child.expect("From Haiku.")
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    turns = [r.body for r in api.requests if r.body.get("tool_choice") != {"type": "none"}]
+    assert turns[-1]["model"] == "claude-haiku-4-5"
+
+
+def bare_exit(child, home: Path, api) -> None:
+    """`exit` asks; Enter then sends it; `quit` asks and /exit leaves: one message in the log."""
+    child.sendline("exit")
+    child.expect_exact("Leave? /exit leaves; Enter sends 'exit' as a message")
+    time.sleep(0.3)
+    assert [r["text"] for r in lines(home) if r["kind"] == "user"] == []
+    api.enqueue("You said exit.")
+    child.sendline("")
+    child.expect("You said exit.")
+    child.expect("›")
+    child.sendline("quit")
+    child.expect_exact("Leave? /exit leaves; Enter sends 'quit' as a message")
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+
+
+def test_a_bare_exit_asks_before_it_becomes_a_message(tmp_path, api):
+    api.reset()
+    child = spawn_chat(tmp_path, api)
+    try:
+        bare_exit(child, tmp_path, api)
+    finally:
+        child.close(force=True)
+    assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [("user", "exit"), ("ever", "You said exit.")]
+
+
+def test_a_bare_exit_asks_in_an_attached_terminal_too(tmp_path, api):
+    api.reset()
+    env = environment(tmp_path, api)
+    owner = pexpect.spawn(EVER, ["serve"], env=env, encoding="utf-8", timeout=60)
+    try:
+        owner.expect("ever chat")  # it says how to attach
+        child = spawn_chat(tmp_path, api)
+        try:
+            bare_exit(child, tmp_path, api)
+        finally:
+            child.close(force=True)
+    finally:
+        owner.kill(15)
+        owner.expect(pexpect.EOF)
+        owner.close(force=True)
+    assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [("user", "exit"), ("ever", "You said exit.")]
