@@ -354,7 +354,41 @@ def browse(out_path, serve: bool, port: int) -> None:
 
 
 @main.command("log")
-def log_command() -> None:
+@click.option("-n", "count", type=click.IntRange(0), default=10, show_default=True,
+              help="How many messages: the newest, or with -q the best hits.")
+@click.option("-q", "--query", default=None, help="Only messages holding these words, best first (as `ever search`).")
+@click.option("--json", "as_json", is_flag=True, help="The messages as JSON, for scripts.")
+@click.option("--paths", is_flag=True, help="Where the chat's files are, instead (as `ever files`).")
+def log_command(count: int, query, as_json: bool, paths: bool) -> None:
+    """The newest messages, oldest first: each one's id, kind, date and text."""
+    if paths:
+        files_command.callback()
+        return
+    if query is not None:
+        answer = ask_owner_or_open({"op": "search", "query": query, "page": 1, "per_page": max(count, 1)})
+        if "error" in answer:
+            fail(answer["error"])
+        ids = [hit["id"] for hit in answer["found"]["hits"] if isinstance(hit["id"], int)][:count]
+        answer = ask_owner_or_open({"op": "messages", "ids": ids})
+    else:
+        answer = ask_owner_or_open({"op": "messages", "last": count})
+    if "error" in answer:
+        fail(answer["error"])
+    messages = answer["messages"]
+    if as_json:
+        click.echo(json.dumps(messages, indent=2, ensure_ascii=False))
+        return
+    text = "\n\n".join(f"## {m['id']} · {m['kind']} · {m['date']}\n\n{m['text']}" for m in messages)
+    if sys.stdout.isatty():  # a person reads it: an escape sequence in a message is shown, not run
+        from harness.chat.terminal import visible
+
+        text = visible(text)
+    if text:
+        click.echo(text)
+
+
+@main.command("files")
+def files_command() -> None:
     """Where the chat's files are."""
     settings = load_settings()
     chat_dir = settings.chat_dir

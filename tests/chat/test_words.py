@@ -143,3 +143,29 @@ def test_a_bare_exit_asks_in_an_attached_terminal_too(tmp_path, api):
         owner.expect(pexpect.EOF)
         owner.close(force=True)
     assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [("user", "exit"), ("ever", "You said exit.")]
+
+
+def test_ever_log_shows_the_newest_messages_finds_words_and_says_where_the_files_are(tmp_path, api):
+    api.reset()
+    env = environment(tmp_path, api)
+    for said, reply in (("plant the word xylophone", "Planted."), ("what else?", "Nothing else."),
+                        ("last one", "Done.")):
+        api.enqueue(reply)
+        assert ever(["send", said], env).returncode == 0
+    logged = lines(tmp_path)  # the log's own lines: ids, kinds, dates and texts
+    assert len(logged) == 6
+
+    def shown(records):
+        return "\n\n".join(f"## {r['i']} · {r['kind']} · {r['date']}\n\n{r['text']}" for r in records) + "\n"
+
+    done = ever(["log", "-n", "3"], env)
+    assert (done.returncode, done.stdout, done.stderr) == (0, shown(logged[3:]), "")
+    assert ever(["log"], env).stdout == shown(logged)  # ten by default: all six here
+    as_json = json.loads(ever(["log", "-n", "2", "--json"], env).stdout)
+    assert as_json == [{"id": r["i"], "kind": r["kind"], "date": r["date"], "text": r["text"]} for r in logged[4:]]
+    found = ever(["log", "-q", "xylophone"], env)
+    assert (found.returncode, found.stdout) == (0, shown(logged[:1]))
+    assert ever(["log", "-q", "harpsichord"], env).stdout == ""
+    files = ever(["files"], env).stdout
+    assert files == ever(["log", "--paths"], env).stdout
+    assert f"messages:  {tmp_path / 'chat' / 'main'}/YYYY-MM-DD.jsonl\n" in files
