@@ -224,11 +224,39 @@ def ask_owner_or_open(request: Dict[str, Any]) -> Dict[str, Any]:
 
 
 @memory.command("status")
-def memory_status() -> None:
+@click.option("--json", "as_json", is_flag=True, help="The figures as JSON, for scripts.")
+def memory_status(as_json: bool) -> None:
     """Messages, the view's size, what the compactor is doing."""
-    answer = ask_owner_or_open({"op": "status"})
-    for key, value in answer["status"].items():
-        click.echo(f"{key}: {value}")
+    status = ask_owner_or_open({"op": "status"})["status"]
+    if as_json:
+        click.echo(json.dumps(status, indent=2, ensure_ascii=False))
+        return
+    click.echo(status_sentences(status))
+
+
+def status_sentences(status: Dict[str, Any]) -> str:
+    """The memory's status for a person: one sentence a line."""
+
+    def many(count: int, word: str) -> str:
+        return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+    said = [f"The chat holds {many(status['messages'], 'message')}.",
+            f"The view the next turn sends is {many(status['view_bytes'], 'byte')} in "
+            f"{many(status['view_lines'], 'line')}; the compactor's own view is "
+            f"{many(status['cview_bytes'], 'byte')}."]
+    unsummarized = status["unsummarized"]
+    said.append("Every line of the view is summarized." if not unsummarized else
+                f"{many(unsummarized, 'line')} of the view {'is' if unsummarized == 1 else 'are'} not "
+                "summarized yet.")
+    if status["shrinking"]:
+        said.append("The view is shrinking: its lines merge until it is back under its floor.")
+    if status["running"]:
+        said.append(f"Compactions running: {', '.join(status['running'])}.")
+    if status["failures"]:
+        said.append("Compactions that failed: " + ", ".join(
+            f"{name} ({many(count, 'time')})" for name, count in status["failures"].items()) + ".")
+    said.append(f"The compactor is {status['compactor']}.")
+    return "\n".join(said)
 
 
 @memory.command("view")

@@ -169,3 +169,19 @@ def test_ever_log_shows_the_newest_messages_finds_words_and_says_where_the_files
     files = ever(["files"], env).stdout
     assert files == ever(["log", "--paths"], env).stdout
     assert f"messages:  {tmp_path / 'chat' / 'main'}/YYYY-MM-DD.jsonl\n" in files
+
+
+def test_memory_status_speaks_in_sentences_and_json_gives_the_figures(tmp_path, api):
+    api.reset()
+    env = environment(tmp_path, api)
+    api.enqueue("Hello back.")
+    ever(["send", "hello"], env)
+    rows = ever(["memory", "view"], env).stdout.split("\n")[1:-2]  # the lines between <chat> and </chat>
+    view_bytes = sum(len(row.encode()) + 1 for row in rows)  # each line and its line break
+    figures = json.loads(ever(["memory", "status", "--json"], env).stdout)
+    assert (figures["messages"], figures["view_bytes"], figures["view_lines"]) == (2, view_bytes, 2)
+    said = ever(["memory", "status"], env).stdout.splitlines()
+    assert said[0] == "The chat holds 2 messages."
+    assert said[1].startswith(f"The view the next turn sends is {view_bytes:,} bytes in 2 lines; ")
+    assert said[-1].startswith("The compactor is not running: no chat is open")
+    assert all(line.endswith(".") for line in said) and not any(": " in line.split(" ")[0] for line in said)
