@@ -28,7 +28,7 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
     from prompt_toolkit.patch_stdout import patch_stdout
 
     from harness.chat.terminal import (ANSWER_WORDS, HELP, BareLeave, Terminal, _edit, _history, _line_breaks,
-                                       _terminal_input)
+                                       _terminal_input, quiet_toggled)
 
     try:
         reader, writer = await asyncio.open_unix_connection(str(settings.chat_dir / "socket"),
@@ -46,6 +46,7 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
         return NO_OWNER
 
     terminal = Terminal()
+    terminal.quiet = settings.memory_quiet
     session: PromptSession = PromptSession(history=_history(settings), input=_terminal_input(),
                                            key_bindings=_line_breaks())
     questions: List[Tuple[int, str]] = []
@@ -148,6 +149,9 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
                         continue
                 elif command in ("/exit", "/quit"):
                     break
+                elif command == "/quiet":
+                    terminal._write(quiet_toggled(terminal))
+                    continue
                 elif command == "/help":
                     terminal._write(HELP + "\n")
                     continue

@@ -34,6 +34,7 @@ HELP = """\
 /agents              the subagents: running or how they ended, and their cost
 /stop NAME            stop a subagent (Ctrl-C with no call running stops the newest); it reports
 /tell NAME TEXT       tell a running subagent TEXT: it reads it between its tool calls
+/quiet                hide the memory: rows in this terminal, or show them again
 /edit                 write the message in $EDITOR
 /help                 this list
 Alt-Enter (or Esc, then Enter) starts a new line of the message; a paste stays one message.
@@ -95,9 +96,12 @@ class Terminal:
         self.secrets: Tuple[str, ...] = ()  # hidden in whatever is shown [H3]
         self.replying = False  # a reply streams: `memory:` rows wait for its end
         self.held: List[str] = []
+        self.quiet = False  # no `memory:` rows: the setting memory.quiet, or /quiet
 
     def row(self, text: str) -> None:
         """A `memory:` row: now, or after the reply that is streaming, never inside it."""
+        if self.quiet:
+            return
         if self.replying:
             self.held.append(text)
         else:
@@ -171,6 +175,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     from prompt_toolkit.patch_stdout import patch_stdout
 
     terminal = Terminal()
+    terminal.quiet = settings.memory_quiet
     history = _history(settings)
     session: PromptSession = PromptSession(history=history, input=_terminal_input(),
                                            key_bindings=_line_breaks())
@@ -295,6 +300,9 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                 command = text.strip()
                 if command in ("/exit", "/quit"):
                     break
+                if command == "/quiet":
+                    terminal._write(quiet_toggled(terminal))
+                    continue
                 if command == "/edit":
                     text, problem = _edit()
                     if problem:
@@ -340,6 +348,14 @@ async def _turn_then_status(chat: Chat, message: Accepted, terminal: Terminal) -
         raise
     terminal.end_reply()
     terminal._write(f"{DIM}{chat.status_line()}{RESET}\n")
+
+
+def quiet_toggled(terminal: Terminal) -> str:
+    """`/quiet`: this terminal's `memory:` rows hidden, or shown again."""
+    terminal.quiet = not terminal.quiet
+    if terminal.quiet:
+        return "(memory: rows hidden here; /quiet shows them again)\n"
+    return "(memory: rows shown again)\n"
 
 
 def slash_answer(chat: Chat, text: str) -> str:

@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from harness.localapi.server import Reply, tool_use
 from tests.chat.test_cli import spawn_chat
@@ -185,3 +186,53 @@ def test_memory_status_speaks_in_sentences_and_json_gives_the_figures(tmp_path, 
     assert said[1].startswith(f"The view the next turn sends is {view_bytes:,} bytes in 2 lines; ")
     assert said[-1].startswith("The compactor is not running: no chat is open")
     assert all(line.endswith(".") for line in said) and not any(": " in line.split(" ")[0] for line in said)
+
+
+def is_compaction(body: dict) -> bool:
+    return body.get("tool_choice") == {"type": "none"}
+
+
+def is_turn(body: dict) -> bool:
+    return not is_compaction(body)
+
+
+LONG = "a long message, over one line's 512 bytes, so the compactor summarizes it. " * 10
+
+
+@pytest.mark.parametrize("where", ["owner", "attached"])
+def test_memory_rows_stay_quiet_by_the_setting_and_slash_quiet_shows_them_again(tmp_path, api, where):
+    api.reset()
+    (tmp_path / "config.toml").write_text("[memory]\nquiet = true\n")
+    env = environment(tmp_path, api)
+    owner = None
+    if where == "attached":
+        owner = pexpect.spawn(EVER, ["serve"], env=env, encoding="utf-8", timeout=60)
+        owner.expect("ever chat")
+    child = spawn_chat(tmp_path, api)
+    try:
+        api.enqueue("first summary", when=is_compaction)
+        api.enqueue("Got the first.", when=is_turn)
+        child.sendline("one " + LONG)
+        child.expect("Got the first.")
+        deadline = time.monotonic() + 60
+        while not lines(tmp_path, "tree") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert lines(tmp_path, "tree"), "the compactor summarized nothing"
+        child.expect(pexpect.TIMEOUT, timeout=1.5)  # whatever the terminal shows meanwhile
+        assert "memory:" not in child.before
+        child.sendline("/quiet")
+        child.expect_exact("(memory: rows shown again)")
+        api.enqueue("second summary", when=is_compaction)
+        api.enqueue("Got the second.", when=is_turn)
+        child.sendline("two " + LONG)
+        child.expect(r"memory: message 2 summarized")
+        child.sendline("/quiet")
+        child.expect_exact("(memory: rows hidden here; /quiet shows them again)")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+        if owner is not None:
+            owner.kill(15)
+            owner.expect(pexpect.EOF)
+            owner.close(force=True)
