@@ -274,4 +274,39 @@ MUTANTS = [
                    "test_a_carried_conversation_past_its_limit_is_summarized_before_the_new_message"),
         note="the carried conversation's summary swallows the user's new message",
     ),
+    Mutant(
+        name="tell_never_read",
+        path="harness/calls/agents.py",
+        old="            messages.append({\"role\": \"user\", \"content\": results + self.read_told()})\n",
+        new="            messages.append({\"role\": \"user\", \"content\": results})\n",
+        check=test("tests/calls/test_tell.py::"
+                   "test_tell_reaches_a_running_subagent_between_its_tool_calls_and_is_in_its_log"),
+        note="tell() answers \"told\", and the running subagent never reads it [gist §9]",
+    ),
+    Mutant(
+        name="send_json_without_the_id",
+        path="harness/chat/owner.py",
+        old="    message_id = chat.memory.store.key_id(key) if key is not None else None\n",
+        new="    message_id = None\n",
+        check=test("tests/chat/test_words.py::"
+                   "test_ever_send_json_gives_the_reply_the_id_and_the_turns_usage_and_cost"),
+        note="ever send --json gives no message id, and so no usage",
+    ),
+    Mutant(
+        name="quiet_ignored",
+        path="harness/chat/terminal.py",
+        old="        if self.quiet:\n            return\n",
+        new="",
+        check=test("tests/chat/test_words.py::"
+                   "test_memory_rows_stay_quiet_by_the_setting_and_slash_quiet_shows_them_again[owner]"),
+        note="memory.quiet = true and the memory: rows still show",
+    ),
+    Mutant(
+        name="browse_opens_at_the_top",
+        path="harness/chat/browse/page.js",
+        old="  if (!location.hash && main.lastElementChild) main.lastElementChild.scrollIntoView({block: \"end\"});\n",
+        new="",
+        check=test("tests/chat/test_browse.py::test_the_page_opens_at_the_newest_line_and_an_anchor_still_wins"),
+        note="ever browse opens at the oldest line, far from where the chat is",
+    ),
 ]
