@@ -6,12 +6,16 @@ told words must come after its tool results, as the gist has the user's words re
 [gist §6, §9]. The expected texts are the tool's promises, written out here."""
 
 import threading
+import time
+
+import pexpect
+import pytest
 
 from harness.chat.terminal import HELP, slash
 from harness.localapi.server import Reply, tool_use
 from harness.memory import agentlog
 from tests.calls.test_agents import agent_records, chat_for, closed, compactions, is_master, is_sub, run, until
-from tests.support.chat import logged
+from tests.support.chat import EVER, environment, logged
 
 
 def sub_bodies(api, name):
@@ -99,3 +103,46 @@ def test_tell_names_no_stranger_and_a_late_word_is_marked_unread(tmp_path, api):
     assert ("[1 message(s) told to it came after its last tool call: it never read them]"
             in agentlog.conversation(records))
     assert len(sub_bodies(api, "Scout")) == 1
+
+
+@pytest.mark.parametrize("where", ["owner", "attached"])
+def test_slash_tell_typed_in_a_terminal_reaches_the_subagent(tmp_path, api, where):
+    api.reset()
+    api.responder = compactions
+    held = threading.Event()
+    api.enqueue(Reply([tool_use("agent", {"name": "Scout", "task": "Count."}, id="a1")]), when=is_master)
+    api.enqueue("Scout started.", when=is_master)
+    api.enqueue(Reply([tool_use("date", {"id": 0}, id="s1")], gate=held), when=is_sub("Scout"))
+    api.enqueue("Counted, and the tests too.", when=is_sub("Scout"))
+    api.enqueue("Scout reported back.", when=is_master)
+    env = environment(tmp_path, api)
+    owner = None
+    if where == "attached":
+        owner = pexpect.spawn(EVER, ["serve"], env=env, encoding="utf-8", timeout=60)
+        owner.expect("ever chat")
+    child = pexpect.spawn(EVER, ["chat"], env=env, encoding="utf-8", timeout=60, dimensions=(40, 200))
+    try:
+        child.expect("›")
+        child.sendline("start a subagent Scout")
+        child.expect("Scout started.")
+        deadline = time.monotonic() + 60
+        while not sub_bodies(api, "Scout") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child.sendline("/tell Scout count the tests too")
+        child.expect_exact("Told Scout: it reads this between its tool calls")
+        held.set()
+        child.expect("Scout reported back.")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        held.set()
+        child.close(force=True)
+        if owner is not None:
+            owner.kill(15)
+            owner.expect(pexpect.EOF)
+            owner.close(force=True)
+    bodies = sub_bodies(api, "Scout")
+    assert [b["text"] for b in bodies[1]["messages"][-1]["content"][1:]] == [
+        "[the user tells you] count the tests too"]
+    told = [r for r in agent_records(tmp_path, "Scout") if r["kind"] == "told"]
+    assert [(r["by"], r["text"]) for r in told] == [("the user", "[the user tells you] count the tests too")]
