@@ -105,8 +105,8 @@ MUTANTS = [
     Mutant(
         name="accepted_message_loses_its_key",
         path="harness/memory/service.py",
-        old="            self.append(\"user\", piece, now, key=message.key if k == 0 else None)\n",
-        new="            self.append(\"user\", piece, now)\n",
+        old="            self.append(\"user\", pieces[k], now, key=message.key if k == len(pieces) - 1 else None)\n",
+        new="            self.append(\"user\", pieces[k], now)\n",
         check=test("tests/chat/test_message_value.py::"
                    "test_a_sent_message_that_holds_the_api_key_keeps_its_idempotency_key_and_a_retry_logs_it_not_again"),
         note="a message's key never reaches its log line: a retry with --key is logged and answered twice [S8] [S9]",
@@ -114,8 +114,8 @@ MUTANTS = [
     Mutant(
         name="message_enters_with_the_api_key",
         path="harness/memory/accepted.py",
-        old="    return Accepted(hide(valid_text(text)), key, source)\n",
-        new="    return Accepted(valid_text(text), key, source)\n",
+        old="    return Accepted(hide(valid), key, source)\n",
+        new="    return Accepted(valid, key, source)\n",
         check=test("tests/chat/test_message_value.py::"
                    "test_a_message_holding_the_api_key_handed_to_a_running_chat_keeps_its_key_and_its_inbox_line_hides_it"),
         note="a message's text enters with the API key in it: the inbox, the log and the request hold the key [H3]",
@@ -329,5 +329,40 @@ MUTANTS = [
         new="    if False:\n",
         check=test("tests/chat/test_no_traceback.py::test_hostile_files_in_an_import_are_each_passed_over_in_one_sentence_and_the_rest_imported"),
         note="ever import reads a FIFO or /dev/zero as if it were a session file",
+    ),
+    Mutant(
+        name="tell_never_read",
+        path="harness/calls/agents.py",
+        old="            messages.append({\"role\": \"user\", \"content\": results + self.read_told()})\n",
+        new="            messages.append({\"role\": \"user\", \"content\": results})\n",
+        check=test("tests/calls/test_tell.py::"
+                   "test_tell_reaches_a_running_subagent_between_its_tool_calls_and_is_in_its_log"),
+        note="tell() answers \"told\", and the running subagent never reads it [gist §9]",
+    ),
+    Mutant(
+        name="send_json_without_the_id",
+        path="harness/chat/owner.py",
+        old="    message_id = chat.memory.store.key_id(key) if key is not None else None\n",
+        new="    message_id = None\n",
+        check=test("tests/chat/test_words.py::"
+                   "test_ever_send_json_gives_the_reply_the_id_and_the_turns_usage_and_cost"),
+        note="ever send --json gives no message id, and so no usage",
+    ),
+    Mutant(
+        name="quiet_ignored",
+        path="harness/chat/terminal.py",
+        old="        if self.quiet:\n            return\n",
+        new="",
+        check=test("tests/chat/test_words.py::"
+                   "test_memory_rows_stay_quiet_by_the_setting_and_slash_quiet_shows_them_again[owner]"),
+        note="memory.quiet = true and the memory: rows still show",
+    ),
+    Mutant(
+        name="browse_opens_at_the_top",
+        path="harness/chat/browse/page.js",
+        old="  if (!location.hash && main.lastElementChild) main.lastElementChild.scrollIntoView({block: \"end\"});\n",
+        new="",
+        check=test("tests/chat/test_browse.py::test_the_page_opens_at_the_newest_line_and_an_anchor_still_wins"),
+        note="ever browse opens at the oldest line, far from where the chat is",
     ),
 ]

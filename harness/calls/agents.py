@@ -1,8 +1,12 @@
 """Subagents [gist §5, §6]: a fresh call in the background whose report always reaches the chat.
 
     agent(name, task)               the master's tool; the result says the subagent started
+    tell(name, message)             the master's tool, and `/tell NAME TEXT` in the chat [gist §9]:
+                                    logged in the subagent's log at once, read by it between its
+                                    tool calls; a subagent that has ended is told nothing, and the
+                                    answer says how it ended
     first message = [view] [state] [task]     the view settled, as a turn would send it
-    system = the turns' prompt + SUBAGENT_ROLE; tools = the turns' without `agent`
+    system = the turns' prompt + SUBAGENT_ROLE; tools = the turns' without `agent` and `tell`
     its steps -> chat/agents/<Name>.jsonl (harness/memory/agentlog.py), never the chat's log
     its end   -> one `work` message "[Name] report", logged, then given to the master
 
@@ -29,11 +33,12 @@ import asyncio
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Tuple
 
 from harness.calls.approval import Approval, weakest
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable
 from harness.calls.requests import finished, sent_back
+from harness.calls.redaction import redact
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.calls.tools import WorkTools
 from harness.calls.turn import JSON, Output, Quiet, Turn, TurnSettings, end_marked, wire
@@ -42,7 +47,7 @@ from harness.memory import agentlog
 from harness.memory.agentlog import AgentCaps, AgentLog, NameTaken
 from harness.memory.images import ToolResult, error_result, pages, text_result, with_images
 from harness.memory.service import PAGE_CHARS, Memory
-from harness.memory.text import split_long
+from harness.memory.text import split_long, valid_text
 
 if TYPE_CHECKING:  # the SDK is imported only where a call is made
     from harness.calls.client import Client
@@ -79,11 +84,11 @@ def report_text(name: str, ending: Ending) -> str:
 
 
 def subagent_prompt(prompt: Prompt) -> Prompt:
-    """The turns' tools less `agent`, their system blocks and SUBAGENT_ROLE, the mark moved to it
-    [A4]."""
+    """The turns' tools less `agent` and `tell`, their system blocks and SUBAGENT_ROLE, the mark
+    moved to it [A4]."""
     system = [{k: v for k, v in block.items() if k != "cache_control"} for block in prompt.system]
     system.append({"type": "text", "text": SUBAGENT_ROLE, "cache_control": dict(EPHEMERAL)})
-    tools = tuple(tool for tool in prompt.tools if tool["name"] != "agent")
+    tools = tuple(tool for tool in prompt.tools if tool["name"] not in ("agent", "tell"))
     return Prompt(tools=tools, system=tuple(system))
 
 
@@ -122,6 +127,13 @@ class Subagent(Turn):
         self.tokens = 0
         self.tool_calls = 0
         self.last_text = ""
+        self.told: List[str] = []  # told while it works, logged already, read between its tool calls
+
+    def read_told(self) -> List[JSON]:
+        """What it was told since its last tool calls, joined after their results."""
+        blocks = [{"type": "text", "text": text} for text in self.told]
+        self.told = []
+        return blocks
 
     def log(self, kind: str, text: str) -> None:
         self.agent_log.append({"kind": kind, "text": text})  # never the chat's log [gist §6]
@@ -186,7 +198,7 @@ class Subagent(Turn):
                 result = await self._call(block["name"], block.get("input", {}))
                 results.append(result.block(block["id"]))
             messages.append({"role": "assistant", "content": sent_back(list(reply.content))})
-            messages.append({"role": "user", "content": results})
+            messages.append({"role": "user", "content": results + self.read_told()})
 
 
 class Agents:
@@ -201,6 +213,7 @@ class Agents:
         self.caps = caps
         self.output = output or Quiet()
         self.running: Dict[str, asyncio.Task] = {}
+        self.subs: Dict[str, Subagent] = {}  # the running ones, for `tell`
         self.stopping: Dict[str, str] = {}  # name -> why it was stopped
         self.pending: List[Report] = []
         # the chat's: runs turns for pending reports; None: a report waits for a running turn's
@@ -237,11 +250,42 @@ class Agents:
         tools = WorkTools(turn.tools.workdir, turn.tools.approval, secrets=turn.tools.secrets,
                           environ=turn.tools.environ, private=turn.tools.private)
         sub = Subagent(self, name, log, started_by, tools)
+        self.subs[name] = sub
         self.running[name] = asyncio.get_running_loop().create_task(self._life(sub, task))
         self.output.notice(f"[{name}] started in the background")
         return text_result(f"Started the subagent {name} in the background. Its report will reach you "
                            f"as a message \"[{name}] report\"; zoom(\"{name}\") shows its steps so far. "
                            "Do not wait for it: go on, or end your turn and tell the user it is running.")
+
+    def tell_tool(self, tool_input: Any) -> ToolResult:
+        """`tell(name, message)`: the master's words to a running subagent."""
+        if not isinstance(tool_input, dict):
+            return error_result("tell: the input must be a JSON object.")
+        message = tool_input.get("message")
+        if not isinstance(message, str) or not message.strip():
+            return error_result("tell: message is missing; give the words to tell the subagent.")
+        told, said = self.tell(tool_input.get("name"), message, "Ever")
+        return text_result(said) if told else error_result(said)
+
+    def tell(self, name: Any, message: str, by: str) -> Tuple[bool, str]:
+        """Log `message` in the running subagent `name`'s log and hand it over; it reads it between
+        its tool calls. (False, why) when there is no such subagent running."""
+        path = agentlog.find(self.chat, name) if agentlog.name_error(name) is None else None
+        if path is None:
+            known = agentlog.names(self.chat)
+            listed = f"; its subagents are {', '.join(known)}" if known else "; it has none"
+            return False, f"tell: this chat has no subagent named {name!r}{listed}."
+        sub = self.subs.get(path.stem)
+        if sub is None or self.closing:
+            end = next((r for r in agentlog.read_log(path) if r.get("kind") == "end"), None)
+            how = f" ({end.get('how')}: it {end.get('said', '')})" if end else ""
+            return False, (f"tell: the subagent {path.stem} has ended{how}, so it reads nothing more; "
+                           "nothing was told.")
+        text = f"[{by} tells you] {redact(valid_text(message), sub.tools.secrets)}"
+        sub.agent_log.append({"kind": "told", "by": by, "text": text})
+        sub.told.append(text)
+        return True, (f"Told {path.stem}: it reads this between its tool calls; its report comes as a "
+                      f"message \"[{path.stem}] report\".")
 
     def zoom(self, tool_input: Dict[str, Any]) -> ToolResult:
         """`zoom("Name")`: the subagent's whole conversation, in pages like a long message."""
@@ -286,10 +330,11 @@ class Agents:
         try:
             sub.agent_log.append({"kind": "end", "how": ending.how, "said": ending.said, "report": text,
                                   "T": self.memory.planner.T, "tokens": sub.tokens,
-                                  "tool_calls": sub.tool_calls})
+                                  "tool_calls": sub.tool_calls, "unread": len(sub.told)})
         finally:
             sub.agent_log.close()
             self.running.pop(name, None)
+            self.subs.pop(name, None)
         self.output.notice(f"[{name}] ended: {ending.how}")
         self._arrive(Report(name, text, sub.agent_log.path, sub.tools.approval))
 

@@ -222,6 +222,16 @@ TOOLS: Tuple[JSON, ...] = (
                                                       "and this."},
         }, ("name", "task")),
     },
+    {
+        "name": "tell",  # [gist §9] tell(id, message)
+        "description": "Send a message to a running subagent: it reads it between its tool calls, as "
+                       "you read the user's. The result says whether it was running; a subagent that "
+                       "has ended reads nothing more.",
+        "input_schema": _object({
+            "name": {"type": "string", "description": "The subagent's name, as agent was given it."},
+            "message": {"type": "string", "description": "What to tell it, in full."},
+        }, ("name", "message")),
+    },
 )
 
 

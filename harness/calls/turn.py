@@ -383,6 +383,8 @@ class Turn:
         self.output.tool(name, tool_input if isinstance(tool_input, dict) else {})
         if name == "agent" and self.agents is not None and self.starts_agents:
             result = self.agents.start(tool_input, self)
+        elif name == "tell" and self.agents is not None and self.starts_agents:
+            result = self.agents.tell_tool(tool_input)
         elif name == "zoom" and isinstance(tool_input, dict) and isinstance(tool_input.get("id"), str) \
                 and self.agents is not None:
             result = self.agents.zoom(tool_input)  # zoom("Name") [gist §6]

@@ -27,7 +27,8 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.patch_stdout import patch_stdout
 
-    from harness.chat.terminal import ANSWER_WORDS, HELP, Terminal, _edit, _history, _line_breaks, _terminal_input
+    from harness.chat.terminal import (ANSWER_WORDS, HELP, BareLeave, Terminal, _edit, _history, _line_breaks,
+                                       _terminal_input, quiet_toggled)
 
     try:
         reader, writer = await asyncio.open_unix_connection(str(settings.chat_dir / "socket"),
@@ -45,6 +46,7 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
         return NO_OWNER
 
     terminal = Terminal()
+    terminal.quiet = settings.memory_quiet
     session: PromptSession = PromptSession(history=_history(settings), input=_terminal_input(),
                                            key_bindings=_line_breaks())
     questions: List[Tuple[int, str]] = []
@@ -116,6 +118,7 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
             session.app.exit(exception=EOFError())
 
     listening = asyncio.create_task(listen())
+    bare = BareLeave()
     try:
         with patch_stdout(raw=True):
             while True:
@@ -132,6 +135,10 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
                     number, _ = questions.pop(0)
                     request({"op": "answer", "id": number, "answer": text.strip()})
                     continue
+                action, text = bare.check(text)
+                if action == "ask":
+                    terminal._write(text + "\n")
+                    continue
                 command = text.strip()
                 if not command:
                     continue
@@ -142,6 +149,9 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
                         continue
                 elif command in ("/exit", "/quit"):
                     break
+                elif command == "/quiet":
+                    terminal._write(quiet_toggled(terminal))
+                    continue
                 elif command == "/help":
                     terminal._write(HELP + "\n")
                     continue

@@ -76,6 +76,7 @@ class Ever(click.Group):
 
 
 @click.group(cls=Ever, invoke_without_command=True)
+@click.version_option(package_name="ever", message="ever %(version)s")
 @click.pass_context
 def main(context: click.Context) -> None:
     """Ever: an AI agent in one chat that never ends."""
@@ -83,10 +84,20 @@ def main(context: click.Context) -> None:
         context.invoke(chat)
 
 
+MODEL_HELP = ("The turns' model for this process, over the configured one (as EVER_MODEL); "
+              "a running owner answers with its own.")
+
+
+def settings_with(model) -> Any:
+    """The settings, the turns' model given on the command line over the configured one."""
+    return load_settings(dict(os.environ, EVER_MODEL=model) if model else None)
+
+
 @main.command()
 @click.option("--yes", is_flag=True, help="Let shell, write and edit run without asking.")
 @click.option("--local", is_flag=True, help="A demo with no key: a local API that echoes, in a chat of its own.")
-def chat(yes: bool, local: bool) -> None:
+@click.option("-m", "--model", default=None, help=MODEL_HELP)
+def chat(yes: bool, local: bool, model=None) -> None:
     """The chat, in this terminal: its owner, or attached to the process that owns it."""
     from harness.chat.attached import chat_until_left
 
@@ -94,9 +105,9 @@ def chat(yes: bool, local: bool) -> None:
         if local:
             from harness.chat.demo import run_demo
 
-            asyncio.run(run_demo(load_settings(), yes=yes))
+            asyncio.run(run_demo(settings_with(model), yes=yes))
         else:
-            asyncio.run(chat_until_left(load_settings(), yes=yes))
+            asyncio.run(chat_until_left(settings_with(model), yes=yes))
     except (ConfigError, StoreError) as error:
         fail(str(error))
 
@@ -148,7 +159,10 @@ def fail_send(sentence: str, code: int) -> None:
 @click.option("--yes", is_flag=True, help="Let shell, write and edit run without asking.")
 @click.option("--key", default=None, help="A name for this message: sent again with the same key, "
               "it is not logged twice, and the answer is its reply.")
-def send(text: str, yes: bool, key) -> None:
+@click.option("--json", "as_json", is_flag=True, help="The reply, the message's id, and its turn's usage "
+              "and cost, as JSON.")
+@click.option("-m", "--model", default=None, help=MODEL_HELP)
+def send(text: str, yes: bool, key, as_json: bool = False, model=None) -> None:
     """One turn: TEXT (or - for standard input); prints the reply.
 
     Exit codes: 0 answered; 3 kept and not answered (in the log, or in the inbox until the chat
@@ -176,7 +190,7 @@ def send(text: str, yes: bool, key) -> None:
     if len(text) > MESSAGE_BYTES_MAX or len(text.encode("utf-8", "replace")) > MESSAGE_BYTES_MAX:
         fail_send(too_long_sentence(len(text.encode("utf-8", "replace"))), EXIT_NOT_LOGGED)
     try:
-        settings = load_settings()
+        settings = settings_with(model)
         answer = asyncio.run(send_once(settings, text, yes=yes, key=key, say=say_waiting))
     except ConfigError as error:  # a setting or a file to fix first: nothing was logged
         fail(str(error))
@@ -184,9 +198,27 @@ def send(text: str, yes: bool, key) -> None:
         sentence = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         fail_send(f"{sentence} Nothing was logged.", EXIT_NOT_LOGGED)
     if answer.get("error"):
-        echo(answer.get("reply", ""), nl=bool(answer.get("reply")))
+        if as_json:
+            echo(json.dumps(sent_json(settings, answer), ensure_ascii=False))
+        else:
+            echo(answer.get("reply", ""), nl=bool(answer.get("reply")))
         fail_send(answer["error"], EXIT_LOGGED_UNANSWERED if answer.get("logged", True) else EXIT_NOT_LOGGED)
+    if as_json:
+        echo(json.dumps(sent_json(settings, answer), ensure_ascii=False))
+        return
     echo(answer["reply"])
+
+
+def sent_json(settings, answer: Dict[str, Any]) -> Dict[str, Any]:
+    """`ever send --json`: the reply, the message's id, and the usage of the turn named by that id
+    (its calls, tokens and cost, from the usage files `ever cost` reads). A message that joined a
+    turn already running is answered by that turn, whose calls are counted under its own id."""
+    from harness.calls.usage import read_usage, totals, totals_json
+
+    message_id = answer.get("id")
+    records = [r for r in read_usage(settings.home).records if r.kind == "turn" and r.turn == message_id]
+    return {"reply": answer.get("reply", ""), "id": message_id, "error": answer.get("error") or None,
+            "usage": totals_json(totals(records)) if message_id is not None else None}
 
 
 def say_waiting(sentence: str) -> None:
@@ -210,11 +242,39 @@ def ask_owner_or_open(request: Dict[str, Any]) -> Dict[str, Any]:
 
 
 @memory.command("status")
-def memory_status() -> None:
+@click.option("--json", "as_json", is_flag=True, help="The figures as JSON, for scripts.")
+def memory_status(as_json: bool) -> None:
     """Messages, the view's size, what the compactor is doing."""
-    answer = ask_owner_or_open({"op": "status"})
-    for key, value in answer["status"].items():
-        echo(f"{key}: {value}")
+    status = ask_owner_or_open({"op": "status"})["status"]
+    if as_json:
+        echo(json.dumps(status, indent=2, ensure_ascii=False))
+        return
+    echo(status_sentences(status))
+
+
+def status_sentences(status: Dict[str, Any]) -> str:
+    """The memory's status for a person: one sentence a line."""
+
+    def many(count: int, word: str) -> str:
+        return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+    said = [f"The chat holds {many(status['messages'], 'message')}.",
+            f"The view the next turn sends is {many(status['view_bytes'], 'byte')} in "
+            f"{many(status['view_lines'], 'line')}; the compactor's own view is "
+            f"{many(status['cview_bytes'], 'byte')}."]
+    unsummarized = status["unsummarized"]
+    said.append("Every line of the view is summarized." if not unsummarized else
+                f"{many(unsummarized, 'line')} of the view {'is' if unsummarized == 1 else 'are'} not "
+                "summarized yet.")
+    if status["shrinking"]:
+        said.append("The view is shrinking: its lines merge until it is back under its floor.")
+    if status["running"]:
+        said.append(f"Compactions running: {', '.join(status['running'])}.")
+    if status["failures"]:
+        said.append("Compactions that failed: " + ", ".join(
+            f"{name} ({many(count, 'time')})" for name, count in status["failures"].items()) + ".")
+    said.append(f"The compactor is {status['compactor']}.")
+    return "\n".join(said)
 
 
 @memory.command("view")
@@ -343,7 +403,41 @@ def browse(out_path, serve: bool, port: int) -> None:
 
 
 @main.command("log")
-def log_command() -> None:
+@click.option("-n", "count", type=click.IntRange(0), default=10, show_default=True,
+              help="How many messages: the newest, or with -q the best hits.")
+@click.option("-q", "--query", default=None, help="Only messages holding these words, best first (as `ever search`).")
+@click.option("--json", "as_json", is_flag=True, help="The messages as JSON, for scripts.")
+@click.option("--paths", is_flag=True, help="Where the chat's files are, instead (as `ever files`).")
+def log_command(count: int, query, as_json: bool, paths: bool) -> None:
+    """The newest messages, oldest first: each one's id, kind, date and text."""
+    if paths:
+        files_command.callback()
+        return
+    if query is not None:
+        answer = ask_owner_or_open({"op": "search", "query": query, "page": 1, "per_page": max(count, 1)})
+        if "error" in answer:
+            fail(answer["error"])
+        ids = [hit["id"] for hit in answer["found"]["hits"] if isinstance(hit["id"], int)][:count]
+        answer = ask_owner_or_open({"op": "messages", "ids": ids})
+    else:
+        answer = ask_owner_or_open({"op": "messages", "last": count})
+    if "error" in answer:
+        fail(answer["error"])
+    messages = answer["messages"]
+    if as_json:
+        echo(json.dumps(messages, indent=2, ensure_ascii=False))
+        return
+    text = "\n\n".join(f"## {m['id']} · {m['kind']} · {m['date']}\n\n{m['text']}" for m in messages)
+    if sys.stdout.isatty():  # a person reads it: an escape sequence in a message is shown, not run
+        from harness.chat.terminal import visible
+
+        text = visible(text)
+    if text:
+        echo(text)
+
+
+@main.command("files")
+def files_command() -> None:
     """Where the chat's files are."""
     settings = load_settings()
     chat_dir = settings.chat_dir

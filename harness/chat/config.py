@@ -26,6 +26,7 @@ ignored):
     thinking = "off"                       # off, an effort (low … max) or a budget in tokens,
                                            # as the model takes (harness/calls/models.py)
     settle_timeout_seconds = 20            # how long a turn waits for its view [D10]
+    quiet = false                          # true: the chat shows no `memory:` rows (/quiet toggles)
     [cache]
     marks = true                           # false: send no cache marks (servers that reject them)
     [agents]                               # each subagent's caps [A1]
@@ -103,6 +104,7 @@ DEFAULTS: Dict[str, Any] = {
     # tokens, for a model harness/calls/models.py does not know; None: its default
     "context_window": None,
     "memory.context_window": None,
+    "memory.quiet": False,
 }
 KEYS = tuple(DEFAULTS)
 
@@ -161,6 +163,7 @@ class Settings:
     # tokens, for a model harness/calls/models.py does not know; None: its default
     context_window: Optional[int] = None
     memory_context_window: Optional[int] = None
+    memory_quiet: bool = False  # the terminal shows no `memory:` rows
     # where each key's value came from: "environment EVER_MODEL", "config.toml" or "default"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -247,6 +250,7 @@ def load_settings(environ: Optional[Mapping[str, str]] = None) -> Settings:
                            values["turn.seconds_max"], values["turn.output_bytes_max"]),
         context_window=values["context_window"],
         memory_context_window=values["memory.context_window"],
+        memory_quiet=values["memory.quiet"],
         sources=sources,
     )
 
@@ -356,7 +360,7 @@ def checked(key: str, value: Any, where: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise wrong("a whole number above 0")
         return value
-    if key == "cache.marks":
+    if key in ("cache.marks", "memory.quiet"):
         if not isinstance(value, bool):
             raise wrong("true or false")
         return value

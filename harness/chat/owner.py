@@ -5,13 +5,16 @@ JSON line; the answer is one JSON line:
 
     {"op": "send", "text": "...", "yes": false, "key": "..."}
                                       -> {"accepted": true}, once the message is on disk,
-                                         then {"reply": "...", "error": "", "logged": true}
+                                         then {"reply": "...", "error": "", "logged": true,
+                                               "id": 41}, the message's id (null if unknown)
     {"op": "view"}                               -> {"view": "<chat>\\n...</chat>"}
     {"op": "status"}                             -> {"status": {...}}
     {"op": "zoom", "id": 0, "n": 4, "page": 1}   -> {"text": "..."}
     {"op": "attach", "yes": false}               -> a terminal attached: harness/chat/hub.py
     {"op": "date", "id": 0}                      -> {"text": "2026-10-08T09:30:00+02:00"}
     {"op": "search", "query": "...", "page": 1}  -> {"found": {...}} or {"error": "..."}
+    {"op": "messages", "last": 10}               -> {"messages": [{"id", "kind", "date", "text"}]}
+    {"op": "messages", "ids": [4, 9]}            -> the same, for those ids (`ever log`)
 
 A message sent while a call runs joins it between tool calls [gist §6], and its answer is the reply
 of the turn that took it, sent as that turn ends; a key seen before gives that message's answer and
@@ -49,7 +52,24 @@ def answer_memory(memory, request: Dict[str, Any]) -> Dict[str, Any]:
         return {"text": memory.date(first)}
     if op == "search":
         return answer_search(memory, request)
+    if op == "messages":
+        return answer_messages(memory.store, request)
     return {"error": f"no such request: {op!r}"}
+
+
+def answer_messages(store, request: Dict[str, Any]) -> Dict[str, Any]:
+    """The last `last` messages, oldest first, or those of `ids`, in that order."""
+    last, ids = request.get("last"), request.get("ids")
+    count = store.count
+    if isinstance(last, int) and not isinstance(last, bool) and last >= 0:
+        wanted = list(range(max(0, count - last), count))
+    elif isinstance(ids, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        wanted = [i for i in ids if 0 <= i < count]
+    else:
+        return {"error": "messages takes last (a whole number) or ids (a list of them)"}
+    records = [store.message(i) for i in wanted]
+    return {"messages": [{"id": i, "kind": r["kind"], "date": r.get("date", ""), "text": r["text"]}
+                         for i, r in zip(wanted, records)]}
 
 
 def answer_search(memory, request: Dict[str, Any]) -> Dict[str, Any]:
@@ -150,8 +170,13 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
         left.cancel()
         if not answered.done():
             return None  # the owner is going, the message in its inbox: the next owner answers it
-    result = answered.result()
-    return {"reply": result.reply, "error": result.error, "logged": True}
+    return answer_of(chat, key, answered.result())
+
+
+def answer_of(chat, key: Optional[str], result) -> Dict[str, Any]:
+    """A sent message's answer: its turn's reply, and the message's id, found by its key."""
+    message_id = chat.memory.store.key_id(key) if key is not None else None
+    return {"reply": result.reply, "error": result.error, "logged": True, "id": message_id}
 
 
 def failed_append(error: BaseException) -> str:

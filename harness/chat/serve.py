@@ -44,6 +44,9 @@ async def run_serve(settings: Settings, yes: bool, say: Callable[[str], None]) -
                 said = True
             await asyncio.sleep(0.5)
     chat.hub = hub
+    from harness.chat.terminal import slash_answer
+
+    hub.slash = lambda text: slash_answer(chat, text)  # an attached terminal's /commands
     chat.client.on_wait = lambda what, deadline: hub.wait(what, None if deadline is None else
                                                           max(0.0, deadline - loop.time()))
     stop = asyncio.Event()

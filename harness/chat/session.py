@@ -15,7 +15,7 @@ from harness.calls.agents import Agents
 from harness.memory.agentlog import AgentCaps
 from harness.chat import owner
 from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
-from harness.chat.config import ConfigError, Secret, Settings, check_memory_setting, load_key
+from harness.chat.config import Secret, Settings, check_memory_setting, load_key
 from harness.memory.planner import Config
 from harness.calls.prompt import Prompt
 from harness.memory.accepted import Accepted, entering
@@ -459,7 +459,7 @@ async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict
         await chat.leave()
         await chat.agents.close()  # a subagent it started stops, and reports so
         await chat.memory.idle_or_stop(5.0)
-        return {"reply": result.reply, "error": result.error, "logged": True}
+        return owner.answer_of(chat, key, result)
     finally:
         if server is not None:
             server.close()

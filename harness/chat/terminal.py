@@ -33,10 +33,32 @@ HELP = """\
 /memory-model [MODEL] [THINKING]   the compaction model and its thinking: off, an effort or a budget (saved)
 /agents              the subagents: running or how they ended, and their cost
 /stop NAME            stop a subagent (Ctrl-C with no call running stops the newest); it reports
+/tell NAME TEXT       tell a running subagent TEXT: it reads it between its tool calls
+/quiet                hide the memory: rows in this terminal, or show them again
 /edit                 write the message in $EDITOR
 /help                 this list
 Alt-Enter (or Esc, then Enter) starts a new line of the message; a paste stays one message.
 Up and Down go through the messages sent before. Ctrl-C stops the running call; Ctrl-D leaves."""
+
+
+class BareLeave:
+    """`exit` or `quit` typed alone, as in a shell, would become a message kept forever: it asks
+    first, and an empty line then sends the word; anything else typed is taken as it is."""
+
+    WORDS = ("exit", "quit")
+
+    def __init__(self) -> None:
+        self.asked = ""
+
+    def check(self, text: str) -> Tuple[str, str]:
+        """("ask", question), ("send", the word) or ("go", text)."""
+        asked, self.asked = self.asked, ""
+        if asked and not text.strip():
+            return "send", asked
+        if text.strip().lower() in self.WORDS:
+            self.asked = text.strip()
+            return "ask", f"Leave? /exit leaves; Enter sends '{self.asked}' as a message"
+        return "go", text
 
 
 ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
@@ -84,9 +106,12 @@ class Terminal:
         self.secrets: Tuple[str, ...] = ()  # hidden in whatever is shown [H3]
         self.replying = False  # a reply streams: `memory:` rows wait for its end
         self.held: List[str] = []
+        self.quiet = False  # no `memory:` rows: the setting memory.quiet, or /quiet
 
     def row(self, text: str) -> None:
         """A `memory:` row: now, or after the reply that is streaming, never inside it."""
+        if self.quiet:
+            return
         if self.replying:
             self.held.append(text)
         else:
@@ -160,6 +185,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     from prompt_toolkit.patch_stdout import patch_stdout
 
     terminal = Terminal()
+    terminal.quiet = settings.memory_quiet
     history = _history(settings)
     session: PromptSession = PromptSession(history=history, input=_terminal_input(),
                                            key_bindings=_line_breaks())
@@ -238,6 +264,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
         terminal._write(f"{DIM}{terminal.shown(line[:160])}{RESET}\n")
     running: Optional[asyncio.Task] = None
     queued: set = set()
+    bare = BareLeave()
     try:
         with patch_stdout(raw=True):
             while True:
@@ -273,12 +300,19 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                     _, pending = questions.pop(0)  # the line editor leaves question and answer shown
                     pending.set_result(text)  # the answer to a tool's question
                     continue
+                action, text = bare.check(text)
+                if action == "ask":
+                    terminal._write(text + "\n")
+                    continue
                 if not text.strip():
                     continue
                 # a message is logged as typed or pasted, indentation and all; a command is one line
                 command = text.strip()
                 if command in ("/exit", "/quit"):
                     break
+                if command == "/quiet":
+                    terminal._write(quiet_toggled(terminal))
+                    continue
                 if command == "/edit":
                     text, problem = _edit()
                     if problem:
@@ -330,6 +364,14 @@ async def _turn_then_status(chat: Chat, message: Accepted, terminal: Terminal) -
     terminal._write(f"{DIM}{chat.status_line()}{RESET}\n")
 
 
+def quiet_toggled(terminal: Terminal) -> str:
+    """`/quiet`: this terminal's `memory:` rows hidden, or shown again."""
+    terminal.quiet = not terminal.quiet
+    if terminal.quiet:
+        return "(memory: rows hidden here; /quiet shows them again)\n"
+    return "(memory: rows shown again)\n"
+
+
 def slash_answer(chat: Chat, text: str) -> str:
     """A chat command typed in an attached terminal, answered by the owner."""
     try:
@@ -343,6 +385,11 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
     words = text.split()
     if words[0] == "/help":
         return help_text
+    if words[0] == "/tell":
+        parts = text.split(None, 2)
+        if len(parts) < 3:
+            return "usage: /tell NAME TEXT"
+        return chat.agents.tell(parts[1], parts[2], "the user")[1].removeprefix("tell: ")
     if words[0] in ("/agents", "/stop"):
         from harness.chat.agentlist import listing, listing_text
 

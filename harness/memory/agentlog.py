@@ -7,6 +7,8 @@ of JSON lines appended with one write each and fsync'd, never edited, like the c
     {"kind": "start", "name": "Scout", "task": "...", "turn": 41, "T": 42, "time": "...",
      "caps": {"tokens": 2000000, "seconds": 1800, "tool_calls": 100}}
     {"kind": "ever" | "tool" | "echo", "text": "...", "time": "..."}     # its steps, in order
+    {"kind": "told", "by": "Ever" | "the user", "text": "[Ever tells you] ...", "time": "..."}
+                                        # tell(): logged when told, read between its tool calls
     {"kind": "usage", "model": "...", "input_tokens": 0, ..., "time": "..."}  # each call's usage
     {"kind": "end", "how": "done", "said": "...", "report": "...", "T": 57, "time": "..."}
     {"kind": "reported", "id": 57, "time": "..."}
@@ -200,7 +202,7 @@ def conversation(records: List[dict]) -> str:
     parts = [f"[subagent {start.get('name', '?')}, started {start.get('time', '?')} by the turn of "
              f"message {start.get('turn', '?')}]", f"task: {start.get('task', '')}"]
     for record in records:
-        if record.get("kind") in STEP_KINDS:
+        if record.get("kind") in STEP_KINDS + ("told",):
             parts.append(f"{record['kind']}: {record.get('text', '')}")
     end = next((r for r in records if r.get("kind") == "end"), None)
     reported = next((r for r in records if r.get("kind") == "reported"), None)
@@ -208,6 +210,9 @@ def conversation(records: List[dict]) -> str:
         parts.append("[running: no end yet]")
     else:
         parts.append(f"[ended ({end.get('how')}) {end.get('time', '')}: {end.get('said', '')}]")
+        if end.get("unread"):
+            parts.append(f"[{end['unread']} message(s) told to it came after its last tool call: "
+                         "it never read them]")
     if reported is not None and reported.get("id") is not None:
         parts.append(f"[its report is message {reported['id']}]")
     return "\n\n".join(parts)

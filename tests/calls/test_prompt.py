@@ -207,7 +207,7 @@ def test_the_prefix_is_the_same_bytes_on_every_build_and_holds_no_date():
 
 def test_the_tools_are_zoom_and_date_with_the_gists_descriptions_then_the_machine_tools():
     # [R1] search joins the gist's two memory tools, before the machine's
-    assert [tool["name"] for tool in TOOLS] == ["zoom", "date", "search", "shell", "read", "write", "edit", "agent"]
+    assert [tool["name"] for tool in TOOLS] == ["zoom", "date", "search", "shell", "read", "write", "edit", "agent", "tell"]
     by_name = {tool["name"]: tool for tool in TOOLS}
     # [gist §6] verbatim
     assert by_name["zoom"]["description"] == ("Open the line id+n of the view into the two lines of n/2 under "
@@ -217,7 +217,7 @@ def test_the_tools_are_zoom_and_date_with_the_gists_descriptions_then_the_machin
     # zoom("Name") takes a name and no n [gist §6]; zoom(id, n) checks n itself (zoom_error)
     assert required == {"zoom": ["id"], "date": ["id"], "search": ["query"], "shell": ["command"], "read": ["path"],
                         "write": ["path", "content"], "edit": ["path", "old_text", "new_text"],
-                        "agent": ["name", "task"]}
+                        "agent": ["name", "task"], "tell": ["name", "message"]}
     assert by_name["zoom"]["input_schema"]["properties"]["id"]["type"] == ["integer", "string"]
     properties = {name: sorted(tool["input_schema"]["properties"]) for name, tool in by_name.items()}
     assert properties["zoom"] == ["id", "n", "page"]  # a page of a long message

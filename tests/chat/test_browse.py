@@ -122,6 +122,27 @@ def test_the_page_opens_on_the_view_with_no_console_error(opened, small_page, tm
     assert shown.errors == []
 
 
+def test_the_page_opens_at_the_newest_line_and_an_anchor_still_wins(browser, small_page):
+    _, _, view = small_page
+    tab = browser.new_page(viewport={"width": 1200, "height": 300})  # shorter than the view
+    try:
+        tab.goto(small_page[0].as_uri())
+        tab.wait_for_selector("#view > details")
+        assert tab.evaluate("document.scrollingElement.scrollHeight > innerHeight + 100")
+        l, i = view[-1]
+        last = tab.evaluate(f"document.getElementById('n{i << l}+{1 << l}').getBoundingClientRect().toJSON()")
+        first = tab.evaluate("document.querySelector('#view > details').getBoundingClientRect().toJSON()")
+        height = tab.evaluate("innerHeight")
+        assert 0 <= last["top"] and last["bottom"] <= height + 1  # the newest line is on screen
+        assert first["bottom"] < 0  # the oldest is above it, scrolled past
+        tab.goto(small_page[0].as_uri() + "#m5")
+        tab.wait_for_selector("#m5")
+        top = tab.evaluate("document.getElementById('m5').getBoundingClientRect().toJSON()")
+        assert 0 <= top["top"] < height  # an anchor opens where it points, not at the end
+    finally:
+        tab.close()
+
+
 def test_a_line_opens_into_its_two_lines_down_to_the_message(opened):
     shown = opened()
     tab = shown.tab

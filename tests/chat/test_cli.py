@@ -132,7 +132,7 @@ def test_ever_send_is_handed_to_the_running_chat(tmp_path, api):
         done = ever(["send", "from a script"], environment(tmp_path, api))
         assert (done.returncode, done.stdout) == (0, "Answered by the owner.\n")
         status = ever(["memory", "status"], environment(tmp_path, api)).stdout
-        assert "messages: 2" in status
+        assert "The chat holds 2 messages." in status
         child.sendcontrol("d")
         child.expect(pexpect.EOF)
     finally:

@@ -92,7 +92,7 @@ def test_memory_status_answers_during_a_slow_send(tmp_path, echo_api):
         status = subprocess.run([EVER, "memory", "status"], env=env, capture_output=True, text=True,
                                 timeout=60)
         assert_no_traceback(status.stdout, status.stderr)
-        assert status.returncode == 0 and "messages: 1" in status.stdout, status
+        assert status.returncode == 0 and "The chat holds 1 message." in status.stdout, status
         view = subprocess.run([EVER, "memory", "view"], env=env, capture_output=True, text=True,
                               timeout=60)
         assert view.returncode == 0 and "0+1|user: slow one" in view.stdout, view

@@ -6,7 +6,6 @@ the test sent, never read from Ever. The owner is killed with SIGKILL mid-turn a
 as the systemd unit would: the log must hold each accepted message once, answered once.
 """
 
-import json
 import os
 import re
 import signal

@@ -43,8 +43,11 @@ from harness.memory.planner import Config
 
 SONNET, HAIKU = "claude-sonnet-4-6", "claude-haiku-4-5"
 # the tools and the system prompt, below: 1,864 for the gist's tools and prompt, then the search
-# tool [R1] (152 by the token rule) and its line in the prompt (85 bytes and a newline: 21)
-PREFIX_TOKENS = 1_864 + 152 + 21
+# tool [R1] (152 by the token rule) and its line in the prompt (85 bytes and a newline: 21), then
+# the tell tool [gist §9] (its canonical JSON is 477 bytes: 120 by the token rule). At 2,157 the
+# prefix passes Sonnet 4.6's 2,048-token minimum, so its own mark (the system prompt's end) is an
+# entry: every call within 5 minutes of another reads at least the prefix.
+PREFIX_TOKENS = 1_864 + 152 + 21 + 120
 
 
 def text_tokens(size: int, newlines: int = 0) -> int:
@@ -107,12 +110,13 @@ def test_pauses_past_the_cache_life_leave_a_turn_nothing_to_read():
     # view gets its mark with its first whole block of 4 lines (turn 4): S + 521 = 2,385 tokens
     # (7 + 4 × 511 bytes, 5 of them newlines), over the 2,048 minimum, so turn 4 writes it; turn 5's view starts with
     # the same block and reads exactly it. Turns 0 to 4 read nothing: no earlier entry is a prefix
-    # of theirs. With each user message after 6 minutes, the entry is dead when turn 5 comes.
+    # of theirs but the prefix (S, over the minimum), which turns 1 to 4 read. With each user message
+    # after 6 minutes, every entry is dead when the next turn comes.
     workload = chat(*[("user", 500, 60 * k) for k in range(6)])
     ever, pauses = run_view(workload, Config(), [ViewMode("ever", HAIKU), ViewMode("pauses", HAIKU, pause_seconds=360)],
                             SONNET)
     assert lines_tokens(0, 4, head=True) == 521
-    assert ever.turn_first.read_tokens == PREFIX_TOKENS + 521
+    assert ever.turn_first.read_tokens == 4 * PREFIX_TOKENS + (PREFIX_TOKENS + 521)
     assert ever.turn_first.calls == 6
     assert pauses.turn_first.read_tokens == 0
     assert pauses.turn_first.prompt_tokens == ever.turn_first.prompt_tokens
@@ -124,7 +128,7 @@ def test_blocks_of_16_lines_read_only_whole_blocks_of_16():
     # with the tools and system prompt before them. Each block is written once its prefix
     # passes 2,048 tokens, which one block of 4 already does.
     #   B = 4: turns 5–8 read 4 lines, 9–12 read 8, 13–16 read 12, 17–20 read 16, 21 reads 20.
-    #   B = 16: turns 17–21 read 16 lines; before, none.
+    #   B = 16: turns 17–21 read 16 lines; before, none. Every turn from 1 on reads the prefix.
     workload = chat(*[("user", 500, 60 * k) for k in range(22)])
     four, sixteen = run_view(workload, Config(), [ViewMode("ever", HAIKU), ViewMode("blocks16", HAIKU, block_lines=16)],
                              SONNET)
@@ -132,8 +136,8 @@ def test_blocks_of_16_lines_read_only_whole_blocks_of_16():
     def view_tokens(lines: int, block_lines: int) -> int:
         return sum(lines_tokens(first, block_lines, head=first == 0) for first in range(0, lines, block_lines))
 
-    expected_four = sum(PREFIX_TOKENS + view_tokens(4 * ((k - 1) // 4), 4) for k in range(5, 22))
-    expected_sixteen = 5 * (PREFIX_TOKENS + view_tokens(16, 16))
+    expected_four = sum(PREFIX_TOKENS + view_tokens(4 * ((k - 1) // 4), 4) for k in range(1, 22))
+    expected_sixteen = 16 * PREFIX_TOKENS + 5 * (PREFIX_TOKENS + view_tokens(16, 16))
     assert four.turn_first.read_tokens == expected_four
     assert sixteen.turn_first.read_tokens == expected_sixteen
 
@@ -143,8 +147,9 @@ def test_the_compactor_on_the_turns_model_caches_what_haiku_would_not():
     # Its request: the tools and system prompt, an empty context `<chat>\n</chat>` (14 bytes, 10 tokens),
     # and the task (the message whole), marked at its end. That prompt is under Haiku 4.5's
     # 4,096-token minimum, so on Haiku nothing is written; on Sonnet 4.6 (2,048) all of it is.
-    # Nothing is read: the turn's blocks after the system prompt are under other settings
-    # (tool_choice), and the tools and system prompt alone are under the minimum.
+    # The turn's blocks after the system prompt are under other settings (tool_choice), so only
+    # the tools and system prompt the turn wrote (S, over Sonnet's minimum) are read, on Sonnet;
+    # Haiku is another model and reads nothing.
     workload = chat(("user", 3000, 0))
     task = compress_task(0, "user", workload.text(0))
     prompt = PREFIX_TOKENS + text_tokens(14, newlines=1) + text_tokens(len(task), newlines=task.count("\n"))
@@ -153,19 +158,20 @@ def test_the_compactor_on_the_turns_model_caches_what_haiku_would_not():
     for run in (haiku, sonnet):
         assert run.compactions.calls == 1
         assert run.compactions.prompt_tokens == prompt
-        assert run.compactions.read_tokens == 0
+    assert (haiku.compactions.read_tokens, sonnet.compactions.read_tokens) == (0, PREFIX_TOKENS)
     assert haiku.compactions.written_tokens == 0
-    assert sonnet.compactions.written_tokens == prompt
-    # prices (cents per million): Haiku 100 in, 500 out; Sonnet 375 to write, 1,500 out
+    assert sonnet.compactions.written_tokens == prompt - PREFIX_TOKENS
+    # prices (cents per million): Haiku 100 in, 500 out; Sonnet 30 to read, 375 to write, 1,500 out
     output = haiku.compactions.output_tokens
     assert haiku.compactions.dollars == pytest.approx((prompt * 100 + output * 500) / 1e8)
-    assert sonnet.compactions.dollars == pytest.approx((prompt * 375 + output * 1500) / 1e8)
+    assert sonnet.compactions.dollars == pytest.approx(
+        (PREFIX_TOKENS * 30 + (prompt - PREFIX_TOKENS) * 375 + output * 1500) / 1e8)
 
 
 def test_a_carried_conversation_sends_everything_since_its_summary_and_reads_the_last_turn():
     # user, ever, user, ever, user; 1,200 bytes each; turns at messages 0, 2, 4 (200 s apart).
     # Each message is one block `kind: ` and its text: 1,206 bytes, 308 tokens.
-    # S is PREFIX_TOKENS (2,037):
+    # S is PREFIX_TOKENS (2,157):
     #   turn 0: S + 308 tokens, over the minimum: all written.
     #   turn 2: S + 3 × 308: reads turn 0's entry (S + 308), writes 616.
     #   turn 4: S + 5 × 308: reads turn 2's (S + 924), writes 616.
@@ -182,9 +188,9 @@ def test_a_carried_conversation_sends_everything_since_its_summary_and_reads_the
 
 
 def test_a_carried_conversation_past_its_limit_is_summarized_before_the_new_message():
-    # The same chat, summarized above 2,500 tokens into 100 bytes (32 tokens); S (2,037) + 308
-    # is under it. Turn 2 would be S + 924 = 2,961: the two messages before it are summarized,
-    # then the turn is S + 32 + 308. Turn 4 would be S + 32 + 3 × 308 = 2,993: summarized again,
+    # The same chat, summarized above 2,500 tokens into 100 bytes (32 tokens); S (2,157) + 308
+    # is under it. Turn 2 would be S + 924 = 3,081: the two messages before it are summarized,
+    # then the turn is S + 32 + 308. Turn 4 would be S + 32 + 3 × 308 = 3,113: summarized again,
     # and again S + 32 + 308.
     workload = chat(("user", 1200, 0), ("ever", 1200, 10), ("user", 1200, 200), ("ever", 1200, 210),
                     ("user", 1200, 400))
@@ -196,11 +202,11 @@ def test_a_carried_conversation_past_its_limit_is_summarized_before_the_new_mess
     assert run.turn_first.prompt_tokens == (S + 308) + 2 * (S + 32 + 308)
 
 
-def test_a_sliding_window_sends_the_last_messages_and_reads_nothing():
+def test_a_sliding_window_sends_the_last_messages_and_reads_only_the_prefix():
     # A window of 2 messages. Turn 4's prompt: S, messages 2 and 3 (`user: `, `ever: ` and 1,200
     # bytes: 308 tokens each), the state and message 4 itself (1,200 bytes: 307). The window's
-    # first block changes at every turn, and the tools and system prompt alone are under the
-    # minimum, so no turn reads anything.
+    # first block changes at every turn, so turns 2 and 4 read only the tools and system prompt
+    # (over the minimum) that the turn before wrote.
     workload = chat(("user", 1200, 0), ("ever", 1200, 10), ("user", 1200, 200), ("ever", 1200, 210),
                     ("user", 1200, 400))
     run = run_window(workload, SONNET, window_messages=2)
@@ -209,7 +215,7 @@ def test_a_sliding_window_sends_the_last_messages_and_reads_nothing():
         (PREFIX_TOKENS + state[0] + 307)
         + (PREFIX_TOKENS + 2 * 308 + state[1] + 307)
         + (PREFIX_TOKENS + 2 * 308 + state[2] + 307))
-    assert run.turn_first.read_tokens == 0
+    assert run.turn_first.read_tokens == 2 * PREFIX_TOKENS
     assert figures(run)["kept"]["context_bytes"] == (0 + 2400 + 2400) / 3
 
 
@@ -362,8 +368,8 @@ def test_a_first_day_import_logs_its_notes_a_second_apart_and_no_note_starts_a_t
 def test_an_image_in_a_carried_conversation_breaks_what_the_next_request_reads():
     # user, echo with an image, user; 1,200 bytes each. Requests: turn 0 (S + 308 = 2,172: written),
     # the request after the echo (S + 308 + 308 + the image's tokens: the image count changed, so
-    # the messages' part is another prefix and nothing is read; the tools and system prompt alone
-    # are under the minimum), then turn 2, which reads all of that request's prompt.
+    # the messages' part is another prefix, and only the tools and system prompt are read), then
+    # turn 2, which reads all of that request's prompt.
     from harness.chat.simulate_designs import TINY_PNG
 
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": TINY_PNG}}
@@ -372,7 +378,7 @@ def test_an_image_in_a_carried_conversation_breaks_what_the_next_request_reads()
     run = run_carried(workload, SONNET)
     after_echo = PREFIX_TOKENS + 308 + 308 + block_tokens(image)
     assert run.turn_all.calls == 3
-    assert run.turn_all.read_tokens == after_echo
+    assert run.turn_all.read_tokens == PREFIX_TOKENS + after_echo
     assert run.turn_all.prompt_tokens == (PREFIX_TOKENS + 308) + after_echo + after_echo + 308
 
 

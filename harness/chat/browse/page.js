@@ -104,6 +104,8 @@ function drawView() {
     HEAD.view.length.toLocaleString("en") + " lines, " + fmtBytes(HEAD.view_bytes) +
     " · written " + fmtDate(HEAD.made);
   if (!HEAD.view.length) document.getElementById("notice").textContent = "The chat has no messages yet.";
+  // a chat is read from its end: the page opens at the newest line, unless an anchor says where
+  if (!location.hash && main.lastElementChild) main.lastElementChild.scrollIntoView({block: "end"});
 }
 drawView();
 performance.mark("first-screen");
