@@ -66,11 +66,8 @@ bridge: $(VENV)/.installed
 mutants: $(VENV)/.installed
 	$(PY) -m mutants
 
-# ruff's fixable rules in the code wait for `ruff check --fix` (then RUFF_NOT_YET goes)
-RUFF_NOT_YET = lint.extend-per-file-ignores = { "{harness,model,laws,bridge,mutants}/**" = \
-	["I001", "UP006", "UP035", "UP045", "UP037", "UP017", "UP041", "UP012", "UP033", "F401", "F541"] }
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check --config '$(RUFF_NOT_YET)' .
+	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q tests/model/test_subset.py
 
 bench: $(VENV)/.installed

@@ -18,7 +18,7 @@ import time
 from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import List, Optional, TextIO, Tuple
+from typing import TextIO
 
 from bridge import model_trace
 from bridge.scenarios import SCENARIOS, Run, format_event, runs
@@ -49,7 +49,7 @@ def event_for(module, event):
 LINE_BYTES_MAX = 512
 
 
-def line_records(k: int, event, side) -> List[str]:
+def line_records(k: int, event, side) -> list[str]:
     """FORMAT.md's `l`, `m` and `p` records; both sides print them the same way from plain
     values. `side` is model.line or harness.memory.line."""
     if event[0] == "line":
@@ -168,7 +168,7 @@ class Paths:
     def add(self, path: str) -> None:
         self.counts[path] += 1
 
-    def observe(self, event, lines: List[str]) -> None:
+    def observe(self, event, lines: list[str]) -> None:
         if event[0] == "line":
             for record in lines:
                 if record.startswith("l\t") and record.split("\t")[2] == "5":
@@ -204,7 +204,7 @@ class Paths:
         elif head == "turn_end" and before[WAITING] == "1":
             self.add("turn gave up")
 
-    def _outcome(self, event, item: str, running_before: List[str], before: List[str], after: List[str]) -> None:
+    def _outcome(self, event, item: str, running_before: list[str], before: list[str], after: list[str]) -> None:
         head, l, i = event[0], event[1], event[2]
         self.quiet_messages = 0
         if item not in running_before:
@@ -225,7 +225,7 @@ class Paths:
                 if l == 0 and any(_merged_of_index(part, i) for part in before[VIEW].split(" ")):
                     self.add("failure cap of a message, a merged line of its index in the view")
 
-    def _message(self, text: str, before: List[str], after: List[str]) -> None:
+    def _message(self, text: str, before: list[str], after: list[str]) -> None:
         if before[RUNNING] == "-":
             self.quiet_messages = 0
         else:
@@ -248,9 +248,9 @@ class Paths:
 @dataclass
 class Mismatch:
     k: int
-    before: List[str]
-    model_lines: List[str]
-    harness_lines: List[str]
+    before: list[str]
+    model_lines: list[str]
+    harness_lines: list[str]
     line_index: int
 
 
@@ -262,14 +262,14 @@ class Result:
     events: int
     T_max: int
     seconds: float
-    mismatch: Optional[Mismatch]
+    mismatch: Mismatch | None
     paths: dict
     model_seconds: float = 0.0  # CPU seconds of each side's steps and trace printing
     harness_seconds: float = 0.0
     planner_seconds: float = 0.0  # of which the production planner's own (checkpoints and loads too)
 
 
-def _guarded(side, *arguments) -> List[str]:
+def _guarded(side, *arguments) -> list[str]:
     try:
         return side(*arguments)
     except Exception as error:  # a crash on one side is a difference, reported like one
@@ -292,12 +292,12 @@ class Sides:
     def probe(self):
         return self.state.running, self.state.waiting, self.state.T
 
-    def model_step(self, k: int, event) -> List[str]:
+    def model_step(self, k: int, event) -> list[str]:
         model_ev = event_for(mp, event)
         self.state = mp.step(self.state, model_ev)
         return model_trace.trace_records(k, model_ev, self.state)
 
-    def harness_step(self, k: int, event) -> List[str]:
+    def harness_step(self, k: int, event) -> list[str]:
         harness_ev = event_for(he, event)
         clock = time.process_time()
         if isinstance(harness_ev, he.Restart):
@@ -325,7 +325,7 @@ class Sides:
         self.saved = json.loads(json.dumps(self.planner.checkpoint()))
 
 
-def first_difference(k: int, before: deque, model_lines: List[str], harness_lines: List[str]) -> Mismatch:
+def first_difference(k: int, before: deque, model_lines: list[str], harness_lines: list[str]) -> Mismatch:
     """Event k's records differ: where, and the lines printed before that place."""
     index = 0
     while index < min(len(model_lines), len(harness_lines)) and model_lines[index] == harness_lines[index]:
@@ -333,7 +333,7 @@ def first_difference(k: int, before: deque, model_lines: List[str], harness_line
     return Mismatch(k, list(before) + model_lines[:index], model_lines, harness_lines, index)
 
 
-def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO, TextIO, TextIO]] = None) -> Result:
+def execute(run: Run, limit: int | None = None, sinks: tuple[TextIO, TextIO, TextIO] | None = None) -> Result:
     """Run both sides on the run's events; stop at the first difference, or after `limit`
     events. With sinks (scenario, model trace, harness trace), write everything."""
     started = time.monotonic()
@@ -391,7 +391,7 @@ def execute(run: Run, limit: Optional[int] = None, sinks: Optional[Tuple[TextIO,
                   model_seconds, harness_seconds, sides.planner_seconds if sides else 0.0)
 
 
-def _execute_named(arguments: Tuple[str, int, str]) -> Result:
+def _execute_named(arguments: tuple[str, int, str]) -> Result:
     name, seed, scale = arguments
     return execute(runs(scale, name, seed)[0])
 
@@ -423,7 +423,7 @@ def report(result: Result, out_dir: str) -> None:
     print(f"  replay: python -m bridge --scenario {result.name} --seed {result.seed}{scale}")
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bridge", description=__doc__.splitlines()[0])
     parser.add_argument("--scale", choices=("tiny", "full"), default="full")
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), help="only this scenario")
@@ -435,7 +435,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     chosen = runs(arguments.scale, arguments.scenario, arguments.seed)
     chosen.sort(key=lambda run: -run.size)  # longest first, so the two processes end together
     started = time.monotonic()
-    results: List[Result] = []
+    results: list[Result] = []
     if arguments.out:
         os.makedirs(arguments.out, exist_ok=True)
         for run in chosen:

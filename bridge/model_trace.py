@@ -3,7 +3,6 @@
 Written from FORMAT.md alone, apart from harness/memory/trace.py: the two printers share no code.
 """
 
-from typing import Dict, List, Tuple
 
 from model import planner as mp
 from model.view import context, name, rendered, utf8_bytes, view_bytes
@@ -11,7 +10,7 @@ from model.view import context, name, rendered, utf8_bytes, view_bytes
 CONTEXT_PERIOD = 64  # FORMAT.md, `c` records
 
 
-_NAME: Dict[Tuple[int, int, bool], str] = {}
+_NAME: dict[tuple[int, int, bool], str] = {}
 
 
 def _item(l: int, i: int, built: bool) -> str:
@@ -35,7 +34,7 @@ def _lines(view) -> str:
     return " ".join(parts) if parts else "-"
 
 
-def _sorted_nodes(nodes) -> List[Tuple[int, int]]:
+def _sorted_nodes(nodes) -> list[tuple[int, int]]:
     """Each node once, by first message, then by size."""
     unique = []
     for node in nodes:
@@ -95,7 +94,7 @@ def e_record(k: int, event, state: mp.State) -> str:
     )
 
 
-_RENDERED: Dict[Tuple[int, int, bool, str], str] = {}
+_RENDERED: dict[tuple[int, int, bool, str], str] = {}
 
 
 def _rendered_line(line) -> str:
@@ -117,12 +116,12 @@ def _render(view) -> str:
     return "<chat>\n" + "".join(_rendered_line(line) + "\n" for line in view) + "</chat>"
 
 
-def _rendered_block(head: str, view) -> List[str]:
+def _rendered_block(head: str, view) -> list[str]:
     text_lines = _render(view).split("\n")
     return [head + "\t" + str(len(text_lines))] + text_lines
 
 
-def trace_records(k: int, event, state: mp.State) -> List[str]:
+def trace_records(k: int, event, state: mp.State) -> list[str]:
     out = [e_record(k, event, state)]
     merged = state.merges != ()
     if merged:
@@ -141,5 +140,5 @@ def trace_records(k: int, event, state: mp.State) -> List[str]:
     return out
 
 
-def end_records(count: int, state: mp.State) -> List[str]:
+def end_records(count: int, state: mp.State) -> list[str]:
     return _rendered_block("z\t" + str(count) + "\t" + str(state.T), mp.sent_view(state))

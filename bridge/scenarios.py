@@ -14,8 +14,8 @@ format of bridge/FORMAT.md:
 import json
 import random
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from harness.memory.line import cut, line
 
@@ -23,10 +23,10 @@ KINDS = ("user", "ever", "tool", "echo", "work", "note")
 GIST_CONFIG = (128_000, 64_000, 32_000, 16_000, 8, 3)  # [gist §3.2, §4]
 SMALL_CONFIG = (6_000, 3_000, 2_000, 1_000, 8, 3)
 
-Event = Tuple
-Config = Tuple[int, int, int, int, int, int]
+Event = tuple
+Config = tuple[int, int, int, int, int, int]
 # (running nodes in start order, a turn is waiting, T) of the side that drives generation
-Probe = Callable[[], Tuple[Tuple[Tuple[int, int], ...], bool, int]]
+Probe = Callable[[], tuple[tuple[tuple[int, int], ...], bool, int]]
 
 
 # ---- texts ----
@@ -85,7 +85,7 @@ def built_text(rng: random.Random) -> str:
 # ---- the compactor's replies, for the line algorithm ----
 
 
-def reply_script(rng: random.Random) -> Tuple[str, ...]:
+def reply_script(rng: random.Random) -> tuple[str, ...]:
     """Replies the model could give in order: over-long, not shorter, empty, blank, exactly at
     the limit, and with a multibyte character across byte 512."""
     replies = []
@@ -118,7 +118,7 @@ def fallback_text(rng: random.Random) -> str:
     return text_of_bytes(rng, rng.randint(0, 900))
 
 
-def tries_script(rng: random.Random) -> Tuple[str, ...]:
+def tries_script(rng: random.Random) -> tuple[str, ...]:
     """Replies that keep coming over-long, each shorter than the one before, then one that fits:
     the five-try limit decides the kept line [gist §4: "Try at most 5 times"]."""
     over = rng.randint(4, 7)
@@ -276,7 +276,7 @@ class Weather:
     give_up_p: float = 0.05  # per outcome while a turn waits: the turn gives up
     restart_p: float = 0.0
     outage_p: float = 0.0  # per message: an outage starts (calls run, no outcome comes)
-    outage_messages: Tuple[int, int] = (10, 30)
+    outage_messages: tuple[int, int] = (10, 30)
     texts: str = "corpus"  # or "breaks": every kind of line break and control character
     built: str = "any"  # or "terse" (1 to 16 bytes), "line" (the line algorithm), "breaks"
 
@@ -317,9 +317,9 @@ def chat(rng: random.Random, messages: int, weather: Weather):
         stopped: deque = deque(maxlen=32)  # calls that ran and no longer run, latest last
         refused = set()
         seen = set()
-        answered: Dict = {}  # node -> 1 when a Failed was sent for its last call, 2 for a Built
-        just_stopped: List = []  # the calls the last event stopped
-        last_running: Tuple = ()
+        answered: dict = {}  # node -> 1 when a Failed was sent for its last call, 2 for a Built
+        just_stopped: list = []  # the calls the last event stopped
+        last_running: tuple = ()
 
         def look():
             nonlocal last_running
@@ -626,11 +626,11 @@ def make_line_tries(name, seed, scale) -> Run:
     return Run(name, seed, scale, "line", (0, 0, 0, 0, 0, 0), events, n)
 
 
-def _jobs(seed: int, choices: Tuple[int, ...]) -> int:
+def _jobs(seed: int, choices: tuple[int, ...]) -> int:
     return choices[(seed - 1) % len(choices)]
 
 
-def make_chat(weather: Weather, tiny: int, full: int, config: Config, jobs: Tuple[int, ...] = (8,)):
+def make_chat(weather: Weather, tiny: int, full: int, config: Config, jobs: tuple[int, ...] = (8,)):
     """A `chat` scenario of `tiny` or `full` messages; the job count by seed."""
 
     def make(name, seed, scale) -> Run:
@@ -689,7 +689,7 @@ def make_bulk_import(name, seed, scale) -> Run:
 
 
 # name -> (maker, default seeds at tiny scale, default seeds at full scale)
-SCENARIOS: Dict[str, Tuple[Callable[[str, int, str], Run], Tuple[int, ...], Tuple[int, ...]]] = {
+SCENARIOS: dict[str, tuple[Callable[[str, int, str], Run], tuple[int, ...], tuple[int, ...]]] = {
     "long_100000": (make_long, (1,), (1,)),
     "high_levels": (make_high_levels, (1,), (1, 2)),
     "gist_3000": (make_gist, (1,), (1, 2, 3)),
@@ -714,7 +714,7 @@ SCENARIOS: Dict[str, Tuple[Callable[[str, int, str], Run], Tuple[int, ...], Tupl
 }
 
 
-def runs(scale: str, name: Optional[str] = None, seed: Optional[int] = None) -> List[Run]:
+def runs(scale: str, name: str | None = None, seed: int | None = None) -> list[Run]:
     chosen = [name] if name else list(SCENARIOS)
     out = []
     for scenario in chosen:

@@ -15,8 +15,16 @@ from pathlib import Path
 
 from laws import confirmed
 from laws.core import STRENGTHS, Budget, Verdict, kind, opening, shortfall, stronger
-from laws.registry import (DEEP_LAWS, EUKHE_UNIVERSAL, README_BEGIN, README_END, eukhe_count, laws, markdown_table,
-                           ranked)
+from laws.registry import (
+    DEEP_LAWS,
+    EUKHE_UNIVERSAL,
+    README_BEGIN,
+    README_END,
+    eukhe_count,
+    laws,
+    markdown_table,
+    ranked,
+)
 from laws.subset import all_violations
 
 # The columns of a law's line; the mutant runner reads the verdict column (mutants/__main__.py).

@@ -20,7 +20,7 @@ otherwise, so "it is n" is false at n = −1; `fold(n, 1, +1)` is n + 1, not n; 
 at x = 3; x << c raises for c < 0; Python's x == y has no value when x and y are unknown.
 """
 
-from typing import Callable, List, Tuple
+from collections.abc import Callable
 
 import z3
 
@@ -30,7 +30,7 @@ from laws.core import Budget, Law, Verdict
 from laws.z3_core import Sym, SymBool
 
 
-def refused(name: str, run: Callable[[], Tuple[bool, str]]) -> Tuple[bool, str]:
+def refused(name: str, run: Callable[[], tuple[bool, str]]) -> tuple[bool, str]:
     """(refused, why) for one canary: `run` gives (proved, problem) from the prover's own code."""
     try:
         proved, problem = run()
@@ -41,7 +41,7 @@ def refused(name: str, run: Callable[[], Tuple[bool, str]]) -> Tuple[bool, str]:
     return True, f"{name}: {problem.splitlines()[0][:120] if problem else 'not proved'}"
 
 
-def law_run(name: str, loops, body) -> Tuple[bool, str]:
+def law_run(name: str, loops, body) -> tuple[bool, str]:
     proved, problem, _ = zm.run_law(name, loops, body)
     return proved, problem
 
@@ -62,7 +62,7 @@ def counted(env, k, value):
     return value.term == k.term
 
 
-def fold_with(start: int, body, count_domain=lambda n: z3.BoolVal(True)) -> Tuple[bool, str]:
+def fold_with(start: int, body, count_domain=lambda n: z3.BoolVal(True)) -> tuple[bool, str]:
     """Claim fold(n, start, body) == n, with the invariant value == k."""
     loops = {body.__qualname__: zm.Loop(counted)}
 
@@ -85,7 +85,7 @@ FOLD_CANARIES = (
 # ---- the repeat rule (a `while`) ----
 
 
-def repeat_with(step: int, invariant, claim_of) -> Tuple[bool, str]:
+def repeat_with(step: int, invariant, claim_of) -> tuple[bool, str]:
     """repeat(v < n, v + step) from 0, with the given invariant and the variant n − v."""
     n = z3.Int("n_canary")
     bound = Sym(n)
@@ -120,7 +120,7 @@ REPEAT_CANARIES = (
 # ---- the sequence twins ----
 
 
-def twin_past_the_end(use) -> Tuple[bool, str]:
+def twin_past_the_end(use) -> tuple[bool, str]:
     """Run a twin at an edge Python refuses (or gives something else at): its obligation must fail."""
 
     def claim(proof: zm.Proof) -> None:
@@ -131,7 +131,7 @@ def twin_past_the_end(use) -> Tuple[bool, str]:
     return law_run("canary", {}, claim)
 
 
-def trie_child_at_a_symbolic_digit() -> Tuple[bool, str]:
+def trie_child_at_a_symbolic_digit() -> tuple[bool, str]:
     """A trie's child at a digit known only as a term (2, as an assumption): `twins_agree` checks
     the trie's twin at concrete digits only, where the If chain over digits never runs."""
 
@@ -159,7 +159,7 @@ TWIN_CANARIES = (
 # ---- the integer encoding ----
 
 
-def integer_claim(check) -> Tuple[bool, str]:
+def integer_claim(check) -> tuple[bool, str]:
     def claim(proof: zm.Proof) -> None:
         x, c = Sym(z3.Int("x_canary")), Sym(z3.Int("c_canary"))
         check(proof, x, c)
@@ -187,7 +187,7 @@ INTEGER_CANARIES = (
 # ---- explore: paths cut by the model's own assert ----
 
 
-def every_path_cut() -> Tuple[bool, str]:
+def every_path_cut() -> tuple[bool, str]:
     """A message of a kind the model refuses (`assert kind in KINDS`): every path ends at the
     model's assert, so no state follows and nothing may be claimed of it, not even False."""
 
@@ -207,7 +207,7 @@ EXPLORE_CANARIES = (
 # ---- the loop cache ----
 
 
-def two_counts_one_result() -> Tuple[bool, str]:
+def two_counts_one_result() -> tuple[bool, str]:
     loops = {_plus_one.__qualname__: zm.Loop(counted)}
 
     def claim(proof: zm.Proof) -> None:
@@ -227,7 +227,7 @@ CACHE_CANARIES = (
 
 def canary_law(name: str, canaries) -> Callable[[Budget], Verdict]:
     def check(budget: Budget) -> Verdict:
-        reasons: List[str] = []
+        reasons: list[str] = []
         for claim, run in canaries:
             ok, why = refused(claim, run)
             if not ok:

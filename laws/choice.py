@@ -16,7 +16,6 @@ proves, on that function itself, that Python's order of those entries is the mod
 with this scan's tie-break (the oldest of equal pairs first).
 """
 
-from typing import List, Tuple
 
 import z3
 
@@ -65,7 +64,7 @@ def choice_loop() -> zm.Loop:
     def requires(env, count):
         return z3.And(zv.nodes(env["view"]), count.term == env["view"].n - 1, Sym.lift(env["T"]) >= 0)
 
-    def index_facts(env, k, best) -> List:
+    def index_facts(env, k, best) -> list:
         view, T, b, a = env["view"], Sym.lift(env["T"]), best.term, k.term
         L, I = view.arrays["l"], view.arrays["i"]
         domain = z3.And(T >= 0, b >= 0, b < view.n, a >= 0, a < view.n, L[a] >= 0, I[a] >= 0, L[b] >= 0, I[b] >= 0)
@@ -121,15 +120,15 @@ def tuple_before(a, b):
     return earlier
 
 
-def on_every_path(function) -> List[Tuple[List, object]]:
+def on_every_path(function) -> list[tuple[list, object]]:
     """(conditions, result) for each path of `function()`: each condition a term is asked for as
     a Python bool (an `if` on the level, say) is answered True on one path and False on another,
     so the paths together are every run."""
     found = []
-    pending: List[Tuple[bool, ...]] = [()]
+    pending: list[tuple[bool, ...]] = [()]
     while pending:
         forced = pending.pop()
-        chosen: List[Tuple[object, bool]] = []
+        chosen: list[tuple[object, bool]] = []
 
         def branch(term, forced=forced, chosen=chosen) -> bool:
             known = zm.truth(term)

@@ -36,9 +36,9 @@ import sys
 import tempfile
 import threading
 import time
-from functools import lru_cache
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
 
 import harness.memory.line as production_line
 from laws import witness
@@ -63,7 +63,7 @@ CONTEXT_DOMAIN = (f"compaction views of ≤ {VIEW_LINES_MAX} lines tiling 0..end
                   f"any built lines; nodes of level ≤ {CONTEXT_LEVEL_MAX + 1}, index ≤ 4")
 
 # (job name, argv after `python -m crosshair`), in the order the laws run
-JOBS: Dict[str, List[str]] = {
+JOBS: dict[str, list[str]] = {
     # The view laws once checked here by `crosshair check` on laws/contracts/views.py are proved
     # by Z3 on the model's own code now (laws/universal.py).
     "line_matches_production": ["diffbehavior", "laws.contracts.twins.model_line", "laws.contracts.twins.harness_line",
@@ -92,9 +92,9 @@ class Job:
 
 
 # name -> (exit status, output, wall seconds, CPU seconds)
-FINISHED: Dict[str, Tuple[int, str, float, float]] = {}
-RUNNING: Dict[str, Job] = {}
-PENDING: List[str] = []
+FINISHED: dict[str, tuple[int, str, float, float]] = {}
+RUNNING: dict[str, Job] = {}
+PENDING: list[str] = []
 LOCK = threading.Lock()
 WAITING = threading.Event()  # set while this process waits for a job: then two may run
 
@@ -133,7 +133,7 @@ def feed() -> None:
         time.sleep(0.02)
 
 
-def start_ahead(names: List[str]) -> None:
+def start_ahead(names: list[str]) -> None:
     """Queue the jobs of these laws, longest first, and start feeding them to the cores."""
     with LOCK:
         PENDING.extend(name for name in ORDER if name in names and name not in PENDING)
@@ -141,7 +141,7 @@ def start_ahead(names: List[str]) -> None:
         threading.Thread(target=feed, daemon=True).start()
 
 
-def run(name: str) -> Tuple[int, str, float, float]:
+def run(name: str) -> tuple[int, str, float, float]:
     """Wait for this law's job, starting it now if it was not queued: (exit status, output,
     wall seconds, CPU seconds)."""
     deadline = time.monotonic() + 600
@@ -254,7 +254,7 @@ def texts(alphabet: str, length_max: int) -> Iterator[str]:
             yield "".join(characters)
 
 
-def cut_cases() -> Iterator[Tuple[str, int]]:
+def cut_cases() -> Iterator[tuple[str, int]]:
     """Every budget from 0 to one past the text's size, for every short text of the four widths
     and of the encoding's edge characters; and short texts after 500 to 512 ASCII bytes, at the
     line's 512."""
@@ -298,7 +298,7 @@ REPLIES_MAX = 6
 LABEL = f"Bounded: all {sum(len(SHAPES) ** n for n in range(REPLIES_MAX + 1)):,} reply sequences of ≤ 6 from 9 shapes"
 
 
-@lru_cache(maxsize=None)
+@cache
 def sequences() -> tuple:
     """Every sequence and its outcome, computed once per process for the line laws."""
     found = []
@@ -321,14 +321,14 @@ def line_law(claim) -> Verdict:
     return Verdict(True, LABEL)
 
 
-def calls_at_most_tries(replies, outcome) -> Optional[str]:
+def calls_at_most_tries(replies, outcome) -> str | None:
     """[gist §4] "Try at most 5 times": 5 is the gist's number, not the model's constant."""
     if outcome.calls > 5 or outcome.calls > len(replies):
         return f"{outcome.calls} calls"
     return None
 
 
-def kept_fits(replies, outcome) -> Optional[str]:
+def kept_fits(replies, outcome) -> str | None:
     """A kept line is 1 to 512 bytes; "" (a failed try) only when no try gave a line."""
     tried = [replies[k].strip() for k in range(outcome.calls) if replies[k].strip() != ""]
     if outcome.text == "" and not tried:
@@ -338,7 +338,7 @@ def kept_fits(replies, outcome) -> Optional[str]:
     return None
 
 
-def takes_first_fit(replies, outcome) -> Optional[str]:
+def takes_first_fit(replies, outcome) -> str | None:
     """The first reply that fits ends the tries and is the line (if the tries reach it)."""
     for k in range(outcome.calls):
         text = replies[k].strip()
@@ -349,7 +349,7 @@ def takes_first_fit(replies, outcome) -> Optional[str]:
     return None
 
 
-def stops_when_not_shorter(replies, outcome) -> Optional[str]:
+def stops_when_not_shorter(replies, outcome) -> str | None:
     """Every try but the last was over-long and strictly shorter than the ones before it; a
     follow-up that is not shorter is the last try."""
     best = None
@@ -361,7 +361,7 @@ def stops_when_not_shorter(replies, outcome) -> Optional[str]:
     return None
 
 
-def empty_is_a_try(replies, outcome) -> Optional[str]:
+def empty_is_a_try(replies, outcome) -> str | None:
     """An empty reply counts as a call and is the last one."""
     for k in range(len(replies)):
         if k >= outcome.calls:
@@ -371,7 +371,7 @@ def empty_is_a_try(replies, outcome) -> Optional[str]:
     return None
 
 
-def keeps_shortest(replies, outcome) -> Optional[str]:
+def keeps_shortest(replies, outcome) -> str | None:
     """The kept line is the shortest non-empty try, cut; with none, "": a failed try, never the
     node's input [gist §7.5] [P16]."""
     tried = [replies[k].strip() for k in range(outcome.calls) if replies[k].strip() != ""]
@@ -392,7 +392,7 @@ def gist_too_long(line_text: str) -> str:
             "%s| ← LIMIT") % (len(data), head)
 
 
-def follows_up_too_long(replies, outcome) -> Optional[str]:
+def follows_up_too_long(replies, outcome) -> str | None:
     """Each try but the last got the gist's "Too long" follow-up for its trimmed line; the last
     got one only if it was over-long, not the fifth, and the replies ran out after it."""
     expected = [gist_too_long(replies[k].strip()) for k in range(outcome.calls - 1)]

@@ -18,8 +18,8 @@ checked. The registry (laws/registry.py) holds every law; the law modules take t
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 # "runs": seeded runs of the model, every state of each checked: a search, not a bound.
 ENGINES = ("exhaustive", "example", "runs", "z3", "crosshair", "hypothesis")
@@ -53,7 +53,7 @@ class Verdict:
     detail: str = ""
     # The seconds of the law's own work when it did not run inside its turn (a CrossHair job
     # started ahead while other laws ran); None: the seconds the law's turn took.
-    seconds: Optional[float] = None
+    seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def number(text: str) -> int:
     return int(text.replace(",", ""))
 
 
-def shortfall(registered: str, earned: str) -> Optional[str]:
+def shortfall(registered: str, earned: str) -> str | None:
     """None when the earned label is at least the registered one; otherwise why it is not."""
     if earned == "none":
         return "the law failed"

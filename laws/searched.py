@@ -9,15 +9,24 @@ gives the number of histories and events checked.
 """
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, List, Optional
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from laws.core import Budget, Law, Verdict
 from model.planner import (
-    KINDS, Built, Config, Failed, Message, Restart, State, TurnEnd, Wait, step,
+    KINDS,
+    Built,
+    Config,
+    Failed,
+    Message,
+    Restart,
+    State,
+    TurnEnd,
+    Wait,
+    step,
 )
 from model.tree import tree_get
 from model.view import LINE_BYTES_MAX, View, utf8_bytes
@@ -71,7 +80,7 @@ def event_of(state: State, choice: Choice):
     return Message(choice.message_kind, "m" * choice.size)
 
 
-def covers(view: View, T: int) -> Optional[str]:
+def covers(view: View, T: int) -> str | None:
     """[gist §3] lines of tree nodes, oldest first, covering 0..T−1 each once."""
     at = 0
     for line in view:
@@ -93,7 +102,7 @@ def within(line_l: int, line_i: int, view: View) -> bool:
     return start in starts and end in ends
 
 
-def cview_coarsens_view(before: State, after: State) -> Optional[str]:
+def cview_coarsens_view(before: State, after: State) -> str | None:
     shown = {(line.l, line.i): line for line in after.view}
     for line in after.cview:
         if not within(line.l, line.i, after.view):
@@ -103,7 +112,7 @@ def cview_coarsens_view(before: State, after: State) -> Optional[str]:
     return covers(after.cview, after.T)
 
 
-def queue_is_sound(before: State, after: State) -> Optional[str]:
+def queue_is_sound(before: State, after: State) -> str | None:
     jobs = after.config.jobs_max
     if len(after.running) > jobs:
         return f"{len(after.running)} calls run, over {jobs}"
@@ -118,7 +127,7 @@ def queue_is_sound(before: State, after: State) -> Optional[str]:
     return None
 
 
-def built_once(before: State, after: State) -> Optional[str]:
+def built_once(before: State, after: State) -> str | None:
     """[gist §2] each node is built once and never built again: a text, once there, stays."""
     for line in before.view:
         if line.built and tree_get(after.tree, line.l, line.i) != line.text:
@@ -126,7 +135,7 @@ def built_once(before: State, after: State) -> Optional[str]:
     return None
 
 
-def free_nodes_never_wait(before: State, after: State) -> Optional[str]:
+def free_nodes_never_wait(before: State, after: State) -> str | None:
     """[gist §2] a source of at most 512 bytes is its own node, with no call."""
     for line in after.view:
         if not line.built and utf8_bytes(line.text) <= LINE_BYTES_MAX:
@@ -140,15 +149,15 @@ def free_nodes_never_wait(before: State, after: State) -> Optional[str]:
     return None
 
 
-def search(claim: Callable[[State, State], Optional[str]], seed: int, shrink: bool = True) -> Verdict:
+def search(claim: Callable[[State, State], str | None], seed: int, shrink: bool = True) -> Verdict:
     counted = {"histories": 0, "events": 0, "batches": 0}
-    found: List[str] = []
+    found: list[str] = []
     phases = tuple(Phase) if shrink else (Phase.explicit, Phase.reuse, Phase.generate)
 
     @settings(max_examples=HISTORIES, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck), phases=phases)
     @given(config=configs(), drawn=st.lists(choices, min_size=EVENTS_MIN, max_size=EVENTS_MAX))
-    def history(config: Config, drawn: List[Choice]) -> None:
+    def history(config: Config, drawn: list[Choice]) -> None:
         counted["histories"] += 1
         state = State(config)
         for k, choice in enumerate(drawn):
@@ -177,7 +186,7 @@ LABEL = (f"Searched (Hypothesis): at least {HISTORIES} histories of {EVENTS_MIN}
          "at least 12,000 events, at least 800 batches in all")
 
 
-def every_claim(before: State, after: State) -> Optional[str]:
+def every_claim(before: State, after: State) -> str | None:
     for claim in CLAIMS.values():
         problem = claim(before, after)
         if problem:
@@ -185,7 +194,7 @@ def every_claim(before: State, after: State) -> Optional[str]:
     return None
 
 
-def law(name: str, gist: str, says: str, claim: Callable[[State, State], Optional[str]]) -> Law:
+def law(name: str, gist: str, says: str, claim: Callable[[State, State], str | None]) -> Law:
     def check(budget: Budget) -> Verdict:
         # One search checks every claim at each step; only when it fails does each law search
         # on its own, so a law's verdict is never read off another law's partial search.

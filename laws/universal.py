@@ -19,8 +19,8 @@ and the mutants show that wrong code fails.
 """
 
 import itertools
-from functools import lru_cache
-from typing import Callable, List, Optional, Tuple
+from collections.abc import Callable
+from functools import cache
 
 import z3
 
@@ -30,16 +30,38 @@ from laws import z3_events as ze
 from laws import z3_model as zm
 from laws import z3_views as zv
 from laws.core import TRUSTED_ENCODING, TRUSTED_RULES, Budget, Law, Verdict
-from laws.z3_core import (POW2, Answer, Sym, failed_answer, formula, obligations, prove,
-                          satisfiable, vacuous)
+from laws.z3_core import POW2, Answer, Sym, failed_answer, formula, obligations, prove, satisfiable, vacuous
 from laws.z3_fold import fold_proofs
 from laws.z3_push import digits_agree, lemmas, push_runs_as_the_counter
 from laws.z3_runs import DEEP, SMALL, Tally, lines_of, replay, transitions
-from model.planner import (Built, Config, Failed, Message, Restart, Retry, State, Wait, step,
-                           tree_parents, unbuilt_lines, with_line)
+from model.planner import (
+    Built,
+    Config,
+    Failed,
+    Message,
+    Restart,
+    Retry,
+    State,
+    Wait,
+    step,
+    tree_parents,
+    unbuilt_lines,
+    with_line,
+)
 from model.tree import tree_get
-from model.view import (LINE_BYTES_MAX, Line, built_line, context, fit, merge, most_due, turn_view,
-                        utf8_bytes, view_bytes, waiting_line)
+from model.view import (
+    LINE_BYTES_MAX,
+    Line,
+    built_line,
+    context,
+    fit,
+    merge,
+    most_due,
+    turn_view,
+    utf8_bytes,
+    view_bytes,
+    waiting_line,
+)
 
 RUNS = ((300, 11), (300, 12))  # (messages, seed): late compactor, a small config (laws.z3_runs)
 # Every part a proof on the model's code rests on (docs/trust.md): the encoding of integers as
@@ -50,7 +72,7 @@ VIEW_LABEL = f"Proved (Z3): model code, any view; {TRUSTED}"
 DUE_LABEL = f"Proved (Z3): model code, all T, i ≥ 0, all levels; trusted: {TRUSTED_ENCODING}"
 
 
-def law_proved(name: str, body: Callable[[zm.Proof], None], loops=None) -> Tuple[bool, str, List[Tuple[str, Answer]]]:
+def law_proved(name: str, body: Callable[[zm.Proof], None], loops=None) -> tuple[bool, str, list[tuple[str, Answer]]]:
     return zm.run_law(name, loops if loops is not None else zv.loops(), body)
 
 
@@ -206,8 +228,8 @@ def fit_keeping(invariant: str):
     return zv.loops(lambda env, view, merges: holds(view, Sym.lift(env["T"])))
 
 
-@lru_cache(maxsize=None)
-def step_proofs(invariant: str) -> Tuple[bool, str, int, float]:
+@cache
+def step_proofs(invariant: str) -> tuple[bool, str, int, float]:
     """The node lemmas and each view step: (proved, problem, queries, seconds). Computed once
     per process: the chat's view and the compaction view take the same steps."""
     queries, seconds = 0, 0.0
@@ -238,7 +260,7 @@ DEEP_T_MIN = 100_000
 EVENTS_MIN = 4_000  # the default runs replay at least this many events, or the law fails
 
 
-@lru_cache(maxsize=None)
+@cache
 def all_transitions():
     found = []
     for messages, seed in RUNS:
@@ -265,7 +287,7 @@ def summarized_directly(view, T: int) -> bool:
 DIRECT = {"tiling": covers_directly, "summaries": summarized_directly}
 
 
-@lru_cache(maxsize=None)
+@cache
 def links(deep: bool):
     """One pass over the runs (the deep run when `deep`): each view's replay, and the first state
     where each invariant fails when checked directly. Shared by the four history laws."""
@@ -289,8 +311,8 @@ def deep_transitions():
     return transitions(DEEP_RUN[0], DEEP_RUN[1], DEEP, prompt=True)
 
 
-@lru_cache(maxsize=None)
-def history_proofs() -> Tuple[bool, str, int, float, int]:
+@cache
+def history_proofs() -> tuple[bool, str, int, float, int]:
     """The induction over histories, on the model's code (laws.z3_events): the node facts, the
     base case, the build lemma and every event's step. (proved, problem, queries, seconds, paths)."""
     queries, seconds, paths = 0, 0.0, 0
@@ -362,8 +384,8 @@ def merge_covers(budget: Budget) -> Verdict:
     return Verdict(True, VIEW_LABEL, f"{queries} Z3 queries in {seconds:.2f} s")
 
 
-@lru_cache(maxsize=None)
-def step_proofs_merge() -> Tuple[bool, str, int, float]:
+@cache
+def step_proofs_merge() -> tuple[bool, str, int, float]:
     queries, seconds = 0, 0.0
     for name, answer, witnessed in zv.node_lemmas():
         queries, seconds = queries + 1, seconds + answer.seconds
@@ -585,8 +607,8 @@ def twin_agrees(original, twin, arguments, as_terms) -> str:
     return "" if same else f"{original.__name__}{arguments}: Python gives {expected!r}, the twin {value!r}"
 
 
-@lru_cache(maxsize=None)
-def twins_check() -> Tuple[str, int]:
+@cache
+def twins_check() -> tuple[str, int]:
     """Every tuple of ≤ 3 lines of two kinds, every index −4..4, each sequence twin and choose;
     then the model's view functions on concrete arrays against the same on tuples."""
     cases = 0
@@ -673,7 +695,7 @@ def _swap_to(line: Line):
 CHANGES = (lambda old: old, _swap_to(POOL[2]), _swap_to(POOL[1]))
 
 
-def views_on_arrays() -> Tuple[str, int]:
+def views_on_arrays() -> tuple[str, int]:
     """The model's fit, context and with_line run through the twins on concrete arrays (every
     length a numeral, so each loop is unrolled) give what they give on Python tuples, on views
     from a model run."""
@@ -879,7 +901,7 @@ def third_failure(state: State, l: int, i: int) -> State:
     return state
 
 
-def capped_problem(text: Optional[str], halves: Tuple[str, ...]) -> Optional[str]:
+def capped_problem(text: str | None, halves: tuple[str, ...]) -> str | None:
     """The capped line is the mark, then the node's input cut: a message's source, or both
     halves, each cut, joined by a newline; 512 bytes at most."""
     if text is None:
@@ -938,7 +960,7 @@ def fail_cap_builds(budget: Budget) -> Verdict:
                    f"{restarts} restarts kept their counts")
 
 
-def settle_bound(state: State, outcome_seed: int) -> Tuple[bool, str, int]:
+def settle_bound(state: State, outcome_seed: int) -> tuple[bool, str, int]:
     """From `state`, a turn waits; the compactor answers each running call, failing it unless the
     seed says otherwise. The view is settled within 3 outcomes per unbuilt line."""
     state = step(state, Wait())

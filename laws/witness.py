@@ -15,10 +15,10 @@ import ast
 import inspect
 import sys
 import textwrap
-from typing import Callable, Iterable, List, Optional, Set, Tuple
+from collections.abc import Callable, Iterable
 
 
-def parts(function: Callable) -> Tuple[List[int], List[int], Optional[int]]:
+def parts(function: Callable) -> tuple[list[int], list[int], int | None]:
     """The source lines of the function's preconditions (its leading asserts, after the
     docstring), of its claims (every other assert) and, when the function opens with an `if`
     (a domain guard), of the statement after it."""
@@ -28,7 +28,7 @@ def parts(function: Callable) -> Tuple[List[int], List[int], Optional[int]]:
     assert isinstance(definition, ast.FunctionDef)
     body = definition.body
     start = 1 if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else 0
-    preconditions: List[ast.Assert] = []
+    preconditions: list[ast.Assert] = []
     for statement in body[start:]:
         if not isinstance(statement, ast.Assert):
             break
@@ -42,11 +42,11 @@ def parts(function: Callable) -> Tuple[List[int], List[int], Optional[int]]:
             past_guard)
 
 
-def traced(function: Callable, arguments: tuple) -> Tuple[Set[int], Optional[BaseException], object]:
+def traced(function: Callable, arguments: tuple) -> tuple[set[int], BaseException | None, object]:
     """Run the function on the arguments; the lines of its own code that ran, and what it raised
     or returned."""
     code = function.__code__
-    ran: Set[int] = set()
+    ran: set[int] = set()
 
     def local(frame, event, argument):
         if event == "line":
@@ -78,12 +78,12 @@ def failed_line(function: Callable, error: BaseException) -> int:
     return found
 
 
-def contract_problem(function: Callable, witnesses: Iterable[tuple]) -> Optional[str]:
+def contract_problem(function: Callable, witnesses: Iterable[tuple]) -> str | None:
     """None when the witnesses meet the preconditions and reach every claim; otherwise why not."""
     preconditions, claims, _ = parts(function)
     if not preconditions:
         return f"{function.__name__} has no leading asserts: CrossHair would check nothing"
-    reached: Set[int] = set()
+    reached: set[int] = set()
     count = 0
     for arguments in witnesses:
         count += 1
@@ -102,7 +102,7 @@ def contract_problem(function: Callable, witnesses: Iterable[tuple]) -> Optional
     return None
 
 
-def pair_problem(first: Callable, second: Callable, witnesses: Iterable[tuple]) -> Optional[str]:
+def pair_problem(first: Callable, second: Callable, witnesses: Iterable[tuple]) -> str | None:
     """None when every witness passes both functions' domain guards and both give the same
     answer; otherwise why not."""
     for function in (first, second):

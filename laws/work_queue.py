@@ -23,21 +23,30 @@ here from the gist and docs/planner.md, never from the code under test:
 """
 
 import itertools
-from typing import Iterator, List, Optional, Tuple
+from collections.abc import Iterator
 
 from laws.core import Budget, Law, Verdict
 from model.line import LINE_BYTES_MAX
-from model.planner import (Config, State, capped_text, failure_count, failures_without, last_message,
-                           queue_by_last, schedule, without)
+from model.planner import (
+    Config,
+    State,
+    capped_text,
+    failure_count,
+    failures_without,
+    last_message,
+    queue_by_last,
+    schedule,
+    without,
+)
 from model.tree import Tree, tree_put
 from model.view import Line, built_line, waiting_line
 
 CAPPED_MARK = "(not summarized, cut: zoom it) "  # docs/planner.md, [P16]
 TILED_MAX = 16  # every T up to this
-Node = Tuple[int, int]
+Node = tuple[int, int]
 
 
-def tilings(start: int, end: int) -> Iterator[Tuple[Node, ...]]:
+def tilings(start: int, end: int) -> Iterator[tuple[Node, ...]]:
     """Every way to cover messages start..end−1 with tree nodes (l, i), oldest first: node (l, i)
     covers i·2^l .. (i + 1)·2^l − 1 [gist §3]."""
     if start == end:
@@ -60,11 +69,11 @@ def summary(l: int, i: int) -> str:
     return f"summary of ({l}, {i})"
 
 
-def tiled_state(nodes: Tuple[Node, ...]) -> State:
+def tiled_state(nodes: tuple[Node, ...]) -> State:
     """A state whose view is `nodes`: every level-0 line waits for its summary, every merged line
     is built; the tree holds every merged line and its halves, all the way down."""
     tree = Tree()
-    view: List[Line] = []
+    view: list[Line] = []
     for l, i in nodes:
         if l == 0:
             view.append(waiting_line(i, source(i)))
@@ -77,7 +86,7 @@ def tiled_state(nodes: Tuple[Node, ...]) -> State:
     return State(Config(), T=T, view=tuple(view), cview=tuple(view), tree=tree)
 
 
-def capped_source_problem() -> Tuple[Optional[str], int]:
+def capped_source_problem() -> tuple[str | None, int]:
     cases = 0
     for T in range(1, TILED_MAX + 1):
         for nodes in tilings(0, T):
@@ -124,7 +133,7 @@ CAPPED_LABEL = ("Bounded: every view tiling T ≤ 16 messages by tree nodes (eve
 MERGES = tuple((l, i) for l in (1, 2, 3) for i in range(16 >> l))  # 14 merges over messages 0..15
 
 
-def queue_problem() -> Tuple[Optional[str], int]:
+def queue_problem() -> tuple[str | None, int]:
     cases = 0
     # [P5] every queue ordered by last message, of ≤ 4 merges, and every merge not in it
     for size in range(5):
@@ -157,7 +166,7 @@ def queue_problem() -> Tuple[Optional[str], int]:
     return None, cases
 
 
-def expected_start(view, running, ready, retry_later, jobs_max: int, waiting: bool) -> Tuple[Node, ...]:
+def expected_start(view, running, ready, retry_later, jobs_max: int, waiting: bool) -> tuple[Node, ...]:
     """The calls that start, by the gist and [P5]/P6, with no running call stopped: the first
     jobs_max lines of the view that wait for a summary [gist §4], oldest first, then (with no turn
     waiting) the ready merges in queue order [P5]; none running, none failed since the
@@ -169,7 +178,7 @@ def expected_start(view, running, ready, retry_later, jobs_max: int, waiting: bo
     return tuple(wanted[: max(0, jobs_max - len(running))])
 
 
-def schedule_problem() -> Tuple[Optional[str], int]:
+def schedule_problem() -> tuple[str | None, int]:
     cases = 0
     pool = ((1, 0), (1, 2), (2, 1))  # ready merges, by last message: 1, 5, 7
     for T in range(1, 6):
@@ -196,7 +205,7 @@ def schedule_problem() -> Tuple[Optional[str], int]:
     return None, cases
 
 
-def schedule_case(state: State, still_waiting: bool, after: Tuple[Node, ...]) -> Optional[str]:
+def schedule_case(state: State, still_waiting: bool, after: tuple[Node, ...]) -> str | None:
     if len(after) > state.config.jobs_max:
         return f"{len(after)} calls run"
     kept = tuple(node for node in after if node in state.running)

@@ -21,9 +21,10 @@ covers only runs that Python would finish.
 """
 
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import Optional
 
 import z3
 
@@ -41,7 +42,7 @@ def pow2_axioms() -> list:
 
 # ---- obligations: what Python checks at run time that a Z3 term does not ----
 
-_COLLECTORS: List[List] = []
+_COLLECTORS: list[list] = []
 
 
 def oblige(condition, why: str) -> None:
@@ -56,9 +57,9 @@ def oblige(condition, why: str) -> None:
 
 
 @contextmanager
-def obligations() -> Iterator[List]:
+def obligations() -> Iterator[list]:
     """Collect the side conditions of the terms computed in the block, as (formula, why)."""
-    found: List = []
+    found: list = []
     _COLLECTORS.append(found)
     try:
         yield found
@@ -75,7 +76,7 @@ def no_python_value(kind: str):
 
 # The path chooser of a law that explores the model's branches (laws.z3_model.explore); empty
 # everywhere else, so a branch on a term raises.
-BRANCHES: List = []
+BRANCHES: list = []
 
 
 def is_python_int(value) -> bool:
@@ -264,14 +265,14 @@ def integer(value):
 # `unsat` on an idle one, a resource count gives the same verdict on every run of the same Z3.
 SEED = 0
 RLIMIT = 20_000_000  # per query: over ten times the most any query of the laws or tests used (about 1.8 million)
-USED: List[int] = []  # each query's resource count, in order, for the tests that measure them
+USED: list[int] = []  # each query's resource count, in order, for the tests that measure them
 
 
 @dataclass(frozen=True)
 class Answer:
     status: str  # "unsat", "sat" or "unknown"
     seconds: float
-    model: Optional[str] = None
+    model: str | None = None
     used: int = 0  # Z3's resource count for this query
 
     @property
@@ -287,7 +288,7 @@ def solver(rlimit: int, context: Optional["z3.Context"] = None) -> "z3.Solver":
     return found
 
 
-def in_fresh_context(terms: Iterable) -> Tuple["z3.Context", list]:
+def in_fresh_context(terms: Iterable) -> tuple["z3.Context", list]:
     """The terms copied into a context of their own. Z3's work on a query depends on what its
     context saw before (the queries of the laws that ran first, in the order they ran): in a
     context of its own a query's verdict is a function of the query alone."""

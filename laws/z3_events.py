@@ -24,19 +24,18 @@ queue's functions (`without`, `failures_without`, `queue_by_last`, `failure_coun
 text from its own arguments, so a claim about the views proved for any result holds for theirs.
 """
 
+from collections.abc import Callable
 from dataclasses import replace
-from functools import lru_cache
-from typing import Callable, List, Tuple
+from functools import cache
 
 import z3
 
+import model.base as base
+import model.view as model_view
 from laws import z3_model as zm
 from laws import z3_views as zv
 from laws.z3_core import Sym, SymBool
-import model.base as base
-import model.view as model_view
-from model.planner import (Built, Config, Failed, Message, Restart, Retry, State, TurnEnd, Wait,
-                           step, with_line)
+from model.planner import Built, Config, Failed, Message, Restart, Retry, State, TurnEnd, Wait, step, with_line
 from model.view import LINE_BYTES_MAX, built_line, view_bytes, waiting_line
 
 ALLOWED = (("step", "isinstance"),)  # step tests the event's class, which each case fixes
@@ -134,7 +133,7 @@ def build_zero_body(path: zm.Proof) -> None:
                kept_fields(marked, after))
 
 
-@lru_cache(maxsize=None)
+@cache
 def build_lemma() -> zm.Explored:
     """model/planner.py build and ready_parent, for any l ≥ 1: the views and every other field
     but the tree and the work queue are as they were. Then, for l = 0 (its inner build by the
@@ -155,7 +154,7 @@ def build_lemma() -> zm.Explored:
 # ---- the events ----
 
 
-def events() -> List[Tuple[str, Callable[[], object]]]:
+def events() -> list[tuple[str, Callable[[], object]]]:
     """Each kind of event, its fields terms: a message's kind is a constant text, and the proof
     holds for any value of it (it is one more unknown text)."""
     return [
@@ -224,8 +223,8 @@ def event_body(name: str, make_event):
     return body
 
 
-@lru_cache(maxsize=None)
-def event_proofs() -> Tuple[Tuple[str, zm.Explored], ...]:
+@cache
+def event_proofs() -> tuple[tuple[str, zm.Explored], ...]:
     """The induction step for each kind of event, and the base case, on the model's code."""
     found = []
     lemma = build_lemma()

@@ -30,7 +30,6 @@ view of N + 1 (pa.step, pa.same_lines). With laws.z3_push's L0 (push is the coun
 uniqueness of the digits, docs/push_agrees_always.md joins the steps by induction over t.
 """
 
-from typing import List, Tuple
 
 import z3
 
@@ -138,7 +137,7 @@ def sibling_at(V: zm.ZSeq, m, p):
     return z3.Implies(z3.And(0 <= p, p + 1 < m, L[p] == L[p + 1]), I[p + 1] == I[p] + 1)
 
 
-def parts(V: zm.ZSeq, m, N, Z) -> List[Tuple[str, object, bool]]:
+def parts(V: zm.ZSeq, m, N, Z) -> list[tuple[str, object, bool]]:
     """What the step assumes of lines 0 .. m − 1 of V, as (name, formula or a function of a line
     p, whether it speaks of line p + 1 too): the digit view, pow2's instances, the lowest zero,
     and three lemmas (`view_lemmas`, for every digit view)."""
@@ -170,7 +169,7 @@ def quantified(found) -> object:
     return z3.And(formulas)
 
 
-def ground(found, points) -> List:
+def ground(found, points) -> list:
     """The parts' instances at the given lines."""
     formulas = []
     for _, part, _ in found:
@@ -201,7 +200,7 @@ def digit_view(V: zm.ZSeq, m, N):
     return quantified(digit_view_parts(V, m, N))
 
 
-def view_lemmas() -> List[Tuple[str, str, Answer, bool]]:
+def view_lemmas() -> list[tuple[str, str, Answer, bool]]:
     """L5, the sibling indices and pa.Good, for any digit view: (name, claim, answer, witnessed).
     Each query is ground, on the instances of the digit view's facts at the lines it names (a
     product cancelled by pow2 ≥ 1 is nonlinear, which Z3 decides well only without quantifiers);
@@ -239,14 +238,14 @@ def grown(G: zm.ZSeq, m, N, Z):
     return z3.And(G.n == m + 1, facts_of(G, m, N, Z), L[m] == 0, I[m] == N, unit(G, m))
 
 
-def ground_facts(G: zm.ZSeq, m, N, Z, points) -> List:
+def ground_facts(G: zm.ZSeq, m, N, Z, points) -> list:
     """The instances at the given lines of what `grown` says of G (each implied by it)."""
     L, I = G.arrays["l"], G.arrays["i"]
     ones = [z3.Implies(z3.And(Z < q, q < m), digit(G, m, q) == 1) for q in points]
     return ground(parts(G, m, N, Z), points) + ones + [G.n == m + 1, L[m] == 0, I[m] == N, unit(G, m)]
 
 
-def grown_lemmas() -> List[Tuple[str, str, Answer, bool]]:
+def grown_lemmas() -> list[tuple[str, str, Answer, bool]]:
     """For any digit view V of N messages with the facts of `parts`, V with message N's unit line
     appended (the model's own `appended` twin and `unit_line`) meets `grown`: each part at any
     line p, from V's facts at lines p and p + 1."""
@@ -289,7 +288,7 @@ def carry_claims(G: zm.ZSeq, m, N, Z, k, b):
     ]
 
 
-def carry_lemmas() -> List[Tuple[str, str, Answer, bool]]:
+def carry_lemmas() -> list[tuple[str, str, Answer, bool]]:
     G, m, N, Z, k, b = zv.fresh_view("G"), z3.Int("m"), z3.Int("N"), z3.Int("Z"), z3.Int("k"), z3.Int("b")
     found = []
     for name, claim, premise, points in carry_claims(G, m, N, Z, k, b):
@@ -304,7 +303,7 @@ def wins_premise(la, ia, lb, ib, T):
                   T - ((ia + 2) * pa - 1) == pa, T - ((ib + 2) * pb - 1) < pb)
 
 
-def wins_lemma(more_due_fn) -> Tuple[str, str, Answer, bool]:
+def wins_lemma(more_due_fn) -> tuple[str, str, Answer, bool]:
     """L4 as the scan uses it, on the model's more_due: a pair due exactly 1 is more due than a
     pair due less than 1."""
     la, ia, lb, ib, T = z3.Ints("la ia lb ib T")
@@ -369,7 +368,7 @@ class Setting:
         def requires(env, count):
             return z3.And(zv.nodes(env["view"]), count.term == env["view"].n - 1)
 
-        def index_facts(env, k, best) -> List:
+        def index_facts(env, k, best) -> list:
             """Instances of carry_lemmas at this step's pair and best, and of L4 due 1 wins."""
             view, T = env["view"], Sym.lift(env["T"])
             here = [z3.Implies(z3.And(self.on_carry(env), premise), claim)
@@ -426,7 +425,7 @@ def unit_bytes_loop() -> zm.Loop:
     return zm.Loop(invariant, requires=requires)
 
 
-def pointwise(name: str, claims, given, witness, cases=lambda p: [z3.BoolVal(True)]) -> List[Tuple[str, Answer]]:
+def pointwise(name: str, claims, given, witness, cases=lambda p: [z3.BoolVal(True)]) -> list[tuple[str, Answer]]:
     """Each claim (a formula, or a function of a line p) proved from the ground facts `given`
     (a function of p): a claim at a fresh line p holds at every line. A claim of p is proved in
     each of `cases(p)` (which must cover every p: their disjunction is proved too)."""
@@ -446,13 +445,13 @@ def pointwise(name: str, claims, given, witness, cases=lambda p: [z3.BoolVal(Tru
     return found
 
 
-def fold_steps(fold=fold_step, more_due_fn=more_due) -> Tuple[bool, str, List[Tuple[str, Answer]]]:
+def fold_steps(fold=fold_step, more_due_fn=more_due) -> tuple[bool, str, list[tuple[str, Answer]]]:
     """pa.step on the model's code: for the digit view V of N messages (m lines, lowest zero Z),
     fold_step(V, N + 1, the digit count of N + 1) is the grown view with the carry pair merged
     (Z ≥ 0) or the grown view itself (every digit 1), and is the digit view of N + 1."""
     s = Setting(more_due_fn)
     m, T, N, Z = s.m, s.T, s.N, s.Z
-    after: List = []
+    after: list = []
 
     def body(proof: zm.Proof) -> None:
         V = zv.fresh_view("V")
@@ -490,7 +489,7 @@ def fold_steps(fold=fold_step, more_due_fn=more_due) -> Tuple[bool, str, List[Tu
     return ok, problem, answers
 
 
-def first_step(fold=fold_step) -> Tuple[str, str, Answer, bool]:
+def first_step(fold=fold_step) -> tuple[str, str, Answer, bool]:
     """I(0): the fold's first step (message 0, push's one-entry list as the budget), run on Python
     values, is the digit view of 1 message."""
     view = fold((), 1, 1, False)
@@ -500,7 +499,7 @@ def first_step(fold=fold_step) -> Tuple[str, str, Answer, bool]:
     return ("I(0)", "the fold's first view is the digit view of 1", prove(claim, [POW2(0) == 1]), True)
 
 
-def fold_proofs(fold=fold_step, more_due_fn=more_due) -> Tuple[bool, str, int, float]:
+def fold_proofs(fold=fold_step, more_due_fn=more_due) -> tuple[bool, str, int, float]:
     """Every query of the fold's side: the lemmas of any digit view, the grown view, the carry
     pair, L4 as the scan uses it, I(0), and the step on the model's code. (proved, problem,
     queries, seconds)."""

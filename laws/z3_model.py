@@ -35,10 +35,11 @@ import itertools
 import sys
 import textwrap
 import types
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Optional
 
 import z3
 
@@ -48,8 +49,20 @@ import model.planner
 import model.push
 import model.tree as tree_module
 import model.view
-from laws.z3_core import (RLIMIT, Answer, Sym, SymBool, failed_answer, is_python_int, no_python_value,
-                          obligations, oblige, prove, satisfiable, vacuous)
+from laws.z3_core import (
+    RLIMIT,
+    Answer,
+    Sym,
+    SymBool,
+    failed_answer,
+    is_python_int,
+    no_python_value,
+    obligations,
+    oblige,
+    prove,
+    satisfiable,
+    vacuous,
+)
 from model.view import Line
 
 # ---- texts: an uninterpreted sort ----
@@ -59,7 +72,7 @@ CONCAT = z3.Function("concat", TEXT, TEXT, TEXT)
 REPLACE = z3.Function("replace", TEXT, TEXT, TEXT, TEXT)
 DECIMAL = z3.Function("decimal", z3.IntSort(), TEXT)
 UTF8_BYTES = z3.Function("utf8_bytes", TEXT, z3.IntSort())
-_LITERALS: Dict[str, Any] = {}
+_LITERALS: dict[str, Any] = {}
 
 
 def literal(text: str):
@@ -238,16 +251,16 @@ class Kind:
     """The items of a sequence: a Line, or a node (l, i)."""
 
     name: str
-    fields: Tuple[Tuple[str, str], ...]
+    fields: tuple[tuple[str, str], ...]
 
-    def parts(self, value) -> Dict[str, Any]:
+    def parts(self, value) -> dict[str, Any]:
         if self.name == "line":
             return {name: getattr(value, name) for name, _ in self.fields}
         if self.name == "trie":
             return {"trie": value}
         return {name: value[int(name)] for name, _ in self.fields}
 
-    def build(self, parts: Dict[str, Any]):
+    def build(self, parts: dict[str, Any]):
         if self.name == "line":
             return Line(**parts)
         if self.name == "trie":
@@ -268,7 +281,7 @@ def fresh_name(tag: str) -> str:
 class ZSeq:
     """A tuple of unknown length n: one Z3 array per field of its items."""
 
-    def __init__(self, kind: Kind, arrays: Dict[str, Any], n):
+    def __init__(self, kind: Kind, arrays: dict[str, Any], n):
         self.kind = kind
         self.arrays = arrays
         self.n = n
@@ -382,7 +395,7 @@ def same(shape: Shape, a, b):
     return z3.And([same(part, x, y) for part, x, y in zip(kind, a, b)])
 
 
-def term_kind(value) -> Optional[str]:
+def term_kind(value) -> str | None:
     if isinstance(value, Sym) or is_python_int(value):
         return INT
     if isinstance(value, (SymBool, bool)):
@@ -419,7 +432,7 @@ def merged(condition, then, otherwise):
     raise TypeError(f"choose cannot join {type(then).__name__} and {type(otherwise).__name__}")
 
 
-def conjuncts(claim) -> List[Any]:
+def conjuncts(claim) -> list[Any]:
     """The parts of a conjunction, each on its own; a part already true is left out."""
     if z3.is_and(claim):
         return [part for child in claim.children() for part in conjuncts(child)]
@@ -428,12 +441,12 @@ def conjuncts(claim) -> List[Any]:
     return [claim]
 
 
-def numeral(term) -> Optional[int]:
+def numeral(term) -> int | None:
     simple = z3.simplify(term)
     return simple.as_long() if z3.is_int_value(simple) else None
 
 
-def truth(term) -> Optional[bool]:
+def truth(term) -> bool | None:
     simple = z3.simplify(term)
     if z3.is_true(simple):
         return True
@@ -474,7 +487,7 @@ def fingerprint(value, seen=None, trees_alike: bool = False):
     return ("object", id(value))
 
 
-def closure(function) -> Dict[str, Any]:
+def closure(function) -> dict[str, Any]:
     """The values a nested function sees from its enclosing function, by name."""
     names = function.__code__.co_freevars
     return {name: cell.cell_contents for name, cell in zip(names, function.__closure__ or ())}
@@ -488,7 +501,7 @@ def holds_terms(key) -> bool:
     return False
 
 
-def loop_inputs(body, caller) -> Dict[str, Any]:
+def loop_inputs(body, caller) -> dict[str, Any]:
     """What a loop's invariant may speak of: the values its body sees, and the arguments and
     locals of the model function that runs the loop (so an invariant can name an input the body
     no longer reads). A local that is not a term itself but holds terms (a tuple, a nested
@@ -510,18 +523,18 @@ class Loop:
     and the state's shape when its start cannot tell it)."""
 
     invariant: Callable[..., Any]  # fold: (env, k, value) → formula; repeat: (env, value) → formula
-    variant: Optional[Callable[..., Any]] = None  # repeat: (env, value) → Int term, ≥ 0, drops
-    shape: Optional[Shape] = None
+    variant: Callable[..., Any] | None = None  # repeat: (env, value) → Int term, ≥ 0, drops
+    shape: Shape | None = None
     # (env, value) → formulas assumed in the body's step: only instances of facts a law proved
-    facts: Optional[Callable[..., List[Any]]] = None
+    facts: Callable[..., list[Any]] | None = None
     # what the loop needs of its inputs: fold (env, count) → formula, repeat (env) → formula;
     # each call must meet it (an obligation), and the body's step is proved for any inputs that do
-    requires: Optional[Callable[..., Any]] = None
+    requires: Callable[..., Any] | None = None
     # fold only: (env, k, value) → formulas assumed in the step at index k: only instances of
     # facts a law proved (the due order's meaning, say)
-    index_facts: Optional[Callable[..., List[Any]]] = None
+    index_facts: Callable[..., list[Any]] | None = None
 
-    def step_facts(self, env, value) -> List[Any]:
+    def step_facts(self, env, value) -> list[Any]:
         return self.facts(env, value) if self.facts else []
 
 
@@ -534,19 +547,19 @@ class Proof:
     """One law's proof: its assumptions (the claim's domain, facts about loop results), the
     obligations of the code run so far, the loop annotations, and each query's answer."""
 
-    loops: Dict[str, Loop]
-    assumptions: List[Any] = field(default_factory=list)
+    loops: dict[str, Loop]
+    assumptions: list[Any] = field(default_factory=list)
     parent: Optional["Proof"] = None
-    found: List[Tuple[Any, str]] = field(default_factory=list)
-    cache: Dict[Any, Any] = field(default_factory=dict)
-    answers: List[Tuple[str, Answer]] = field(default_factory=list)
+    found: list[tuple[Any, str]] = field(default_factory=list)
+    cache: dict[Any, Any] = field(default_factory=dict)
+    answers: list[tuple[str, Answer]] = field(default_factory=list)
     rlimit: int = RLIMIT
     law: Optional["Proof"] = None  # the law's proof, for a step proved apart from it
-    proven: Dict[Any, bool] = field(default_factory=dict)  # loop steps proved, at the law's proof
+    proven: dict[Any, bool] = field(default_factory=dict)  # loop steps proved, at the law's proof
     checked: int = 0  # the obligations in `found` already proved
-    proved: Dict[int, List[Any]] = field(default_factory=dict)  # the parts proved here, by term id
+    proved: dict[int, list[Any]] = field(default_factory=dict)  # the parts proved here, by term id
 
-    def all_assumptions(self) -> List[Any]:
+    def all_assumptions(self) -> list[Any]:
         above = self.parent.all_assumptions() if self.parent else []
         return above + self.assumptions
 
@@ -554,7 +567,7 @@ class Proof:
         self.assumptions.extend(facts)
 
     def cached(self, key):
-        proof: Optional[Proof] = self
+        proof: Proof | None = self
         while proof is not None:
             if key in proof.cache:
                 return proof.cache[key]
@@ -593,7 +606,7 @@ class Proof:
         """`part` was proved here or above: assumptions only grow (a proof's own, and each
         above it), so what held under fewer holds under these. Every query costs a context of its
         own (laws.z3_core), and the same obligation recurs with each call of the same code."""
-        proof: Optional[Proof] = self
+        proof: Proof | None = self
         while proof is not None:
             if any(known.eq(part) for known in proof.proved.get(part.get_id(), ())):
                 return True
@@ -612,7 +625,7 @@ class Proof:
             raise Unproved(vacuous(name))
 
 
-_PROOFS: List[Proof] = []
+_PROOFS: list[Proof] = []
 
 
 def current() -> Proof:
@@ -643,7 +656,7 @@ def apart(hypotheses) -> Proof:
     return Proof(law.loops, list(hypotheses), None, rlimit=law.rlimit, law=law)
 
 
-def generalized(env: Dict[str, Any]) -> Dict[str, Any]:
+def generalized(env: dict[str, Any]) -> dict[str, Any]:
     """The loop's inputs with every term replaced by a fresh one of its kind; functions and Python
     values stay (a function's own inputs are terms the law chose, or Python values)."""
     found = {}
@@ -655,7 +668,7 @@ def generalized(env: Dict[str, Any]) -> Dict[str, Any]:
     return found
 
 
-def rebound(function, env: Dict[str, Any]):
+def rebound(function, env: dict[str, Any]):
     """The same nested function, seeing `env` instead of its enclosing function's values."""
     cells = tuple(types.CellType(env[name]) for name in function.__code__.co_freevars)
     copy = types.FunctionType(function.__code__, function.__globals__, function.__name__,
@@ -664,13 +677,13 @@ def rebound(function, env: Dict[str, Any]):
     return copy
 
 
-def kept_inputs(env: Dict[str, Any]):
+def kept_inputs(env: dict[str, Any]):
     """The inputs a step proved apart still depends on: all but the terms it generalized."""
     return fingerprint(tuple((name, value) for name, value in sorted(env.items())
                              if not isinstance(value, (Sym, SymBool, SymText, ZSeq))), trees_alike=True)
 
 
-def step_once(name: str, loop: "Loop", env: Dict[str, Any], prove_step: Callable[[Dict[str, Any]], None]) -> None:
+def step_once(name: str, loop: "Loop", env: dict[str, Any], prove_step: Callable[[dict[str, Any]], None]) -> None:
     """Prove the loop's step once per law and per kind of input, apart from the call's context."""
     law = current().root()
     key = (name, id(loop), kept_inputs(env))
@@ -901,7 +914,7 @@ def repeat(going_on, body, start):
     return result
 
 
-def python_int(value) -> Optional[int]:
+def python_int(value) -> int | None:
     """A Python int, or a term Z3 simplifies to one (then the twin can compute exactly)."""
     if is_python_int(value):
         return value
@@ -967,7 +980,7 @@ TREE_TWINS = ("length", "item", "replaced", "padded")  # model/tree.py's, on lev
 LOOP_RULES = ("fold", "repeat")
 UNKNOWN_FUNCTIONS = ("decimal", "utf8_bytes", "tree_has", "tree_text", "tree_put")
 MODULES = (base, tree_module, model.view, model.planner, model.push, model.line)
-RAN: Dict[Any, None] = {}  # the model's code objects that ran on Z3 terms, in order
+RAN: dict[Any, None] = {}  # the model's code objects that ran on Z3 terms, in order
 RECORDED = {"complete": True}
 
 
@@ -1010,7 +1023,7 @@ def running(proof: Proof) -> Iterator[Proof]:
             setattr(module, attribute, value)
 
 
-def identity_tests(allowed: Tuple[str, ...] = ()) -> List[str]:
+def identity_tests(allowed: tuple[str, ...] = ()) -> list[str]:
     """Each model function that ran on Z3 terms and tests identity or type, which no term can
     answer for itself: `x is None` on a term is always False, silently."""
     if not RECORDED["complete"]:
@@ -1031,7 +1044,7 @@ def identity_tests(allowed: Tuple[str, ...] = ()) -> List[str]:
     return sorted(set(found))
 
 
-def run_law(name: str, loops: Dict[str, Loop], body: Callable[[Proof], None], assumptions=()) -> Tuple[bool, str, List[Tuple[str, Answer]]]:
+def run_law(name: str, loops: dict[str, Loop], body: Callable[[Proof], None], assumptions=()) -> tuple[bool, str, list[tuple[str, Answer]]]:
     """Run `body` (which calls the model and `proof.check`s claims) inside a proof. Returns
     (proved, problem, answers)."""
     proof = Proof(loops, list(assumptions))
@@ -1183,14 +1196,14 @@ PATHS_MAX = 400
 class Explored:
     proved: bool
     problem: str
-    answers: List[Tuple[str, Answer]]
+    answers: list[tuple[str, Answer]]
     paths: int = 0
     refused: int = 0
     witnessed: int = 0
 
 
-def explore(name: str, loops: Dict[str, Loop], body: Callable[[Proof], None], lemma: bool = True,
-            allowed: Tuple[Tuple[str, str], ...] = ()) -> Explored:
+def explore(name: str, loops: dict[str, Loop], body: Callable[[Proof], None], lemma: bool = True,
+            allowed: tuple[tuple[str, str], ...] = ()) -> Explored:
     """Run `body` on every path of the model's branches (see above). A path the model finishes
     must prove each claim `body` checks; one path at least must be witnessed: its assumptions,
     with the hints `body` leaves in `path.hints` (a small view, say), met by some values, so the
@@ -1200,14 +1213,14 @@ def explore(name: str, loops: Dict[str, Loop], body: Callable[[Proof], None], le
     RAN.clear()
     RECORDED["complete"] = True
     HYPOTHESES["build"] = 0
-    pending: List[Tuple[bool, ...]] = [()]
+    pending: list[tuple[bool, ...]] = [()]
     result = Explored(False, "", root.answers)
     try:
         with running(root), planner_unknown(lemma):
             while pending:
                 forced = pending.pop()
                 path = Proof(loops, [], root, rlimit=root.rlimit)
-                chosen: List[Tuple[Any, bool]] = []
+                chosen: list[tuple[Any, bool]] = []
 
                 def branch(term, path=path, chosen=chosen, forced=forced) -> bool:
                     if current() is not path:

@@ -10,7 +10,6 @@ axioms. L4 runs the model's own `more_due` on Z3 terms (laws.z3_core.Sym). What 
 (`digits_agree`) on the model's push and fold for every t up to the bound.
 """
 
-from typing import List, Optional, Tuple
 
 import z3
 
@@ -19,7 +18,7 @@ from model.push import States, fold_step, push, push_states, view_items
 from model.view import View, more_due
 
 
-def lemmas(more_due_fn=more_due) -> List[Tuple[str, str, Answer, bool]]:
+def lemmas(more_due_fn=more_due) -> list[tuple[str, str, Answer, bool]]:
     """(name, claim, Z3's answer, assumptions satisfiable) for L0–L5."""
     a, p, p1, pc, d, r, s = z3.Ints("a p p1 pc d r s")
     digit = z3.Or(d == 0, d == 1)
@@ -117,7 +116,7 @@ def pushed(entries, result, w):
     return z3.And(well_formed(result), good(result, w), total_of(result, w) == total_of(entries, w) + w)
 
 
-def push_runs_as_the_counter(push_module=None) -> List[Tuple[str, str, Answer, bool]]:
+def push_runs_as_the_counter(push_module=None) -> list[tuple[str, str, Answer, bool]]:
     """By induction on the list's length, on model/push.py's own `push`: for a well formed, good
     list and the new state at its total, push gives a well formed, good list whose total is one
     more. Each shape a list that meets the precondition can have is run: empty, or a newest
@@ -129,8 +128,8 @@ def push_runs_as_the_counter(push_module=None) -> List[Tuple[str, str, Answer, b
     module = push_module or module
     original = module.push
     w, x, s, a = z3.Ints("w x s a")
-    required: List = []
-    facts: List = []
+    required: list = []
+    facts: list = []
 
     def by_hypothesis(new_state, entries):
         if isinstance(entries, SomeList):
@@ -165,9 +164,9 @@ def push_runs_as_the_counter(push_module=None) -> List[Tuple[str, str, Answer, b
     return found
 
 
-def bijective_digits(T: int) -> Tuple[int, ...]:
+def bijective_digits(T: int) -> tuple[int, ...]:
     """The keep bits d_0 (newest) .. d_{m−1} with T = Σ (1 + d_j)·2^j."""
-    digits: Tuple[int, ...] = ()
+    digits: tuple[int, ...] = ()
     while T > 0:
         d = 1 if T % 2 == 0 else 0
         digits = digits + (d,)
@@ -175,7 +174,7 @@ def bijective_digits(T: int) -> Tuple[int, ...]:
     return digits
 
 
-def digit_view(digits: Tuple[int, ...]) -> Tuple[Tuple[int, int], ...]:
+def digit_view(digits: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     """The view the digits stand for, oldest first, as (id, n): entry j is 2^(j + d_j) messages."""
     items = []
     start = 0
@@ -186,15 +185,15 @@ def digit_view(digits: Tuple[int, ...]) -> Tuple[Tuple[int, int], ...]:
     return tuple(items)
 
 
-def keeps(states: Optional[States]) -> Tuple[int, ...]:
-    found: Tuple[int, ...] = ()
+def keeps(states: States | None) -> tuple[int, ...]:
+    found: tuple[int, ...] = ()
     while states is not None:
         found = found + (states.keep,)
         states = states.older
     return found
 
 
-def digits_agree(t_max: int, fold=fold_step) -> Tuple[bool, str]:
+def digits_agree(t_max: int, fold=fold_step) -> tuple[bool, str]:
     """For t = 0..t_max: push's keep bits are the bijective digits of T = t + 1, its states start
     the digit view's lines, the fold's view is the digit view, and the fold made one merge
     exactly when some digit was 0 (the carry's), none when every digit was 1."""

@@ -14,23 +14,37 @@ and end, the process restarts) at small byte sizes so batches come often; the de
 """
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Optional, Tuple
 
 from model.base import appended
-from model.planner import (KINDS, Built, Config, Event, Failed, Message, Restart, Retry, State, TurnEnd, Wait,
-                           step, tree_parents, with_line)
+from model.planner import (
+    KINDS,
+    Built,
+    Config,
+    Event,
+    Failed,
+    Message,
+    Restart,
+    Retry,
+    State,
+    TurnEnd,
+    Wait,
+    step,
+    tree_parents,
+    with_line,
+)
 from model.tree import tree_get, tree_has
 from model.view import Line, View, built_line, is_pair, merge, waiting_line
 
-Lines = Tuple[Tuple[int, int, bool], ...]
+Lines = tuple[tuple[int, int, bool], ...]
 
 SMALL = Config(6_000, 3_000, 2_000, 1_000, 4)
 # The deep run: views of about ten lines, so a long chat reaches high levels.
 DEEP = Config(1_600, 800, 800, 400, 4)
 
 
-def transitions(messages: int, seed: int, config: Config = SMALL, prompt: bool = False) -> Iterator[Tuple[State, Event, State]]:
+def transitions(messages: int, seed: int, config: Config = SMALL, prompt: bool = False) -> Iterator[tuple[State, Event, State]]:
     """A late compactor: calls end, fail, turns wait and end, the process restarts. With
     `prompt`, the compactor answers every call before the next message instead."""
     rng = random.Random(seed)
@@ -84,7 +98,7 @@ class Tally:
     problem: str = ""
 
 
-def replay_view(before: View, after: State, which_after: View, message: Optional[Line], merges, tally: Tally) -> bool:
+def replay_view(before: View, after: State, which_after: View, message: Line | None, merges, tally: Tally) -> bool:
     """The message's line appended, the message lines built by this event marked, then the
     recorded merges: the model's next view."""
     current = before
@@ -118,7 +132,7 @@ def replay_view(before: View, after: State, which_after: View, message: Optional
     return True
 
 
-def message_line(before: State, event: Event) -> Optional[Line]:
+def message_line(before: State, event: Event) -> Line | None:
     """The line a message appends: its waiting line [gist §3.2]; the planner's source is
     "kind: text" [gist §4]."""
     if not isinstance(event, Message):
@@ -126,7 +140,7 @@ def message_line(before: State, event: Event) -> Optional[Line]:
     return waiting_line(before.T, event.kind + ": " + event.text)
 
 
-def replay(found, tally: Optional[Tally] = None, which: str = "view") -> Tally:
+def replay(found, tally: Tally | None = None, which: str = "view") -> Tally:
     """Replay the view (`which` = "view") or the compaction view ("cview") of each transition."""
     tally = tally or Tally()
     for number, (before, event, after) in enumerate(found):

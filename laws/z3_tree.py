@@ -29,8 +29,8 @@ tree's levels and on tries (twins_agree checks them against Python), and the two
 exhaustive check (every i < 2^16 at three levels) runs as a cross-check, not a link.
 """
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator, List, Tuple
 
 import z3
 
@@ -171,9 +171,9 @@ PARTS = (("the empty trie", empty_trie_body), ("the trie lemma", trie_lemma_body
          ("the empty tree", empty_tree_body))
 
 
-def tree_proofs() -> Tuple[bool, str, List[Tuple[str, Answer]], int]:
+def tree_proofs() -> tuple[bool, str, list[tuple[str, Answer]], int]:
     """(proved, problem, answers, paths) of the three parts, in order."""
-    answers: List[Tuple[str, Answer]] = []
+    answers: list[tuple[str, Answer]] = []
     paths = 0
     for name, body in PARTS:
         found = zm.explore(f"tree_lookup_gives_what_was_put: {name}", {}, body, lemma=False)
@@ -187,7 +187,7 @@ def tree_proofs() -> Tuple[bool, str, List[Tuple[str, Answer]], int]:
 # ---- the trie twins against Python (a part of twins_agree) ----
 
 
-def trie_pool() -> Tuple:
+def trie_pool() -> tuple:
     """Tries that tell every slot apart: empty, a bare node, nodes with texts and children."""
     node = tree_module.NODE
     leaf = ("a",) + node[1:]
@@ -201,7 +201,7 @@ def same_value(got, expected) -> bool:
     return z3.simplify(zm.SymMaybe.lift(got)).eq(z3.simplify(zm.SymMaybe.lift(expected)))
 
 
-def trie_twins_check() -> Tuple[str, int]:
+def trie_twins_check() -> tuple[str, int]:
     """`item` and `replaced` on a trie term, its emptiness and a text's `== None`, each against
     Python on every trie of the pool and every index −1..DIGITS + 1, given as a term: where the
     twin's conditions hold, Python gives the same value; where Python raises, they fail."""

@@ -15,7 +15,6 @@ the node facts (`node_fact`, `message_fact`), each proved once of i·2^l and (i+
 by the model's own loop body, so a wrong one fails a law, never passes it.
 """
 
-from typing import Dict, List, Tuple
 
 import z3
 
@@ -68,7 +67,7 @@ def siblings(v: ZSeq, k):
     return z3.And(0 <= k, k + 1 < v.n, L[k] == L[k + 1], I[k] % 2 == 0, I[k + 1] == I[k] + 1)
 
 
-def parent_of(v: ZSeq, k) -> Tuple:
+def parent_of(v: ZSeq, k) -> tuple:
     return v.arrays["l"][k] + 1, v.arrays["i"][k] / 2
 
 
@@ -113,7 +112,7 @@ def message_fact(i):
     return z3.And(FIRST(0, i) == i, END(0, i) == i + 1)
 
 
-def node_lemmas() -> List[Tuple[str, Answer, bool]]:
+def node_lemmas() -> list[tuple[str, Answer, bool]]:
     """The node facts, proved of the gist's first = i·2^l and end = (i + 1)·2^l [gist §2]."""
     l, q, i = z3.Ints("l q i")
     p, p1 = POW2(l), POW2(l + 1)
@@ -242,7 +241,7 @@ def summed_view_bytes_loop() -> Loop:
     return Loop(invariant, requires=lambda env, count: count.term == env["view"].n, index_facts=index_facts)
 
 
-def loops(fit_keep=None) -> Dict[str, Loop]:
+def loops(fit_keep=None) -> dict[str, Loop]:
     found = {
         "most_due.<locals>.better": most_due_loop(),
         "view_bytes.<locals>.add": view_bytes_loop(),

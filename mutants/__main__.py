@@ -17,8 +17,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, Tuple
 
 from mutants import bridge_mutants, chat_mutants, import_browse_mutants, law_mutants, recall_mutants
 from mutants.base import Mutant
@@ -51,7 +51,7 @@ def copy_tree(destination: Path) -> None:
         shutil.copy2(ROOT / name, target)
 
 
-def argv_of(check: Tuple[str, ...]) -> list[str]:
+def argv_of(check: tuple[str, ...]) -> list[str]:
     return [sys.executable if part == "python" else part for part in check]
 
 

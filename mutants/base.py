@@ -1,7 +1,6 @@
 """A planted bug: one textual replacement in one file, and the check that must catch it."""
 
 from dataclasses import dataclass
-from typing import Tuple
 
 
 @dataclass(frozen=True)
@@ -12,6 +11,6 @@ class Mutant:
     new: str
     # argv, run from the mutated copy's root; `python` is the venv's. One of: `python -m laws
     # --only LAW…`, `python -m pytest … FILE::TEST…`, `python -m bridge …` (mutants/judge.py).
-    check: Tuple[str, ...]
+    check: tuple[str, ...]
     note: str  # what the bug is, in a few words
     lint: bool = False  # a bug the subset lint must catch: the lint fails, not a law

@@ -19,7 +19,7 @@ forbidden import made would say nothing about the law.
 """
 
 import re
-from typing import Iterable, List, Optional, Tuple
+from collections.abc import Iterable
 
 from mutants.base import Mutant
 
@@ -39,16 +39,16 @@ def kind_of(mutant: Mutant) -> str:
     raise ValueError(f"mutant {mutant.name}: no judge for the check {' '.join(mutant.check)}")
 
 
-def named_laws(mutant: Mutant) -> List[str]:
+def named_laws(mutant: Mutant) -> list[str]:
     check = list(mutant.check)
     return [check[k + 1] for k in range(len(check) - 1) if check[k] == "--only"]
 
 
-def named_tests(mutant: Mutant) -> List[str]:
+def named_tests(mutant: Mutant) -> list[str]:
     return [part for part in mutant.check if "::" in part]
 
 
-def malformed(mutant: Mutant, known_laws: Iterable[str]) -> Optional[str]:
+def malformed(mutant: Mutant, known_laws: Iterable[str]) -> str | None:
     """Why the mutant cannot be judged at all, before anything runs; None when it can."""
     if mutant.old == mutant.new:
         return "its replacement changes nothing"
@@ -74,7 +74,7 @@ def law_verdicts(output: str) -> dict:
     return found
 
 
-def judge_laws(mutant: Mutant, status: int, output: str) -> Tuple[bool, str]:
+def judge_laws(mutant: Mutant, status: int, output: str) -> tuple[bool, str]:
     verdicts = law_verdicts(output)
     if LINT not in verdicts:
         tail = output.strip().splitlines()[-1:] or ["no output"]
@@ -97,7 +97,7 @@ def judge_laws(mutant: Mutant, status: int, output: str) -> Tuple[bool, str]:
     return True, "; ".join(f"{name}: {verdicts[name][1][:140]}" for name in named_laws(mutant))
 
 
-def judge_pytest(mutant: Mutant, status: int, output: str, report: str) -> Tuple[bool, str]:
+def judge_pytest(mutant: Mutant, status: int, output: str, report: str) -> tuple[bool, str]:
     failures = {}
     for row in report.splitlines():
         nodeid, when, exception = row.split("\t")
@@ -112,7 +112,7 @@ def judge_pytest(mutant: Mutant, status: int, output: str, report: str) -> Tuple
     return True, "failed by an assertion: " + ", ".join(named_tests(mutant))
 
 
-def judge_bridge(mutant: Mutant, status: int, output: str) -> Tuple[bool, str]:
+def judge_bridge(mutant: Mutant, status: int, output: str) -> tuple[bool, str]:
     if status != 1 or "DIFFERENCE in scenario" not in output:
         tail = output.strip().splitlines()[-1:] or ["no output"]
         return False, f"the bridge exited {status} without a difference: {tail[0][:160]}"
@@ -154,7 +154,7 @@ def how_caught(mutant: Mutant, output: str) -> str:
     return "counterexample"
 
 
-def judge(mutant: Mutant, status: int, output: str, report: str = "") -> Tuple[bool, str]:
+def judge(mutant: Mutant, status: int, output: str, report: str = "") -> tuple[bool, str]:
     """(caught, why): caught only when the named check failed for its own reason."""
     kind = kind_of(mutant)
     if kind == "laws":

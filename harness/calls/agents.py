@@ -31,15 +31,16 @@ apart) and in its own log, from which `ever agents` gives each one's cost (harne
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any
 
 from harness.calls.approval import Approval, weakest
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable
-from harness.calls.requests import finished, sent_back
-from harness.calls.redaction import redact
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
+from harness.calls.redaction import redact
+from harness.calls.requests import finished, sent_back
 from harness.calls.tools import WorkTools
 from harness.calls.turn import JSON, Output, Quiet, Turn, TurnSettings, end_marked, wire
 from harness.calls.usage import record_usage, usage_record
@@ -102,9 +103,9 @@ class Report:
     # the approval of whoever asked for the subagent, which the turn the report starts carries;
     # None: not known (a report found at a restart), and that turn asks nobody and runs nothing
     # that asks
-    approval: Optional[Approval] = None
+    approval: Approval | None = None
 
-    def logged(self, message_id: Optional[int]) -> None:
+    def logged(self, message_id: int | None) -> None:
         """The report is in the chat's log as message `message_id`: note it in the agent's log."""
         log = AgentLog.reopen(self.path)
         try:
@@ -127,9 +128,9 @@ class Subagent(Turn):
         self.tokens = 0
         self.tool_calls = 0
         self.last_text = ""
-        self.told: List[str] = []  # told while it works, logged already, read between its tool calls
+        self.told: list[str] = []  # told while it works, logged already, read between its tool calls
 
-    def read_told(self) -> List[JSON]:
+    def read_told(self) -> list[JSON]:
         """What it was told since its last tool calls, joined after their results."""
         blocks = [{"type": "text", "text": text} for text in self.told]
         self.told = []
@@ -148,7 +149,7 @@ class Subagent(Turn):
         state = (f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: "
                  f"{self.settings.workdir}; you are the subagent {self.name}]")
         first = chat_blocks(lines) + [{"type": "text", "text": state}, {"type": "text", "text": task}]
-        messages: List[JSON] = [{"role": "user", "content": first}]
+        messages: list[JSON] = [{"role": "user", "content": first}]
         while True:
             if self.tokens >= caps.tokens:
                 return Ending("cap", f"reached its cap of {caps.tokens:,} tokens ({self.tokens:,} "
@@ -205,21 +206,21 @@ class Agents:
     """The subagents of one chat process, and their reports on their way to the master."""
 
     def __init__(self, memory: Memory, client: "Client", prompt: Prompt, settings: TurnSettings,
-                 caps: AgentCaps = AgentCaps(), output: Optional[Output] = None):
+                 caps: AgentCaps = AgentCaps(), output: Output | None = None):
         self.memory = memory
         self.client = client
         self.prompt = subagent_prompt(prompt)
         self.settings = settings
         self.caps = caps
         self.output = output or Quiet()
-        self.running: Dict[str, asyncio.Task] = {}
-        self.subs: Dict[str, Subagent] = {}  # the running ones, for `tell`
-        self.stopping: Dict[str, str] = {}  # name -> why it was stopped
-        self.pending: List[Report] = []
+        self.running: dict[str, asyncio.Task] = {}
+        self.subs: dict[str, Subagent] = {}  # the running ones, for `tell`
+        self.stopping: dict[str, str] = {}  # name -> why it was stopped
+        self.pending: list[Report] = []
         # the chat's: runs turns for pending reports; None: a report waits for a running turn's
         # next tool call, or is logged at close (`ever send`: one turn, then the process ends)
-        self.report_turns: Optional[Callable[[], Awaitable[None]]] = None
-        self.starter: Optional[asyncio.Task] = None
+        self.report_turns: Callable[[], Awaitable[None]] | None = None
+        self.starter: asyncio.Task | None = None
         self.closing = False
         self.settling = asyncio.Lock()
 
@@ -267,7 +268,7 @@ class Agents:
         told, said = self.tell(tool_input.get("name"), message, "Ever")
         return text_result(said) if told else error_result(said)
 
-    def tell(self, name: Any, message: str, by: str) -> Tuple[bool, str]:
+    def tell(self, name: Any, message: str, by: str) -> tuple[bool, str]:
         """Log `message` in the running subagent `name`'s log and hand it over; it reads it between
         its tool calls. (False, why) when there is no such subagent running."""
         path = agentlog.find(self.chat, name) if agentlog.name_error(name) is None else None
@@ -287,7 +288,7 @@ class Agents:
         return True, (f"Told {path.stem}: it reads this between its tool calls; its report comes as a "
                       f"message \"[{path.stem}] report\".")
 
-    def zoom(self, tool_input: Dict[str, Any]) -> ToolResult:
+    def zoom(self, tool_input: dict[str, Any]) -> ToolResult:
         """`zoom("Name")`: the subagent's whole conversation, in pages like a long message."""
         name, page = tool_input.get("id"), tool_input.get("page", 1)
         if isinstance(page, bool) or not isinstance(page, int) or page < 1:
@@ -312,7 +313,7 @@ class Agents:
         name = sub.name
         try:
             ending = await asyncio.wait_for(sub.work(task), self.caps.seconds)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             ending = Ending("cap", f"reached its cap of {self.caps.seconds:g} s of wall time; "
                                    f"{agentlog.where_it_ends(agentlog.read_log(sub.agent_log.path))}",
                             sub.last_text)
@@ -347,7 +348,7 @@ class Agents:
 
     # ---- delivery ----
 
-    def joined(self, turn: Turn) -> List[JSON]:
+    def joined(self, turn: Turn) -> list[JSON]:
         """The reports that arrived since, logged by the turn and given to it between its tool
         calls [gist §6] [A2]."""
         blocks = []
@@ -404,7 +405,7 @@ class Agents:
         task.cancel()
         return True
 
-    def newest_running(self) -> Optional[str]:
+    def newest_running(self) -> str | None:
         names = [name for name, task in self.running.items() if not task.done()]
         return names[-1] if names else None
 
@@ -455,7 +456,7 @@ class Agents:
             else:
                 self.starter = asyncio.get_running_loop().create_task(self.report_turns())
 
-    def _logged_since(self, name: str, since: int) -> Optional[int]:
+    def _logged_since(self, name: str, since: int) -> int | None:
         store = self.memory.store
         head = f"[{name}] report"
         for offset, record in enumerate(store.messages(min(since, store.count), store.count)):

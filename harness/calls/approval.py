@@ -5,7 +5,8 @@ that cannot ask (`ever send` without `--yes`) declines with a result saying so.
 """
 
 import enum
-from typing import Any, Callable, Iterable, Mapping, Optional, Set
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 # The tools that change things and so ask first; `approve` may name these, and `read`, which asks
 # for a file outside the working directory [H4].
@@ -30,13 +31,13 @@ class Approval:
     (`--yes`); `ask`: the CLI's callback, or None when nobody can be asked."""
 
     def __init__(self, allowed: Iterable[str] = (), yes: bool = False,
-                 ask: Optional[Ask] = None):
-        self.allowed: Set[str] = set(allowed)
+                 ask: Ask | None = None):
+        self.allowed: set[str] = set(allowed)
         self.yes = yes
         self.ask = ask
 
     def decline(self, name: str, tool_input: Mapping[str, Any],
-                asks: Optional[bool] = None, why: str = "") -> Optional[str]:
+                asks: bool | None = None, why: str = "") -> str | None:
         """None if the call may run; else the text of the declined result for the model. `asks`
         overrides whether the tool asks (a `read` outside the working directory does). `why`
         (a secret file, a write outside the working directory) makes the call ask even where its
@@ -79,7 +80,7 @@ class Weakest(Approval):
                          all(p.yes for p in self.parts), None)
 
     def decline(self, name: str, tool_input: Mapping[str, Any],
-                asks: Optional[bool] = None) -> Optional[str]:
+                asks: bool | None = None) -> str | None:
         for part in self.parts:
             declined = part.decline(name, tool_input, asks)
             if declined is not None:

@@ -4,13 +4,14 @@ date's ids, sizes and pages against the chat [gist §6]. No SDK here.
 """
 
 import math
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from harness.calls.shell import SHELL_TIMEOUT_SECONDS_MAX
 
 # The input each work tool takes, as JSON Schema: the tool definitions (harness/calls/prompt.py) can use
 # these so that what the model is told and what the code checks cannot drift.
-INPUT_SCHEMAS: Dict[str, Dict[str, Any]] = {
+INPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "shell": {
         "type": "object",
         "properties": {
@@ -46,7 +47,7 @@ INPUT_SCHEMAS: Dict[str, Dict[str, Any]] = {
 }
 
 
-def input_error(name: str, tool_input: Mapping[str, Any]) -> Optional[str]:
+def input_error(name: str, tool_input: Mapping[str, Any]) -> str | None:
     """None if `tool_input` fits the tool's schema; else the error text for the model."""
     schema = INPUT_SCHEMAS[name]
     for key in schema["required"]:
@@ -72,7 +73,7 @@ def input_error(name: str, tool_input: Mapping[str, Any]) -> Optional[str]:
     return None
 
 
-def whole_number_error(tool: str, name: str, value: Any) -> Optional[str]:
+def whole_number_error(tool: str, name: str, value: Any) -> str | None:
     # bool is an int in Python; JSON's true is no id
     if isinstance(value, bool) or not isinstance(value, int):
         if value is None:
@@ -81,7 +82,7 @@ def whole_number_error(tool: str, name: str, value: Any) -> Optional[str]:
     return None
 
 
-def id_error(tool: str, id: int, T: int) -> Optional[str]:
+def id_error(tool: str, id: int, T: int) -> str | None:
     if id < 0:
         return f"{tool}: id must be 0 or more; got {id}."
     if id >= T:
@@ -91,7 +92,7 @@ def id_error(tool: str, id: int, T: int) -> Optional[str]:
     return None
 
 
-def zoom_error(id: Any, n: Any, T: int) -> Optional[str]:
+def zoom_error(id: Any, n: Any, T: int) -> str | None:
     """None if zoom(id, n) names a line of the chat's tree; else the error text for the model.
 
     `n` is a power of 2 and `id` a multiple of `n` [gist §6]; the line id+n covers messages id to
@@ -114,7 +115,7 @@ def zoom_error(id: Any, n: Any, T: int) -> Optional[str]:
     return None
 
 
-def zoom_arguments(words: Sequence[str]) -> Optional[Tuple[int, int]]:
+def zoom_arguments(words: Sequence[str]) -> tuple[int, int] | None:
     """(id, n) from `ID N` or from the view's own name for a line, `ID+N`; None if neither."""
     if len(words) == 1 and words[0].count("+") == 1:
         words = words[0].split("+")
@@ -126,7 +127,7 @@ def zoom_arguments(words: Sequence[str]) -> Optional[Tuple[int, int]]:
         return None
 
 
-def page_error(n: int, page: Any) -> Optional[str]:
+def page_error(n: int, page: Any) -> str | None:
     """None if `page` can go with zoom(id, n); the message's own page count is checked by the
     memory, which knows it."""
     error = whole_number_error("zoom", "page", page)
@@ -139,6 +140,6 @@ def page_error(n: int, page: Any) -> Optional[str]:
     return None
 
 
-def date_error(id: Any, T: int) -> Optional[str]:
+def date_error(id: Any, T: int) -> str | None:
     """None if date(id) names a message of a chat of T messages; else the error text."""
     return whole_number_error("date", "id", id) or id_error("date", id, T)

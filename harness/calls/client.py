@@ -48,14 +48,14 @@ import time
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Optional, Tuple
+from typing import Any
 
 import anthropic
 import httpx2
 
 # what a call gives back and how it fails: apart, so the request builders need no SDK
 from harness.calls.models import request_problem, window_problem
-from harness.calls.outcomes import RetriesExhausted, Refused, Reply, SettingsError, Unusable, Usage
+from harness.calls.outcomes import Refused, Reply, RetriesExhausted, SettingsError, Unusable, Usage
 from harness.calls.redaction import redact
 
 JSON = dict[str, Any]
@@ -79,7 +79,7 @@ class ClientSettings:
     """How to reach the API and how long to try. Times in seconds."""
 
     api_key: str = field(repr=False)
-    base_url: Optional[str] = None  # None: the SDK's default (api.anthropic.com)
+    base_url: str | None = None  # None: the SDK's default (api.anthropic.com)
     attempt_seconds: float = 600.0  # the deadline of one attempt, from send to the last event
     connect_seconds: float = 10.0
     read_seconds: float = 120.0  # silence allowed between two pieces of a response
@@ -89,13 +89,13 @@ class ClientSettings:
     backoff_first_seconds: float = 1.0
     backoff_max_seconds: float = 60.0
     retry_after_max_seconds: float = 600.0  # a server asking for longer gets this much
-    attempts_max: Optional[int] = None  # None: retry transient trouble until the caller stops
+    attempts_max: int | None = None  # None: retry transient trouble until the caller stops
     # tokens: the context window of a model the capability table does not know (config.toml);
     # None: harness/calls/models.py's default, the smallest window it lists
-    context_window: Optional[int] = None
+    context_window: int | None = None
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> "ClientSettings":
+    def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> ClientSettings:
         """`ANTHROPIC_API_KEY` and, if set, `ANTHROPIC_BASE_URL`."""
         api_key = environ.get("ANTHROPIC_API_KEY", "").strip()
         if not api_key:
@@ -114,7 +114,7 @@ class Silent(TimeoutError):
 
 # Told what the client waits for and until when (time.monotonic), and (None, None) when it stops
 # waiting: a screen shows it with a countdown [C12].
-OnWait = Callable[[Optional[str], Optional[float]], None]
+OnWait = Callable[[str | None, float | None], None]
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,7 @@ def url_shown(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
-def url_secrets(url: Optional[str]) -> Tuple[str, ...]:
+def url_secrets(url: str | None) -> tuple[str, ...]:
     """The userinfo of `url` and its password, hidden like the key in whatever is shown or logged
     (an error from the HTTP library may quote the URL whole) [H3]."""
     userinfo = urllib.parse.urlsplit(url or "").netloc.rpartition("@")[0]
@@ -217,7 +217,7 @@ def failure_sentence(error: BaseException, kind: str, url: str, model: str) -> s
 SPEND_LIMIT_WORDS = ("spend limit", "usage limit", "credit balance", "billing")
 
 
-def is_spend_limit(error: "anthropic.APIStatusError") -> bool:
+def is_spend_limit(error: anthropic.APIStatusError) -> bool:
     """A 429 that is a spend limit, not a rate limit: its type is not `rate_limit_error`, or its
     message speaks of spending. Waiting does not lift it, so it is never retried."""
     if error.status_code != 429:
@@ -227,7 +227,7 @@ def is_spend_limit(error: "anthropic.APIStatusError") -> bool:
         word in message for word in SPEND_LIMIT_WORDS)
 
 
-def classify(error: BaseException) -> Optional[str]:
+def classify(error: BaseException) -> str | None:
     """TRANSIENT, REFUSED or UNUSABLE [C5]; None for an error that is not the API's (a bug
     here, which must not be retried or hidden)."""
     if isinstance(error, anthropic.APIStatusError):
@@ -250,7 +250,7 @@ def classify(error: BaseException) -> Optional[str]:
     return None
 
 
-def retry_after_seconds(error: BaseException, now_wall: float) -> Optional[float]:
+def retry_after_seconds(error: BaseException, now_wall: float) -> float | None:
     """The wait the server asked for: `retry-after-ms`, else `retry-after` (seconds or a date)."""
     response = getattr(error, "response", None)
     if not isinstance(error, anthropic.APIStatusError) or error.status_code == 200 or response is None:
@@ -355,7 +355,7 @@ class PrefixGate:
         started = self.written.get(key)
         return started is not None and now - started < self.ttl_seconds
 
-    def _blocking(self, keys: list[bytes], marks: list[int]) -> Optional[_Writer]:
+    def _blocking(self, keys: list[bytes], marks: list[int]) -> _Writer | None:
         """A writer in flight that this request should wait for, if any."""
         now = self.clock()
         for mark in marks:
@@ -369,7 +369,7 @@ class PrefixGate:
                         return writer
         return None
 
-    async def enter(self, request: JSON) -> "_Writer":
+    async def enter(self, request: JSON) -> _Writer:
         """Wait for the writers this request should wait for, then become a writer of its marks."""
         keys, marks = prefix_keys(request)
         while True:
@@ -382,7 +382,7 @@ class PrefixGate:
         self.writers.append(own)
         return own
 
-    def started(self, writer: "_Writer") -> None:
+    def started(self, writer: _Writer) -> None:
         """The writer's response began: its entries are readable now."""
         if writer.started.is_set():
             return
@@ -391,7 +391,7 @@ class PrefixGate:
             self.written[key] = now
         self.leave(writer)
 
-    def leave(self, writer: "_Writer") -> None:
+    def leave(self, writer: _Writer) -> None:
         """The writer's attempt ended, however: whoever waited for it goes on."""
         if writer in self.writers:
             self.writers.remove(writer)
@@ -413,9 +413,9 @@ class Client:
     def __init__(self, settings: ClientSettings, *, sleep: Sleep = asyncio.sleep,
                  random: Callable[[], float] = random_module.random,
                  wall_clock: Callable[[], float] = time.time,
-                 gate: Optional[PrefixGate] = None, use_gate: bool = True,
-                 on_retry: Optional[Callable[[Retrying], None]] = None,
-                 on_wait: Optional[OnWait] = None) -> None:
+                 gate: PrefixGate | None = None, use_gate: bool = True,
+                 on_retry: Callable[[Retrying], None] | None = None,
+                 on_wait: OnWait | None = None) -> None:
         self.settings = settings
         self.on_wait = on_wait
         self.sleep = sleep
@@ -431,13 +431,13 @@ class Client:
     async def aclose(self) -> None:
         await self.sdk.close()
 
-    async def __aenter__(self) -> "Client":
+    async def __aenter__(self) -> Client:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
-    async def _counted_tokens(self, request: JSON) -> Optional[int]:
+    async def _counted_tokens(self, request: JSON) -> int | None:
         """The request's input tokens as the API counts them (`count_tokens`), or None when it
         cannot say (an error, a server without the endpoint): then the high count stands."""
         fields = ("model", "messages", "system", "tools", "tool_choice", "thinking")
@@ -455,7 +455,7 @@ class Client:
         full = min(s.backoff_max_seconds, s.backoff_first_seconds * (2 ** (failures - 1)))
         return full * (0.5 + 0.5 * self.random())
 
-    async def stream(self, request: JSON, on_event: Optional[Callable[[Any], None]] = None) -> Reply:
+    async def stream(self, request: JSON, on_event: Callable[[Any], None] | None = None) -> Reply:
         """Send `request` (a Messages API body, without `stream`) until an answer comes back;
         retry transient trouble; raise `Refused`, `Unusable` or `RetriesExhausted`.
 
@@ -510,8 +510,8 @@ class Client:
             content = tuple(block.model_dump(mode="json", exclude_none=True) for block in message.content)
             return Reply(content, message.stop_reason, usage, spent + usage, attempt)
 
-    async def _attempt(self, request: JSON, billed: "_Billed",
-                       on_event: Optional[Callable[[Any], None]] = None) -> Any:
+    async def _attempt(self, request: JSON, billed: _Billed,
+                       on_event: Callable[[Any], None] | None = None) -> Any:
         """One attempt within its deadline; the final message. `billed` learns the prompt's usage
         when the response starts, so an attempt cut later still counts what it cost."""
         writer = await self.gate.enter(request) if self.gate is not None else None
@@ -542,7 +542,7 @@ class Client:
             if writer is not None:
                 self.gate.leave(writer)
 
-    def _waiting(self, what: Optional[str], seconds: float = 0.0) -> None:
+    def _waiting(self, what: str | None, seconds: float = 0.0) -> None:
         if self.on_wait is not None:
             self.on_wait(what, None if what is None else time.monotonic() + seconds)
 

@@ -27,21 +27,20 @@ call) raises `asyncio.CancelledError` through it and leaves nothing behind: the 
 state between calls, and the client's prefix gate lets its waiters go.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Union
 
-from typing import TYPE_CHECKING
-
-from harness.calls.outcomes import Refused, RetriesExhausted, SettingsError, Unusable, Usage
 from harness.calls.models import EFFORTS, THINKING_OFF, setting_problem
+from harness.calls.outcomes import Refused, RetriesExhausted, SettingsError, Unusable, Usage
+from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks, compress_task, merge_task
 from harness.calls.requests import finished, thinking_fields
 from harness.memory.events import Built, Failed
 from harness.memory.line import Tries
 from harness.memory.planner import last_message
-from harness.memory.view_text import escaped, node_name, shown
 from harness.memory.service import Paused
-from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks, compress_task, merge_task
 from harness.memory.text import valid_text
+from harness.memory.view_text import escaped, node_name, shown
 
 if TYPE_CHECKING:  # the SDK is imported only where a call is made
     from harness.calls.client import Client
@@ -132,7 +131,7 @@ class Job:
 
     l: int
     i: int
-    context: Tuple[str, ...]
+    context: tuple[str, ...]
     input: Union[Compress, Merge]
 
     def __post_init__(self) -> None:
@@ -170,11 +169,11 @@ class Result:
     l: int
     i: int
     text: str  # the line, 1 to 512 bytes; "" when failed
-    failure: Optional[str]  # None when built
+    failure: str | None  # None when built
     calls: int  # replies asked for: the first and its follow-ups
     attempts: int  # HTTP attempts, retries of transient trouble included
     usage: Usage  # every attempt's tokens
-    follow_ups: Tuple[str, ...] = field(default=())
+    follow_ups: tuple[str, ...] = field(default=())
 
     @property
     def failed(self) -> bool:
@@ -198,13 +197,13 @@ class Compactor:
         self.settings = settings
         self.marks = marks  # the config's cache.marks
 
-    def request(self, job: Job, exchanges: Tuple[Tuple[str, str], ...] = ()) -> JSON:
+    def request(self, job: Job, exchanges: tuple[tuple[str, str], ...] = ()) -> JSON:
         """The request for a job's first try, or, after `exchanges` (each a reply and the follow-up
         it got), for the next one. Only the last user block carries the end mark [C1]."""
         s = self.settings
-        first: List[JSON] = chat_blocks(job.context)
+        first: list[JSON] = chat_blocks(job.context)
         first.append({"type": "text", "text": job.task()})
-        messages: List[JSON] = [{"role": "user", "content": first}]
+        messages: list[JSON] = [{"role": "user", "content": first}]
         for reply, follow_up in exchanges:
             messages.append({"role": "assistant", "content": [{"type": "text", "text": reply}]})
             messages.append({"role": "user", "content": [{"type": "text", "text": follow_up}]})
@@ -223,7 +222,7 @@ class Compactor:
     async def build(self, job: Job) -> Result:
         """Ask for the line, with follow-ups while it is too long; the line or a content failure."""
         tries = Tries()
-        exchanges: Tuple[Tuple[str, str], ...] = ()
+        exchanges: tuple[tuple[str, str], ...] = ()
         usage = Usage()
         attempts = 0
         failure = "the reply was empty"

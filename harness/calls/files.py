@@ -7,8 +7,9 @@ import base64
 import os
 import stat
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Sequence, Tuple
+from typing import Any
 
 from harness.calls.prompt import READ_BYTES_MAX
 from harness.memory.images import IMAGE_BYTES_MAX, ToolResult, error_result, image_type, text_result
@@ -32,7 +33,7 @@ SECRET_FOLDERS = frozenset((".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docke
                             ".password-store", ".vault-token", "gcloud"))
 
 
-def secret_file(path: Path, home: str, private: Sequence[str] = ()) -> Optional[str]:
+def secret_file(path: Path, home: str, private: Sequence[str] = ()) -> str | None:
     """What makes `path` a secret, or None [H4]: a known key or credential file, a file in a
     folder of keys (`.ssh`, `.aws`, …), a dotfile or dot-folder of the home, or a file in one of
     the `private` folders (Ever's own home). Checked on the path as given and on the file it
@@ -60,7 +61,7 @@ def secret_file(path: Path, home: str, private: Sequence[str] = ()) -> Optional[
     return None
 
 
-def numbered_lines(text: str, first: int, limit: int) -> Tuple[str, int, int]:
+def numbered_lines(text: str, first: int, limit: int) -> tuple[str, int, int]:
     """Lines first.. (1-based) as `cat -n` shows them, whole lines only, within the output size
     [H7]; (the text, the last line shown, the number of lines)."""
     lines = text.split("\n")
@@ -68,7 +69,7 @@ def numbered_lines(text: str, first: int, limit: int) -> Tuple[str, int, int]:
         lines.pop()  # the file's final newline ends a line; it does not start one
     budget = OUTPUT_CHARS_MAX - 200  # room for the note on where to read on
     carriage_return = "\r"
-    rows: List[str] = []
+    rows: list[str] = []
     used = 0
     last = first - 1
     for number in range(first, min(first + limit, len(lines) + 1)):

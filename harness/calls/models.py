@@ -26,7 +26,7 @@ it without paying for the SDK (harness/localapi reads its model facts here too).
 
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Union
 
 from harness.memory.pixels import MANY_IMAGES_OVER, SIDE_PX_MAX, SIDE_PX_MAX_MANY
 
@@ -78,7 +78,7 @@ class Images:
     side_px_max_many: int = SIDE_PX_MAX_MANY
     many_over: int = MANY_IMAGES_OVER  # more than this many images in one request: the smaller cap
     request_bytes_max: int = 32 * 1024 * 1024
-    media_types: Tuple[str, ...] = ("image/jpeg", "image/png", "image/gif", "image/webp")
+    media_types: tuple[str, ...] = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
 
 IMAGES = Images()
@@ -89,13 +89,13 @@ class Model:
     id: str
     adaptive: bool  # thinking: {type: adaptive}
     budget: bool  # thinking: {type: enabled, budget_tokens: N}
-    efforts: Tuple[str, ...]  # output_config.effort values; () when the model takes no effort
+    efforts: tuple[str, ...]  # output_config.effort values; () when the model takes no effort
     thinking_default_on: bool  # thinking runs when the request has no `thinking` field
     can_disable: bool  # thinking: {type: disabled} accepted
     sampling_fixed: bool  # temperature/top_p/top_k other than the default refused
     cache_min_tokens: int  # a shorter prefix is not cached at all
     output_cap: int  # max_tokens above this is refused
-    price: Optional[Price]
+    price: Price | None
     status: str = ACTIVE
     retired_on: str = ""  # retired: the day it was; deprecated: the day it will be
     notes: str = ""
@@ -111,7 +111,7 @@ class Model:
             options.append(f"a thinking budget in tokens (at least {THINKING_BUDGET_MIN:,}, below max_tokens)")
         return ", ".join(options[:-1]) + (" or " if len(options) > 1 else "") + options[-1]
 
-    def thinking_problem(self, thinking: Thinking, max_tokens: int) -> Optional[str]:
+    def thinking_problem(self, thinking: Thinking, max_tokens: int) -> str | None:
         """Why the model cannot take `thinking` with `max_tokens`, in words; None if it can."""
         if max_tokens > self.output_cap:
             return f"max_tokens {max_tokens:,} is above its output cap of {self.output_cap:,}"
@@ -132,7 +132,7 @@ class Model:
             return None
         return f"{thinking!r} is no thinking setting"
 
-    def thinking_fields(self, thinking: Thinking) -> Dict[str, Any]:
+    def thinking_fields(self, thinking: Thinking) -> dict[str, Any]:
         """The request fields for a setting this model takes (`thinking_problem` is None)."""
         if thinking == THINKING_OFF:
             return {"thinking": {"type": "disabled"}} if self.thinking_default_on else {}
@@ -141,7 +141,7 @@ class Model:
         return {"thinking": {"type": "adaptive"}, "output_config": {"effort": thinking}}
 
 
-def _price(input_cents: int, output_cents: int, cache_write_1h: Optional[int] = None) -> Price:
+def _price(input_cents: int, output_cents: int, cache_write_1h: int | None = None) -> Price:
     # pricing: "5-minute cache writes: 1.25x", "1-hour cache writes: 2x", "Cache reads: 0.1x"
     return Price(input_cents, input_cents * 5 // 4, cache_write_1h or input_cents * 2,
                  input_cents // 10, output_cents)
@@ -206,7 +206,7 @@ WINDOWS = {
 # above, so a request that fits it fits every one of them.
 CONTEXT_WINDOW_DEFAULT = 200_000
 
-MODELS: Dict[str, Model] = {row[0]: Model(*row, context_window=WINDOWS[row[0]]) for row in _ROWS}
+MODELS: dict[str, Model] = {row[0]: Model(*row, context_window=WINDOWS[row[0]]) for row in _ROWS}
 # ids the overview lists beside the aliases above: dated snapshots and the short forms
 ALIASES = {
     "claude-haiku-4-5-20251001": "claude-haiku-4-5",
@@ -225,14 +225,14 @@ ALIASES = {
 }
 
 
-def capabilities(model_id: str) -> Optional[Model]:
+def capabilities(model_id: str) -> Model | None:
     """The model's row, by its id or a listed alias; None for a model not in the table (a
     compatible server's own, or one newer than the table)."""
     row = MODELS.get(ALIASES.get(model_id, model_id))
     return row
 
 
-def setting_problem(model_id: str, thinking: Thinking, max_tokens: int, what: str = "memory.thinking") -> Optional[str]:
+def setting_problem(model_id: str, thinking: Thinking, max_tokens: int, what: str = "memory.thinking") -> str | None:
     """One sentence saying why `model_id` cannot take this setting, naming what it takes; None
     when it can, or when the table does not know the model (a compatible server may)."""
     model = capabilities(model_id)
@@ -262,7 +262,7 @@ def default_thinking(model_id: str) -> Thinking:
 IMAGE_TOKENS_MAX = 10_000
 
 
-def input_tokens_max(request: Dict[str, Any]) -> int:
+def input_tokens_max(request: dict[str, Any]) -> int:
     """An upper bound of the request's input tokens, counted without a call: every token of a
     byte-level tokenizer stands for at least one byte of text, so the UTF-8 bytes of the request
     as JSON, whose field names and quotes outweigh the few tokens each block adds, are at least
@@ -284,14 +284,14 @@ def input_tokens_max(request: Dict[str, Any]) -> int:
     return len(text.encode("utf-8", "surrogatepass")) + images * IMAGE_TOKENS_MAX
 
 
-def window_tokens(request: Dict[str, Any], window: Optional[int] = None) -> int:
+def window_tokens(request: dict[str, Any], window: int | None = None) -> int:
     """The model's context window in tokens: the table's, else the config's, else the default."""
     model = capabilities(str(request.get("model", "")))
     return model.context_window if model is not None else (window or CONTEXT_WINDOW_DEFAULT)
 
 
-def window_problem(request: Dict[str, Any], window: Optional[int] = None, what: str = "this request",
-                   counted: Optional[int] = None) -> Optional[str]:
+def window_problem(request: dict[str, Any], window: int | None = None, what: str = "this request",
+                   counted: int | None = None) -> str | None:
     """One sentence (no final period, as every problem here) when the request, its input counted high (`input_tokens_max`) and its
     max_tokens, could pass its model's context window, so it is never sent; None when it fits.
     `window` is the config's, for a model the table does not know; else CONTEXT_WINDOW_DEFAULT."""
@@ -311,7 +311,7 @@ def window_problem(request: Dict[str, Any], window: Optional[int] = None, what: 
             f"has one")
 
 
-def request_problem(request: Dict[str, Any], window: Optional[int] = None, check_window: bool = True) -> Optional[str]:
+def request_problem(request: dict[str, Any], window: int | None = None, check_window: bool = True) -> str | None:
     """Why the real API would refuse this request for its model, as the table knows the model, or
     because it could pass the model's context window (`window_problem`); None when it would
     not. The client asks before it sends, so a request the model cannot take costs no call."""

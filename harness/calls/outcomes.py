@@ -4,7 +4,7 @@ and returns these), so the request builders and the commands that need no model 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 JSON = dict[str, Any]
 
@@ -22,7 +22,7 @@ class Usage:
     cache_read_input_tokens: int = 0
     output_tokens: int = 0
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         return Usage(self.input_tokens + other.input_tokens,
                      self.cache_creation_input_tokens + other.cache_creation_input_tokens,
                      self.cache_read_input_tokens + other.cache_read_input_tokens,
@@ -33,7 +33,7 @@ class Usage:
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
     @classmethod
-    def of(cls, usage: Any) -> "Usage":
+    def of(cls, usage: Any) -> Usage:
         if usage is None:
             return cls()
         return cls(usage.input_tokens or 0, usage.cache_creation_input_tokens or 0,
@@ -47,7 +47,7 @@ class Reply:
     its response started was billed for its prompt too) and how many attempts it took."""
 
     content: tuple[JSON, ...]
-    stop_reason: Optional[str]
+    stop_reason: str | None
     usage: Usage
     spent: Usage
     attempts: int

@@ -21,8 +21,8 @@ under a heading, since the prompt says they are "at the end of this prompt" [gis
 """
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
 
 from harness.memory.line import LINE_BYTES_MAX
 from harness.memory.text import valid_text
@@ -135,7 +135,7 @@ def _object(properties: dict, required: Sequence[str]) -> JSON:
 
 _PATH = {"type": "string", "description": "A file path, relative to the working directory or absolute."}
 
-TOOLS: Tuple[JSON, ...] = (
+TOOLS: tuple[JSON, ...] = (
     {
         "name": "zoom",
         # [gist §6] verbatim
@@ -252,8 +252,8 @@ class Prompt:
     Built once per process from the user's instructions; nothing in it changes between calls.
     """
 
-    tools: Tuple[JSON, ...]
-    system: Tuple[JSON, ...]  # text blocks; the last one carries the cache mark
+    tools: tuple[JSON, ...]
+    system: tuple[JSON, ...]  # text blocks; the last one carries the cache mark
 
     @classmethod
     def build(cls, instructions: str = "") -> "Prompt":
@@ -275,13 +275,13 @@ class Prompt:
         return "\n\n".join(block["text"] for block in self.system)
 
 
-def chat_blocks(lines: Sequence[str]) -> List[JSON]:
+def chat_blocks(lines: Sequence[str]) -> list[JSON]:
     """The view `<chat>\\n{lines}</chat>` as text blocks of 4 lines, with a cache mark on the last
     whole block [gist §3.3]. The blocks joined are the rendered view, byte for byte; `</chat>`
     goes in the block after the last whole one (so a whole block never changes as the view grows
     at its end). Each line is already rendered (`id+n|text`, no line break)."""
     whole = len(lines) // BLOCK_LINES
-    blocks: List[JSON] = []
+    blocks: list[JSON] = []
     for k in range(whole):
         head = "<chat>\n" if k == 0 else ""
         chunk = lines[k * BLOCK_LINES:(k + 1) * BLOCK_LINES]

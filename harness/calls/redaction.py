@@ -8,7 +8,7 @@ it; it imports nothing of Ever.
 """
 
 import re
-from typing import Iterable, Set
+from collections.abc import Iterable
 
 HIDDEN = "<API key hidden>"
 
@@ -22,7 +22,7 @@ WORD = re.compile(r"[A-Za-z0-9_\-+/=]+")
 def redact(text: str, secrets: Iterable[str]) -> str:
     """`text` with each secret, and each word that holds REDACT_RUN_CHARS characters in a row of
     one, replaced by `<API key hidden>` [H3]."""
-    runs: Set[str] = set()
+    runs: set[str] = set()
     for secret in secrets:
         if not secret:
             continue

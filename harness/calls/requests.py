@@ -9,12 +9,12 @@ Pure functions of their arguments; no SDK.
 import base64
 import binascii
 import json
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from harness.calls.models import IMAGES, THINKING_OFF, Thinking, capabilities
 from harness.memory.pixels import too_big
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 
 
 def thinking_fields(model_id: str, thinking: Thinking) -> JSON:
@@ -61,7 +61,7 @@ def finished(request: JSON, thinking: Thinking = THINKING_OFF, marks: bool = Tru
     return within_image_limits(request if marks else without_marks(request))
 
 
-def _image_places(request: JSON) -> List[tuple]:
+def _image_places(request: JSON) -> list[tuple]:
     """(message index, block index, inner index or None) of every image, oldest first."""
     places = []
     for m, message in enumerate(request["messages"]):
@@ -122,11 +122,11 @@ def within_image_limits(request: JSON) -> JSON:
     return request
 
 
-def sent_back(content: List[JSON]) -> List[JSON]:
+def sent_back(content: list[JSON]) -> list[JSON]:
     """A reply's blocks as they go back in the tool loop: thinking with its signature, tool calls,
     and text, but never a text block of whitespace alone, which the API refuses ("text content
     blocks must contain non-whitespace text") though a model may answer one before a tool call."""
-    kept: List[JSON] = []
+    kept: list[JSON] = []
     for block in content:
         if block.get("type") == "text" and not str(block.get("text", "")).strip():
             continue
@@ -134,7 +134,7 @@ def sent_back(content: List[JSON]) -> List[JSON]:
     return kept
 
 
-def stop_problem(stop_reason: Optional[str]) -> Optional[str]:
+def stop_problem(stop_reason: str | None) -> str | None:
     """What a reply's stop reason means for a turn, in one sentence; None when the reply is whole
     (end_turn, tool_use, stop_sequence) or to be continued (pause_turn)."""
     if stop_reason == "max_tokens":

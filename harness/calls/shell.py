@@ -13,9 +13,9 @@ import selectors
 import signal
 import subprocess
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from harness.memory.images import ToolResult, text_result
 from harness.memory.text import OUTPUT_CHARS_MAX, clip_output
@@ -32,7 +32,7 @@ CAPTURE_BYTES = 4 * OUTPUT_CHARS_MAX
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
 
-def child_environment(environ: Mapping[str, str], secrets: Iterable[str]) -> Dict[str, str]:
+def child_environment(environ: Mapping[str, str], secrets: Iterable[str]) -> dict[str, str]:
     """`environ` without the key's variables and without any variable holding a secret's value."""
     secrets = [secret for secret in secrets if secret]
     return {name: value for name, value in environ.items()
@@ -74,13 +74,13 @@ class Capture:
         return head + tail[skip:].decode("utf-8", "replace")
 
 
-def shell_program() -> List[str]:
+def shell_program() -> list[str]:
     return ["/bin/bash", "-c"] if os.path.exists("/bin/bash") else ["/bin/sh", "-c"]
 
 
 def run_command(command: str, workdir: Path, environment: Mapping[str, str],
                 timeout_seconds: float, linger_seconds: float = SHELL_LINGER_SECONDS,
-                ) -> Tuple[Optional[int], Capture, Capture, bool]:
+                ) -> tuple[int | None, Capture, Capture, bool]:
     """Run `command` in `workdir`; (exit code, stdout, stderr, timed out). On timeout the command's
     whole process group is killed."""
     process = subprocess.Popen(
@@ -92,7 +92,7 @@ def run_command(command: str, workdir: Path, environment: Mapping[str, str],
     for stream in (process.stdout, process.stderr):
         selector.register(stream.fileno(), selectors.EVENT_READ)
     deadline = time.monotonic() + timeout_seconds
-    exited_at: Optional[float] = None
+    exited_at: float | None = None
     timed_out = False
 
     def read_ready(timeout: float) -> bool:
@@ -149,7 +149,7 @@ def kill_group(process: subprocess.Popen) -> None:
         pass
 
 
-def shell_result(code: Optional[int], out: Capture, err: Capture, timed_out: bool,
+def shell_result(code: int | None, out: Capture, err: Capture, timed_out: bool,
                  timeout_seconds: float) -> ToolResult:
     """Exit code, then stdout and stderr, each clipped to its head and tail, 30,000 in all
     [H6]. A command that ran is no error whatever its exit code (the code is the first

@@ -22,16 +22,21 @@ write and edit ask first [H4] (approval.py).
 """
 
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from harness.calls.approval import Approval
 from harness.calls.arguments import input_error
-from harness.calls.files import (READ_TIMEOUT_SECONDS, edit_file, read_file, secret_file,
-                                 write_file)
+from harness.calls.files import READ_TIMEOUT_SECONDS, edit_file, read_file, secret_file, write_file
 from harness.calls.redaction import redact
-from harness.calls.shell import (SHELL_LINGER_SECONDS, SHELL_TIMEOUT_SECONDS, child_environment,
-                                 run_command, shell_result)
+from harness.calls.shell import (
+    SHELL_LINGER_SECONDS,
+    SHELL_TIMEOUT_SECONDS,
+    child_environment,
+    run_command,
+    shell_result,
+)
 from harness.memory.images import ToolResult, error_result
 from harness.memory.text import clip_output, valid_text
 
@@ -42,7 +47,7 @@ class WorkTools:
     """The work tools of one chat run: shell, read, write and edit, in `workdir`."""
 
     def __init__(self, workdir: Path, approval: Approval, secrets: Sequence[Any] = (),
-                 environ: Optional[Mapping[str, str]] = None,
+                 environ: Mapping[str, str] | None = None,
                  shell_timeout_seconds: float = SHELL_TIMEOUT_SECONDS,
                  shell_linger_seconds: float = SHELL_LINGER_SECONDS, private: Sequence[Any] = ()):
         self.workdir = Path(workdir)
@@ -78,7 +83,7 @@ class WorkTools:
             result = error_result(f"{name} failed: {type(error).__name__}: {error}")
         return self.cleaned(result)
 
-    def decline(self, name: str, tool_input: Mapping[str, Any]) -> Optional[str]:
+    def decline(self, name: str, tool_input: Mapping[str, Any]) -> str | None:
         """Approval's answer [H4]. The question names the file that will be touched, links
         followed; a secret file asks for every file tool, and a write or edit outside the working
         directory asks even where `approve` allows the tool: only --yes passes them."""

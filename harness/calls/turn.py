@@ -31,29 +31,29 @@ import dataclasses
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, Union
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, Union
 
+from harness.calls.arguments import date_error, page_error, zoom_error
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
-from harness.calls.requests import finished, sent_back, stop_problem
-from harness.memory.accepted import Accepted
-from harness.memory.images import kept, with_images
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
+from harness.calls.redaction import redact
+from harness.calls.requests import finished, sent_back, stop_problem
+from harness.calls.tools import WorkTools
+from harness.calls.usage import cost_e8, record_usage, usage_record
+from harness.memory.accepted import Accepted
+from harness.memory.images import ToolResult, error_result, kept, text_result, with_images
 from harness.memory.search import SearchError, found_text, run_search
 from harness.memory.service import Memory
-from harness.calls.arguments import date_error, page_error, zoom_error
-from harness.calls.redaction import redact
-from harness.calls.tools import WorkTools
-from harness.memory.images import ToolResult, error_result, text_result
 from harness.memory.text import split_long, valid_text
-from harness.calls.usage import cost_e8, record_usage, usage_record
 
 if TYPE_CHECKING:  # the SDK is imported only where a call is made
     from harness.calls.client import Client
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 MAX_TOKENS = 16_000
 STOPPED_MARK = "\n[stopped: the user stopped this reply here]"
 
@@ -109,7 +109,7 @@ class TurnSettings:
     settle_timeout_seconds: float = 20.0
     max_tokens: int = MAX_TOKENS
     workdir: str = field(default_factory=os.getcwd)
-    home: Optional[Path] = None  # EVER_HOME, for the usage records
+    home: Path | None = None  # EVER_HOME, for the usage records
     thinking: Union[str, int] = "off"  # as harness/calls/models.py has it for the model
     cache_marks: bool = True  # the config's cache.marks
     # [H11] the end mark on the user's message in a turn's first call: measured against
@@ -126,10 +126,10 @@ class TurnResult:
     error: str = ""  # one sentence, when the call could not be made
     calls: int = 0
     cache_read_share: float = 0.0  # of the turn's last call
-    cost_e8: Optional[int] = None  # the last call's cost in 10^-8 dollars; None if unpriced
+    cost_e8: int | None = None  # the last call's cost in 10^-8 dollars; None if unpriced
 
 
-def end_marked(messages: List[JSON]) -> List[JSON]:
+def end_marked(messages: list[JSON]) -> list[JSON]:
     """The conversation with one cache mark, on its last block [gist §3.3]; earlier end marks
     removed (the view's mark stays: it is inside the first message's content)."""
     marked = []
@@ -147,7 +147,7 @@ def end_marked(messages: List[JSON]) -> List[JSON]:
     return marked
 
 
-def wire(messages: List[JSON]) -> List[JSON]:
+def wire(messages: list[JSON]) -> list[JSON]:
     """The messages as sent: the `end_mark` bookkeeping key removed."""
     return [{"role": m["role"], "content": [{k: v for k, v in b.items() if k != "end_mark"}
                                             for b in m["content"]]} for m in messages]
@@ -159,18 +159,18 @@ class Turn:
     starts_agents = True  # the master's turns; a subagent starts none (harness/calls/agents.py)
 
     def __init__(self, memory: Memory, client: "Client", prompt: Prompt, tools: WorkTools,
-                 settings: TurnSettings, output: Optional[Output] = None, agents: Any = None):
+                 settings: TurnSettings, output: Output | None = None, agents: Any = None):
         self.memory = memory
         self.client = client
         self.prompt = prompt
         self.tools = tools
         self.settings = settings
         self.output = output or Quiet()
-        self.inbox: List[Accepted] = []  # messages the user typed while the call runs [gist §6]
-        self.requests: List[JSON] = []  # each request sent, for status and tests
+        self.inbox: list[Accepted] = []  # messages the user typed while the call runs [gist §6]
+        self.requests: list[JSON] = []  # each request sent, for status and tests
         self.turn_id = -1
-        self._shown: List[str] = []  # the running call's text as shown so far
-        self._usage: Optional[Usage] = None  # the running call's usage as the API told it
+        self._shown: list[str] = []  # the running call's text as shown so far
+        self._usage: Usage | None = None  # the running call's usage as the API told it
         self.agents = agents  # the chat's subagents: `agent`, zoom("Name"), their reports
         self.spent = {"calls": 0, "tool_calls": 0, "tokens": 0, "output_bytes": 0}  # against the caps
         self.started = 0.0  # the monotonic time the turn's first call was about to be sent
@@ -226,7 +226,7 @@ class Turn:
             {"type": "text", "text": state},
             {"type": "text", "text": text},
         ]
-        messages: List[JSON] = [{"role": "user", "content": first}]
+        messages: list[JSON] = [{"role": "user", "content": first}]
         result = TurnResult("")
         first_call = True
         self.started = self.settings.monotonic()
@@ -319,7 +319,7 @@ class Turn:
             return f"its cap of {caps.seconds:g} s of wall time"
         return ""
 
-    def _capped(self, cap: str, result: TurnResult, shown: Optional[List[str]] = None) -> TurnResult:
+    def _capped(self, cap: str, result: TurnResult, shown: list[str] | None = None) -> TurnResult:
         """The turn ends at a cap: the reply shown so far (a reply cut at the cap) and a mark
         saying which cap are logged, its cost recorded; the sentence is the turn's error."""
         sentence = (f"The turn stopped: it reached {cap} ({self.spent['calls']} calls, "
@@ -337,7 +337,7 @@ class Turn:
     def _turn_id(self) -> int:
         return self.turn_id
 
-    def _record(self, spent: Usage, answered: bool = False) -> Optional[int]:
+    def _record(self, spent: Usage, answered: bool = False) -> int | None:
         """Record a call's usage, all its attempts (a failed call only if it was billed); its
         cost in 10^-8 dollars, None if unpriced."""
         record = usage_record("turn", self._turn_id(), self.settings.model, spent)

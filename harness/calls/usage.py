@@ -37,11 +37,12 @@ import json
 import math
 import re
 import threading
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any
 
 from harness.calls.models import MODELS, TABLE_DATE, capabilities
 from harness.memory.logfile import LogFile, encode_line
@@ -64,7 +65,7 @@ class Price:
     output: int
 
 
-def price_of(model: str) -> Optional[Price]:
+def price_of(model: str) -> Price | None:
     """The model's price from the capability table (harness/calls/models.py, dated): its row,
     by its id, a listed alias, or its id followed by a date or `-latest`; else None (unpriced)."""
     row = capabilities(model)
@@ -88,7 +89,7 @@ VERSION_SUFFIX = re.compile(r"-(\d{8}|latest)")
 class UsageRecord:
     time: str  # ISO 8601, local time with its UTC offset
     kind: str
-    turn: Optional[int]
+    turn: int | None
     model: str
     input_tokens: int
     cache_creation_input_tokens: int
@@ -103,7 +104,7 @@ class UsageRecord:
     def prompt_tokens(self) -> int:
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {"time": self.time, "kind": self.kind, "turn": self.turn, "model": self.model,
                 **{name: getattr(self, name) for name in TOKEN_FIELDS}}
 
@@ -135,8 +136,8 @@ class UsageRecord:
                    *(value[name] for name in TOKEN_FIELDS))
 
 
-def usage_record(kind: str, turn: Optional[int], model: str, usage: Any,
-                 when: Optional[datetime] = None) -> UsageRecord:
+def usage_record(kind: str, turn: int | None, model: str, usage: Any,
+                 when: datetime | None = None) -> UsageRecord:
     """A record from the API's usage (the SDK's `Usage` or a mapping; a missing or null field is
     0), at `when` (default: now, local time)."""
     when = datetime.now().astimezone() if when is None else when
@@ -173,15 +174,15 @@ def record_usage(home: Path, record: UsageRecord) -> Path:
 
 @dataclass(frozen=True)
 class UsageLog:
-    records: Tuple[UsageRecord, ...]
-    skipped: Tuple[str, ...]  # "2026-10-08.jsonl line 3: no model", one per line not read
+    records: tuple[UsageRecord, ...]
+    skipped: tuple[str, ...]  # "2026-10-08.jsonl line 3: no model", one per line not read
 
 
 def read_usage(home: Path) -> UsageLog:
     """Every record, oldest day first and in file order; lines that are not records are skipped
     and named (a line cut off by a crash is one)."""
-    records: List[UsageRecord] = []
-    skipped: List[str] = []
+    records: list[UsageRecord] = []
+    skipped: list[str] = []
     directory = usage_dir(home)
     paths = sorted(directory.glob("*.jsonl")) if directory.is_dir() else []
     for path in paths:
@@ -205,7 +206,7 @@ def read_usage(home: Path) -> UsageLog:
 # --- the report ------------------------------------------------------------------------------
 
 
-def cost_e8(record: UsageRecord) -> Optional[int]:
+def cost_e8(record: UsageRecord) -> int | None:
     """The call's cost in 10^-8 dollars (tokens × cents per million tokens); None if unpriced."""
     price = price_of(record.model)
     if price is None:
@@ -231,7 +232,7 @@ class Totals:
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
     @property
-    def cache_read_share(self) -> Optional[Fraction]:
+    def cache_read_share(self) -> Fraction | None:
         """Cache reads over the whole prompt; None with no prompt at all."""
         if not self.prompt_tokens:
             return None
@@ -269,13 +270,13 @@ class TurnRow:
 
 @dataclass(frozen=True)
 class Report:
-    days: Tuple[DayRow, ...]
-    turns: Tuple[TurnRow, ...]
+    days: tuple[DayRow, ...]
+    turns: tuple[TurnRow, ...]
     all_turns: Totals
     first_calls: Totals  # the first call of each turn: the one that reads the view
     all_compactions: Totals
-    unpriced_models: Tuple[str, ...]
-    skipped: Tuple[str, ...] = field(default=())
+    unpriced_models: tuple[str, ...]
+    skipped: tuple[str, ...] = field(default=())
     all_agents: Totals = Totals()  # subagents' calls, apart from the turns'
 
 
@@ -290,7 +291,7 @@ def report(records: Iterable[UsageRecord], skipped: Iterable[str] = ()) -> Repor
         days.append(DayRow(day, totals(r for r in turn_records if r.day == day),
                            totals(r for r in compaction_records if r.day == day),
                            totals(r for r in agent_records if r.day == day)))
-    by_turn: Dict[int, List[UsageRecord]] = {}
+    by_turn: dict[int, list[UsageRecord]] = {}
     for record in turn_records:
         by_turn.setdefault(record.turn, []).append(record)
     turns = tuple(TurnRow(turn, calls[0].day, totals(calls))
@@ -312,7 +313,7 @@ def dollars(cost: int) -> float:
     return round(cost / 10**8, 8)
 
 
-def totals_json(value: Totals) -> Dict[str, Any]:
+def totals_json(value: Totals) -> dict[str, Any]:
     share = value.cache_read_share
     return {
         "calls": value.calls,
@@ -323,7 +324,7 @@ def totals_json(value: Totals) -> Dict[str, Any]:
     }
 
 
-def report_json(value: Report) -> Dict[str, Any]:
+def report_json(value: Report) -> dict[str, Any]:
     """The report for `ever cost --json`."""
     return {
         "turns": totals_json(value.all_turns),
@@ -342,7 +343,7 @@ def report_json(value: Report) -> Dict[str, Any]:
     }
 
 
-def share_text(share: Optional[Fraction]) -> str:
+def share_text(share: Fraction | None) -> str:
     """`share` in percent to one place, half up, exactly."""
     if share is None:
         return "-"
@@ -379,7 +380,7 @@ def heading(label: str) -> str:
     return f"{label:<24}" + "".join(f"{name:>{width}}" for name, width in zip(COLUMNS, WIDTHS))
 
 
-def format_report(value: Report, turns_shown: Optional[int] = None) -> str:
+def format_report(value: Report, turns_shown: int | None = None) -> str:
     """The report as `ever cost` prints it: days, totals beside the gist, then turns (the last
     `turns_shown` of them, or all)."""
     if not value.days:

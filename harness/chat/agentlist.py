@@ -5,7 +5,7 @@ Light on purpose: no SDK, so `ever agents` starts as fast as `ever cost`.
 
 import os
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any
 
 from harness.calls.usage import UsageRecord, cost_e8, dollars_text
 from harness.memory import agentlog
@@ -27,7 +27,7 @@ def owner_alive(chat: Path) -> bool:
     return True
 
 
-def listing(chat: Path) -> List[Dict[str, Any]]:
+def listing(chat: Path) -> list[dict[str, Any]]:
     """Each subagent of the chat: its state, steps, tool calls, tokens and cost."""
     alive = owner_alive(chat)
     rows = []
@@ -58,7 +58,7 @@ def listing(chat: Path) -> List[Dict[str, Any]]:
     return rows
 
 
-def listing_text(rows: List[Dict[str, Any]]) -> str:
+def listing_text(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "No subagents in this chat yet."
     lines = [f"{'name':<16}{'state':<24}{'calls':>6}{'tools':>6}{'tokens':>12}{'cost':>10}  started"]

@@ -12,7 +12,6 @@ The protocol is harness/chat/hub.py's.
 import asyncio
 import json
 import time
-from typing import Dict, List, Optional, Tuple
 
 from harness.chat.config import Settings
 from harness.chat.owner import LINE_BYTES_MAX
@@ -27,8 +26,17 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.patch_stdout import patch_stdout
 
-    from harness.chat.terminal import (ANSWER_WORDS, HELP, BareLeave, Terminal, _edit, _history, _line_breaks,
-                                       _terminal_input, quiet_toggled)
+    from harness.chat.terminal import (
+        ANSWER_WORDS,
+        HELP,
+        BareLeave,
+        Terminal,
+        _edit,
+        _history,
+        _line_breaks,
+        _terminal_input,
+        quiet_toggled,
+    )
 
     try:
         reader, writer = await asyncio.open_unix_connection(str(settings.chat_dir / "socket"),
@@ -39,7 +47,7 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
     await writer.drain()
     try:
         first = json.loads(await asyncio.wait_for(reader.readline(), 10))
-    except (ValueError, asyncio.TimeoutError, ConnectionError):
+    except (TimeoutError, ValueError, ConnectionError):
         first = None
     if not isinstance(first, dict) or first.get("event") != "attached":
         writer.close()
@@ -49,8 +57,8 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
     terminal.quiet = settings.memory_quiet
     session: PromptSession = PromptSession(history=_history(settings), input=_terminal_input(),
                                            key_bindings=_line_breaks())
-    questions: List[Tuple[int, str]] = []
-    waits: Dict[str, Tuple[str, float]] = {}
+    questions: list[tuple[int, str]] = []
+    waits: dict[str, tuple[str, float]] = {}
     terminal._write(f"Ever · attached to the running chat ({first['messages']:,} messages) · "
                     f"{first['status']} · /help\n")
 
@@ -169,7 +177,7 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
     return LEFT
 
 
-async def chat_until_left(settings: Settings, yes: bool = False, api_key: Optional[str] = None) -> None:
+async def chat_until_left(settings: Settings, yes: bool = False, api_key: str | None = None) -> None:
     """`ever chat`: own the chat, or attach to its owner; if the owner goes, own it [R3]."""
     from harness.chat.terminal import run_chat
     from harness.memory.store import ChatBusy

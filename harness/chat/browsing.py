@@ -18,14 +18,14 @@ import hmac
 import http.server
 import os
 import secrets
-import stat
 import shutil
+import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
 
-from harness.chat.config import ConfigError, Settings
 from harness.chat.browse.page import page
+from harness.chat.config import ConfigError, Settings
 from harness.memory.logfile import FILE_MODE
 from harness.memory.service import Memory
 from harness.memory.store import ChatBusy
@@ -60,7 +60,7 @@ def memory_page(settings: Settings) -> bytes:
         return paged(Path(copy))
 
 
-def write_page(settings: Settings, out_path: Optional[str]) -> str:
+def write_page(settings: Settings, out_path: str | None) -> str:
     """Write the page (0600: it holds the chat) and say where it is. It is written beside the
     target under a fresh name (O_EXCL, no link followed) and renamed over it, so the page never
     lands in a file a link leads to or a file someone else made and may read; such a target is

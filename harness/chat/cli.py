@@ -20,13 +20,14 @@ import asyncio
 import json
 import os
 import sys
-from typing import Any, Dict
+from typing import Any
 
 import click
 
+from harness.calls.usage import format_report, read_usage, report, report_json
 from harness.chat.config import ConfigError, load_settings
 from harness.memory.store import ChatBusy, StoreError
-from harness.calls.usage import format_report, read_usage, report, report_json
+
 
 def echo(text: str, err: bool = False, nl: bool = True) -> None:
     """Text on stdout (or stderr) as every command shows it: on a terminal, control characters, bidi
@@ -209,7 +210,7 @@ def send(text: str, yes: bool, key, as_json: bool = False, model=None) -> None:
     echo(answer["reply"])
 
 
-def sent_json(settings, answer: Dict[str, Any]) -> Dict[str, Any]:
+def sent_json(settings, answer: dict[str, Any]) -> dict[str, Any]:
     """`ever send --json`: the reply, the message's id, and the usage of the turn named by that id
     (its calls, tokens and cost, from the usage files `ever cost` reads). A message that joined a
     turn already running is answered by that turn, whose calls are counted under its own id."""
@@ -230,7 +231,7 @@ def memory() -> None:
     """The memory: its status, its view, a line opened."""
 
 
-def ask_owner_or_open(request: Dict[str, Any]) -> Dict[str, Any]:
+def ask_owner_or_open(request: dict[str, Any]) -> dict[str, Any]:
     """Answer from the running chat over its socket, or open the chat here when none runs."""
     from harness.chat.session import local_answer
 
@@ -252,7 +253,7 @@ def memory_status(as_json: bool) -> None:
     echo(status_sentences(status))
 
 
-def status_sentences(status: Dict[str, Any]) -> str:
+def status_sentences(status: dict[str, Any]) -> str:
     """The memory's status for a person: one sentence a line."""
 
     def many(count: int, word: str) -> str:
@@ -567,7 +568,9 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
     bench_settings = BenchSettings(api_key=load_key(settings.home).reveal(), base_url=base_url or settings.base_url,
                                    model=model or settings.model, memory_model=memory_model, home=home,
                                    arms=chosen, as_notes=notes, judge=judge, cache_marks=settings.cache_marks)
-    say = lambda sentence: echo(sentence, err=True)  # progress; the result alone on stdout
+    def say(sentence: str) -> None:  # progress; the result alone on stdout
+        echo(sentence, err=True)
+
     try:
         result = asyncio.run(run(bench_settings, chats, questions, say))
     except BenchFailed as error:

@@ -63,14 +63,15 @@ import math
 import os
 import stat
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any
 
 import tomlkit
 
-from harness.calls.models import EFFORTS, setting_problem
 from harness.calls.approval import APPROVABLE_TOOLS
+from harness.calls.models import EFFORTS, setting_problem
 from harness.calls.turn import TurnCaps
 from harness.memory.agentlog import AgentCaps
 from harness.memory.logfile import write_whole
@@ -85,7 +86,7 @@ MEMORY_MAX_TOKENS = 16_000  # the compactor's max_tokens (harness/calls/compacto
 # [H1] the defaults. The compactor's model is the gist's cheap Haiku [gist §4]; its
 # thinking is off [C9]: the gist's "Haiku at xhigh effort" names a Haiku with an effort,
 # and Haiku 4.5 has none (the real API refuses it). The settle timeout is eukhe's [D10].
-DEFAULTS: Dict[str, Any] = {
+DEFAULTS: dict[str, Any] = {
     "model": "claude-sonnet-4-6",
     "base_url": None,
     "approve": [],
@@ -152,8 +153,8 @@ class Secret:
 class Settings:
     home: Path
     model: str
-    base_url: Optional[str]
-    approve: Tuple[str, ...]
+    base_url: str | None
+    approve: tuple[str, ...]
     memory_model: str
     memory_thinking: Any  # "off", an effort, or a budget in tokens
     settle_timeout_seconds: float
@@ -161,8 +162,8 @@ class Settings:
     agent_caps: Any = None  # harness/calls/agents.py AgentCaps; None: its defaults
     turn_caps: TurnCaps = TurnCaps()
     # tokens, for a model harness/calls/models.py does not know; None: its default
-    context_window: Optional[int] = None
-    memory_context_window: Optional[int] = None
+    context_window: int | None = None
+    memory_context_window: int | None = None
     memory_quiet: bool = False  # the terminal shows no `memory:` rows
     # where each key's value came from: "environment EVER_MODEL", "config.toml" or "default"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -189,7 +190,7 @@ def home_from(environ: Mapping[str, str]) -> Path:
 INSTRUCTIONS_NAME = "instructions.md"
 
 
-def untrusted(path: Path, status: os.stat_result) -> Optional[str]:
+def untrusted(path: Path, status: os.stat_result) -> str | None:
     """The sentence refusing `path` if another user owns it or others may write it [H12];
     None when it is the user's alone to change."""
     if status.st_uid != os.getuid():
@@ -215,7 +216,7 @@ def check_trusted(path: Path) -> None:
         raise ConfigError(problem)
 
 
-def load_settings(environ: Optional[Mapping[str, str]] = None) -> Settings:
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     """The settings, environment over config file over defaults [H1]. Reads no key."""
     environ = os.environ if environ is None else environ
     home = home_from(environ)
@@ -260,7 +261,7 @@ def missing_key_sentence(home: Path) -> str:
             f"(readable only by you: chmod 600 {home / KEY_NAME}).")
 
 
-def load_key(home: Path, environ: Optional[Mapping[str, str]] = None) -> Secret:
+def load_key(home: Path, environ: Mapping[str, str] | None = None) -> Secret:
     """ANTHROPIC_API_KEY, else the key file in `home`; a ConfigError saying what to set if neither."""
     environ = os.environ if environ is None else environ
     from_environment = environ.get("ANTHROPIC_API_KEY", "").strip()
@@ -367,9 +368,9 @@ def checked(key: str, value: Any, where: str) -> Any:
     raise AssertionError(key)
 
 
-def flatten(table: Mapping[str, Any], where: str) -> Dict[str, Any]:
+def flatten(table: Mapping[str, Any], where: str) -> dict[str, Any]:
     """TOML tables one level deep as dotted keys, each checked."""
-    values: Dict[str, Any] = {}
+    values: dict[str, Any] = {}
     tables = {key.partition(".")[0] for key in KEYS if "." in key}
     for name, value in table.items():
         if isinstance(value, dict) and name in tables:
@@ -381,7 +382,7 @@ def flatten(table: Mapping[str, Any], where: str) -> Dict[str, Any]:
     return values
 
 
-def read_config_text(path: Path) -> Optional[str]:
+def read_config_text(path: Path) -> str | None:
     """The config file's text, trusted and valid TOML; None when there is no file."""
     try:
         with open(path, "rb") as file:
@@ -403,7 +404,7 @@ def read_config_text(path: Path) -> Optional[str]:
     return text
 
 
-def read_config(path: Path) -> Dict[str, Any]:
+def read_config(path: Path) -> dict[str, Any]:
     """The settings in the config file as dotted keys, checked; {} when there is no file."""
     text = read_config_text(path)
     return {} if text is None else flatten(tomllib.loads(text), str(path))
@@ -444,7 +445,7 @@ def render_config(values: Mapping[str, Any]) -> str:
               for key, value in values.items() if value is not None}
     lines = ["# Ever's settings; see harness/chat/config.py. The environment overrides them",
              "# (EVER_MODEL, ANTHROPIC_BASE_URL). Ever edits this file in place: comments are kept."]
-    tables: Dict[str, list] = {}
+    tables: dict[str, list] = {}
     for key in KEYS:
         if key not in values:
             continue
@@ -502,7 +503,7 @@ def update_config(home: Path, changes: Mapping[str, Any]) -> Path:
     return path
 
 
-def memory_setting_problem(model: str, thinking: Any, turns_model: str) -> Optional[str]:
+def memory_setting_problem(model: str, thinking: Any, turns_model: str) -> str | None:
     """Why the compaction model cannot take `thinking`, in one sentence naming what it takes
     (harness/calls/models.py); None when it can."""
     memory_model = turns_model if model == "turns" else model
@@ -516,11 +517,11 @@ def check_memory_setting(settings: Settings) -> None:
         raise ConfigError(problem)
 
 
-def set_memory_model(model: Optional[str], effort: Optional[str]) -> str:
+def set_memory_model(model: str | None, effort: str | None) -> str:
     """`/memory-model`: save the compaction model and effort given; say what they are now. A
     pair the model cannot take is refused (ConfigError) and nothing is saved."""
     settings = load_settings()
-    changes: Dict[str, Any] = {}
+    changes: dict[str, Any] = {}
     if model:
         changes["memory.model"] = checked("memory.model", model, "/memory-model")
     if effort:

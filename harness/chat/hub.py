@@ -35,7 +35,8 @@ owner's: the weakest of the two wins [S9].
 import asyncio
 import itertools
 import json
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from collections.abc import Callable
+from typing import Any
 
 from harness.calls.approval import Answer, Approval, approval_summary
 
@@ -52,7 +53,7 @@ class Client:
         self.writer = writer
         self.yes = yes
 
-    def send(self, event: Dict[str, Any]) -> None:
+    def send(self, event: dict[str, Any]) -> None:
         try:
             self.writer.write(json.dumps(event, ensure_ascii=False).encode() + b"\n")
         except (ConnectionError, RuntimeError):
@@ -63,17 +64,17 @@ class Hub:
     """The owner's output: the local terminal (or nothing, for `ever serve`) and every attached
     terminal."""
 
-    def __init__(self, local: Any = None, local_question: Optional[Callable[[str], "asyncio.Future[str]"]] = None):
+    def __init__(self, local: Any = None, local_question: Callable[[str], "asyncio.Future[str]"] | None = None):
         self.local = local
         self.local_question = local_question  # the owner's own terminal asks too
-        self.clients: List[Client] = []
-        self.loop: Optional[asyncio.AbstractEventLoop] = None
-        self.questions: Dict[int, "asyncio.Future[str]"] = {}
+        self.clients: list[Client] = []
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.questions: dict[int, asyncio.Future[str]] = {}
         self.numbers = itertools.count(1)
-        self.secrets: Tuple[str, ...] = ()
-        self.slash: Optional[Callable[[str], str]] = None  # a /command's answer, by the owner
+        self.secrets: tuple[str, ...] = ()
+        self.slash: Callable[[str], str] | None = None  # a /command's answer, by the owner
 
-    def _each(self, event: Dict[str, Any], skip: Optional[Client] = None) -> None:
+    def _each(self, event: dict[str, Any], skip: Client | None = None) -> None:
         for client in list(self.clients):
             if client is not skip:
                 client.send(event)
@@ -90,7 +91,7 @@ class Hub:
             self.local.thinking(delta)
         self._each({"event": "thinking", "delta": delta})
 
-    def tool(self, name: str, tool_input: Dict[str, Any]) -> None:
+    def tool(self, name: str, tool_input: dict[str, Any]) -> None:
         if self.local is not None:
             self.local.tool(name, tool_input)
         self._each({"event": "tool", "name": name, "input": tool_input})
@@ -100,7 +101,7 @@ class Hub:
             self.local.result(text, is_error)
         self._each({"event": "result", "text": text[:2000], "is_error": is_error})
 
-    def notice(self, sentence: str, skip: Optional[Client] = None) -> None:
+    def notice(self, sentence: str, skip: Client | None = None) -> None:
         if self.local is not None:
             self.local.notice(sentence)
         self._each({"event": "notice", "sentence": sentence}, skip)
@@ -117,12 +118,12 @@ class Hub:
     def row(self, text: str) -> None:
         self._each({"event": "row", "text": text})
 
-    def wait(self, what: Optional[str], seconds: Optional[float]) -> None:
+    def wait(self, what: str | None, seconds: float | None) -> None:
         self._each({"event": "wait", "what": what, "seconds": seconds})
 
     # ---- questions ----
 
-    def ask(self, name: str, tool_input: Dict[str, Any]) -> Answer:
+    def ask(self, name: str, tool_input: dict[str, Any]) -> Answer:
         """A tool's question, from the tool's thread: asked in every terminal, the first answer
         counts. With no terminal at all (`ever serve` with none attached), the answer is no."""
         if self.loop is None:
@@ -130,7 +131,7 @@ class Hub:
         reply = asyncio.run_coroutine_threadsafe(self._ask(name, tool_input), self.loop).result()
         return ANSWERS.get(reply.strip().lower(), Answer.NO)
 
-    async def _ask(self, name: str, tool_input: Dict[str, Any]) -> str:
+    async def _ask(self, name: str, tool_input: dict[str, Any]) -> str:
         summary = approval_summary(name, tool_input)
         if "\n" in summary or len(summary) > QUESTION_CHARS_MAX:
             # [H4] a question taller than the terminal would show only its head and tail, and `y`
@@ -168,7 +169,7 @@ class Hub:
         if future is not None and not future.done():
             future.set_result(reply)
 
-    async def attach(self, chat: Any, request: Dict[str, Any], reader: asyncio.StreamReader,
+    async def attach(self, chat: Any, request: dict[str, Any], reader: asyncio.StreamReader,
                      writer: asyncio.StreamWriter) -> None:
         """Serve one attached terminal until it goes."""
         client = Client(writer, bool(request.get("yes")))

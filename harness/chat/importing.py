@@ -4,14 +4,14 @@ that is a lot, and a progress bar."""
 
 import json
 import sys
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 import click
 from tqdm import tqdm
 
-from harness.chat.config import Settings
 from harness.calls.models import capabilities
 from harness.calls.prompt import Prompt
+from harness.chat.config import Settings
 from harness.chat.imports import CALL_SECONDS, SOURCE_NAMES, Cost, ImportFailed, estimate_cost, plan, write
 from harness.memory.planner import Config
 from harness.memory.service import Memory
@@ -52,7 +52,7 @@ def cost_sentence(cost: Cost, model: str, jobs_max: int) -> str:
             f"(taken at {CALL_SECONDS} seconds a call).")
 
 
-def run_import(settings: Settings, paths: Sequence[str], fmt: Optional[str], yes: bool,
+def run_import(settings: Settings, paths: Sequence[str], fmt: str | None, yes: bool,
                say: Callable[[str], None] = click.echo) -> None:
     memory = Memory.open(settings.home)
     try:

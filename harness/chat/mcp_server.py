@@ -15,7 +15,8 @@ that ask first are declined for it, as for `ever send` without `--yes`.
 import secrets
 import socket
 import sys
-from typing import Any, Callable, Dict, Optional
+from collections.abc import Callable
+from typing import Any
 
 from harness.chat.config import Settings
 
@@ -41,17 +42,17 @@ DATE = "The date and time (with its UTC offset) when message id was logged."
 SEND = ("Send a message into Ever's chat, as the user would, and get Ever's reply. It is logged for "
         "ever. Tools that ask first (shell, write, edit) are declined for it.")
 
-Ask = Callable[[Dict[str, Any]], Any]
+Ask = Callable[[dict[str, Any]], Any]
 
 
-def build_server(settings: Settings, allow_send: bool, ask: Optional[Ask] = None):
+def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
     """The MCP server and its tools; `ask` answers a memory request (the owner's, or the chat's
     opened here)."""
     from mcp.server import MCPServer
 
     from harness.chat.session import local_answer, send_once
 
-    async def answer(request: Dict[str, Any]) -> Dict[str, Any]:
+    async def answer(request: dict[str, Any]) -> dict[str, Any]:
         if ask is not None:
             return await ask(request)
         return await local_answer(settings, request)
@@ -98,7 +99,7 @@ def serve_stdio(settings: Settings, allow_send: bool) -> None:
 
 
 def serve_http(settings: Settings, allow_send: bool, port: int, say: Callable[[str], None],
-               secret: Optional[str] = None) -> None:
+               secret: str | None = None) -> None:
     """Streamable HTTP on 127.0.0.1:port (0: any free port) at /SECRET/mcp, until stopped."""
     import anyio
     import uvicorn

@@ -26,14 +26,14 @@ import asyncio
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any
 
 from harness.memory.accepted import TooLong, too_long_sentence
 
 LINE_BYTES_MAX = 64 << 20
 
 
-def answer_memory(memory, request: Dict[str, Any]) -> Dict[str, Any]:
+def answer_memory(memory, request: dict[str, Any]) -> dict[str, Any]:
     """The memory's answers, the same from the owner and from a chat opened here."""
     op = request.get("op")
     if op == "view":
@@ -57,7 +57,7 @@ def answer_memory(memory, request: Dict[str, Any]) -> Dict[str, Any]:
     return {"error": f"no such request: {op!r}"}
 
 
-def answer_messages(store, request: Dict[str, Any]) -> Dict[str, Any]:
+def answer_messages(store, request: dict[str, Any]) -> dict[str, Any]:
     """The last `last` messages, oldest first, or those of `ids`, in that order."""
     last, ids = request.get("last"), request.get("ids")
     count = store.count
@@ -72,7 +72,7 @@ def answer_messages(store, request: Dict[str, Any]) -> Dict[str, Any]:
                          for i, r in zip(wanted, records)]}
 
 
-def answer_search(memory, request: Dict[str, Any]) -> Dict[str, Any]:
+def answer_search(memory, request: dict[str, Any]) -> dict[str, Any]:
     from harness.memory.search import SearchError, run_search
 
     query, page = request.get("query"), request.get("page", 1)
@@ -132,7 +132,7 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
     return server
 
 
-async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWriter) -> Optional[Dict[str, Any]]:
+async def answer_send(chat, request: dict[str, Any], writer: asyncio.StreamWriter) -> dict[str, Any] | None:
     """A message handed over: `accepted` once it is on disk [S9], then its turn's reply."""
     from harness.calls.approval import Approval
     from harness.calls.turn import Quiet
@@ -173,7 +173,7 @@ async def answer_send(chat, request: Dict[str, Any], writer: asyncio.StreamWrite
     return answer_of(chat, key, answered.result())
 
 
-def answer_of(chat, key: Optional[str], result) -> Dict[str, Any]:
+def answer_of(chat, key: str | None, result) -> dict[str, Any]:
     """A sent message's answer: its turn's reply, and the message's id, found by its key."""
     message_id = chat.memory.store.key_id(key) if key is not None else None
     return {"reply": result.reply, "error": result.error, "logged": True, "id": message_id}
@@ -196,7 +196,7 @@ class Dropped(Exception):
     """The owner took the message (it is on disk) and ended before answering."""
 
 
-async def ask(path: Path, request: Dict[str, Any]) -> Dict[str, Any]:
+async def ask(path: Path, request: dict[str, Any]) -> dict[str, Any]:
     """One request to the chat's owner; Unanswered or Dropped when it does not answer."""
     try:
         reader, writer = await asyncio.open_unix_connection(str(path), limit=LINE_BYTES_MAX)

@@ -40,20 +40,22 @@ import json
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 from urllib.parse import urlparse
 
-from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, MemorySettings, Merge
+from harness.calls.approval import Approval
+from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
+from harness.calls.compactor import Job as CompactorJob
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
 from harness.calls.prompt import SYSTEM_PROMPT, Prompt
 from harness.calls.requests import finished
-from harness.calls.approval import Approval
 from harness.calls.tools import WorkTools
-from harness.memory.images import ToolResult, error_result
 from harness.calls.turn import Turn, TurnSettings
 from harness.calls.usage import cost_e8, dollars_text, record_usage, usage_record
+from harness.memory.images import ToolResult, error_result
 from harness.memory.planner import Config
 from harness.memory.planted import ANSWER_ALONE, Chat, Fact, logged, score
 from harness.memory.search import run_search
@@ -90,13 +92,13 @@ class BenchSettings:
     """What a run needs: where the API is, the two models, what to ask."""
 
     api_key: str = field(repr=False)
-    base_url: Optional[str]
+    base_url: str | None
     model: str  # the answering model
     memory_model: str  # the compaction model, also the baseline's summarizer
     home: Path  # the bench's own directory; the chat lives in home/chat
-    arms: Tuple[str, ...] = ARMS
+    arms: tuple[str, ...] = ARMS
     as_notes: bool = False
-    judge: Optional[str] = None  # a model that judges each answer, only when asked
+    judge: str | None = None  # a model that judges each answer, only when asked
     cache_marks: bool = True
     keep_copies: bool = False
 
@@ -107,20 +109,20 @@ class Answer:
     kind: str
     fact_id: int
     question: str
-    expected: Tuple[str, ...]
+    expected: tuple[str, ...]
     reply: str
     score: str  # right, wrong, superseded, or failed (the call failed: the sentence is `error`)
     zooms: int = 0
     searches: int = 0
     calls: int = 0
     usage: Usage = field(default_factory=Usage)
-    cost_e8: Optional[int] = None
+    cost_e8: int | None = None
     seconds: float = 0.0
     error: str = ""
-    judged: Optional[bool] = None
+    judged: bool | None = None
     label: str = ""
 
-    def as_dict(self) -> Dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         value = dataclasses.asdict(self)
         value["usage"] = dataclasses.asdict(self.usage)
         value["dollars"] = None if self.cost_e8 is None else self.cost_e8 / 1e8
@@ -136,7 +138,7 @@ class Metered:
         self.spent = Usage()
         self.calls = 0
 
-    async def stream(self, request: dict, on_event: Optional[Callable[[Any], None]] = None):
+    async def stream(self, request: dict, on_event: Callable[[Any], None] | None = None):
         try:
             reply = await self.client.stream(request, on_event=on_event)
         except (Refused, Unusable, RetriesExhausted) as error:
@@ -153,7 +155,7 @@ class BenchTurn(Turn):
     def __init__(self, *args: Any, offered: Sequence[str], **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.offered = set(offered)
-        self.called: List[str] = []
+        self.called: list[str] = []
 
     async def _call(self, name: str, tool_input: Any) -> ToolResult:
         self.called.append(name)
@@ -177,7 +179,7 @@ def arm_prompt(arm: str) -> Prompt:
     return Prompt(tools=tools, system=system)
 
 
-def loopback(base_url: Optional[str]) -> bool:
+def loopback(base_url: str | None) -> bool:
     host = urlparse(base_url or "").hostname or ""
     if host == "localhost":
         return True
@@ -187,7 +189,7 @@ def loopback(base_url: Optional[str]) -> bool:
         return False
 
 
-def priced(model: str, usage: Usage) -> Optional[int]:
+def priced(model: str, usage: Usage) -> int | None:
     return cost_e8(usage_record("compaction", None, model, usage))  # kind and turn price nothing
 
 
@@ -200,10 +202,10 @@ class Bench:
     def __init__(self, settings: BenchSettings, say: Callable[[str], None] = lambda sentence: None):
         self.settings = settings
         self.say = say
-        self.clients: List[Any] = []
+        self.clients: list[Any] = []
         self.answers_client: Any = None  # one client for every answer, metered answer by answer
 
-    def client(self, attempts_max: Optional[int]) -> Metered:
+    def client(self, attempts_max: int | None) -> Metered:
         from harness.calls.client import Client, ClientSettings  # the SDK: only a run that calls
 
         client = Client(ClientSettings(api_key=self.settings.api_key, base_url=self.settings.base_url,
@@ -217,7 +219,7 @@ class Bench:
 
     # ---- building the chat's tree, once ----
 
-    def marker(self, chat: Chat) -> Dict[str, Any]:
+    def marker(self, chat: Chat) -> dict[str, Any]:
         """What a kept chat must match to be used again: its messages byte for byte (a digest),
         how they were written, and the compaction model."""
         digest = hashlib.sha256()
@@ -226,7 +228,7 @@ class Bench:
         return {"chat": chat.name, "messages": len(chat.messages), "sha256": digest.hexdigest(),
                 "as_notes": self.settings.as_notes, "memory_model": self.settings.memory_model}
 
-    async def build(self, chat: Chat) -> Dict[str, Any]:
+    async def build(self, chat: Chat) -> dict[str, Any]:
         """The chat written and its view built by the compaction model; what it cost. A chat
         built before with the same marker is used again, and costs nothing."""
         s = self.settings
@@ -247,7 +249,7 @@ class Bench:
             marker_path.write_text(json.dumps({"marker": marker, "built": None}, indent=2))
         metered = self.client(None)  # a compaction retries while it runs [P16]
         compactor = Compactor(metered, Prompt.build(), MemorySettings(model=s.memory_model), marks=s.cache_marks)
-        memory_ref: Dict[str, Memory] = {}
+        memory_ref: dict[str, Memory] = {}
 
         async def build_node(job: Job) -> JobResult:
             task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
@@ -289,7 +291,7 @@ class Bench:
 
     # ---- the baseline's one summary ----
 
-    async def summary(self, chat: Chat) -> Tuple[str, Dict[str, Any]]:
+    async def summary(self, chat: Chat) -> tuple[str, dict[str, Any]]:
         """One summary of the whole chat by the compaction model, rolling over chunks; kept in
         the bench's directory and used again."""
         s = self.settings
@@ -299,7 +301,7 @@ class Bench:
             return kept["summary"], kept["cost"]
         metered = self.client(None)
         summary = ""
-        chunk: List[str] = []
+        chunk: list[str] = []
         size = 0
         lines = [f"{at} {kind}: {text}" for at, (kind, text, _) in enumerate(chat.messages)]
         for at, line in enumerate(lines):
@@ -364,7 +366,7 @@ class Bench:
             answer.judged = await self.judged(fact, answer.reply)
         return answer
 
-    async def turn(self, question: str, arm: str, metered: Metered) -> Tuple[str, str, List[str]]:
+    async def turn(self, question: str, arm: str, metered: Metered) -> tuple[str, str, list[str]]:
         """A fresh turn in a copy of the built chat: (reply, error sentence, tools called)."""
         s = self.settings
         scratch = Path(tempfile.mkdtemp(prefix=f"recall-{arm}-", dir=s.home))
@@ -388,7 +390,7 @@ class Bench:
             if not s.keep_copies:
                 shutil.rmtree(scratch, ignore_errors=True)
 
-    async def judged(self, fact: Fact, reply: str) -> Optional[bool]:
+    async def judged(self, fact: Fact, reply: str) -> bool | None:
         """The judge model's yes or no: only when the user asks for one."""
         s = self.settings
         expected = " and ".join(fact.expected)
@@ -420,7 +422,7 @@ async def settled(memory: Memory) -> None:
         await memory.settle(600.0)
 
 
-def spread(facts: Sequence[Fact], count: int) -> List[Fact]:
+def spread(facts: Sequence[Fact], count: int) -> list[Fact]:
     """`count` of the facts, spread evenly over the chat (facts are in the chat's order)."""
     if count >= len(facts):
         return list(facts)
@@ -428,7 +430,7 @@ def spread(facts: Sequence[Fact], count: int) -> List[Fact]:
 
 
 async def run(settings: BenchSettings, chats: Sequence[Chat], questions: int,
-              say: Callable[[str], None] = lambda sentence: None) -> Dict[str, Any]:
+              say: Callable[[str], None] = lambda sentence: None) -> dict[str, Any]:
     """Every chat built, then up to `questions` questions in each arm; the whole report."""
     bench_runs = []
     left = questions
@@ -456,8 +458,8 @@ async def run(settings: BenchSettings, chats: Sequence[Chat], questions: int,
     return report(settings, bench_runs)
 
 
-def report(settings: BenchSettings, runs: List[Dict[str, Any]]) -> Dict[str, Any]:
-    answers: List[Answer] = [answer for one in runs for answer in one["answers"]]
+def report(settings: BenchSettings, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    answers: list[Answer] = [answer for one in runs for answer in one["answers"]]
     notes = []
     if loopback(settings.base_url):
         notes.append(MEASURES_NOTHING_LOCAL.format(url=settings.base_url))
@@ -490,7 +492,7 @@ def report(settings: BenchSettings, runs: List[Dict[str, Any]]) -> Dict[str, Any
             "chats": [dict(one, answers=[a.as_dict() for a in one["answers"]]) for one in runs]}
 
 
-def table(result: Dict[str, Any]) -> str:
+def table(result: dict[str, Any]) -> str:
     """The short table: one row an arm, then the notes."""
     lines = [f"Recall: answers by {result['model']}, tree by {result['memory_model']}, at {result['api']}."]
     lines += result["notes"]  # first, so that nobody reads a figure without them

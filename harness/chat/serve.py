@@ -15,8 +15,8 @@ import os
 import shlex
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from harness.chat import owner
 from harness.chat.config import Settings
@@ -27,7 +27,6 @@ UNIT_NAME = "ever.service"
 
 async def run_serve(settings: Settings, yes: bool, say: Callable[[str], None]) -> None:
     from harness.chat.session import open_chat
-
     from harness.memory.store import ChatBusy
 
     loop = asyncio.get_running_loop()

@@ -10,22 +10,24 @@ import asyncio
 import dataclasses
 import os
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
+
 from harness.calls.agents import Agents
-from harness.memory.agentlog import AgentCaps
-from harness.chat import owner
-from harness.calls.compactor import Compactor, Compress, Job as CompactorJob, Merge, MemorySettings
-from harness.chat.config import Secret, Settings, check_memory_setting, load_key
-from harness.memory.planner import Config
-from harness.calls.prompt import Prompt
-from harness.memory.accepted import Accepted, entering
-from harness.memory.service import Job, JobResult, Memory
-from harness.memory.store import ChatBusy, StoreError
 from harness.calls.approval import Approval, weakest
+from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
+from harness.calls.compactor import Job as CompactorJob
+from harness.calls.prompt import Prompt
 from harness.calls.redaction import redact
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Output, Quiet, Turn, TurnResult, TurnSettings
 from harness.calls.usage import dollars_text, record_usage, usage_record
+from harness.chat import owner
+from harness.chat.config import Secret, Settings, check_memory_setting, load_key
+from harness.memory.accepted import Accepted, entering
+from harness.memory.agentlog import AgentCaps
+from harness.memory.planner import Config
+from harness.memory.service import Job, JobResult, Memory
+from harness.memory.store import ChatBusy, StoreError
 
 if TYPE_CHECKING:  # the SDK (harness/calls/client.py) is imported only when a chat opens
     from harness.calls.client import Client
@@ -62,8 +64,8 @@ class Delivery:
     turn's output goes, its approval, and the future its sender awaits."""
 
     message: Accepted
-    output: Optional[Output] = None
-    approval: Optional[Approval] = None
+    output: Output | None = None
+    approval: Approval | None = None
     answered: Optional["asyncio.Future[TurnResult]"] = None
     logged: bool = False  # in the log before a crash, never answered: answer it, log it not again
 
@@ -88,20 +90,20 @@ class Chat:
         self.prompt = prompt
         self.approval = approval
         self.output = output
-        self.turn: Optional[Turn] = None
+        self.turn: Turn | None = None
         self.turn_lock = asyncio.Lock()
-        self.last: Optional[TurnResult] = None
-        self.joined: List[Delivery] = []
-        self.queue: List[Delivery] = []  # accepted, waiting for a turn of their own
-        self.compactor: Optional[Compactor] = None
-        self.agents: Optional[Agents] = None  # harness/calls/agents.py; open_chat makes it
-        self.answers: Dict[str, "asyncio.Future[TurnResult]"] = {}  # key -> its turn, in flight
+        self.last: TurnResult | None = None
+        self.joined: list[Delivery] = []
+        self.queue: list[Delivery] = []  # accepted, waiting for a turn of their own
+        self.compactor: Compactor | None = None
+        self.agents: Agents | None = None  # harness/calls/agents.py; open_chat makes it
+        self.answers: dict[str, asyncio.Future[TurnResult]] = {}  # key -> its turn, in flight
         self.busy: set = set()  # the turns started for the socket and the socket's requests
         self.left = asyncio.Event()  # set when the owner goes: the senders still waiting are let go
         self.leaving = False  # an `ever send` that owns the chat has its answer: no new turn starts
-        self.leave_after: Optional[str] = None  # the key of that `ever send`'s message
+        self.leave_after: str | None = None  # the key of that `ever send`'s message
         self.queue_turn = False  # the running turn is one of the queue's (not a report's)
-        self.turn_task: Optional[asyncio.Task] = None  # the task running the queue's turns
+        self.turn_task: asyncio.Task | None = None  # the task running the queue's turns
 
     def stop_call(self) -> bool:
         """Ctrl-C, from any terminal: the running call stops (its message and what was shown of
@@ -120,7 +122,7 @@ class Chat:
         if end is not None:
             end(self.status_line())
 
-    def new_turn(self, output: Optional[Output] = None, approval: Optional[Approval] = None) -> Turn:
+    def new_turn(self, output: Output | None = None, approval: Approval | None = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,),
                           private=(self.settings.home,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
@@ -135,13 +137,13 @@ class Chat:
         """`text` without the chat's API key [H3]."""
         return redact(text, (self.client.settings.api_key,))
 
-    def entering(self, text: object, key: Optional[str], source: str) -> Accepted:
+    def entering(self, text: object, key: str | None, source: str) -> Accepted:
         """A user's message where it enters the chat: valid, the key hidden, once
         (harness/memory/accepted.py); a key of its own when its sender gave none."""
         return entering(text, key or new_key(), source, self.hide)
 
-    def accept(self, message: Accepted, output: Optional[Output],
-               approval: Optional[Approval]) -> Delivery:
+    def accept(self, message: Accepted, output: Output | None,
+               approval: Approval | None) -> Delivery:
         """The message on disk in the inbox (an OSError, else), then on its way: only now may it
         be shown as accepted."""
         self.memory.inbox.accept(message)
@@ -149,8 +151,8 @@ class Chat:
         self.answers[message.key] = delivery.answered
         return delivery
 
-    def submit(self, message: Accepted, output: Optional[Output] = None,
-               approval: Optional[Approval] = None) -> "asyncio.Future[TurnResult]":
+    def submit(self, message: Accepted, output: Output | None = None,
+               approval: Approval | None = None) -> "asyncio.Future[TurnResult]":
         """A message from the socket or `ever send`: accepted, then joined to the running call or
         given a turn; the future is the result of the turn that answers it. A key already seen
         gives that message's answer, and nothing is logged again."""
@@ -224,8 +226,8 @@ class Chat:
 
     # ---- turns [gist §6] ----
 
-    async def say(self, message: Union[Accepted, str], output: Optional[Output] = None,
-                  approval: Optional[Approval] = None) -> TurnResult:
+    async def say(self, message: Union[Accepted, str], output: Output | None = None,
+                  approval: Approval | None = None) -> TurnResult:
         """A user message: it joins the running call, or starts a turn [gist §6]; the result is
         the turn that answered it. A str is a text typed at the terminal, entering here."""
         if isinstance(message, str):
@@ -279,8 +281,8 @@ class Chat:
                 self.turn_ended()
                 self.queue[:0] = unseen
 
-    def join(self, message: Accepted, output: Optional[Output] = None,
-             approval: Optional[Approval] = None) -> "asyncio.Future[TurnResult]":
+    def join(self, message: Accepted, output: Output | None = None,
+             approval: Approval | None = None) -> "asyncio.Future[TurnResult]":
         """A message typed while a call runs joins it between tool calls [gist §6]; the future is
         the result of the turn that answers it."""
         try:
@@ -297,7 +299,7 @@ class Chat:
         a subagent report's turn settles no sender, so a message waits for a turn of its own."""
         return self.turn is not None and self.queue_turn and not self.queue
 
-    def refused(self, error: BaseException, output: Optional[Output]) -> TurnResult:
+    def refused(self, error: BaseException, output: Output | None) -> TurnResult:
         """A message the disk would not take: one sentence, and nothing of it kept [S5]."""
         sentence = owner.failed_append(error)
         (output or self.output).notice(sentence)
@@ -311,7 +313,7 @@ class Chat:
         self.turn.add_message(delivery.message)
         self.joined.append(delivery)
 
-    def unseen(self, turn: Turn) -> List[Delivery]:
+    def unseen(self, turn: Turn) -> list[Delivery]:
         """The joined messages the turn's call never took: the last ones, still in its inbox."""
         return self.joined[len(self.joined) - len(turn.inbox):] if turn.inbox else []
 
@@ -338,9 +340,9 @@ class Chat:
 
 
 async def open_chat(settings: Settings, output: Output, ask=None, yes: bool = False,
-                    on_change=None, api_key: Optional[str] = None, report_turns: bool = True) -> Chat:
+                    on_change=None, api_key: str | None = None, report_turns: bool = True) -> Chat:
     """Own the chat and start its compactor; ChatBusy when another process owns it."""
-    memory_ref: Dict[str, Any] = {}
+    memory_ref: dict[str, Any] = {}
 
     async def build(job: Job) -> JobResult:
         compactor = memory_ref["compactor"]
@@ -395,7 +397,7 @@ class OwnerSilent(StoreError):
     """Another process owns the chat and did not answer its socket in OWNER_WAIT_SECONDS."""
 
 
-async def with_owner(settings: Settings, here, request: Dict[str, Any], say=None) -> Dict[str, Any]:
+async def with_owner(settings: Settings, here, request: dict[str, Any], say=None) -> dict[str, Any]:
     """`here()` with the chat owned by this process, or `request` answered by the process that
     owns it. An owner answers its socket for as long as it holds the chat, but it takes the chat
     a moment before it listens and lets it go a moment after: meanwhile a newcomer tries again,
@@ -425,13 +427,13 @@ async def with_owner(settings: Settings, here, request: Dict[str, Any], say=None
                 await asyncio.sleep(0.05)
 
 
-async def send_once(settings: Settings, text: str, yes: bool = False, key: Optional[str] = None,
-                    say=None) -> Dict[str, Any]:
+async def send_once(settings: Settings, text: str, yes: bool = False, key: str | None = None,
+                    say=None) -> dict[str, Any]:
     """`ever send`: one turn here, or handed to the chat's owner [gist §1]. The answer's `logged`
     says whether the message is kept (in the log or the inbox) when there is an error."""
     key = key or new_key()  # a retry inside, or by the script with --key, is never logged twice
 
-    async def here() -> Dict[str, Any]:
+    async def here() -> dict[str, Any]:
         # one turn, then the process ends: a report is logged, never a turn of its own [A6]. A
         # setting to fix first (no key, a thinking the memory model lacks) is a ConfigError
         # here, before anything of the message is kept: `ever send` exits 1 (docs/reliability.md)
@@ -441,7 +443,7 @@ async def send_once(settings: Settings, text: str, yes: bool = False, key: Optio
     return await with_owner(settings, here, {"op": "send", "text": text, "yes": yes, "key": key}, say)
 
 
-async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict[str, Any]:
+async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> dict[str, Any]:
     """This process owns the chat: it answers the socket for as long as it does, so that the
     sends and the `ever memory` that arrive meanwhile are answered, not refused (docs/reliability.md, [S9])."""
     server = None
@@ -472,11 +474,11 @@ async def send_here(chat: Chat, settings: Settings, text: str, key: str) -> Dict
 
 
 
-async def local_answer(settings: Settings, request: Dict[str, Any], say=None) -> Dict[str, Any]:
+async def local_answer(settings: Settings, request: dict[str, Any], say=None) -> dict[str, Any]:
     """`ever memory …`: answered by the chat's owner, or, when none runs, by opening the chat
     here (no key needed)."""
 
-    async def here() -> Dict[str, Any]:
+    async def here() -> dict[str, Any]:
         memory = Memory.open(settings.home, read_only=True)
         try:
             return owner.answer_memory(memory, request)

@@ -11,7 +11,7 @@ import shlex
 import shutil
 import sys
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import click
 
@@ -50,7 +50,7 @@ class BareLeave:
     def __init__(self) -> None:
         self.asked = ""
 
-    def check(self, text: str) -> Tuple[str, str]:
+    def check(self, text: str) -> tuple[str, str]:
         """("ask", question), ("send", the word) or ("go", text)."""
         asked, self.asked = self.asked, ""
         if asked and not text.strip():
@@ -103,9 +103,9 @@ class Terminal:
         self.stream = stream  # None: sys.stdout at each write, which the line editor patches
         self.pending = ""
         self.style = ""
-        self.secrets: Tuple[str, ...] = ()  # hidden in whatever is shown [H3]
+        self.secrets: tuple[str, ...] = ()  # hidden in whatever is shown [H3]
         self.replying = False  # a reply streams: `memory:` rows wait for its end
-        self.held: List[str] = []
+        self.held: list[str] = []
         self.quiet = False  # no `memory:` rows: the setting memory.quiet, or /quiet
 
     def row(self, text: str) -> None:
@@ -165,7 +165,7 @@ class Terminal:
         self.replying = True
         self._stream(delta, DIM)
 
-    def tool(self, name: str, tool_input: Dict[str, Any]) -> None:
+    def tool(self, name: str, tool_input: dict[str, Any]) -> None:
         self.end_reply()  # the reply's text ended where the tool call begins
         self._write(f"{DIM}· {self.shown(approval_summary(name, tool_input))}{RESET}\n")
 
@@ -179,7 +179,7 @@ class Terminal:
         self._write(f"{self.shown(sentence)}\n")
 
 
-async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str] = None) -> None:
+async def run_chat(settings: Settings, yes: bool = False, api_key: str | None = None) -> None:
     """`ever chat`; `api_key` stands in for the configured key (the demo's)."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.patch_stdout import patch_stdout
@@ -191,7 +191,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
                                            key_bindings=_line_breaks())
     loop = asyncio.get_running_loop()
     # a tool's question waiting for its answer: (the question, the future the tool thread awaits)
-    questions: List[Tuple[str, "asyncio.Future[str]"]] = []
+    questions: list[tuple[str, asyncio.Future[str]]] = []
 
     def local_question(text: str) -> "asyncio.Future[str]":
         """A tool's question in this terminal. It is the prompt itself until answered, so a row
@@ -220,7 +220,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
     # [C12] what the chat waits for, with a countdown, on the line above the prompt
     # while it waits (the line editor redraws it; a bottom toolbar would need the terminal to
     # report its cursor, which not every terminal does)
-    waits: Dict[str, Tuple[str, float]] = {}
+    waits: dict[str, tuple[str, float]] = {}
 
     def prompt_text() -> str:
         questions[:] = [question for question in questions if not question[1].done()]
@@ -234,7 +234,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
         return f"({shown})\n› "
 
     def waiting(source: str):
-        def on_wait(what: Optional[str], deadline: Optional[float]) -> None:
+        def on_wait(what: str | None, deadline: float | None) -> None:
             if what is None:
                 if waits.pop(source, None) is None:
                     return
@@ -262,7 +262,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: Optional[str]
         terminal._write(f"{warning}\n")
     for line in lines[-5:]:
         terminal._write(f"{DIM}{terminal.shown(line[:160])}{RESET}\n")
-    running: Optional[asyncio.Task] = None
+    running: asyncio.Task | None = None
     queued: set = set()
     bare = BareLeave()
     try:
@@ -424,7 +424,7 @@ def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
     return f"unknown command {words[0]}: /help lists them"
 
 
-def _edit() -> Tuple[str, str]:
+def _edit() -> tuple[str, str]:
     """The message written in $VISUAL or $EDITOR, or a sentence saying why there is none."""
     variable = "VISUAL" if os.environ.get("VISUAL") else "EDITOR"
     editor = os.environ.get(variable)
@@ -475,7 +475,7 @@ def paste_parser(feed_key_callback):
     class PasteParser(Vt100Parser):
         def reset(self, request: bool = False) -> None:
             super().reset(request)
-            self._pasted: List[str] = []
+            self._pasted: list[str] = []
             self._carry = ""  # the end mark may straddle two reads
 
         def feed(self, data: str) -> None:

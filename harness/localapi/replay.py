@@ -27,15 +27,14 @@ import asyncio
 import hashlib
 import random
 from dataclasses import dataclass, field
-from typing import Optional
 
 from harness.calls.client import Client, ClientSettings, Usage
 from harness.calls.compactor import Compactor, MemorySettings, job_for
 from harness.calls.models import MODELS
-from harness.memory.events import Message
-from harness.localapi.server import LocalAPI, Reply, block_tokens
-from harness.memory.planner import Config, Planner
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
+from harness.localapi.server import LocalAPI, Reply, block_tokens
+from harness.memory.events import Message
+from harness.memory.planner import Config, Planner
 
 # $ per million tokens: (input, output); Anthropic's list prices, from the capability table
 # (harness/calls/models.py), for the models a replay may run on.
@@ -142,7 +141,7 @@ def turn_request(prompt: Prompt, planner: Planner, model: str, text: str) -> dic
 
 async def replay(api: LocalAPI, messages: int, *, seed: int = 1, compaction_model: str = COMPACTION_MODEL,
                  turn_model: str = TURN_MODEL, seconds_per_message: float = 10.0,
-                 config: Optional[Config] = None) -> Figures:
+                 config: Config | None = None) -> Figures:
     """Replay `messages` messages; the cache's figures for compactions and turns."""
     rng = random.Random(f"replay/{seed}")
     api.responder = scripted_reply
@@ -184,7 +183,7 @@ def task_tokens(body: dict) -> int:
     return sum(block_tokens(block) for block in blocks[end + 1:])
 
 
-def main(argv: Optional[list] = None) -> None:
+def main(argv: list | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m harness.localapi.replay", description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)

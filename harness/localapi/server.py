@@ -87,6 +87,7 @@ The API key is never stored or printed: recorded headers keep `authorization` an
 """
 
 from __future__ import annotations
+
 import argparse
 import json
 import math
@@ -103,12 +104,33 @@ from typing import Any
 
 from harness.calls.models import IMAGES
 from harness.localapi.cache import CacheOutcome, ManualClock, PendingWrite, PromptCache, WallClock
-from harness.localapi.faults import (Fault, Item, Predicate, Responder, as_reply_or_fault, connection_reset,
-                                     malformed_event, overloaded, pings, rate_limited, server_error,
-                                     status_error, stream_cut, stream_error, timeout)
+from harness.localapi.faults import (
+    Fault,
+    Item,
+    Predicate,
+    Responder,
+    as_reply_or_fault,
+    connection_reset,
+    malformed_event,
+    overloaded,
+    pings,
+    rate_limited,
+    server_error,
+    status_error,
+    stream_cut,
+    stream_error,
+    timeout,
+)
 from harness.localapi.replies import Reply, text, thinking, tool_use
-from harness.localapi.validation import (ApiError, block_tokens, cache_marks, check_request, content_blocks,
-                                         invalid, prompt_blocks)
+from harness.localapi.validation import (
+    ApiError,
+    block_tokens,
+    cache_marks,
+    check_request,
+    content_blocks,
+    invalid,
+    prompt_blocks,
+)
 
 # The names a test scripts the server with, all from here.
 __all__ = ["LocalAPI", "ManualClock", "WallClock", "Reply", "text", "thinking", "tool_use", "Fault",
@@ -216,7 +238,7 @@ def stream_events(message: JSON, blocks: list[JSON], usage: JSON) -> list[tuple[
 
 
 def sse(event: str, data: str) -> bytes:
-    return f"event: {event}\ndata: {data}\n\n".encode("utf-8")
+    return f"event: {event}\ndata: {data}\n\n".encode()
 
 
 # ---------------------------------------------------------------- HTTP

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from harness.calls.models import IMAGES, THINKING_BUDGET_MIN, Model, capabilities, RETIRED
-from harness.memory.pixels import image_size
+from harness.calls.models import IMAGES, RETIRED, THINKING_BUDGET_MIN, Model, capabilities
 from harness.localapi.replies import text
+from harness.memory.pixels import image_size
 
 JSON = dict[str, Any]
 

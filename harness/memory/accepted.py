@@ -10,8 +10,8 @@ rides with the text, and ends the message's last log line [S8] [S11]: nothing ma
 logged text back to its key.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from harness.memory.store import checked_key
 from harness.memory.text import is_valid_text, utf8_bytes, valid_text

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from harness.memory.logfile import LogFile, encode_line, make_directory
 
@@ -50,7 +50,7 @@ class AgentCaps:
     seconds: float = 1800.0  # wall time from its start
     tool_calls: int = 100
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {"tokens": self.tokens, "seconds": self.seconds, "tool_calls": self.tool_calls}
 
 
@@ -58,7 +58,7 @@ class NameTaken(Exception):
     """A subagent of that name exists in this chat; the message is one sentence."""
 
 
-def name_error(name: Any) -> Optional[str]:
+def name_error(name: Any) -> str | None:
     """None if `name` can name a subagent; else a sentence for the model."""
     if not isinstance(name, str) or not name:
         return "agent: name is missing; give a short name, like Scout."
@@ -76,11 +76,11 @@ def log_path(chat: Path, name: str) -> Path:
     return agents_dir(chat) / f"{name}.jsonl"
 
 
-def now_text(now: Optional[datetime] = None) -> str:
+def now_text(now: datetime | None = None) -> str:
     return (now or datetime.now().astimezone()).isoformat(timespec="seconds")
 
 
-def names(chat: Path) -> List[str]:
+def names(chat: Path) -> list[str]:
     """Every subagent of the chat, in the order they started."""
     directory = agents_dir(chat)
     if not directory.is_dir():
@@ -97,7 +97,7 @@ def names(chat: Path) -> List[str]:
     return [name for _, name in sorted(starts)]
 
 
-def find(chat: Path, name: str) -> Optional[Path]:
+def find(chat: Path, name: str) -> Path | None:
     """The log of the subagent named `name`, compared without case; None if there is none."""
     directory = agents_dir(chat)
     if not directory.is_dir():
@@ -111,7 +111,7 @@ def find(chat: Path, name: str) -> Optional[Path]:
     return None
 
 
-def read_log(path: Path) -> List[dict]:
+def read_log(path: Path) -> list[dict]:
     """The file's records in order; a line a crash cut off (not JSON) is skipped."""
     records = []
     with open(path, "rb") as file:
@@ -133,7 +133,7 @@ class AgentLog:
         self.file = file
 
     @classmethod
-    def create(cls, chat: Path, name: str, start: Dict[str, Any]) -> "AgentLog":
+    def create(cls, chat: Path, name: str, start: dict[str, Any]) -> "AgentLog":
         """A new log whose first line is `start`; NameTaken if the chat has a subagent `name`."""
         make_directory(agents_dir(chat))
         if find(chat, name) is not None:
@@ -153,7 +153,7 @@ class AgentLog:
     def reopen(cls, path: Path) -> "AgentLog":
         return cls(LogFile(path))
 
-    def append(self, record: Dict[str, Any]) -> None:
+    def append(self, record: dict[str, Any]) -> None:
         """One line, one write, fsync'd; a failed one leaves nothing (harness/memory/logfile.py)."""
         record = dict(record)
         record.setdefault("time", now_text())
@@ -163,7 +163,7 @@ class AgentLog:
         self.file.close()
 
 
-def summary(records: List[dict]) -> Dict[str, Any]:
+def summary(records: list[dict]) -> dict[str, Any]:
     """What a listing shows of one log: its start, its steps, its end, where its report went."""
     start = records[0] if records and records[0].get("kind") == "start" else {}
     steps = [r for r in records if r.get("kind") in STEP_KINDS]
@@ -183,7 +183,7 @@ def summary(records: List[dict]) -> Dict[str, Any]:
     }
 
 
-def where_it_ends(records: List[dict]) -> str:
+def where_it_ends(records: list[dict]) -> str:
     """Where a log ends, in words: its last step, numbered, and when."""
     steps = [r for r in records if r.get("kind") in STEP_KINDS]
     if not steps:
@@ -196,7 +196,7 @@ def where_it_ends(records: List[dict]) -> str:
     return f"its log ends at step {len(steps)} ({last.get('time', '')}), {last['kind']}: {text}"
 
 
-def conversation(records: List[dict]) -> str:
+def conversation(records: list[dict]) -> str:
     """The whole conversation as `zoom("Name")` gives it: the task, each step, how it ended."""
     start = records[0] if records and records[0].get("kind") == "start" else {}
     parts = [f"[subagent {start.get('name', '?')}, started {start.get('time', '?')} by the turn of "
@@ -218,7 +218,7 @@ def conversation(records: List[dict]) -> str:
     return "\n\n".join(parts)
 
 
-def last_record(path: Path) -> Optional[dict]:
+def last_record(path: Path) -> dict | None:
     """The file's last line, read from its end: a start reads no more of a finished log."""
     with open(path, "rb") as file:
         size = file.seek(0, os.SEEK_END)
@@ -237,7 +237,7 @@ def last_record(path: Path) -> Optional[dict]:
             chunk *= 4
 
 
-def recover_list(chat: Path) -> List[Tuple[Path, List[dict]]]:
+def recover_list(chat: Path) -> list[tuple[Path, list[dict]]]:
     """Each log whose last line is not `reported`, with its records: the ones a start must
     finish (nothing is written after `reported`)."""
     found = []

@@ -10,7 +10,6 @@ message line's tail may hold an import's `from` (any JSON string) before its key
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import List, Optional, Tuple
 
 from harness.memory.logfile import LogFile, fsync_directory
 
@@ -37,13 +36,13 @@ class LogCorrupt(StoreError):
     """The logs would lose or renumber messages if opened; the message names the file and line."""
 
 
-def message_id(line: bytes) -> Optional[int]:
+def message_id(line: bytes) -> int | None:
     """The id of a message line in the shape written here (without its newline), else None."""
     found = message_id_key(line)
     return None if found is None else found[0]
 
 
-def message_id_key(line: bytes) -> Optional[Tuple[int, Optional[str]]]:
+def message_id_key(line: bytes) -> tuple[int, str | None] | None:
     """The id and key (None without one) of a message line in the shape written here."""
     head = MESSAGE_HEAD.match(line)
     tail = line.rfind(TEXT_END)
@@ -54,7 +53,7 @@ def message_id_key(line: bytes) -> Optional[Tuple[int, Optional[str]]]:
     return None
 
 
-def node_ids(line: bytes) -> Optional[Tuple[int, int]]:
+def node_ids(line: bytes) -> tuple[int, int] | None:
     """(l, i) of a node line in the shape written here (without its newline), else None."""
     head = NODE_HEAD.match(line)
     tail = line.rfind(TEXT_END)
@@ -70,10 +69,10 @@ class DayLog:
     def __init__(self, directory: Path, label: str):
         self.directory = directory
         self.label = label  # "main" or "tree", for paths in messages
-        self.names: List[str] = []
-        self.sizes: List[int] = []
-        self.lines: List[int] = []
-        self.appender: Optional[LogFile] = None  # the newest file, once appended to
+        self.names: list[str] = []
+        self.sizes: list[int] = []
+        self.lines: list[int] = []
+        self.appender: LogFile | None = None  # the newest file, once appended to
 
     def path(self, number: int) -> str:
         return f"{self.directory}/{self.names[number]}"  # a str: a Path costs more than the read
@@ -86,7 +85,7 @@ class DayLog:
             self.appender.close()
             self.appender = None
 
-    def append(self, now: datetime, line: bytes) -> Tuple[int, int]:
+    def append(self, now: datetime, line: bytes) -> tuple[int, int]:
         """Append one whole line to the day's file: one write, then fsync [gist §1, §7.12];
         return (file number, offset). An OSError leaves no part of it [S5]."""
         name = now.strftime("%Y-%m-%d") + ".jsonl"

@@ -35,12 +35,12 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from harness.memory.logfile import DIRECTORY_MODE, make_directory, write_whole
 from harness.memory.pixels import too_big
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 
 # [H8] The API's limit is 5 MB of base64 per image; base64 is 4/3 of the bytes.
 IMAGE_BYTES_MAX = 3_750_000
@@ -56,19 +56,19 @@ IMAGE_TYPES = (
 class ToolResult:
     """What a tool gives the model: Messages API content blocks (text, image) and the error flag."""
 
-    content: Tuple[Dict[str, Any], ...]
+    content: tuple[dict[str, Any], ...]
     is_error: bool = False
 
     def text(self) -> str:
         """The text blocks joined: what the log keeps as the `echo` message."""
         return "\n".join(block["text"] for block in self.content if block["type"] == "text")
 
-    def images(self) -> Tuple[Dict[str, Any], ...]:
+    def images(self) -> tuple[dict[str, Any], ...]:
         return tuple(block for block in self.content if block["type"] == "image")
 
-    def block(self, tool_use_id: str) -> Dict[str, Any]:
+    def block(self, tool_use_id: str) -> dict[str, Any]:
         """The `tool_result` block for the next request."""
-        result: Dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id,
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id,
                                   "content": [dict(block) for block in self.content]}
         if self.is_error:
             result["is_error"] = True
@@ -83,7 +83,7 @@ def error_result(text: str) -> ToolResult:
     return text_result(text, is_error=True)
 
 
-def image_type(head: bytes) -> Optional[str]:
+def image_type(head: bytes) -> str | None:
     for magic, media_type in IMAGE_TYPES:
         if head.startswith(magic):
             return media_type
@@ -134,7 +134,7 @@ def kept(result: ToolResult, chat: Path) -> ToolResult:
 
     An image that cannot be kept (a full disk) is not shown either: the model sees only what the
     log can give back. The note says so, and the rest of the result stands."""
-    content: List[JSON] = []
+    content: list[JSON] = []
     number = 0
     for block in result.content:
         if block["type"] != "image":
@@ -179,7 +179,7 @@ class Found:
     media_type: str
     name: str  # images/<sha256>.<ext>, relative to the chat directory
     path: Path
-    data: Optional[bytes]
+    data: bytes | None
     problem: str  # "" when data is the image
 
     def note(self, where: str) -> str:
@@ -215,11 +215,11 @@ def found(match: "re.Match[str]", chat: Path) -> Found:
     return Found(number, media_type, name, path, data, "")
 
 
-def with_images(text: str, chat: Path) -> Tuple[JSON, ...]:
+def with_images(text: str, chat: Path) -> tuple[JSON, ...]:
     """A zoom's text as the model gets it: cut at each reference, each followed by its image as
     an image block, or by a note saying why it is not there. The text blocks joined with line
     breaks are the text (a blank line next to a reference aside: the API takes no empty block)."""
-    blocks: List[JSON] = []
+    blocks: list[JSON] = []
     start = 0
 
     def add_text(piece: str) -> None:
@@ -246,7 +246,7 @@ def with_images(text: str, chat: Path) -> Tuple[JSON, ...]:
 def named_images(text: str, chat: Path) -> str:
     """A zoom's text as a person reads it in the terminal: each reference followed by the image
     file's whole path, or the note saying why it is not there. No bytes."""
-    rows: List[str] = []
+    rows: list[str] = []
     start = 0
     for match in REFERENCE.finditer(text):
         rows.append(text[start:match.end()])
@@ -260,7 +260,7 @@ def named_images(text: str, chat: Path) -> str:
     return "".join(rows)
 
 
-def pages(text: str, chars: int) -> List[str]:
+def pages(text: str, chars: int) -> list[str]:
     """`text` in pages of `chars` characters that join back to it, except that a page never ends
     inside a reference: the reference starts the next page whole, so its image goes with it."""
     spans = [match.span() for match in REFERENCE.finditer(text)]

@@ -18,7 +18,6 @@ what waits.
 
 import json
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 from harness.memory.accepted import Accepted
 from harness.memory.logfile import LogFile, encode_line, write_whole
@@ -29,7 +28,7 @@ class Inbox:
 
     def __init__(self, chat: Path):
         self.path = chat / "inbox.jsonl"
-        self.entries: Dict[str, str] = {}  # key -> text, accepted and not done, in order
+        self.entries: dict[str, str] = {}  # key -> text, accepted and not done, in order
         self.torn = 0
         try:
             data = self.path.read_bytes()
@@ -45,9 +44,9 @@ class Inbox:
                 self.entries[line["key"]] = line["text"]
             elif isinstance(line, dict) and isinstance(line.get("done"), str):
                 self.entries.pop(line["done"], None)
-        self._file: Optional[LogFile] = None
+        self._file: LogFile | None = None
 
-    def pending(self) -> List[Tuple[str, str]]:
+    def pending(self) -> list[tuple[str, str]]:
         """(key, text) of every message accepted and not done, in the order accepted."""
         return list(self.entries.items())
 

@@ -26,7 +26,6 @@ import os
 import sys
 from array import array
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 from harness.memory.daylog import (
     DAY_FILE,
@@ -92,7 +91,7 @@ class StoreIndex:
         if meta is None or self._unsaved_lines >= OPEN_SAVE_LINES:
             self._save_index_or_warn()
 
-    def _listing(self, log: DayLog) -> List[Tuple[str, int]]:
+    def _listing(self, log: DayLog) -> list[tuple[str, int]]:
         """The day files in name order, with their sizes; strays are reported and left alone."""
         files = []
         with os.scandir(log.directory) as entries:
@@ -108,12 +107,12 @@ class StoreIndex:
         files.sort()
         return files
 
-    def _adopt_listing(self, log: DayLog, files: List[Tuple[str, int]], covered: list) -> None:
+    def _adopt_listing(self, log: DayLog, files: list[tuple[str, int]], covered: list) -> None:
         log.names = [name for name, _ in files]
         log.sizes = [size for _, size in files]
         log.lines = [covered[n][2] if n < len(covered) else 0 for n in range(len(files))]
 
-    def _read_index(self, sizes: Dict[str, List[Tuple[str, int]]]) -> Tuple[Optional[dict], str]:
+    def _read_index(self, sizes: dict[str, list[tuple[str, int]]]) -> tuple[dict | None, str]:
         """The saved index if it still describes the logs, else (None, why not)."""
         index = self.chat / "index"
         has_logs = bool(sizes["main"] or sizes["tree"])
@@ -160,7 +159,7 @@ class StoreIndex:
         return meta, ""
 
     @staticmethod
-    def _stale(meta: dict, sizes: Dict[str, List[Tuple[str, int]]]) -> str:
+    def _stale(meta: dict, sizes: dict[str, list[tuple[str, int]]]) -> str:
         if meta.get("format") != INDEX_FORMAT or meta.get("byteorder") != sys.byteorder:
             return "it was written in another format"
         for label in ("main", "tree"):
@@ -317,7 +316,7 @@ class StoreIndex:
                        f"node ({l}, {i}) again, first logged at {self._line_of(log, level[i])}; "
                        "the first is kept")  # [S4]
 
-    def _json_line(self, log: DayLog, number: int, line_number: int, line: bytes) -> Optional[dict]:
+    def _json_line(self, log: DayLog, number: int, line_number: int, line: bytes) -> dict | None:
         """A line off the fast path: its JSON object, or None once reported as torn."""
         try:
             record = json.loads(line)

@@ -6,8 +6,8 @@ behaviour is the one docs/planner.md gives under "The compactor's line". The com
 to send in the same conversation.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Tuple
 
 from harness.memory.text import utf8_bytes
 
@@ -20,7 +20,7 @@ CAPPED_MARK = "(not summarized, cut: zoom it) "  # [P16]
 class Outcome:
     calls: int  # replies asked for: the first call and its follow-ups
     text: str  # the node's text, 1 to 512 bytes; "" when no reply gave a line: a failed try
-    follow_ups: Tuple[str, ...] = ()  # the "Too long" messages sent, in order
+    follow_ups: tuple[str, ...] = ()  # the "Too long" messages sent, in order
 
 
 def cut(text: str, bytes_max: int) -> str:
@@ -50,11 +50,11 @@ class Tries:
     """One compaction's tries [gist §4] [D9]: feed each reply to `take`."""
 
     calls: int = 0
-    best: Optional[str] = None
-    follow_ups: List[str] = field(default_factory=list)
+    best: str | None = None
+    follow_ups: list[str] = field(default_factory=list)
     done: bool = False
 
-    def take(self, reply: str) -> Optional[str]:
+    def take(self, reply: str) -> str | None:
         """Count one reply; return the follow-up to send next, or None when the tries are over."""
         assert not self.done
         self.calls += 1

@@ -11,7 +11,6 @@ import fcntl
 import os
 import time
 from pathlib import Path
-from typing import Optional
 
 from harness.memory.daylog import StoreError
 from harness.memory.logfile import open_file
@@ -26,10 +25,10 @@ class ChatLock:
 
     def __init__(self, chat: Path):
         self.chat = chat
-        self.fd: Optional[int] = None
+        self.fd: int | None = None
         self.read_only = False
 
-    def take(self, read_only: bool) -> Optional[str]:
+    def take(self, read_only: bool) -> str | None:
         """Own the chat (share it when `read_only`, or when its disk is read-only: then
         `read_only` is set). ChatBusy if a live process owns it; else a warning when a dead
         owner's pid was left, or None."""

@@ -26,7 +26,6 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Optional
 
 from harness.memory.text import valid_text
 
@@ -114,7 +113,7 @@ class LogFile:
                 raise
             created = False
             fd = open_file(path, os.O_RDWR | os.O_APPEND)
-        self.fd: Optional[int] = fd
+        self.fd: int | None = fd
         try:
             self.size = os.fstat(fd).st_size
             if created:

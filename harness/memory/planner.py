@@ -21,14 +21,24 @@ from array import array
 from collections import deque
 from dataclasses import dataclass
 from itertools import islice
-from typing import Dict, List, Optional, Protocol, Set, Tuple
+from typing import Protocol
 
 from harness.memory.events import KINDS, Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.memory.line import LINE_BYTES_MAX, capped_line, capped_merge
-from harness.memory.view_text import (HEAD_TAIL_BYTES, PLACEHOLDER, Entry, built_line_bytes, has_lone_surrogate,
-                                      joined_sizes, node_name, shown, text_sizes, waiting_line_bytes)
+from harness.memory.view_text import (
+    HEAD_TAIL_BYTES,
+    PLACEHOLDER,
+    Entry,
+    built_line_bytes,
+    has_lone_surrogate,
+    joined_sizes,
+    node_name,
+    shown,
+    text_sizes,
+    waiting_line_bytes,
+)
 
-Node = Tuple[int, int]
+Node = tuple[int, int]
 KIND_SET = frozenset(KINDS)
 
 
@@ -60,10 +70,10 @@ def last_message(l: int, i: int) -> int:
 class Texts(Protocol):
     """Where node texts and message sources live; the planner keeps none of them for long."""
 
-    def node(self, l: int, i: int) -> Optional[str]:
+    def node(self, l: int, i: int) -> str | None:
         """Node (l, i)'s text, or None while it is not built."""
 
-    def message(self, i: int) -> Tuple[str, str]:
+    def message(self, i: int) -> tuple[str, str]:
         """Message i's kind and text."""
 
     def message_count(self) -> int:
@@ -73,16 +83,16 @@ class Texts(Protocol):
     def record_message(self, i: int, kind: str, text: str) -> None:
         """Message i was applied (a store that logged it before does nothing)."""
 
-    def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
+    def record_nodes(self, nodes: list[tuple[int, int, str]], T: int) -> None:
         """The nodes one event built, in build order, T being the message count then."""
 
-    def built_levels(self) -> List[List]:
+    def built_levels(self) -> list[list]:
         """Which nodes are built: for each level, [watermark, the indexes built beyond it]."""
 
-    def last_node(self) -> Optional[Node]:
+    def last_node(self) -> Node | None:
         """The node logged last, or None before the first."""
 
-    def nodes_after(self, last: Optional[Node]) -> List[Tuple[int, int, str, int]]:
+    def nodes_after(self, last: Node | None) -> list[tuple[int, int, str, int]]:
         """The nodes logged after node `last` (every node if None), in log order, each as
         (l, i, text, T): what a restart replays [P10]."""
 
@@ -94,16 +104,16 @@ class MemoryTexts:
     millions of tuples for the collector to walk."""
 
     def __init__(self) -> None:
-        self.nodes: Dict[int, str] = {}  # by (i << 6) | l
-        self.kinds: List[str] = []
-        self.texts: List[str] = []
+        self.nodes: dict[int, str] = {}  # by (i << 6) | l
+        self.kinds: list[str] = []
+        self.texts: list[str] = []
         self.logged = array("q")  # node keys, in log order
         self.logged_T = array("q")  # the T each was logged at
 
-    def node(self, l: int, i: int) -> Optional[str]:
+    def node(self, l: int, i: int) -> str | None:
         return self.nodes.get((i << 6) | l)
 
-    def message(self, i: int) -> Tuple[str, str]:
+    def message(self, i: int) -> tuple[str, str]:
         return self.kinds[i], self.texts[i]
 
     def message_count(self) -> int:
@@ -119,7 +129,7 @@ class MemoryTexts:
         # replayed at a restart
         assert (self.kinds[i], texts[i]) == (kind, text), f"message {i} replayed with another text"
 
-    def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
+    def record_nodes(self, nodes: list[tuple[int, int, str]], T: int) -> None:
         known = self.nodes
         logged, logged_T = self.logged, self.logged_T
         for l, i, text in nodes:
@@ -133,19 +143,19 @@ class MemoryTexts:
                 # a restart replays what the log holds: a node is built once [gist §2]
                 assert old == text, f"node {node_name(l, i)} built again with another text"
 
-    def built_levels(self) -> List[List]:
+    def built_levels(self) -> list[list]:
         built = _Built()
         for key in self.nodes:
             built.add(key & 63, key >> 6)
         return built.saved()
 
-    def last_node(self) -> Optional[Node]:
+    def last_node(self) -> Node | None:
         if not self.logged:
             return None
         key = self.logged[-1]
         return key & 63, key >> 6
 
-    def nodes_after(self, last: Optional[Node]) -> List[Tuple[int, int, str, int]]:
+    def nodes_after(self, last: Node | None) -> list[tuple[int, int, str, int]]:
         logged = self.logged
         start = len(logged)
         if last is None:
@@ -170,8 +180,8 @@ class _Built:
     __slots__ = ("watermarks", "beyond")
 
     def __init__(self) -> None:
-        self.watermarks: List[int] = [0] * LEVELS_MAX
-        self.beyond: List[Set[int]] = [set() for _ in range(LEVELS_MAX)]
+        self.watermarks: list[int] = [0] * LEVELS_MAX
+        self.beyond: list[set[int]] = [set() for _ in range(LEVELS_MAX)]
 
     def has(self, l: int, i: int) -> bool:
         return i < self.watermarks[l] or i in self.beyond[l]
@@ -205,11 +215,11 @@ class _Built:
             count -= 1
         return count
 
-    def saved(self) -> List[List]:
+    def saved(self) -> list[list]:
         return [[self.watermarks[l], sorted(self.beyond[l])] for l in range(self.levels())]
 
     @classmethod
-    def loaded(cls, saved: List[List]) -> "_Built":
+    def loaded(cls, saved: list[list]) -> "_Built":
         built = cls()
         for l, (mark, beyond) in enumerate(saved):
             built.watermarks[l] = mark
@@ -231,10 +241,10 @@ class _View:
     __slots__ = ("level", "line_bytes", "bytes", "pairs")
 
     def __init__(self) -> None:
-        self.level: Dict[int, int] = {}
-        self.line_bytes: Dict[int, int] = {}
+        self.level: dict[int, int] = {}
+        self.line_bytes: dict[int, int] = {}
         self.bytes = 0
-        self.pairs: List[List[int]] = [[] for _ in range(LEVELS_MAX)]
+        self.pairs: list[list[int]] = [[] for _ in range(LEVELS_MAX)]
 
     def copy(self) -> "_View":
         other = _View.__new__(_View)  # not __init__: its empty heaps are replaced at once
@@ -248,7 +258,7 @@ class _View:
         heapq.heappush(self.pairs[l], i)
 
     @staticmethod
-    def entry(l: int, first: int, T: int) -> Tuple[int, int, int]:
+    def entry(l: int, first: int, T: int) -> tuple[int, int, int]:
         """The batch heap's entry for level l's best pair, whose first message is `first`: its
         due (T + 1 − first)/2^l, the order of (T − last)/2^l shifted by 2 [gist §3.2], times
         2^LEVELS_MAX (an integer, exact for every level below LEVELS_MAX), negated so the heap's
@@ -265,7 +275,7 @@ class _View:
         if self.level.get(sibling << l) == l and built.has(l + 1, i >> 1):
             self._push_pair(l, i & ~1)
 
-    def fit(self, T: int, budget_bytes: int, planner: "Planner") -> List[Node]:
+    def fit(self, T: int, budget_bytes: int, planner: "Planner") -> list[Node]:
         """Merge the most due pair whose parent is built until within budget [gist §3.2].
 
         Each level's best pair (its heap's top) is an entry of one more heap, made by
@@ -274,7 +284,7 @@ class _View:
         instead of comparing every level's top (`heap_keys_order_as_more_due` proves the
         entries' order is the model's `more_due`, the oldest of equal pairs first). `add` and
         `_push_pair` are written out in the loop, which runs for every merge of both views."""
-        merges: List[Node] = []
+        merges: list[Node] = []
         total = self.bytes
         if total <= budget_bytes:
             return merges
@@ -293,7 +303,7 @@ class _View:
         # each level's top pair as its `entry`: the heap's least is the most due pair, the
         # oldest of equal ones. A level whose top changes gets a new entry; an entry whose pair
         # is no longer its level's top is dropped when it comes up.
-        best: List[Tuple[int, int, int]] = []
+        best: list[tuple[int, int, int]] = []
         for l, heap in enumerate(pairs):
             if heap:
                 first = heap[0] << l
@@ -332,7 +342,7 @@ class _View:
         self.bytes = total
         return merges
 
-    def lines(self) -> List[Node]:
+    def lines(self) -> list[Node]:
         """The lines in order, oldest first."""
         level = self.level
         return [(level[first], first >> level[first]) for first in sorted(level)]
@@ -346,7 +356,7 @@ class _Coarse:
         self.planner = planner
         self.built_nodes = _Built()
         self.built_nodes.watermarks = [1 << 62] * (LEVELS_MAX + 1)
-        self._recent: Dict[int, Entry] = {}
+        self._recent: dict[int, Entry] = {}
 
     def line_bytes(self, l: int, i: int) -> int:
         if self.planner.built(l, i):
@@ -357,36 +367,36 @@ class _Coarse:
 class Planner:
     """The planner's state and its transition `apply(event)`; see docs/planner.md."""
 
-    def __init__(self, config: Config = Config(), texts: Optional[Texts] = None) -> None:
+    def __init__(self, config: Config = Config(), texts: Texts | None = None) -> None:
         self.config = config
         self.T = 0
         self.texts: Texts = MemoryTexts() if texts is None else texts
         self.built_nodes = _Built()
-        self.built_now: List[Tuple[int, int, str]] = []  # this event's nodes, until recorded
-        self._recent: Dict[int, Entry] = {}  # nodes read or built lately, keyed (i << 6) | l: a bounded cache
+        self.built_now: list[tuple[int, int, str]] = []  # this event's nodes, until recorded
+        self._recent: dict[int, Entry] = {}  # nodes read or built lately, keyed (i << 6) | l: a bounded cache
         self.view = _View()
         self.cview = _View()
         self.shrinking = False
         self.cshrinking = False
         self.unbuilt: deque = deque()  # unbuilt level-0 lines, oldest first
         self.unbuilt_set: set = set()
-        self.ready: List[Tuple[int, int, int]] = []  # (last message, l, i): idle ready merges
-        self.ready_set: Set[Node] = set()  # the same nodes, to keep each in the heap once
-        self.deferred: List[Node] = []  # ready merges that failed since the last message
-        self.running: List[Node] = []  # in the order they started
-        self.failures: Dict[Node, int] = {}
+        self.ready: list[tuple[int, int, int]] = []  # (last message, l, i): idle ready merges
+        self.ready_set: set[Node] = set()  # the same nodes, to keep each in the heap once
+        self.deferred: list[Node] = []  # ready merges that failed since the last message
+        self.running: list[Node] = []  # in the order they started
+        self.failures: dict[Node, int] = {}
         self.retry_later: set = set()
         self.waiting = False
-        self.merges: List[Node] = []
-        self.cmerges: List[Node] = []
+        self.merges: list[Node] = []
+        self.cmerges: list[Node] = []
         self.lines_since_save = 0  # messages and nodes logged since the last checkpoint
-        self.failures_saved: Dict[Node, int] = {}
+        self.failures_saved: dict[Node, int] = {}
 
     # ---- the tree ----
 
     RECENT_MAX = 20_000  # texts kept in memory: about two views' worth of lines
 
-    def _entry(self, l: int, i: int) -> Optional[Entry]:
+    def _entry(self, l: int, i: int) -> Entry | None:
         """Node (l, i)'s text, its UTF-8 bytes, its shown bytes and its line's bytes in a
         view, or None while it is not built: counted once, when the node is built or its text
         read from the store, not each time a batch asks [P1]."""
@@ -410,14 +420,14 @@ class Planner:
             recent = self._forget_recent()
         recent[key] = entry
 
-    def _forget_recent(self) -> Dict[int, Entry]:
+    def _forget_recent(self) -> dict[int, Entry]:
         # the texts of this event's nodes are not in the store yet: keep them
         recent = self._recent
         recent = {(i << 6) | l: recent[(i << 6) | l] for l, i, _ in self.built_now}
         self._recent = recent
         return recent
 
-    def text(self, l: int, i: int) -> Optional[str]:
+    def text(self, l: int, i: int) -> str | None:
         entry = self._entry(l, i)
         return None if entry is None else entry[0]
 
@@ -427,7 +437,7 @@ class Planner:
         assert entry is not None
         return entry[3]
 
-    def _build(self, l: int, i: int, text: str, sizes: Optional[Tuple[int, int]] = None) -> None:
+    def _build(self, l: int, i: int, text: str, sizes: tuple[int, int] | None = None) -> None:
         """Node (l, i) is built once: show it, ready or build its parent. `sizes` are the text's
         `text_sizes` when the caller has counted them. A node a call built leaves the queues
         first (`_leave_queues`); a free node never ran, failed or waited. Every event runs it
@@ -590,7 +600,7 @@ class Planner:
             self.lines_since_save += len(self.built_now)
             self.built_now = []
 
-    def _message(self, kind: str, text: str, sizes: Tuple[int, int]) -> None:
+    def _message(self, kind: str, text: str, sizes: tuple[int, int]) -> None:
         """Append its line; build it if free; batch [gist §2, §3.2]."""
         i = self.T
         head_bytes = len(kind) + 2
@@ -640,7 +650,7 @@ class Planner:
         view = self.view
         # [P2] the ceiling test sees the new line
         shrinking = self.shrinking or view.bytes > c.view_bytes_ceiling
-        merges: List[Node] = []
+        merges: list[Node] = []
         if shrinking:
             merges = view.fit(T, c.view_bytes_floor, self)
             shrinking = view.bytes > c.view_bytes_floor
@@ -676,7 +686,7 @@ class Planner:
 
     # ---- the work queue ----
 
-    def _window_candidates(self, running: List[Node]) -> List[Node]:
+    def _window_candidates(self, running: list[Node]) -> list[Node]:
         """The window's lines that may start: not running, not waiting for a retry."""
         busy = {i for l, i in running if l == 0}
         retry_later = self.retry_later
@@ -684,7 +694,7 @@ class Planner:
             busy.update(i for l, i in retry_later if l == 0)
         return [(0, i) for i in islice(self.unbuilt, self.config.jobs_max) if i not in busy]
 
-    def _free_slots_for(self, running: List[Node], candidates: List[Node]) -> List[Node]:
+    def _free_slots_for(self, running: list[Node], candidates: list[Node]) -> list[Node]:
         """While a turn waits, stop as few merges as the window's lines need slots for, the
         youngest first [P8]; returns the stopped ones."""
         short = len(candidates) - (self.config.jobs_max - len(running))
@@ -735,7 +745,7 @@ class Planner:
             running.append((l, i))
             slots -= 1
 
-    def waiting_queue(self) -> List[Node]:
+    def waiting_queue(self) -> list[Node]:
         """The calls that would run if a turn started waiting now."""
         kept = list(self.running)
         if not self.unbuilt:
@@ -745,7 +755,7 @@ class Planner:
         slots = self.config.jobs_max - len(kept)
         return kept + candidates[: max(slots, 0)]
 
-    def ready_merges(self) -> List[Node]:
+    def ready_merges(self) -> list[Node]:
         """Every merge whose halves are built, by last message [P5]: idle, deferred
         after a failure, or running."""
         nodes = [(l, i) for _, l, i in self.ready]
@@ -765,7 +775,7 @@ class Planner:
             return f"{node_name(l, i)}|{PLACEHOLDER}"
         return node_name(l, i) + "|" + shown(text)
 
-    def render(self, lines: Optional[List[Node]] = None) -> str:
+    def render(self, lines: list[Node] | None = None) -> str:
         """The view as every call gets it [gist §3]: by default the view a turn sends, within
         its ceiling [P19]."""
         if lines is None:
@@ -773,7 +783,7 @@ class Planner:
         body = "".join(self.rendered(l, i) + "\n" for l, i in lines)
         return "<chat>\n" + body + "</chat>"
 
-    def turn_lines(self) -> List[Node]:
+    def turn_lines(self) -> list[Node]:
         """The view a turn sends [P19]: the view's lines when what they show is within
         the ceiling (an unbuilt line shows its placeholder, not its reserve); else, for this
         rendering only, the most due pairs merge [gist §3.2], first into built parents, then
@@ -801,7 +811,7 @@ class Planner:
         coarser.fit(self.T, ceiling, coarse)
         return coarser.lines()
 
-    def context(self, l: int, i: int) -> List[Node]:
+    def context(self, l: int, i: int) -> list[Node]:
         """A compaction's view: the compaction view's lines that end by the node's end, up to
         the first unbuilt line [gist §4] [F2], and up to the compaction view's ceiling
         [P19]: a prefix of the compaction view, never more than its ceiling."""
@@ -896,7 +906,7 @@ class Planner:
         planner.failures_saved = dict(planner.failures)
         return planner
 
-    def _replay(self, tail: List[Tuple[int, int, str, int]]) -> None:
+    def _replay(self, tail: list[tuple[int, int, str, int]]) -> None:
         """The live history past the checkpoint: a node logged at T was built after message T−1
         was applied and before message T; a message's own free nodes are built by the message."""
         count = self.texts.message_count()
@@ -943,7 +953,7 @@ class Planner:
         for l, i in sorted(ready):
             self._ready_parent(l, i)
 
-    def _loaded_view(self, pairs: List[List[int]]) -> _View:
+    def _loaded_view(self, pairs: list[list[int]]) -> _View:
         view = _View()
         for l, i in pairs:
             line_bytes = self.line_bytes(l, i) if self.built(l, i) else waiting_line_bytes(i)

@@ -52,15 +52,15 @@ import json
 import random
 import re
 import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 KINDS = ("decision", "path", "command", "number", "instruction", "finding")
 PER_KIND_MAX = 6  # as many standing instructions as the generator knows
 ANSWER_ALONE = "Reply with the answer alone, in one line."
-START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
 class LoadFailed(Exception):
@@ -76,10 +76,10 @@ class Fact:
     kind: str
     id: int
     question: str
-    expected: Tuple[str, ...]  # every one must be in the answer
-    superseded: Tuple[str, ...] = ()  # none may be
-    ids: Tuple[int, ...] = ()
-    needles: Tuple[str, ...] = ()
+    expected: tuple[str, ...]  # every one must be in the answer
+    superseded: tuple[str, ...] = ()  # none may be
+    ids: tuple[int, ...] = ()
+    needles: tuple[str, ...] = ()
     case: bool = False  # paths and commands keep their case
     label: str = ""  # a loaded benchmark's own question id and category
 
@@ -89,8 +89,8 @@ class Chat:
     """Messages in order (kind, text, date) and the facts planted in them; ids count from 0."""
 
     name: str
-    messages: List[Tuple[str, str, datetime]] = field(default_factory=list)
-    facts: List[Fact] = field(default_factory=list)
+    messages: list[tuple[str, str, datetime]] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
     passed_over: int = 0  # a loaded benchmark's questions that have no answer to score
 
 
@@ -114,7 +114,7 @@ NUMBER_WITH_UNIT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(%|req/s|requests/s|reque
                               r"[a-z]+)", re.IGNORECASE)
 
 
-def measures(text: str) -> List[Tuple[str, str]]:
+def measures(text: str) -> list[tuple[str, str]]:
     """Every number with a unit the table knows, as (number without separators, canonical unit)."""
     found = []
     for number, unit in NUMBER_WITH_UNIT.findall(unicodedata.normalize("NFKC", text)):
@@ -249,7 +249,7 @@ class Source:
     def words(self, size: int) -> str:
         """Filler of about `size` bytes, with distractors: paths, numbers with units, choices."""
         r = self.random
-        out: List[str] = []
+        out: list[str] = []
         length = 0
         while length < size:
             roll = r.random()
@@ -278,7 +278,7 @@ class Source:
             return r.randint(10, 150) if roll < 0.7 else r.randint(300, 1200)
         return r.randint(40, 150) if roll < 0.5 else r.randint(300, 1500)
 
-    def exchange(self) -> List[Tuple[str, str]]:
+    def exchange(self) -> list[tuple[str, str]]:
         r = self.random
         messages = [("user", self.words(self.size("user")))]
         for _ in range(r.choice((0, 1, 1, 2, 2, 3, 4))):
@@ -295,7 +295,7 @@ class Source:
         return messages
 
 
-def planted_fact(source: Source, kind: str) -> Tuple[List[List[Tuple[str, str, str]]], Fact]:
+def planted_fact(source: Source, kind: str) -> tuple[list[list[tuple[str, str, str]]], Fact]:
     """One fact: its runs of messages (each message (kind, text, needle); needle "" for a message
     that holds no part of it), placed apart in the chat in this order, and its Fact (ids to fill)."""
     r = source.random
@@ -381,7 +381,7 @@ def generate(seed: int = 0, messages: int = 10_000, per_kind: int = 5) -> Chat:
         raise ValueError(f"{messages:,} messages cannot hold {len(kinds)} facts among filler: "
                          f"give at least {runs_total * 2:,} messages, or fewer facts")
     # where each run starts: a slot per fact, the later runs of an instruction after it
-    starts: List[Tuple[int, int, int]] = []  # (position, fact, run)
+    starts: list[tuple[int, int, int]] = []  # (position, fact, run)
     slot = messages / len(planted)
     for k, (runs, _) in enumerate(planted):
         first = int(k * slot + r.random() * slot * 0.5)
@@ -390,10 +390,10 @@ def generate(seed: int = 0, messages: int = 10_000, per_kind: int = 5) -> Chat:
         starts += [(at, k, j) for j, at in enumerate(later, 1)]
     starts.sort()
     chat = Chat(f"planted seed {seed}, {messages:,} messages, {len(planted)} facts")
-    ids: Dict[Tuple[int, int], List[int]] = {}
+    ids: dict[tuple[int, int], list[int]] = {}
     now = START
     pending = list(starts)
-    body: List[Tuple[str, str, str, Optional[Tuple[int, int]]]] = []
+    body: list[tuple[str, str, str, tuple[int, int] | None]] = []
     while len(body) < messages:
         if pending and pending[0][0] <= len(body):
             _, k, j = pending.pop(0)
@@ -423,7 +423,7 @@ def as_note(chat: Chat, at: int) -> str:
     return f"[{chat.name}, message {at}, {kind}, {date.isoformat(timespec='seconds')}] {text}"
 
 
-def logged(chat: Chat, at: int, as_notes: bool = False) -> Tuple[str, str, datetime]:
+def logged(chat: Chat, at: int, as_notes: bool = False) -> tuple[str, str, datetime]:
     """Message `at` as it is logged: its kind and text (turns), or a `note` with a header naming
     where it came from (notes); and its date."""
     kind, text, date = chat.messages[at]
@@ -444,7 +444,7 @@ def write(memory, chat: Chat, as_notes: bool = False) -> int:
 # ---------------------------------------------------------------- the published benchmarks
 
 
-def dated(value: object) -> Optional[datetime]:
+def dated(value: object) -> datetime | None:
     """LongMemEval's `2023/05/20 (Sat) 02:21` or LoCoMo's `1:56 pm on 8 May, 2023`, as UTC."""
     if not isinstance(value, str):
         return None
@@ -452,7 +452,7 @@ def dated(value: object) -> Optional[datetime]:
     for shape in ("%Y/%m/%d %H:%M", "%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%Y-%m-%d %H:%M:%S",
                   "%Y-%m-%d"):
         try:
-            return datetime.strptime(text, shape).replace(tzinfo=timezone.utc)
+            return datetime.strptime(text, shape).replace(tzinfo=UTC)
         except ValueError:
             continue
     return None
@@ -462,7 +462,7 @@ def answer_text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def longmemeval(items: list, path: Path) -> List[Chat]:
+def longmemeval(items: list, path: Path) -> list[Chat]:
     chats = []
     for number, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("haystack_sessions"), list):
@@ -492,14 +492,14 @@ def longmemeval(items: list, path: Path) -> List[Chat]:
     return chats
 
 
-def locomo(items: list, path: Path) -> List[Chat]:
+def locomo(items: list, path: Path) -> list[Chat]:
     chats = []
     for number, item in enumerate(items):
         conversation = item.get("conversation") if isinstance(item, dict) else None
         if not isinstance(conversation, dict):
             raise LoadFailed(f"{path}: sample {number} has no conversation object, so it is not LoCoMo's format")
         chat = Chat(f"LoCoMo {item.get('sample_id', number)}")
-        where: Dict[str, int] = {}
+        where: dict[str, int] = {}
         sessions = sorted((int(key.split("_")[1]), key) for key in conversation
                           if re.fullmatch(r"session_\d+", key) and isinstance(conversation[key], list))
         speaker_a = conversation.get("speaker_a")
@@ -527,7 +527,7 @@ def locomo(items: list, path: Path) -> List[Chat]:
     return chats
 
 
-def load(path) -> List[Chat]:
+def load(path) -> list[Chat]:
     """LongMemEval's or LoCoMo's published JSON file, told apart by its fields, as chats with
     their questions; LoadFailed with one sentence when it is neither."""
     path = Path(path)

@@ -24,13 +24,13 @@ for the same words.
 """
 
 import os
-from contextlib import contextmanager
 import re
 import sqlite3
 from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Tuple
 
 from harness.memory.store import Store
 
@@ -41,7 +41,7 @@ SNIPPET_CHARS = 160
 SYNC_BATCH = 5000
 QUERY_CHARS_MAX = 1000
 
-Node = Tuple[int, int]
+Node = tuple[int, int]
 
 
 class SearchError(Exception):
@@ -64,7 +64,7 @@ class Hit:
 @dataclass(frozen=True)
 class Found:
     query: str
-    hits: Tuple[Hit, ...]
+    hits: tuple[Hit, ...]
     total: int
     page: int
     pages: int
@@ -75,7 +75,7 @@ class Found:
                 "page": self.page, "pages": self.pages, "any_word": self.any_word}
 
 
-def words(query: str) -> List[str]:
+def words(query: str) -> list[str]:
     """The query's words: runs of non-space text, or "quoted phrases" kept whole."""
     found = []
     for quoted, word in re.findall(r'"([^"]*)"|(\S+)', query):
@@ -99,7 +99,7 @@ def snippet(text: str, terms: Sequence[str], chars: int = SNIPPET_CHARS) -> str:
     return ("…" if start > 0 else "") + piece + ("…" if start + chars < len(text) else "")
 
 
-def is_search_call(record: dict, before: Optional[dict]) -> bool:
+def is_search_call(record: dict, before: dict | None) -> bool:
     """A search call of the model's, or its result: not indexed, since each would be found by the
     next search for the same words, crowding out the messages that hold them."""
     if record["kind"] == "tool":
@@ -149,7 +149,7 @@ class SearchIndex:
         return index
 
     @staticmethod
-    def _connect(path: Optional[Path]) -> sqlite3.Connection:
+    def _connect(path: Path | None) -> sqlite3.Connection:
         if path is None:
             return sqlite3.connect(":memory:", isolation_level=None)
         try:  # 0600 from the start, as every file of the chat; never through a link
@@ -269,7 +269,7 @@ def found_text(found: Found) -> str:
 
 
 def run_search(store: Store, lines: Sequence[Node], query: str, page: int = 1,
-               per_page: int = HITS_PER_PAGE) -> Optional[Found]:
+               per_page: int = HITS_PER_PAGE) -> Found | None:
     """Open the index, search, close: for a process that searches once."""
     index = SearchIndex.open(store)
     try:

@@ -35,9 +35,9 @@ does not: time reaches it as events.
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Awaitable, Callable, Dict, List, Optional, Tuple
 
 from harness.memory.accepted import Accepted
 from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
@@ -65,12 +65,12 @@ class StoreTexts:
 
     def __init__(self, store: Store):
         self.store = store
-        self.unlogged: Dict[Tuple[int, int], str] = {}  # a read-only chat's nodes built in memory
+        self.unlogged: dict[tuple[int, int], str] = {}  # a read-only chat's nodes built in memory
 
-    def node(self, l: int, i: int) -> Optional[str]:
+    def node(self, l: int, i: int) -> str | None:
         return self.unlogged.get((l, i)) or self.store.node(l, i)
 
-    def message(self, i: int) -> Tuple[str, str]:
+    def message(self, i: int) -> tuple[str, str]:
         record = self.store.message(i)
         return record["kind"], record["text"]
 
@@ -82,7 +82,7 @@ class StoreTexts:
         if i >= self.store.count:
             raise RuntimeError(f"message {i} reached the planner before the log")
 
-    def record_nodes(self, nodes: List[Tuple[int, int, str]], T: int) -> None:
+    def record_nodes(self, nodes: list[tuple[int, int, str]], T: int) -> None:
         for l, i, text in nodes:
             logged = self.node(l, i)
             if logged is None and not self.store.writable and self.store.read_only:
@@ -93,13 +93,13 @@ class StoreTexts:
                 # a node is built once [gist §2]; a replay must give the text logged before
                 raise RuntimeError(f"node {node_name(l, i)} was logged with another text")
 
-    def built_levels(self) -> List[List]:
+    def built_levels(self) -> list[list]:
         return self.store.built_levels()
 
-    def last_node(self) -> Optional[Node]:
+    def last_node(self) -> Node | None:
         return self.store.last_node()
 
-    def nodes_after(self, last: Optional[Node]) -> List[Tuple[int, int, str, int]]:
+    def nodes_after(self, last: Node | None) -> list[tuple[int, int, str, int]]:
         return self.store.nodes_after(None if last is None else (last[0], last[1]))
 
 
@@ -109,10 +109,10 @@ class Job:
 
     l: int
     i: int
-    context: Tuple[str, ...]  # the rendered lines of the compaction's view, oldest first
+    context: tuple[str, ...]  # the rendered lines of the compaction's view, oldest first
     kind: str  # a message's kind, or "" for a merge
     text: str  # a message's whole text, or ""
-    halves: Tuple[str, ...]  # a merge's two line texts, or ()
+    halves: tuple[str, ...]  # a merge's two line texts, or ()
 
     @property
     def name(self) -> str:
@@ -203,37 +203,37 @@ def saved_view_problem(saved: dict, store: Store) -> str:
 class Memory:
     """One chat's memory, owned by this process [gist §1]."""
 
-    def __init__(self, store: Store, planner: Planner, build: Optional[Build] = None,
-                 on_change: Optional[Callable[[str], None]] = None):
+    def __init__(self, store: Store, planner: Planner, build: Build | None = None,
+                 on_change: Callable[[str], None] | None = None):
         self.store = store
         self.planner = planner
         self.build = build
         self.on_change = on_change  # a `memory:` row for each compactor change
-        self.tasks: Dict[Node, asyncio.Task] = {}
+        self.tasks: dict[Node, asyncio.Task] = {}
         self.failures_in_wait = 0
         self._settled = asyncio.Event()
-        self._retry_handle: Optional[asyncio.TimerHandle] = None
+        self._retry_handle: asyncio.TimerHandle | None = None
         self.inbox = Inbox(store.chat)
         # [S11] the pieces a killed owner logged of a long message, by key, counted at open
         # while they still end the log: its delivery logs the rest, not the whole again
-        self.partly_logged: Dict[str, int] = {}
+        self.partly_logged: dict[str, int] = {}
         for key, text in self.inbox.pending():
             if store.key_id(key) is None:
                 logged = self.pieces_logged(split_long(text))
                 if logged:
                     self.partly_logged[key] = logged
                     break  # only the message being logged at the kill ends the log
-        self.on_wait: Optional[Callable[[Optional[str], Optional[float]], None]] = None  # [C12]
+        self.on_wait: Callable[[str | None, float | None], None] | None = None  # [C12]
         self.paused = ""  # [C11] the sentence, while the compactor is paused
         self._pauses = 0  # in a row, for the backoff
         self._last_pause = ""  # the cause last shown, until a line is built
-        self._resume_handle: Optional[asyncio.TimerHandle] = None
+        self._resume_handle: asyncio.TimerHandle | None = None
 
     # ---- opening ----
 
     @classmethod
-    def open(cls, home=None, config: Config = Config(), build: Optional[Build] = None,
-             on_change: Optional[Callable[[str], None]] = None, read_only: bool = False) -> "Memory":
+    def open(cls, home=None, config: Config = Config(), build: Build | None = None,
+             on_change: Callable[[str], None] | None = None, read_only: bool = False) -> "Memory":
         """Own the chat under `home` and load its view [P10]: see the module's text.
         `read_only` (for `ever memory`, and any chat on a read-only disk) writes nothing."""
         store = Store.open(home, read_only=read_only)
@@ -280,8 +280,8 @@ class Memory:
 
     # ---- what changes the memory ----
 
-    def append(self, kind: str, text: str, now: Optional[datetime] = None,
-               key: Optional[str] = None, origin: Optional[str] = None) -> dict:
+    def append(self, kind: str, text: str, now: datetime | None = None,
+               key: str | None = None, origin: str | None = None) -> dict:
         """Log one message, then let the planner see it [gist §1, §3.2]; the record is returned
         once it is on disk. A user's message logs its key on its first line (harness/memory/accepted.py)
         [S8] [S9]."""
@@ -289,7 +289,7 @@ class Memory:
         self._apply(Message(kind, record["text"]))
         return record
 
-    def append_accepted(self, message: Accepted, now: Optional[datetime] = None) -> None:
+    def append_accepted(self, message: Accepted, now: datetime | None = None) -> None:
         """Log a user's message as it entered (harness/memory/accepted.py), split if long
         [H2], its key ending its LAST line [S8] [S9] [S11]: the key says all of it is logged.
         A message accepted before a restart goes on from the first piece the killed owner did
@@ -299,7 +299,7 @@ class Memory:
         for k in range(start, len(pieces)):
             self.append("user", pieces[k], now, key=message.key if k == len(pieces) - 1 else None)
 
-    def pieces_logged(self, pieces: List[str]) -> int:
+    def pieces_logged(self, pieces: list[str]) -> int:
         """How many of a message's first pieces end the log as user lines with no key [S11]:
         those an owner killed inside the message logged before its last piece, which carries
         the key. Every accepted message has a key, so a keyless user line at the log's end can
@@ -462,7 +462,7 @@ class Memory:
         started again by the next process [P11]."""
         try:
             await asyncio.wait_for(self.idle(), timeout_seconds)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             for task in self.tasks.values():
                 task.cancel()
             self.tasks.clear()
@@ -484,7 +484,7 @@ class Memory:
                                  f"{'' if unbuilt == 1 else 's'}",
                                  time.monotonic() + timeout_seconds)
                 await asyncio.wait_for(self._settled.wait(), timeout_seconds)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         finally:  # a turn stopped while it waits ends its wait too
             if self.on_wait is not None:

@@ -84,7 +84,7 @@ from array import array
 from collections import OrderedDict
 from datetime import datetime
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Union
 
 from harness.memory.daylog import (
     MESSAGE_TAIL,
@@ -110,9 +110,9 @@ from harness.memory.index import (
 from harness.memory.lock import ChatBusy, ChatLock
 from harness.memory.logfile import (
     DIRECTORY_MODE,
+    NotReadable,
     encode_line,
     make_directory,
-    NotReadable,
     read_regular,
     write_whole,
 )
@@ -125,7 +125,7 @@ LINE_GUESS_BYTES = 4096  # a node is at most 512 bytes of text; one read nearly 
 READERS_MAX = 64  # read descriptors kept open
 VIEW_BYTES_MAX = 64 << 20  # view.json holds both views' places and counts: far less than this
 KEY = re.compile(r"[A-Za-z0-9._:+/=-]{1,128}\Z")
-Record = Dict[str, object]
+Record = dict[str, object]
 
 
 def ever_home() -> Path:
@@ -146,7 +146,7 @@ def checked_key(key: object) -> str:
     return key
 
 
-def local_now(now: Optional[datetime]) -> datetime:
+def local_now(now: datetime | None) -> datetime:
     if now is None:
         return datetime.now().astimezone()
     if not isinstance(now, datetime) or now.utcoffset() is None:
@@ -164,21 +164,21 @@ class Store(StoreIndex):
     def __init__(self, home: Path):
         self.home = home
         self.chat = home / "chat"
-        self.warnings: List[str] = []
+        self.warnings: list[str] = []
         self.main = DayLog(self.chat / "main", "main")
         self.tree = DayLog(self.chat / "tree", "tree")
         self._messages = array("q")
-        self._levels: List[array] = []
-        self._skipped: List[List[object]] = []
+        self._levels: list[array] = []
+        self._skipped: list[list[object]] = []
         self._skipped_seen: set = set()
-        self._last_node: Optional[Tuple[int, int]] = None
-        self._keys: Dict[str, int] = {}  # a message's key -> its id [S8]
+        self._last_node: tuple[int, int] | None = None
+        self._keys: dict[str, int] = {}  # a message's key -> its id [S8]
         self._generation = 0
         self._unsaved_lines = 0
         self._index_changed = False
-        self._readers: "OrderedDict[Tuple[str, int], int]" = OrderedDict()
+        self._readers: OrderedDict[tuple[str, int], int] = OrderedDict()
         self._lock = ChatLock(self.chat)
-        self._failed: Optional[BaseException] = None
+        self._failed: BaseException | None = None
         self._closed = False
         self._read_only = False
         self._index_failure = ""
@@ -264,8 +264,8 @@ class Store(StoreIndex):
         """The number of messages, T."""
         return len(self._messages)
 
-    def append_message(self, kind: str, text: str, now: Optional[datetime] = None,
-                       key: Optional[str] = None, origin: Optional[str] = None) -> Record:
+    def append_message(self, kind: str, text: str, now: datetime | None = None,
+                       key: str | None = None, origin: str | None = None) -> Record:
         """Log one message; return its record once it is on disk [gist §1]. A key, if given,
         ends the line [S8]; `origin`, if given, is its `from` field, before the key."""
         if kind not in KINDS:
@@ -294,7 +294,7 @@ class Store(StoreIndex):
             self._appended()
         return record
 
-    def append_node(self, l: int, i: int, text: str, T: int, now: Optional[datetime] = None) -> Record:
+    def append_node(self, l: int, i: int, text: str, T: int, now: datetime | None = None) -> Record:
         """Log node (l, i), built when the chat had T messages; return its record once on disk.
 
         A node is built once [gist §2]: logging one already built is refused.
@@ -344,7 +344,7 @@ class Store(StoreIndex):
                                      "logged: try again") from None
         self._failed = None
 
-    def _append(self, log: DayLog, now: datetime, line: bytes) -> Tuple[int, int]:
+    def _append(self, log: DayLog, now: datetime, line: bytes) -> tuple[int, int]:
         """Append one whole line to the day's file: one write, then fsync [gist §1, §7.12]."""
         try:
             # [S5] on an error the line was never acknowledged: no part of it stays
@@ -369,14 +369,14 @@ class Store(StoreIndex):
                 raise IndexError(f"no message {i}: the chat has {len(self._messages)}")
             return self._read_message(i, retry=True)
 
-    def messages(self, start: int, stop: int) -> List[Record]:
+    def messages(self, start: int, stop: int) -> list[Record]:
         """The records of messages start to stop - 1 (stop is cut to the chat's length)."""
         with self._mutex:
             if start < 0 or stop < start:
                 raise ValueError(f"no messages {start} to {stop}")
             return [self._read_message(i, retry=True) for i in range(start, min(stop, len(self._messages)))]
 
-    def node(self, l: int, i: int) -> Optional[str]:
+    def node(self, l: int, i: int) -> str | None:
         """Node (l, i)'s text, or None if it is not built."""
         with self._mutex:
             if l < 0 or i < 0:
@@ -419,7 +419,7 @@ class Store(StoreIndex):
                     offset += cut
         return found
 
-    def built_levels(self) -> List[List]:
+    def built_levels(self) -> list[list]:
         """Which nodes are built, for the planner: each level's watermark (every node below it is
         built) and the indexes built beyond it. The scan runs at C speed to the first unbuilt
         entry; past it, only the frontier is read."""
@@ -447,16 +447,16 @@ class Store(StoreIndex):
         """False when read only, or after a failed append not yet taken back [S5]."""
         return self._failed is None and not self._read_only
 
-    def key_id(self, key: str) -> Optional[int]:
+    def key_id(self, key: str) -> int | None:
         """The id of the message logged with `key`, among the latest KEYS_KEPT keys, else None."""
         with self._mutex:
             return self._keys.get(key)
 
-    def last_node(self) -> Optional[Tuple[int, int]]:
+    def last_node(self) -> tuple[int, int] | None:
         """The node logged last (the last first-logged one), or None before the first."""
         return self._last_node
 
-    def nodes_after(self, last: Optional[Tuple[int, int]]) -> List[Tuple[int, int, str, int]]:
+    def nodes_after(self, last: tuple[int, int] | None) -> list[tuple[int, int, str, int]]:
         """The nodes logged after node `last` (every node if None), in log order, each as
         (l, i, text, T): what a restart replays past its checkpoint [P10]. A line the
         index does not point at (torn, or a repeat) is not a node; a node without T counts as
@@ -509,7 +509,7 @@ class Store(StoreIndex):
             return self._read_message(i, retry=False)
         return record
 
-    def _read_record(self, log: DayLog, entry: int, end: Optional[int]) -> Optional[Record]:
+    def _read_record(self, log: DayLog, entry: int, end: int | None) -> Record | None:
         number, offset = entry >> OFFSET_BITS, entry & OFFSET_MASK
         if number >= len(log.names):
             return None
@@ -520,7 +520,7 @@ class Store(StoreIndex):
             return None
         return record if isinstance(record, dict) else None
 
-    def _read_line(self, log: DayLog, number: int, offset: int, end: Optional[int]) -> bytes:
+    def _read_line(self, log: DayLog, number: int, offset: int, end: int | None) -> bytes:
         limit = log.sizes[number]
         if offset >= limit:
             return b""
@@ -570,7 +570,7 @@ class Store(StoreIndex):
                 raise StoreError("the chat is open read only")
             write_whole(self.chat / "view.json", data.encode("utf-8"))
 
-    def load_view(self) -> Optional[dict]:
+    def load_view(self) -> dict | None:
         """The saved view, or None if none was ever saved."""
         path = self.chat / "view.json"
         try:

@@ -12,7 +12,6 @@ tool's output is clipped to its head and tail (`clip_output`), any other long te
 never cut (`split_long`).
 """
 
-from typing import List
 
 OUTPUT_CHARS_MAX = 30_000  # [gist §1] a tool's output, head and tail, in all
 MESSAGE_CHARS_MAX = 30_000  # [H2] the longest piece split_long makes
@@ -70,7 +69,7 @@ def clip_output(text: str, chars_max: int = OUTPUT_CHARS_MAX, bytes_unread: int 
     return text[:head] + note + text[total - tail:]
 
 
-def split_long(text: str, chars_max: int = MESSAGE_CHARS_MAX) -> List[str]:
+def split_long(text: str, chars_max: int = MESSAGE_CHARS_MAX) -> list[str]:
     """`text` as pieces of at most `chars_max` characters that join back to it exactly
     [gist §1] [H2]. A piece ends after a line break in its second half when it can."""
     pieces = []

@@ -4,7 +4,8 @@ Written from FORMAT.md alone, apart from bridge/model_trace.py, so that a shared
 cannot hide a difference between the planners.
 """
 
-from typing import Dict, List, Sequence, Tuple, Union
+from collections.abc import Sequence
+from typing import Union
 
 from harness.memory.events import Built, Failed, Message, Restart, Retry, TurnEnd, Wait
 from harness.memory.planner import Node, Planner
@@ -14,7 +15,7 @@ from harness.memory.view_text import node_name
 CONTEXT_EVERY = 64  # FORMAT.md: the first running node's context every 64 events
 
 
-_NAMES: Dict[Node, str] = {}
+_NAMES: dict[Node, str] = {}
 
 
 def name(node: Node) -> str:
@@ -69,7 +70,7 @@ def flag(value: bool) -> str:
     return "1" if value else "0"
 
 
-def by_first(nodes) -> List[Node]:
+def by_first(nodes) -> list[Node]:
     return sorted(set(nodes), key=lambda node: (node[1] << node[0], node[0]))
 
 
@@ -99,7 +100,7 @@ def event_record(k: int, event, planner: Planner) -> str:
     return "\t".join(columns)
 
 
-_LINES: Dict[Tuple[int, int, str], str] = {}
+_LINES: dict[tuple[int, int, str], str] = {}
 
 
 def render(planner: Planner, lines: Sequence[Node]) -> str:
@@ -124,18 +125,18 @@ def render(planner: Planner, lines: Sequence[Node]) -> str:
     return "\n".join(out)
 
 
-def block(header: str, rendered: str) -> List[str]:
+def block(header: str, rendered: str) -> list[str]:
     body = rendered.split("\n")
     return [f"{header}\t{len(body)}"] + body
 
 
-def records(k: int, event, planner: Planner) -> List[str]:
+def records(k: int, event, planner: Planner) -> list[str]:
     """Every record of event k: its `e` record, then `r` and `c` records when due."""
     lines = [event_record(k, event, planner)]
     batch = len(planner.merges) > 0
     if batch:
         lines.extend(block(f"r\t{k}", render(planner, planner.view.lines())))
-    shown: List[Node] = []
+    shown: list[Node] = []
     if batch:
         shown = list(planner.running)
     elif k % CONTEXT_EVERY == CONTEXT_EVERY - 1 and planner.running:
@@ -147,7 +148,7 @@ def records(k: int, event, planner: Planner) -> List[str]:
     return lines
 
 
-def final_records(events: int, planner: Planner) -> List[str]:
+def final_records(events: int, planner: Planner) -> list[str]:
     """The `z` record after the last event: the whole rendered view, by the planner's own
     `render` (the one a turn uses), where `r` records use the cached one above."""
     return block(f"z\t{events}\t{planner.T}", planner.render())

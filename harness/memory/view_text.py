@@ -9,11 +9,10 @@ change here is a change there.
 """
 
 import re
-from typing import Tuple
 
 from harness.memory.line import LINE_BYTES_MAX
 
-Entry = Tuple[str, int, int, int]  # a built node's text, its UTF-8, shown and line bytes
+Entry = tuple[str, int, int, int]  # a built node's text, its UTF-8, shown and line bytes
 PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
 
 
@@ -72,7 +71,7 @@ def has_lone_surrogate(text: str) -> bool:
 _WIDE_BREAKS = re.compile("[\x80-\x9f\u2028\u2029]")
 
 
-def text_sizes(text: str) -> Tuple[int, int]:
+def text_sizes(text: str) -> tuple[int, int]:
     """The text's UTF-8 bytes and its shown bytes (what `shown` renders), counted in one encoding
     without building the shown text; (−1, −1) for a text with a lone surrogate. Each break becomes
     one space, so only "\r\n" and the breaks wider than a byte shrink; each escape grows: "<" by 2
@@ -111,7 +110,7 @@ def text_sizes(text: str) -> Tuple[int, int]:
     return size, shown_size
 
 
-def joined_sizes(left: Entry, right: Entry) -> Tuple[int, int]:
+def joined_sizes(left: Entry, right: Entry) -> tuple[int, int]:
     """The `text_sizes` of two node texts joined by a newline, from their entries (text, UTF-8
     bytes, shown bytes, line bytes): the newline is shown as one space, but after a "\r" the two
     are one break [P15]; no escape reaches across it (a task mark has no break) [P18]."""

@@ -5,7 +5,6 @@ Strategy: both sides of a pair take the same arguments, apply the same guard, an
 tuples, so a difference CrossHair reports is a difference of behaviour, not of types.
 """
 
-from typing import Tuple
 
 import harness.memory.line as production
 import harness.memory.planner as production_planner
@@ -19,14 +18,14 @@ def guard(a: str, b: str, c: str) -> bool:
     return all(len(text) <= REPLY_CHARS_MAX for text in (a, b, c))
 
 
-def model_line(a: str, b: str, c: str) -> Tuple[int, str, Tuple[str, ...]]:
+def model_line(a: str, b: str, c: str) -> tuple[int, str, tuple[str, ...]]:
     if not guard(a, b, c):
         return (-1, "", ())
     outcome = reference.line((a, b, c))
     return (outcome.calls, outcome.text, outcome.follow_ups)
 
 
-def harness_line(a: str, b: str, c: str) -> Tuple[int, str, Tuple[str, ...]]:
+def harness_line(a: str, b: str, c: str) -> tuple[int, str, tuple[str, ...]]:
     if not guard(a, b, c):
         return (-1, "", ())
     outcome = production.line((a, b, c))

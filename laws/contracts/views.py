@@ -8,7 +8,6 @@ VIEW_LINES_MAX lines, levels at most LEVEL_MAX. Each function's leading asserts 
 asserts claim. laws/confirmed.py runs `crosshair check` on each and reads its verdict.
 """
 
-from typing import Tuple
 
 from model.view import Line, View, context, context_end, fit, is_pair, last, merge, most_due, view_bytes
 
@@ -19,7 +18,7 @@ CONTEXT_LEVEL_MAX = 1  # the context laws explore every path more slowly: a smal
 POW2 = (1, 2, 4, 8)  # a table, not `1 << l`: CrossHair explores it far better (notes-on-tools)
 
 
-def aligned(levels: Tuple[int, ...], level_max: int = LEVEL_MAX) -> bool:
+def aligned(levels: tuple[int, ...], level_max: int = LEVEL_MAX) -> bool:
     """The levels laid end to end from message 0 are tree nodes, each of level ≤ level_max."""
     start = 0
     for l in levels:
@@ -31,7 +30,7 @@ def aligned(levels: Tuple[int, ...], level_max: int = LEVEL_MAX) -> bool:
     return True
 
 
-def tiled(levels: Tuple[int, ...], built_mask: int) -> View:
+def tiled(levels: tuple[int, ...], built_mask: int) -> View:
     lines: View = ()
     start = 0
     for k in range(len(levels)):
@@ -56,7 +55,7 @@ def parents_of(parent_mask: int):
     return parents
 
 
-def merge_is_one_pair(levels: Tuple[int, ...], built_mask: int, parent_mask: int, extra: int) -> None:
+def merge_is_one_pair(levels: tuple[int, ...], built_mask: int, parent_mask: int, extra: int) -> None:
     """[gist §3.1] One merge replaces two sibling lines with their built parent, or, when no pair
     can merge, fit changes nothing."""
     assert len(levels) <= VIEW_LINES_MAX
@@ -82,7 +81,7 @@ def merge_is_one_pair(levels: Tuple[int, ...], built_mask: int, parent_mask: int
         assert merged == view[:k] + (parent,) + view[k + 2 :]
 
 
-def fit_merges_built(levels: Tuple[int, ...], built_mask: int, parent_mask: int, budget: int) -> None:
+def fit_merges_built(levels: tuple[int, ...], built_mask: int, parent_mask: int, budget: int) -> None:
     """[gist §3.2] A batch merges only into built parents, each a sibling pair of the view."""
     assert len(levels) <= VIEW_LINES_MAX
     assert 0 <= built_mask < 32
@@ -97,7 +96,7 @@ def fit_merges_built(levels: Tuple[int, ...], built_mask: int, parent_mask: int,
     assert len(fitted) + len(merges) == len(view)
 
 
-def fit_reaches_budget(levels: Tuple[int, ...], built_mask: int, parent_mask: int, budget: int) -> None:
+def fit_reaches_budget(levels: tuple[int, ...], built_mask: int, parent_mask: int, budget: int) -> None:
     """[gist §3.2] A batch ends at or under its budget unless no pair can merge."""
     assert len(levels) <= VIEW_LINES_MAX
     assert 0 <= built_mask < 32
@@ -113,7 +112,7 @@ def fit_reaches_budget(levels: Tuple[int, ...], built_mask: int, parent_mask: in
     assert len(merges) == 0 or view_bytes(fitted) + 1 > budget
 
 
-def context_ends_at_node(levels: Tuple[int, ...], built_mask: int, i: int) -> None:
+def context_ends_at_node(levels: tuple[int, ...], built_mask: int, i: int) -> None:
     """[gist §4] A compaction's context ends at its node and holds only built lines; it stops only
     at a line that ends after the node's end or is unbuilt. Every level 0..3 of the node."""
     assert len(levels) <= VIEW_LINES_MAX
@@ -132,7 +131,7 @@ def context_ends_at_node(levels: Tuple[int, ...], built_mask: int, i: int) -> No
             assert last(stop.l, stop.i) > end or not stop.built
 
 
-def context_is_prefix(levels: Tuple[int, ...], built_mask: int, i: int) -> None:
+def context_is_prefix(levels: tuple[int, ...], built_mask: int, i: int) -> None:
     """[gist §4] A compaction's context is the start of the compaction view."""
     assert len(levels) <= VIEW_LINES_MAX
     assert 0 <= built_mask < 32

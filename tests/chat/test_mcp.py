@@ -9,7 +9,7 @@ import os
 import re
 import signal
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx2
@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from harness.memory.store import Store
 from tests.chat.test_cli import EVER, ever
 
-NOW = datetime(2026, 10, 8, 9, 30, tzinfo=timezone.utc)
+NOW = datetime(2026, 10, 8, 9, 30, tzinfo=UTC)
 
 
 def planted_chat(home: Path) -> None:

@@ -4,12 +4,12 @@ covered by the owner's `answer_memory`, the same function). Expected ids come fr
 
 import json
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from harness.memory.store import Store
 from tests.chat.test_cli import ever
 
-NOW = datetime(2026, 10, 8, 9, 30, tzinfo=timezone.utc)
+NOW = datetime(2026, 10, 8, 9, 30, tzinfo=UTC)
 
 
 def environment(home):

@@ -6,8 +6,8 @@ the merges), and the law is seen to fail when `_View.entry` gives a tie between 
 """
 
 import harness.memory.planner as production
-from harness.memory.planner import Config, Planner, _View
 from harness.memory.events import Built, Message
+from harness.memory.planner import Config, Planner, _View
 from laws.choice import heap_keys_order_as_more_due
 from laws.core import Budget
 

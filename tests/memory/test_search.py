@@ -6,15 +6,23 @@ tiling worked by hand, never from the index's own answers. The index is a cache 
 import os
 import sqlite3
 import stat
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from harness.memory.search import (SEARCH_FILE, SearchError, SearchIndex, covering_line, found_text,
-                                   run_search, snippet, words)
+from harness.memory.search import (
+    SEARCH_FILE,
+    SearchError,
+    SearchIndex,
+    covering_line,
+    found_text,
+    run_search,
+    snippet,
+    words,
+)
 from harness.memory.store import Store
 
-NOW = datetime(2026, 10, 8, 9, 30, tzinfo=timezone.utc)
+NOW = datetime(2026, 10, 8, 9, 30, tzinfo=UTC)
 
 
 def chat(home, texts):

@@ -1,11 +1,23 @@
 """Strategy: the model's rules on small chats whose every byte is computed by hand in the comments
 (line sizes, dues, which pairs merge), so the expected values do not come from the model."""
 
-from model.line import Outcome, line, merge_input_cut
 from dataclasses import replace
 
+from model.line import Outcome, line, merge_input_cut
 from model.planner import (
-    Built, Config, Failed, Message, Restart, Retry, State, TurnEnd, Wait, run, sent_view, step, turn,
+    Built,
+    Config,
+    Failed,
+    Message,
+    Restart,
+    Retry,
+    State,
+    TurnEnd,
+    Wait,
+    run,
+    sent_view,
+    step,
+    turn,
     waiting_queue,
 )
 from model.view import built_line, context, flatten, render, view_bytes, waiting_line

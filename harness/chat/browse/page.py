@@ -31,7 +31,6 @@ import html
 import json
 from datetime import datetime
 from importlib.resources import files
-from typing import Dict, List, Optional, Tuple
 
 from harness.memory.planner import Planner
 from harness.memory.store import Store
@@ -53,18 +52,18 @@ def inert_json(value: object) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def collect(store: Store, planner: Planner) -> Tuple[dict, List[dict], dict]:
+def collect(store: Store, planner: Planner) -> tuple[dict, list[dict], dict]:
     """The first screen's data, each part's data, and the top block's, from the store."""
     T = store.count
-    nodes_by_part: Dict[int, List[list]] = {}
-    top_nodes: List[list] = []
+    nodes_by_part: dict[int, list[list]] = {}
+    top_nodes: list[list] = []
     for l, i, text, _T in store.nodes_after(None):
         if l >= PART_LEVEL:
             top_nodes.append([l, i, text])
         else:
             nodes_by_part.setdefault((i << l) >> PART_LEVEL, []).append([l, i, text])
-    parts: List[dict] = []
-    spans: List[list] = []  # per part: first date, last date, bytes, messages
+    parts: list[dict] = []
+    spans: list[list] = []  # per part: first date, last date, bytes, messages
     bytes_before = [0]  # bytes of the messages before each part boundary, for the view's lines
     for k in range(0, T, PART_MESSAGES):
         records = store.messages(k, k + PART_MESSAGES)
@@ -101,7 +100,7 @@ def collect(store: Store, planner: Planner) -> Tuple[dict, List[dict], dict]:
     return head, parts, {"n": top_nodes, "spans": spans}
 
 
-def page(store: Store, planner: Planner, now: Optional[datetime] = None) -> bytes:
+def page(store: Store, planner: Planner, now: datetime | None = None) -> bytes:
     """The whole page, as bytes [B1]."""
     head, parts, top = collect(store, planner)
     head["made"] = (now or datetime.now().astimezone()).isoformat(timespec="seconds")

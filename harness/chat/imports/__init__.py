@@ -38,11 +38,11 @@ them and estimates the compactions they will cost from their sizes (`estimate_co
 import hashlib
 import json
 import os
-from functools import partial
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from harness.chat.imports import claude_code, codex, llm_db, pi, text_files
 from harness.chat.imports.notes import ImportFailed, Note, Parsed
@@ -90,7 +90,7 @@ def detect(path: Path) -> str:
 
 
 def parse(path: Path, fmt: str) -> Parsed:
-    parsers: Dict[str, Callable[[Path], Parsed]] = {
+    parsers: dict[str, Callable[[Path], Parsed]] = {
         "claude-code": claude_code.parse, "codex": codex.parse, "pi": pi.parse,
         "llm": llm_db.parse, "text": text_files.parse}
     try:
@@ -110,12 +110,12 @@ def parse(path: Path, fmt: str) -> Parsed:
 SIDE_DIRECTORIES = ("tool-results",)  # Claude Code's copies of long tool output: noise, not sessions
 
 
-def source_files(paths: Sequence[str], own: Optional[Path] = None,
-                 passed_over: Optional[List[Tuple[Path, str]]] = None) -> List[Tuple[Path, bool]]:
+def source_files(paths: Sequence[str], own: Path | None = None,
+                 passed_over: list[tuple[Path, str]] | None = None) -> list[tuple[Path, bool]]:
     """Each path given (True: named), and the files under each directory given (False), in name
     order; never the files of the chat itself (`own`, its directory). A folder that cannot be
     read is added to `passed_over` with why, never passed over silently."""
-    found: List[Tuple[Path, bool]] = []
+    found: list[tuple[Path, bool]] = []
 
     def unreadable(error: OSError) -> None:
         if passed_over is not None:
@@ -165,13 +165,13 @@ def header(note: Note, part: int, parts: int) -> str:
     return "[" + " · ".join(piece for piece in pieces if piece) + "]"
 
 
-def messages_of(notes: Iterable[Note]) -> List[Message]:
+def messages_of(notes: Iterable[Note]) -> list[Message]:
     """The notes, oldest first, as the messages to log [I1]–[I3] [I5]."""
     # of the same note in two files (a resumed session), the first file in name order is named
     ordered = sorted(enumerate(notes), key=lambda pair: (pair[1].date, pair[1].file, pair[0]))
     seen_identities = set()
-    first_paste: Dict[str, str] = {}
-    messages: List[Message] = []
+    first_paste: dict[str, str] = {}
+    messages: list[Message] = []
     for _, note in ordered:
         if note.identity in seen_identities:
             continue  # [I3] repeated history
@@ -195,7 +195,7 @@ def messages_of(notes: Iterable[Note]) -> List[Message]:
 ZOOM_CHARS = 30_000  # a message zoom shows whole on one page (harness/memory/service.py PAGE_CHARS)
 
 
-def split_pieces(body: str, header_of: Callable[[int, int], str] = lambda k, n: "") -> List[str]:
+def split_pieces(body: str, header_of: Callable[[int, int], str] = lambda k, n: "") -> list[str]:
     """The body in pieces such that each note, `note: ` and its header on top, fits one page of
     zoom, and every note of a split but the last fills its page exactly [I2]. A piece's room
     depends on its header's "part k of n": the count is the least n whose rooms hold the body
@@ -218,7 +218,7 @@ def split_pieces(body: str, header_of: Callable[[int, int], str] = lambda k, n: 
 SUMMARY_LINE_BYTES = 480  # what a compactor's line is taken to weigh: near the 512 it may use
 
 
-def estimate_compactions(sizes: Sequence[int]) -> Tuple[int, int]:
+def estimate_compactions(sizes: Sequence[int]) -> tuple[int, int]:
     """(summaries, merges) the compactor will be asked for, estimated from the notes' sizes.
 
     The planner builds the whole tree over the notes in time [gist §2]: a note of at most 512
@@ -275,7 +275,7 @@ class Cost:
     cache_read_tokens: int
     cache_write_tokens: int
     output_tokens: int
-    cents: Optional[float]  # None: the model is not in the table, so no price is known
+    cents: float | None  # None: the model is not in the table, so no price is known
     seconds: int
 
 
@@ -301,20 +301,20 @@ def estimate_cost(sizes: Sequence[int], price, prefix_bytes: int, jobs_max: int)
 class Plan:
     """What an import will do: the messages to add, and those already in the chat."""
 
-    files: List[Tuple[Path, str, int, int, str]]  # path, format, notes, lines skipped, why none
-    messages: List[Message]
+    files: list[tuple[Path, str, int, int, str]]  # path, format, notes, lines skipped, why none
+    messages: list[Message]
     present: int
-    passed_over: List[Tuple[Path, str]] = field(default_factory=list)  # a directory's files not read, and why
+    passed_over: list[tuple[Path, str]] = field(default_factory=list)  # a directory's files not read, and why
 
     @property
-    def summaries_and_merges(self) -> Tuple[int, int]:
+    def summaries_and_merges(self) -> tuple[int, int]:
         return estimate_compactions([len(m.text.encode("utf-8")) for m in self.messages])
 
 
-def plan(paths: Sequence[str], fmt: Optional[str], present_keys: set, own: Optional[Path] = None) -> Plan:
+def plan(paths: Sequence[str], fmt: str | None, present_keys: set, own: Path | None = None) -> Plan:
     files = []
-    passed_over: List[Tuple[Path, str]] = []
-    notes: List[Note] = []
+    passed_over: list[tuple[Path, str]] = []
+    notes: list[Note] = []
     for path, named in source_files(paths, own, passed_over):
         try:
             this = fmt or detect(path)

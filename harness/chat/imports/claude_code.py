@@ -18,12 +18,11 @@ Its traps, each met here:
 
 import hashlib
 from pathlib import Path
-from typing import Dict, List, Optional
 
-from harness.chat.imports.notes import json_lines, Note, Parsed, tool_call, tool_result, utc_date
+from harness.chat.imports.notes import Note, Parsed, json_lines, tool_call, tool_result, utc_date
 
 
-def content_text(content: object) -> List[str]:
+def content_text(content: object) -> list[str]:
     """The content's parts as text; thoughts are left out [I2]."""
     if isinstance(content, str):
         return [content]
@@ -57,8 +56,8 @@ def role_of(record: dict, content: object) -> str:
 
 def parse(path: Path) -> Parsed:
     parsed = Parsed()
-    by_message_id: Dict[str, int] = {}  # a split response's notes, by the API message id
-    parts_seen: Dict[str, set] = {}  # and the parts each holds, so a block written twice is once
+    by_message_id: dict[str, int] = {}  # a split response's notes, by the API message id
+    parts_seen: dict[str, set] = {}  # and the parts each holds, so a block written twice is once
     for number, record in json_lines(path, parsed):
         if not isinstance(record, dict) or record.get("type") not in ("user", "assistant"):
             continue
@@ -81,7 +80,7 @@ def parse(path: Path) -> Parsed:
         origin = [f"session {record.get('sessionId', '?')}"]
         if record.get("isSidechain"):
             marks.append("sidechain")
-        message_id: Optional[str] = message.get("id") if record.get("type") == "assistant" else None
+        message_id: str | None = message.get("id") if record.get("type") == "assistant" else None
         if message_id and message_id in by_message_id:
             # [trap] the next block of a response already begun: joined to its note
             k = by_message_id[message_id]

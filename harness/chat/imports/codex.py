@@ -19,9 +19,8 @@ repeated pastes are).
 
 import hashlib
 from pathlib import Path
-from typing import Optional, Tuple
 
-from harness.chat.imports.notes import json_lines, Note, Parsed, tool_call, tool_result, utc_date
+from harness.chat.imports.notes import Note, Parsed, json_lines, tool_call, tool_result, utc_date
 
 ITEM_TYPES = ("message", "function_call", "function_call_output", "custom_tool_call",
               "custom_tool_call_output", "local_shell_call", "reasoning", "web_search_call")
@@ -40,7 +39,7 @@ def message_text(content: object) -> str:
     return "\n".join(parts)
 
 
-def item_note(item: dict) -> Optional[Tuple[str, str]]:
+def item_note(item: dict) -> tuple[str, str] | None:
     """(role, body) of a response item, or None for one that is not imported."""
     kind = item.get("type")
     if kind == "message":
@@ -98,7 +97,7 @@ def parse(path: Path) -> Parsed:
         if date is None:
             parsed.skipped += 1
             continue
-        digest = hashlib.sha256(f"{role}\0{body}".encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(f"{role}\0{body}".encode()).hexdigest()
         identity = f"codex:{date.isoformat()}:{digest}"
         parsed.notes.append(Note("codex", identity, date, role, body, str(path), f"line {number}", (),
                                  (f"session {session}",)))

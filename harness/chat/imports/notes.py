@@ -2,10 +2,10 @@
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
 
 from harness.memory.logfile import open_regular
 from harness.memory.text import OUTPUT_CHARS_MAX, clip_output
@@ -35,18 +35,18 @@ class Note:
     body: str
     file: str  # the file it came from, as the user named it
     position: str  # where in the file: "line 12", "row 3"
-    marks: Tuple[str, ...] = ()  # shown in the header: sidechain, side branch, ...
-    origin: Tuple[str, ...] = ()  # logged in `from`, never shown: the session, the original id, ...
+    marks: tuple[str, ...] = ()  # shown in the header: sidechain, side branch, ...
+    origin: tuple[str, ...] = ()  # logged in `from`, never shown: the session, the original id, ...
 
 
 @dataclass
 class Parsed:
-    notes: List[Note] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     skipped: int = 0  # lines or rows that were not JSON, or not a message
     empty_because: str = ""  # a known format that gave no notes: why, in words
 
 
-def json_lines(path: Path, parsed: Parsed) -> Iterator[Tuple[int, object]]:
+def json_lines(path: Path, parsed: Parsed) -> Iterator[tuple[int, object]]:
     """Each JSON line of a regular file with its line number; a blank line is passed over, and one
     that is not JSON (a torn last line, say), too deep for a parser or over JSON_LINE_BYTES_MAX, is
     counted in `parsed.skipped`, read through in bounded pieces. A byte that is not UTF-8 spoils
@@ -72,10 +72,10 @@ def json_lines(path: Path, parsed: Parsed) -> Iterator[Tuple[int, object]]:
                 parsed.skipped += 1
 
 
-def utc_date(value: object) -> Optional[datetime]:
+def utc_date(value: object) -> datetime | None:
     """An ISO 8601 string (a Z or an offset; none means UTC) or Unix milliseconds, as an aware time."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value / 1000, timezone.utc)
+        return datetime.fromtimestamp(value / 1000, UTC)
     if not isinstance(value, str) or not value:
         return None
     text = value.strip().replace(" ", "T", 1)
@@ -85,7 +85,7 @@ def utc_date(value: object) -> Optional[datetime]:
         date = datetime.fromisoformat(text)
     except ValueError:
         return None
-    return date if date.utcoffset() is not None else date.replace(tzinfo=timezone.utc)
+    return date if date.utcoffset() is not None else date.replace(tzinfo=UTC)
 
 
 def tool_text(value: object) -> str:

@@ -15,9 +15,8 @@ being lost, with the mark "side branch" in its header. A thought is not imported
 """
 
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
-from harness.chat.imports.notes import json_lines, ImportFailed, Note, Parsed, tool_call, tool_result, utc_date
+from harness.chat.imports.notes import ImportFailed, Note, Parsed, json_lines, tool_call, tool_result, utc_date
 
 
 def parts_text(content: object) -> str:
@@ -36,7 +35,7 @@ def parts_text(content: object) -> str:
     return "\n".join(parts)
 
 
-def entry_note(entry: dict) -> Optional[Tuple[str, str]]:
+def entry_note(entry: dict) -> tuple[str, str] | None:
     kind = entry.get("type")
     if kind in ("compaction", "branch_summary"):
         return kind.replace("_", " ") + (" summary" if kind == "compaction" else ""), str(entry.get("summary", ""))
@@ -60,7 +59,7 @@ def entry_note(entry: dict) -> Optional[Tuple[str, str]]:
 
 def parse(path: Path) -> Parsed:
     parsed = Parsed()
-    entries: List[Tuple[int, dict]] = []
+    entries: list[tuple[int, dict]] = []
     session = "?"
     for number, record in json_lines(path, parsed):
         if not isinstance(record, dict):
@@ -71,7 +70,7 @@ def parse(path: Path) -> Parsed:
             entries.append((number, record))
     if session == "?" and not entries:
         raise ImportFailed(f"{path} has no pi session header")
-    by_id: Dict[str, dict] = {}
+    by_id: dict[str, dict] = {}
     for _, entry in entries:
         if isinstance(entry.get("id"), str):
             by_id[entry["id"]] = entry

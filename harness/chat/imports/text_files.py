@@ -3,7 +3,7 @@ file's modification time, and its identity its content, so the same text under t
 imported twice, is one note [I3] [I4]."""
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from harness.chat.imports.notes import TEXT_FILE_BYTES_MAX, ImportFailed, Note, Parsed
@@ -17,6 +17,6 @@ def parse(path: Path) -> Parsed:
     text = data.decode("utf-8")
     if not text.strip():
         return Parsed()
-    date = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).replace(microsecond=0)
+    date = datetime.fromtimestamp(path.stat().st_mtime, UTC).replace(microsecond=0)
     identity = "text:" + hashlib.sha256(data).hexdigest()
     return Parsed([Note("text", identity, date, "file", text, str(path), "whole")])
