@@ -23,8 +23,26 @@ def module_root(name: str) -> str:
     return name.split(".")[0]
 
 
+def parsed(path: Path) -> ast.AST:
+    """The file's syntax tree. CPython 3.11 can refuse to build one ("AST constructor recursion
+    depth mismatch", a SystemError) in a process whose recursion count an earlier RecursionError
+    or tracer left uneven: then a fresh interpreter parses it, so the lint's verdict never
+    depends on what the process ran before."""
+    try:
+        return ast.parse(path.read_text(), filename=str(path))
+    except SystemError:
+        import pickle
+        import subprocess
+        import sys
+
+        child = subprocess.run([sys.executable, "-c", "import ast, pickle, sys; sys.stdout.buffer.write("
+                                "pickle.dumps(ast.parse(open(sys.argv[1]).read(), sys.argv[1])))", str(path)],
+                               capture_output=True, check=True)
+        return pickle.loads(child.stdout)
+
+
 def subset_violations(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = parsed(path)
     where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     found: list[str] = []
 
@@ -145,7 +163,7 @@ def layering_violations(root: Path = ROOT) -> list[str]:
         parts = name.split(".")
         room = parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ROOMS) else None
         package = name if path.name == "__init__.py" else ".".join(parts[:-1])
-        for lineno, imported in imported_names(ast.parse(path.read_text(), filename=where), package):
+        for lineno, imported in imported_names(parsed(path), package):
             top = module_root(imported)
             if top in OUTSIDE_HARNESS:
                 say(where, lineno, "model", f"{where}:{lineno}: imports {imported}; harness/ never imports the model.")
@@ -174,7 +192,7 @@ def layering_violations(root: Path = ROOT) -> list[str]:
     for outside in ("bridge", "laws", "mutants", "model"):
         for path in sorted((root / outside).rglob("*.py")):
             where = path.relative_to(root).as_posix()
-            for lineno, imported in imported_names(ast.parse(path.read_text(), filename=where), ""):
+            for lineno, imported in imported_names(parsed(path), ""):
                 if imported.startswith("harness.localapi"):
                     say(where, lineno, "localapi", f"{where}:{lineno}: imports {imported}; only harness/localapi/, "
                                  "the demo and the tests import the local API.")

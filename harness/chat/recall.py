@@ -165,10 +165,10 @@ class BenchTurn(Turn):
 
 
 def arm_prompt(arm: str) -> Prompt:
-    """The chat's prompt for an arm: no `agent` (no subagents in a bench), and no `search` in
-    the zoom arm, nor its line in the system prompt."""
+    """The chat's prompt for an arm: no `agent` nor `tell` (no subagents in a bench), and no
+    `search` in the zoom arm, nor its line in the system prompt."""
     base = Prompt.build()
-    drop = {"agent"} | ({"search"} if arm == "zoom" else set())
+    drop = {"agent", "tell"} | ({"search"} if arm == "zoom" else set())
     tools = tuple(tool for tool in base.tools if tool["name"] not in drop)
     system = base.system
     if arm == "zoom":

@@ -98,6 +98,9 @@ def test_a_first_day_of_3300_imported_notes_sends_every_request_within_its_ceili
     turns, compactions = [], []
     for request in api.requests:
         body = request.body
+        if body is None:  # a compaction cut off mid-upload as `ever send` leaves: nothing was read
+            assert request.answer == "invalid", (request.method, request.path, request.status, request.answer)
+            continue
         assert isinstance(body, dict), (request.method, request.path, request.status, request.answer)
         (compactions if is_compaction(body) else turns).append(body)
     assert turns and compactions
