@@ -36,6 +36,7 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
         _line_breaks,
         _terminal_input,
         quiet_toggled,
+        waiting_prompt,
     )
 
     try:
@@ -65,12 +66,7 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
     def prompt_text() -> str:
         if questions:
             return questions[0][1]
-        if not waits:
-            return "› "
-        now = time.monotonic()
-        shown = " | ".join(f"{terminal.shown(what)} · {max(0.0, deadline - now):.0f} s · Ctrl-C stops"
-                           for what, deadline in waits.values())
-        return f"({shown})\n› "
+        return waiting_prompt(terminal, waits)
 
     def request(line: dict) -> None:
         writer.write(json.dumps(line).encode() + b"\n")

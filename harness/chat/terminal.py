@@ -226,12 +226,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: str | None = 
         questions[:] = [question for question in questions if not question[1].done()]
         if questions:
             return questions[0][0]
-        if not waits:
-            return "› "
-        now = time.monotonic()
-        shown = " | ".join(f"{terminal.shown(what)} · {max(0.0, deadline - now):.0f} s · Ctrl-C stops"
-                           for what, deadline in waits.values())
-        return f"({shown})\n› "
+        return waiting_prompt(terminal, waits)
 
     def waiting(source: str):
         def on_wait(what: str | None, deadline: float | None) -> None:
@@ -370,6 +365,16 @@ def quiet_toggled(terminal: Terminal) -> str:
     if terminal.quiet:
         return "(memory: rows hidden here; /quiet shows them again)\n"
     return "(memory: rows shown again)\n"
+
+
+def waiting_prompt(terminal: "Terminal", waits: dict) -> str:
+    """The prompt, with what the chat waits for and its countdown on the line above [C12]."""
+    if not waits:
+        return "› "
+    now = time.monotonic()
+    shown = " | ".join(f"{terminal.shown(what)} · {max(0.0, deadline - now):.0f} s · Ctrl-C stops"
+                       for what, deadline in waits.values())
+    return f"({shown})\n› "
 
 
 def slash_answer(chat: Chat, text: str) -> str:
