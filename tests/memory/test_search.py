@@ -144,17 +144,16 @@ def test_two_indexes_syncing_the_same_chat_add_each_message_once(tmp_path):
             two.close()
 
 
-def test_a_read_only_chat_directory_searches_in_memory(tmp_path):
-    if os.geteuid() == 0:
-        pytest.skip("root writes into a read-only directory: the case needs an ordinary user")
+def test_a_read_only_chat_directory_searches_in_memory(tmp_path, monkeypatch):
     chat(tmp_path, ["the word orchid"])
-    (tmp_path / "chat").chmod(0o500)
-    try:
-        with Store.open(tmp_path, read_only=True) as store:
-            assert ids(run_search(store, [], "orchid")) == [0]
-        assert not (tmp_path / "chat" / SEARCH_FILE).exists()
-    finally:
-        (tmp_path / "chat").chmod(0o700)
+    # The index asks `os.access` whether it may write beside the log. A mode bit would not stop
+    # root (the tests' user in CI), so the answer a read-only directory gives is given here.
+    writable = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: False if str(path) == str(tmp_path / "chat")
+                        else writable(path, mode))
+    with Store.open(tmp_path, read_only=True) as store:
+        assert ids(run_search(store, [], "orchid")) == [0]
+    assert not (tmp_path / "chat" / SEARCH_FILE).exists()
 
 
 def test_a_link_in_the_index_place_is_not_followed(tmp_path):
