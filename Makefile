@@ -12,7 +12,7 @@ PROFILE ?= ci
 PREFIX ?= $(HOME)/.local
 
 .DEFAULT_GOAL := help
-.PHONY: help laws laws-deep test test-long bridge mutants lint check chat install uninstall bench
+.PHONY: help laws laws-deep test test-slow test-long bridge mutants lint check chat install uninstall bench
 
 help:
 	@echo "Ever: one chat that never ends."
@@ -20,7 +20,8 @@ help:
 	@echo "  make laws        the subset lint and every law, one line each; a law fails if it earns less"
 	@echo "                   than the registry's label (T below 20,000 fails push's laws; no API key)"
 	@echo "  make laws-deep   push_agrees to t = DEEP_T (default $(DEEP_T)); the history laws past T = 100,000"
-	@echo "  make test        the test suite (fast; tiny bridge runs; Hypothesis profile PROFILE=ci|deep)"
+	@echo "  make test        the test suite without the tests marked slow (tiny bridge runs; PROFILE=ci|deep)"
+	@echo "  make test-slow   the tests marked slow: real processes killed, waited on or replayed, proofs seen to fail"
 	@echo "  make test-long   the test suite with its long runs (the cache replays, 120 kills)"
 	@echo "  make bridge      production planner vs model on every scenario (SCALE=full|tiny)"
 	@echo "  make mutants     plant each bug, run the check that must catch it (a crash is not a catch)"
@@ -55,7 +56,10 @@ laws-deep: $(VENV)/.installed
 	$(PY) -m laws --deep --t $(DEEP_T)
 
 test: $(VENV)/.installed
-	HYPOTHESIS_PROFILE=$(PROFILE) $(PY) -m pytest -n 2 --dist worksteal
+	HYPOTHESIS_PROFILE=$(PROFILE) $(PY) -m pytest -n 2 --dist worksteal -m "not slow"
+
+test-slow: $(VENV)/.installed
+	HYPOTHESIS_PROFILE=$(PROFILE) $(PY) -m pytest -n 2 --dist worksteal -m slow
 
 test-long: $(VENV)/.installed
 	HYPOTHESIS_PROFILE=$(PROFILE) EVER_LONG_TESTS=1 EVER_CRASH_FULL=1 EVER_STORE_CRASH_KILLS=100 $(PY) -m pytest -n 2 --dist worksteal

@@ -52,6 +52,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def pytest_configure(config):
     config.addinivalue_line("markers", "local_api(*, server=LocalAPI, responder=None, "
                             "every_reply_used=False): the module's local Messages API")
+    config.addinivalue_line("markers", "slow: seconds of real processes, kills or proofs each; "
+                            "`make test-slow` runs them, `make test` leaves them out")
 
 
 def _local_api(node):

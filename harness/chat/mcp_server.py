@@ -111,6 +111,9 @@ def serve_http(settings: Settings, allow_send: bool, port: int, say: Callable[[s
     listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listening.bind(("127.0.0.1", port))
+    # listening before the URL is said: a client that reads it at once waits in the backlog
+    # instead of being refused while the server still starts
+    listening.listen(128)
     # access_log off: each request's path holds the secret, and a log is where secrets leak
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     server = uvicorn.Server(config)

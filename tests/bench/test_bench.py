@@ -22,6 +22,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from bridge.scenarios import built_text, message_text
 from harness.memory import events as he
 from harness.memory.planner import Config, Planner
@@ -90,6 +92,7 @@ def timed(replay, events):
     return time.process_time() - cpu, time.perf_counter() - wall, result
 
 
+@pytest.mark.slow
 def test_production_planner_against_the_model(benchmark, request):
     full = enabled(request)
     messages = 20_000 if full else 2_000

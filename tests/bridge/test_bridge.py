@@ -18,6 +18,7 @@ def tiny_results():
     return [execute(run) for run in runs("tiny")]
 
 
+@pytest.mark.slow
 def test_every_tiny_run_agrees(tiny_results):
     assert len(tiny_results) >= len(SCENARIOS)
     for result in tiny_results:
@@ -26,6 +27,7 @@ def test_every_tiny_run_agrees(tiny_results):
     assert max(result.T_max for result in tiny_results) > 1 << 14  # high_levels: past 2^14
 
 
+@pytest.mark.slow
 def test_the_tiny_runs_reach_every_path(tiny_results):
     # A path no tiny run reaches is a place where `make test` cannot see a planner bug; when a
     # change of the rules makes a scenario miss one, the scenario needs changing, not this list.

@@ -27,6 +27,7 @@ line algorithm's, which the machine does not run; a change of rules or strategie
 examples, and the tiny bridge and tests/bridge/test_bridge_paths.py reach each path anyway.
 """
 
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -203,4 +204,4 @@ class PlannersAgree(RuleBasedStateMachine):
 
 # The example count comes from the profile (tests/conftest.py).
 PlannersAgree.TestCase.settings = settings(stateful_step_count=40)
-TestPlannersAgree = PlannersAgree.TestCase
+TestPlannersAgree = pytest.mark.slow(PlannersAgree.TestCase)

@@ -490,6 +490,7 @@ def test_a_stopped_subagent_reports_that_it_was_stopped(tmp_path, api):
                      'zoom("Scout") gives its whole conversation.']
 
 
+@pytest.mark.slow
 def test_sigkill_of_the_owner_then_a_restart_reports_the_subagent_cut_off(tmp_path, api):
     api.reset()
     api.responder = compactions
@@ -553,6 +554,7 @@ def test_the_agents_caps_come_from_the_config(tmp_path):
     assert str(caught.value).endswith("agents.tool_calls_max must be a whole number above 0; it is 0.")
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_the_chat_stops_a_subagent_which_reports_it(tmp_path, api):
     api.reset()
     api.responder = compactions
@@ -690,6 +692,7 @@ def test_the_subagents_view_is_settled_before_its_first_call(tmp_path, api):
     assert "not summarized yet" not in view
 
 
+@pytest.mark.slow
 def test_ever_send_stops_its_subagent_when_it_ends_and_logs_its_report(tmp_path, api):
     api.reset()
     api.responder = compactions

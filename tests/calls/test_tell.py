@@ -106,6 +106,7 @@ def test_tell_names_no_stranger_and_a_late_word_is_marked_unread(tmp_path, api):
 
 
 @pytest.mark.parametrize("where", ["owner", "attached"])
+@pytest.mark.slow
 def test_slash_tell_typed_in_a_terminal_reaches_the_subagent(tmp_path, api, where):
     api.reset()
     api.responder = compactions

@@ -15,6 +15,8 @@ import hashlib
 import os
 import random
 
+import pytest
+
 from harness.calls.approval import Approval
 from harness.calls.client import Client, ClientSettings
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
@@ -49,6 +51,7 @@ def share(usages) -> float:
     return read / prompt if prompt else 0.0
 
 
+@pytest.mark.slow
 def test_turns_read_their_prefix_from_the_cache(tmp_path):
     rng = random.Random(5)
 

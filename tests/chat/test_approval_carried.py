@@ -14,6 +14,8 @@ import subprocess
 import threading
 import time
 
+import pytest
+
 from harness.calls.approval import Approval
 from harness.calls.turn import Quiet
 from harness.chat.config import load_settings
@@ -36,6 +38,7 @@ def answer(body: dict) -> Reply:
     return Reply("a summary line" if body["model"] != TURN_MODEL else "Done.")
 
 
+@pytest.mark.slow
 def test_a_message_without_yes_that_joins_a_call_started_with_yes_runs_no_shell(tmp_path, api):
     api.responder = answer
     held = threading.Event()

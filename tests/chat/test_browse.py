@@ -288,6 +288,7 @@ def test_the_served_page_needs_its_secret_and_a_loopback_host_answers_head_and_s
 BIG_CHAT = 100_000 if os.environ.get("EVER_LONG_TESTS") == "1" else 20_000
 
 
+@pytest.mark.slow
 def test_a_page_of_100000_messages_opens_with_a_bounded_first_screen(browser, tmp_path):
     home = tmp_path
     write_chat(home, BIG_CHAT, seed=11)

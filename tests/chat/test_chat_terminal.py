@@ -167,6 +167,7 @@ class Chat:
         self.child.close(force=True)
 
 
+@pytest.mark.slow
 def test_a_paste_is_one_message_alt_enter_breaks_a_line_up_sends_again_and_typing_during_a_call_waits(
         tmp_path, local):
     pasted = "    indented first line of the paste\nsecond line\n\nfourth, after a blank line"
@@ -205,6 +206,7 @@ def test_a_paste_is_one_message_alt_enter_breaks_a_line_up_sends_again_and_typin
     assert [sent_text(r) for r in local.requests] == [pasted, slashed, two_lines, two_lines, question, aside]
 
 
+@pytest.mark.slow
 def test_a_scripted_chat_shows_exactly_this_transcript(tmp_path, local):
     reply(local, "Hi! How can I help?")
     reply(local, Reply([thinking("The date tool has it.", "sig-1"), tool_use("date", {"id": 0}, id="d1")]))
@@ -256,6 +258,7 @@ def test_a_scripted_chat_shows_exactly_this_transcript(tmp_path, local):
         ("tool", 'date {"id": 0}'), ("echo", said), ("ever", "You said hello in message 0."))
 
 
+@pytest.mark.slow
 def test_every_chat_command_answers_and_a_bad_one_is_one_line_and_the_chat_goes_on(tmp_path, local):
     editor = tmp_path / "editor"  # missing at first
     wanted = tmp_path / "what-the-editor-writes"
@@ -368,6 +371,7 @@ def peak_memory_kb(pid: int) -> int:
 
 
 @pytest.mark.parametrize("megabytes", [10 if LONG else 1])
+@pytest.mark.slow
 def test_a_paste_of_megabytes_is_logged_whole_in_pieces_and_the_chat_goes_on(tmp_path, local, megabytes):
     # rows of 66 characters with their line break: a piece holds the rows that end within its
     # first 30,000 characters, 454 of them (29,964 characters: the break is in its second half)
@@ -405,6 +409,7 @@ def test_a_paste_of_megabytes_is_logged_whole_in_pieces_and_the_chat_goes_on(tmp
     assert [sent_text(r) for r in turn_requests(local)] == [pasted, one_line, "still there?"]
 
 
+@pytest.mark.slow
 def test_kill_9_mid_reply_leaves_the_message_unanswered_and_the_next_chat_answers_it(tmp_path, local):
     first, second = "a question the killed chat never answers", "are you back?"
     local.stall(5)  # message_start, content_block_start, ping, then two text deltas of 24 characters
@@ -455,6 +460,7 @@ def test_kill_9_mid_reply_leaves_the_message_unanswered_and_the_next_chat_answer
                                "</chat>")
 
 
+@pytest.mark.slow
 def test_ever_chat_local_runs_with_no_key_on_the_local_api_in_a_chat_of_its_own(tmp_path):
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
     environ.update(EVER_HOME=str(tmp_path), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")

@@ -11,11 +11,13 @@ import time
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from harness.localapi.server import LocalAPI, Reply, text, timeout, tool_use
 from tests.support.chat import EVER, environment, ever, lines
 
 
+@pytest.mark.slow
 def test_ever_send_prints_the_reply_and_logs_both_lines(tmp_path, api):
     api.reset()
     api.enqueue("Hello back.")
@@ -32,6 +34,7 @@ def test_ever_send_prints_the_reply_and_logs_both_lines(tmp_path, api):
     assert oct(os.stat(tmp_path / "chat").st_mode & 0o777) == "0o700"
 
 
+@pytest.mark.slow
 def test_ever_send_reads_standard_input_and_memory_view_is_what_the_next_turn_sends(tmp_path, api):
     api.reset()
     api.enqueue("Read it.")
@@ -51,6 +54,7 @@ def test_without_a_key_one_sentence_says_what_to_set_and_nothing_is_kept(tmp_pat
     assert not (tmp_path / "chat" / "main").exists() or lines(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_an_unreachable_server_is_a_clear_error_and_the_message_stays(tmp_path, api):
     env = environment(tmp_path, api)
     env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # nothing listens on the discard port
@@ -60,6 +64,7 @@ def test_an_unreachable_server_is_a_clear_error_and_the_message_stays(tmp_path, 
     assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [("user", "hello?")]
 
 
+@pytest.mark.slow
 def test_ever_send_declines_a_shell_call_without_yes(tmp_path, api):
     api.reset()
     api.enqueue(Reply([tool_use("shell", {"command": "touch made"}, id="s1")]))
@@ -79,6 +84,7 @@ def spawn_chat(home: Path, api: LocalAPI) -> pexpect.spawn:
     return child
 
 
+@pytest.mark.slow
 def test_ever_chat_in_a_terminal_streams_the_reply_and_leaves_on_ctrl_d(tmp_path, api):
     api.reset()
     api.enqueue(Reply([text("Streaming, word by word, to the terminal.")]))
@@ -101,6 +107,7 @@ def test_ever_chat_in_a_terminal_streams_the_reply_and_leaves_on_ctrl_d(tmp_path
         ("user", "hi there"), ("ever", "Streaming, word by word, to the terminal.")]
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_running_call_not_the_chat(tmp_path, api):
     api.reset()
     api.enqueue(timeout(20.0))  # the server says nothing: the call hangs
@@ -124,6 +131,7 @@ def test_ctrl_c_stops_the_running_call_not_the_chat(tmp_path, api):
     assert kinds == [("user", "this will hang"), ("user", "second try"), ("ever", "Back again.")]
 
 
+@pytest.mark.slow
 def test_ever_send_is_handed_to_the_running_chat(tmp_path, api):
     api.reset()
     child = spawn_chat(tmp_path, api)
@@ -141,6 +149,7 @@ def test_ever_send_is_handed_to_the_running_chat(tmp_path, api):
         ("user", "from a script"), ("ever", "Answered by the owner.")]
 
 
+@pytest.mark.slow
 def test_ever_send_joins_the_running_call_and_gets_the_reply_that_took_it(tmp_path, api):
     api.reset()
     gate = threading.Event()
@@ -174,6 +183,7 @@ def test_ever_send_joins_the_running_call_and_gets_the_reply_that_took_it(tmp_pa
     assert kinds[3:] == [("user", "and one more thing"), ("ever", "It is the day you started, and noted.")]
 
 
+@pytest.mark.slow
 def test_ever_chat_opens_with_the_views_size_and_its_last_lines(tmp_path, api):
     from harness.memory.service import Memory
 

@@ -102,6 +102,7 @@ def seconds_of(command, env, runs: int) -> float:
     return best
 
 
+@pytest.mark.slow
 def test_bench_commands_against_importing_the_sdk(tmp_path, benchmark, request):
     """Best of 3 runs each (`make bench`), in one process: the ratio to `python -c "import anthropic"`."""
     chat_with_a_message(tmp_path)
@@ -118,6 +119,7 @@ def test_bench_commands_against_importing_the_sdk(tmp_path, benchmark, request):
     assert set(ratios) == {" ".join(args) for args in COMMANDS}
 
 
+@pytest.mark.slow
 def test_bench_ever_send_from_start_to_the_request_leaving(tmp_path, api, benchmark, request):
     """`ever send` in a fresh process, from its start to the local API having read its request
     whole (both clocks are the machine's monotonic one), beside `import anthropic`."""

@@ -17,6 +17,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from harness.localapi.server import Reply
 from harness.memory.store import encode_line
 from tests.support.chat_files import words, write_chat
@@ -81,6 +83,7 @@ def is_compaction(body: dict) -> bool:
     return any(isinstance(b, dict) and b.get("text", "").startswith("Compaction:") for b in content)
 
 
+@pytest.mark.slow
 def test_a_first_day_of_3300_imported_notes_sends_every_request_within_its_ceiling_and_window(tmp_path, api):
     home = tmp_path / "home"
     write_chat(home, 1000)
@@ -120,6 +123,7 @@ def test_a_first_day_of_3300_imported_notes_sends_every_request_within_its_ceili
           f"the view saved at close: {len(view['view']):,} lines")
 
 
+@pytest.mark.slow
 def test_after_an_import_an_opened_chat_starts_its_compactions_before_anything_is_typed(tmp_path, api):
     """`ever import` of 40 long notes (each a summary call), then `ever chat` on a terminal with
     nothing typed: compaction requests arrive while the prompt waits, and no turn is asked for.

@@ -434,6 +434,7 @@ def test_an_import_into_a_chat_another_process_owns_is_one_sentence_and_adds_not
         owner.close()
 
 
+@pytest.mark.slow
 def test_an_import_stopped_with_ctrl_c_says_so_in_one_sentence_and_the_rest_comes_later(tmp_path):
     import pexpect
 

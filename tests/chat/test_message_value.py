@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from harness.localapi.server import Reply, tool_use
 from tests.support.chat import EVER, environment, ever, lines
@@ -32,6 +33,7 @@ def chat_with_key(home: Path, api) -> pexpect.spawn:
     return child
 
 
+@pytest.mark.slow
 def test_a_sent_message_that_holds_the_api_key_keeps_its_idempotency_key_and_a_retry_logs_it_not_again(
         tmp_path, api):
     api.reset()
@@ -85,6 +87,7 @@ def test_a_message_holding_the_api_key_handed_to_a_running_chat_keeps_its_key_an
     assert api.requests[1].body["messages"][-1]["content"][-1]["text"] == kept
 
 
+@pytest.mark.slow
 def test_the_line_editors_history_holds_a_typed_message_with_the_api_key_hidden(tmp_path, api):
     api.reset()
     api.enqueue("Got it.")

@@ -243,6 +243,7 @@ CHAT_COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 def test_every_chat_command_with_bad_arguments_answers_in_the_terminal_and_the_chat_goes_on(tmp_path):
     from test_chat_terminal import Chat, StallingAPI
 
@@ -340,6 +341,7 @@ def test_a_folder_that_cannot_be_read_is_named_not_passed_over_silently(tmp_path
     assert [path for path, *_ in todo.files] == [folder / "notes.md"]
 
 
+@pytest.mark.slow
 def test_a_disk_that_fills_under_a_running_chat_gives_one_sentence_and_no_traceback(tmp_path, api):
     """`ever chat` in a pseudo-terminal on a real full disk (a tmpfs; root only, else skipped):
     the message cannot be kept; the person reads the one sentence, never a traceback from the line

@@ -16,6 +16,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from harness.chat.recall import Bench, BenchSettings, arm_prompt, loopback, report
 from harness.localapi.server import Reply, tool_use
 from harness.memory.planted import Chat, generate, load, logged
@@ -75,6 +77,7 @@ def scripted(chat):
     return respond
 
 
+@pytest.mark.slow
 def test_the_three_arms_run_end_to_end_and_say_the_figure_measures_nothing(tmp_path, api):
     api.reset()
     chat = generate(SEED, MESSAGES, PER_KIND)
@@ -133,6 +136,7 @@ def judged(body):
     return first.get("text", "").startswith("Question: ")
 
 
+@pytest.mark.slow
 def test_the_published_formats_run_one_chat_per_instance_or_sample(tmp_path, api):
     fixtures = Path(__file__).parent.parent / "memory" / "fixtures"
     env = environment(tmp_path, api)

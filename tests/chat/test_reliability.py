@@ -166,6 +166,7 @@ def pieces_of_the_key(text: str) -> list:
     return [KEY[k:k + 16] for k in range(len(KEY) - 15) if KEY[k:k + 16] in text]
 
 
+@pytest.mark.slow
 def test_a_401_that_echoes_the_key_and_a_reply_that_repeats_it_show_and_log_only_its_mark(tmp_path, api):
     api.reset()
     home = tmp_path / "home"
@@ -186,6 +187,7 @@ def test_a_401_that_echoes_the_key_and_a_reply_that_repeats_it_show_and_log_only
     assert pieces_of_the_key(str(api.requests[-1].body)) == []  # nor sent to the model
 
 
+@pytest.mark.slow
 def test_read_outside_the_working_directory_asks_first_and_inside_it_does_not(tmp_path, api):
     api.reset()
     # compactions answer, so each send ends when its turn does instead of waiting for them
@@ -219,6 +221,7 @@ def test_read_outside_the_working_directory_asks_first_and_inside_it_does_not(tm
 # ---------------------------------------------------------------- item 9: text that is not UTF-8
 
 
+@pytest.mark.slow
 def test_bytes_that_are_not_utf8_on_stdin_or_argv_are_logged_sent_and_answered_as_one_text(tmp_path, api):
     api.reset()
     home = tmp_path / "home"
@@ -267,6 +270,7 @@ def test_a_base_url_without_its_scheme_or_a_config_that_is_not_toml_is_one_sente
         assert (code, out) == (1, "") and err.startswith(f"ever: {home / 'config.toml'} is not valid TOML (")
 
 
+@pytest.mark.slow
 def test_a_bare_501_reads_as_its_name_and_names_the_url(tmp_path, api):
     api.reset()
     for _ in range(3):  # a 5xx may pass: a turn tries three times
@@ -278,6 +282,7 @@ def test_a_bare_501_reads_as_its_name_and_names_the_url(tmp_path, api):
         "see it.")
 
 
+@pytest.mark.slow
 def test_memory_zoom_errors_go_to_stderr_and_exit_1_and_a_line_can_be_named_as_the_view_names_it(tmp_path, api):
     api.reset()
     api.enqueue("Hi.", when=lambda body: not is_compaction(body))
@@ -431,6 +436,7 @@ def on_screen(chat, pattern: str, below: int = None, timeout_seconds: float = 20
     raise AssertionError(f"{pattern!r} never shown; the screen: {chat.shown()}")
 
 
+@pytest.mark.slow
 def test_the_chat_shows_a_retry_after_with_its_countdown_and_ctrl_c_ends_the_wait(tmp_path):
     from test_chat_terminal import Chat, StallingAPI
 
@@ -624,6 +630,7 @@ def test_a_memory_row_waits_for_the_streaming_reply_to_end():
                                  "memory: after the reply\n")
 
 
+@pytest.mark.slow
 def test_a_message_that_is_not_utf8_handed_over_the_socket_is_answered_as_the_checked_text(tmp_path):
     from test_chat_terminal import Chat, StallingAPI
 

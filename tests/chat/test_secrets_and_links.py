@@ -29,6 +29,7 @@ def echoes(home: Path) -> list:
     return [record["text"] for record in lines(home) if record["kind"] == "echo"]
 
 
+@pytest.mark.slow
 def test_a_chat_run_in_the_home_asks_before_reading_keys_dotfiles_and_evers_own_home(tmp_path, local):
     user = tmp_path / "user"  # $HOME, and the working directory: the usual place
     (user / ".ssh").mkdir(parents=True)
@@ -58,6 +59,7 @@ def test_a_chat_run_in_the_home_asks_before_reading_keys_dotfiles_and_evers_own_
         assert secret not in sent and all(secret not in text for text in said)
 
 
+@pytest.mark.slow
 def test_a_write_through_a_link_names_its_target_and_asks_outside_even_with_write_approved(
         tmp_path, local, monkeypatch):
     work, outside = tmp_path / "work", tmp_path / "outside"
@@ -162,6 +164,7 @@ def in_a_terminal(args, env, cwd) -> str:
     return written
 
 
+@pytest.mark.slow
 def test_send_and_import_show_escape_sequences_visible_on_a_terminal_and_a_pipe_gets_the_bytes(
         tmp_path, local):
     home = tmp_path / "home"
@@ -186,6 +189,7 @@ def test_send_and_import_show_escape_sequences_visible_on_a_terminal_and_a_pipe_
 from harness.localapi.server import status_error  # noqa: E402
 
 
+@pytest.mark.slow
 def test_a_password_in_the_base_url_is_never_shown_the_url_is_named_without_it(tmp_path, local):
     password = "pa55-word-in-url"
     local.responder = lambda body: status_error(401, "authentication_error", "invalid x-api-key")

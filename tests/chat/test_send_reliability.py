@@ -64,6 +64,7 @@ def assert_no_traceback(*streams: str) -> None:
         assert "Traceback" not in stream and "Error:" not in stream.replace("ever: ", ""), stream
 
 
+@pytest.mark.slow
 def test_twenty_sends_at_once_with_no_chat_running_are_all_answered_and_logged_once(tmp_path, echo_api):
     env = environment(tmp_path, echo_api)
     senders = {k: start(["send", f"m{k}"], env) for k in range(20)}
@@ -82,6 +83,7 @@ def test_twenty_sends_at_once_with_no_chat_running_are_all_answered_and_logged_o
     assert sum(r["kind"] == "ever" for r in records) == 20
 
 
+@pytest.mark.slow
 def test_memory_status_answers_during_a_slow_send(tmp_path, echo_api):
     gate = threading.Event()
     echo_api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")], gate=gate))  # held: the call runs
@@ -116,6 +118,7 @@ def inbox_holds(home: Path, text: str) -> bool:
                                  for line in path.read_text().splitlines() if line.endswith("}"))
 
 
+@pytest.mark.slow
 def test_a_message_handed_over_during_a_call_survives_the_owners_kill_and_is_answered_once(tmp_path, echo_api):
     gate = threading.Event()
     echo_api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")], gate=gate))  # held: the call runs
@@ -149,6 +152,7 @@ def test_a_message_handed_over_during_a_call_survives_the_owners_kill_and_is_ans
     assert sent.count("first") == 2 and sent.count("second") == 1
 
 
+@pytest.mark.slow
 def test_a_sender_gets_its_reply_when_its_own_turn_ends_not_after_the_next(tmp_path, echo_api):
     first_call, second_call = threading.Event(), threading.Event()
     echo_api.enqueue(Reply("Yours, first.", gate=first_call), when=answering("first"))
@@ -181,6 +185,7 @@ def run_ever(args, env, stdin=None):
     return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_the_exit_codes_tell_a_message_to_send_again_from_one_kept(tmp_path, echo_api):
     env = environment(tmp_path, echo_api)
     empty = run_ever(["send", "  "], env)
@@ -200,6 +205,7 @@ def test_the_exit_codes_tell_a_message_to_send_again_from_one_kept(tmp_path, ech
         assert_no_traceback(done.stdout, done.stderr)
 
 
+@pytest.mark.slow
 def test_a_retry_with_the_same_key_is_logged_once_and_gets_the_same_reply(tmp_path, echo_api):
     env = environment(tmp_path, echo_api)
     once = run_ever(["send", "--key", "job-17", "do it once"], env)
@@ -259,6 +265,7 @@ def disks():
         disk.unmount()
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_the_index_does_not_fail_a_send_whose_lines_were_logged(tmp_path, echo_api, disks):
     env = environment(tmp_path, echo_api)
     assert run_ever(["send", "before"], env).returncode == ANSWERED
@@ -277,6 +284,7 @@ def test_a_full_disk_under_the_index_does_not_fail_a_send_whose_lines_were_logge
     assert (index / "meta.json").exists()  # saved again once there was room
 
 
+@pytest.mark.slow
 def test_a_message_typed_during_a_call_survives_a_kill_of_the_chat_and_is_answered_once(tmp_path, echo_api):
     import pexpect
 
@@ -339,6 +347,7 @@ def four_messages(tmp_path_factory):
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGES))
+@pytest.mark.slow
 def test_a_damaged_view_json_is_set_aside_and_the_view_rebuilt_from_the_logs(tmp_path, echo_api, four_messages, damage):
     from harness.memory.service import Memory
 
@@ -375,6 +384,7 @@ def test_a_damaged_view_json_is_set_aside_and_the_view_rebuilt_from_the_logs(tmp
     assert sent.startswith(view)
 
 
+@pytest.mark.slow
 def test_a_torn_tree_line_is_named_as_such_not_blamed_on_view_json(tmp_path, echo_api, four_messages):
     from harness.memory.service import Memory
 
@@ -397,6 +407,7 @@ def test_a_torn_tree_line_is_named_as_such_not_blamed_on_view_json(tmp_path, ech
         memory.close()
 
 
+@pytest.mark.slow
 def test_read_only_commands_work_on_a_read_only_disk_and_a_send_says_so_in_one_sentence(tmp_path, echo_api, disks):
     home = tmp_path / "home"
     disk = disks(home)
@@ -453,6 +464,7 @@ LONG_PASTE = "".join(f"line {n:06d} of a long paste\n" for n in range(5_000))
 
 
 @pytest.mark.parametrize("pieces_logged", [1, 2, 4])
+@pytest.mark.slow
 def test_a_long_message_killed_between_its_pieces_is_logged_whole_once_and_answered(
         tmp_path, echo_api, pieces_logged):
     env = environment(tmp_path, echo_api)
@@ -497,6 +509,7 @@ def test_a_setting_to_fix_first_exits_1_and_keeps_nothing_of_the_message(tmp_pat
 MESSAGE_BYTES_MAX = 10_000_000  # [S12] docs/reliability.md: the most one message may hold
 
 
+@pytest.mark.slow
 def test_a_paste_past_the_message_limit_is_refused_in_one_sentence_and_nothing_is_kept(tmp_path, echo_api):
     env = environment(tmp_path, echo_api)
     # a generated stream one byte past the limit, newline-ended as a pipe's last line is
@@ -512,6 +525,7 @@ def test_a_paste_past_the_message_limit_is_refused_in_one_sentence_and_nothing_i
     assert [(r["kind"], r["text"]) for r in logged(tmp_path)] == [("user", "after"), ("ever", f"{ECHO}after")]
 
 
+@pytest.mark.slow
 def test_a_running_owner_refuses_a_text_past_the_limit_on_its_socket_and_answers_the_next(tmp_path, echo_api):
     import socket
 

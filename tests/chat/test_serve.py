@@ -96,6 +96,7 @@ def logged(home: Path):
     return [(record["kind"], record["text"]) for record in lines(home)]
 
 
+@pytest.mark.slow
 def test_two_terminals_and_twenty_scripts_share_one_served_chat_and_each_sees_every_reply(tmp_path, local):
     owner = Serving(tmp_path, local)
     first = second = None
@@ -130,6 +131,7 @@ def test_two_terminals_and_twenty_scripts_share_one_served_chat_and_each_sees_ev
         assert owner.stop() == 0
 
 
+@pytest.mark.slow
 def test_the_owner_killed_mid_turn_and_started_again_loses_and_doubles_nothing(tmp_path, local):
     gate = threading.Event()
     local.enqueue(Reply(echoed("kept through a kill"), gate=gate), when=lambda body: not is_compaction(body))
@@ -157,6 +159,7 @@ def test_the_owner_killed_mid_turn_and_started_again_loses_and_doubles_nothing(t
         owner.stop()
 
 
+@pytest.mark.slow
 def test_a_question_is_asked_in_every_attached_terminal_and_the_first_answer_counts(tmp_path, local):
     local.enqueue(Reply([tool_use("shell", {"command": "echo ran > ran.txt"}, id="s1")]),
                   when=lambda body: not is_compaction(body))

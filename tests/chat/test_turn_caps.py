@@ -8,6 +8,8 @@ one sentence on stderr, the requests the API saw, and what the log kept.
 
 import asyncio
 
+import pytest
+
 from harness.localapi.server import Reply, text, tool_use
 from tests.calls.test_turn import make_turn
 from tests.support.chat import environment, ever, logged
@@ -34,6 +36,7 @@ def turn_requests(api) -> list:
     return [r for r in api.requests if r.body.get("model") == TURN_MODEL]
 
 
+@pytest.mark.slow
 def test_a_model_that_keeps_calling_a_tool_is_stopped_at_the_calls_cap(tmp_path, api):
     api.responder = always_a_tool
     home = tmp_path / "home"
@@ -49,6 +52,7 @@ def test_a_model_that_keeps_calling_a_tool_is_stopped_at_the_calls_cap(tmp_path,
     assert logged(home)[-1] == ("ever", "[stopped: the turn reached its cap of 5 calls]")
 
 
+@pytest.mark.slow
 def test_with_no_setting_a_model_that_never_stops_calling_a_tool_is_stopped_at_100_calls(tmp_path, api):
     api.responder = always_a_tool
     home = tmp_path / "home"
@@ -58,6 +62,7 @@ def test_with_no_setting_a_model_that_never_stops_calling_a_tool_is_stopped_at_1
     assert len(turn_requests(api)) == 100
 
 
+@pytest.mark.slow
 def test_a_reply_asking_past_the_tool_calls_cap_runs_none_of_them(tmp_path, api):
     api.responder = always_a_tool
     home = tmp_path / "home"
@@ -72,6 +77,7 @@ def test_a_reply_asking_past_the_tool_calls_cap_runs_none_of_them(tmp_path, api)
                                         "last reply asked for date, not run]")
 
 
+@pytest.mark.slow
 def test_a_reply_that_streams_past_the_output_cap_is_cut_there_and_what_came_is_kept(tmp_path, api):
     long_reply = "".join(f"line {k:06d} of a reply that does not end\n" for k in range(10_000))  # 400 KB
     api.enqueue(Reply(long_reply), when=lambda body: body["model"] == TURN_MODEL)

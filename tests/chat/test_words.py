@@ -51,6 +51,7 @@ def check_json(done, home: Path, reply: str, message_id: int, calls: int) -> Non
     assert abs(usage["cost_usd"] - hand["cost_usd"]) < 1e-8
 
 
+@pytest.mark.slow
 def test_ever_send_json_gives_the_reply_the_id_and_the_turns_usage_and_cost(tmp_path, api):
     api.reset()
     api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")]))  # two calls in the turn
@@ -62,6 +63,7 @@ def test_ever_send_json_gives_the_reply_the_id_and_the_turns_usage_and_cost(tmp_
     check_json(done, tmp_path, "Second.", 4, 1)  # user, tool, echo, ever, then this one
 
 
+@pytest.mark.slow
 def test_ever_send_json_handed_to_a_running_chat_says_the_same(tmp_path, api):
     api.reset()
     child = spawn_chat(tmp_path, api)
@@ -76,6 +78,7 @@ def test_ever_send_json_handed_to_a_running_chat_says_the_same(tmp_path, api):
         child.close(force=True)
 
 
+@pytest.mark.slow
 def test_model_on_send_and_chat_is_the_model_the_api_is_asked_for(tmp_path, api):
     api.reset()
     api.enqueue("From Opus.")
@@ -118,6 +121,7 @@ def bare_exit(child, home: Path, api) -> None:
     child.expect(pexpect.EOF)
 
 
+@pytest.mark.slow
 def test_a_bare_exit_asks_before_it_becomes_a_message(tmp_path, api):
     api.reset()
     child = spawn_chat(tmp_path, api)
@@ -128,6 +132,7 @@ def test_a_bare_exit_asks_before_it_becomes_a_message(tmp_path, api):
     assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [("user", "exit"), ("ever", "You said exit.")]
 
 
+@pytest.mark.slow
 def test_a_bare_exit_asks_in_an_attached_terminal_too(tmp_path, api):
     api.reset()
     env = environment(tmp_path, api)
@@ -146,6 +151,7 @@ def test_a_bare_exit_asks_in_an_attached_terminal_too(tmp_path, api):
     assert [(r["kind"], r["text"]) for r in lines(tmp_path)] == [("user", "exit"), ("ever", "You said exit.")]
 
 
+@pytest.mark.slow
 def test_ever_log_shows_the_newest_messages_finds_words_and_says_where_the_files_are(tmp_path, api):
     api.reset()
     env = environment(tmp_path, api)
@@ -172,6 +178,7 @@ def test_ever_log_shows_the_newest_messages_finds_words_and_says_where_the_files
     assert f"messages:  {tmp_path / 'chat' / 'main'}/YYYY-MM-DD.jsonl\n" in files
 
 
+@pytest.mark.slow
 def test_memory_status_speaks_in_sentences_and_json_gives_the_figures(tmp_path, api):
     api.reset()
     env = environment(tmp_path, api)
@@ -200,6 +207,7 @@ LONG = "a long message, over one line's 512 bytes, so the compactor summarizes i
 
 
 @pytest.mark.parametrize("where", ["owner", "attached"])
+@pytest.mark.slow
 def test_memory_rows_stay_quiet_by_the_setting_and_slash_quiet_shows_them_again(tmp_path, api, where):
     api.reset()
     (tmp_path / "config.toml").write_text("[memory]\nquiet = true\n")

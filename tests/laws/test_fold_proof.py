@@ -5,6 +5,7 @@ message, a parent line that costs more at high levels, a lemma's fact left out) 
 and the law's label must rank as a proof only because no link of it is bounded.
 """
 
+import pytest
 import z3
 
 import model.base as base
@@ -16,6 +17,7 @@ from model.push import every_parent_built, fold_step, unit_line
 from model.view import Line, Parents, fit, more_due_from_first
 
 
+@pytest.mark.slow
 def test_a_fold_with_a_budget_one_too_big_is_not_proved():
     def one_more(view, T, budget_lines, due_from_first):
         return fold_step(view, T, budget_lines + 1, due_from_first)
@@ -31,6 +33,7 @@ def test_the_scan_with_due_from_first_is_not_proved():
     assert "L4 due 1 wins" in problem
 
 
+@pytest.mark.slow
 def test_a_parent_line_that_costs_more_at_high_levels_is_not_proved():
     def line(l, i):
         return Line(l, i, "", True, 1 + ((l + 1) >> 4))
@@ -66,6 +69,7 @@ def test_good_needs_pow2_at_zero():
     assert not prove(base_case, zf.ground(without, (m - 1,)) + [V.n == m]).proved
 
 
+@pytest.mark.slow
 def test_push_agrees_always_ranks_as_a_proof_with_no_bounded_link():
     verdict = universal.push_agrees_always(Budget(t=200))
     assert verdict.passed, verdict.detail

@@ -21,6 +21,7 @@ def test_the_tree_law_ranks_as_proved_and_names_what_it_trusts():
         assert part in law.strength
 
 
+@pytest.mark.slow
 def test_a_lookup_that_wraps_past_2_17_fails_the_proof_and_passes_the_bound(monkeypatch):
     proved, problem, _, _ = tree_proofs()
     assert proved, problem

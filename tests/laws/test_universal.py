@@ -36,6 +36,7 @@ def fresh_proofs():
         cached.cache_clear()
 
 
+@pytest.mark.slow
 def test_every_view_law_proves_on_the_models_code():
     for check in (universal.merge_covers, universal.merge_is_one_pair, universal.fit_merges_built,
                   universal.fit_reaches_budget, universal.context_ends_at_node,
@@ -221,6 +222,7 @@ HISTORY_LAWS = ("view_covers", "cview_covers", "view_summarized", "cview_summari
                 "message_merges_nothing")
 
 
+@pytest.mark.slow
 def test_the_history_laws_are_proved_on_steps_code_and_rank_as_proved():
     from laws.core import kind
 

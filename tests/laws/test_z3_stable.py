@@ -2,6 +2,7 @@
 seed and a limit on Z3's own count of work, never a time limit; so a query past its limit says
 `unknown` on every run, and the laws' queries stay well inside it."""
 
+import pytest
 import z3
 
 from laws import z3_core
@@ -26,6 +27,7 @@ def test_a_solver_is_seeded_and_has_no_time_limit():
     assert answer.proved and 0 < answer.used < z3_core.RLIMIT
 
 
+@pytest.mark.slow
 def test_the_laws_queries_stay_far_inside_the_limit_and_give_the_same_verdicts_twice():
     chosen = [law for law in laws() if law.name in ("fit_reaches_budget", "due_is_transitive", "most_due_is_the_choice")]
     assert len(chosen) >= 2

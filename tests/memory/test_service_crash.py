@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from harness.memory.store import Store
 
 CHILD = Path(__file__).resolve().parents[1] / "support" / "children" / "service_child.py"
@@ -92,6 +94,7 @@ def test_kills_at_random_points_lose_and_double_nothing(tmp_path):
 SEND_ROUNDS = 12 if FULL else 2  # each round kills two processes; make test-long (EVER_CRASH_FULL=1) runs 12
 
 
+@pytest.mark.slow
 def test_kills_while_messages_wait_are_joined_or_run_concurrently_lose_and_double_nothing(tmp_path, api):
     """Each round: an `ever send` owns the chat and its call is held; one more send joins the
     call and three run at once behind it, all accepted (on disk in the inbox); then the owner is
