@@ -31,8 +31,9 @@ over in a directory; reads are bounded (notes.JSON_LINE_BYTES_MAX, notes.TEXT_FI
 nested too deep or not JSON is a line not read; a byte that is not UTF-8 becomes U+FFFD, its line
 kept; a folder that cannot be listed is named among those passed over.
 
-The planner and the compactor treat the notes as any messages. Before writing, `Plan` counts
-them and estimates the compactions they will cost from their sizes (`estimate_compactions`).
+The planner and the compactor treat the notes as any messages. Before writing, the import
+counts them (`Plan`) and estimates the compactions they will cost from their sizes and the
+chat's length (`estimate_compactions`), then the tokens and dollars (`estimate_cost`).
 """
 
 import hashlib
