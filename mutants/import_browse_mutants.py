@@ -4,7 +4,7 @@ must catch.
 Strategy: one mutant for each promise the README makes about them that a person would notice
 broken: a message shown as markup, an import that logs again what it logged before, repeated
 history logged twice, a thought imported, a path in every header, a split whose last page is a
-scrap, an estimate that leaves the cache out, a note's provenance lost from its line.
+scrap, an estimate that leaves the cache out or the chat before the notes, a note's provenance lost from its line.
 """
 
 from mutants.base import Mutant
@@ -78,6 +78,15 @@ MUTANTS = [
         new="    read = 0\n",
         check=test("tests/chat/test_import.py::test_the_cost_of_two_long_notes_is_the_documented_rule_computed_by_hand"),
         note="the estimate leaves out what every compaction reads from the cache",
+    ),
+    Mutant(
+        name="import_estimate_from_an_empty_chat",
+        path="harness/chat/imports/__init__.py",
+        old="    level: dict[int, int] = {}  # the import's nodes of one level, by their index\n",
+        new="    level: dict[int, int] = {}  # the import's nodes of one level, by their index\n    first = 0\n",
+        check=test("tests/chat/test_import.py::test_after_a_chat_of_1000_messages_the_estimate_still_counts_what_a_planner_asks_for[300]"),
+        note="the estimate counts the notes' tree as if the chat were empty: the merges that join them to the "
+             "chat's lines are left out, and the figure is no longer an upper bound",
     ),
     Mutant(
         name="import_provenance_dropped",

@@ -12,7 +12,16 @@ from tqdm import tqdm
 from harness.calls.models import capabilities
 from harness.calls.prompt import Prompt
 from harness.chat.config import Settings
-from harness.chat.imports import CALL_SECONDS, SOURCE_NAMES, Cost, ImportFailed, estimate_cost, plan, write
+from harness.chat.imports import (
+    CALL_SECONDS,
+    SOURCE_NAMES,
+    Cost,
+    ImportFailed,
+    estimate_compactions,
+    estimate_cost,
+    plan,
+    write,
+)
 from harness.memory.planner import Config
 from harness.memory.service import Memory
 
@@ -63,7 +72,8 @@ def run_import(settings: Settings, paths: Sequence[str], fmt: str | None, yes: b
             say(f"{path}: {counted(notes, 'note')} ({SOURCE_NAMES[this]}){note}")
         for path, why in todo.passed_over:
             say(f"{path}: not imported: {why}")
-        summaries, merges = todo.summaries_and_merges
+        first = memory.store.count
+        summaries, merges = estimate_compactions(todo.sizes, first)
         already = f" ({todo.present:,} already in the chat)" if todo.present else ""
         if not todo.messages:
             say(f"Nothing to add{already}.")
@@ -74,8 +84,8 @@ def run_import(settings: Settings, paths: Sequence[str], fmt: str | None, yes: b
         model = compaction_model(settings)
         found = capabilities(model)
         jobs_max = Config().jobs_max
-        cost = estimate_cost([len(m.text.encode("utf-8")) for m in todo.messages],
-                             found.price if found is not None else None, prefix_bytes(settings), jobs_max)
+        cost = estimate_cost(todo.sizes, found.price if found is not None else None, prefix_bytes(settings),
+                             jobs_max, first)
         say(cost_sentence(cost, model, jobs_max))
         if summaries + merges > ASK_COMPACTIONS and not yes:
             if not sys.stdin.isatty():
@@ -84,7 +94,6 @@ def run_import(settings: Settings, paths: Sequence[str], fmt: str | None, yes: b
             if not click.confirm("Go on?", default=False):
                 say("Nothing imported.")
                 return
-        first = memory.store.count
         with tqdm(total=len(todo.messages), unit="note", file=sys.stderr, disable=None) as bar:
             written = write(memory, todo.messages, bar.update)
         say(f"Added {counted(written, 'note')}: messages {first:,} to {first + written - 1:,}."

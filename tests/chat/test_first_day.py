@@ -10,7 +10,6 @@ code. Every request the local API received is measured; the largest of each kind
 import json
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
@@ -22,12 +21,17 @@ import pytest
 from harness.localapi.server import Reply
 from harness.memory.store import encode_line
 from tests.support.chat_files import words, write_chat
+from tests.support.first_day import (
+    COMPACTION_CEILING,
+    TAGS,
+    TURN_CEILING,
+    WINDOWS,
+    chat_bytes,
+    is_compaction,
+    request_bytes,
+)
 
 EVER = shutil.which("ever", path=str(Path(sys.executable).parent)) or "ever"
-TURN_CEILING, COMPACTION_CEILING = 128_000, 32_000  # [gist §3.2, §4]
-TAGS = len("<chat>\n") + len("</chat>")
-WINDOWS = {"claude-sonnet-4-6": 1_000_000, "claude-haiku-4-5": 200_000}  # tokens, the models' pages
-CHAT = re.compile(r"<chat>\n.*?</chat>", re.S)
 
 
 def import_notes(home: Path, first: int, short: int, long: int, seed: int = 11) -> None:
@@ -62,25 +66,6 @@ def answer(body: dict) -> Reply:
     if "Compaction:" in text:
         return Reply("user: asked about the lamp; ever: answered, the garden kept.")
     return Reply("Noted.")
-
-
-def chat_bytes(body: dict) -> int:
-    """The bytes of the request's `<chat>` … `</chat>`, tags included: the view comes in the first
-    message as text blocks of a few lines each, which joined are the rendered view."""
-    content = body["messages"][0]["content"]
-    joined = "".join(block["text"] for block in content if isinstance(block, dict) and block.get("type") == "text")
-    (view,) = CHAT.findall(joined)
-    return len(view.encode())
-
-
-def request_bytes(body: dict) -> int:
-    """The body's UTF-8 bytes as JSON, without max_tokens: at least its input tokens."""
-    return len(json.dumps({k: v for k, v in body.items() if k != "max_tokens"}, ensure_ascii=False).encode())
-
-
-def is_compaction(body: dict) -> bool:
-    content = body["messages"][0]["content"]
-    return any(isinstance(b, dict) and b.get("text", "").startswith("Compaction:") for b in content)
 
 
 @pytest.mark.slow

@@ -377,6 +377,25 @@ def test_the_estimate_counts_high_when_the_compactor_writes_shorter_lines():
     assert actual < summaries + merges <= 2 * actual
 
 
+def test_the_estimate_counts_the_merges_that_join_the_notes_to_the_chats_own_lines():
+    # two notes of 400 bytes after a chat of 3 messages are messages 3 and 4; with `note: ` each is
+    # 406 bytes, its own line. Their nodes, aligned on the chat's ids: 2+2 joins the chat's message
+    # 2 (taken as a line of 480 bytes) to note 3, 887 bytes: a merge; 0+4 joins 0+2 (the chat's)
+    # to 2+2: a merge. 4+2 would need message 5. Into an empty chat the two make 0+2: one merge.
+    assert estimate_compactions([400, 400], first=3) == (0, 2)
+    assert estimate_compactions([400, 400]) == (0, 1)
+
+
+@pytest.mark.parametrize("size", [300, 2_000])
+def test_after_a_chat_of_1000_messages_the_estimate_still_counts_what_a_planner_asks_for(size):
+    chat = [100] * 1_000  # the chat's own messages: short, each its own line; their merges answered too
+    before = compactions_run(chat)
+    asked = compactions_run(chat + [size] * 300) - before
+    summaries, merges = estimate_compactions([size] * 300, first=1_000)
+    print(f"\n300 notes of {size} bytes after 1,000 messages: estimated {summaries + merges}, asked for {asked}")
+    assert asked <= summaries + merges <= asked + max(2, asked // 5)
+
+
 def test_a_directory_passes_over_what_it_cannot_read_and_says_so_but_a_named_file_stops(tmp_path):
     source = tmp_path / "sessions"
     (source / "s1" / "tool-results").mkdir(parents=True)

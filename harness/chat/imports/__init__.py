@@ -31,8 +31,9 @@ over in a directory; reads are bounded (notes.JSON_LINE_BYTES_MAX, notes.TEXT_FI
 nested too deep or not JSON is a line not read; a byte that is not UTF-8 becomes U+FFFD, its line
 kept; a folder that cannot be listed is named among those passed over.
 
-The planner and the compactor treat the notes as any messages. Before writing, `Plan` counts
-them and estimates the compactions they will cost from their sizes (`estimate_compactions`).
+The planner and the compactor treat the notes as any messages. Before writing, the import
+counts them (`Plan`) and estimates the compactions they will cost from their sizes and the
+chat's length (`estimate_compactions`), then the tokens and dollars (`estimate_cost`).
 """
 
 import hashlib
@@ -218,35 +219,39 @@ def split_pieces(body: str, header_of: Callable[[int, int], str] = lambda k, n: 
 SUMMARY_LINE_BYTES = 480  # what a compactor's line is taken to weigh: near the 512 it may use
 
 
-def estimate_compactions(sizes: Sequence[int]) -> tuple[int, int]:
-    """(summaries, merges) the compactor will be asked for, estimated from the notes' sizes.
+def estimate_compactions(sizes: Sequence[int], first: int = 0) -> tuple[int, int]:
+    """(summaries, merges) the compactor will be asked for, estimated from the sizes of notes
+    logged from message `first` on (the chat's count before the import).
 
     The planner builds the whole tree over the notes in time [gist §2]: a note of at most 512
     bytes with its kind is its own line for free, a longer one costs a summary call; two lines
-    whose join fits 512 bytes make their parent for free, any other pair costs a merge call.
-    The sizes of the compactor's lines are not known before it writes them: each is taken to
-    weigh SUMMARY_LINE_BYTES. tests/chat/test_import.py compares the figure with what a planner asks.
+    whose join fits 512 bytes make their parent for free, any other pair costs a merge call. The
+    notes' nodes are the tree's, aligned on the chat's ids: a node whose range holds a note and
+    ends by the last one is the import's, and one that starts before `first` joins a line of the
+    chat's own. The sizes of the compactor's lines and of the chat's are not known before it
+    writes them: each is taken to weigh SUMMARY_LINE_BYTES. tests/chat/test_import.py compares
+    the figure with what a planner asks.
     """
     summaries = 0
-    level = []
-    for size in sizes:
+    level: dict[int, int] = {}  # the import's nodes of one level, by their index
+    for k, size in enumerate(sizes):
         source = size + len("note: ")
         if source > LINE_BYTES_MAX:
             summaries += 1
-            level.append(SUMMARY_LINE_BYTES)
-        else:
-            level.append(source)
-    merges = 0
-    while len(level) > 1:
-        parents = []
-        for k in range(0, len(level) - 1, 2):
-            joined = level[k] + 1 + level[k + 1]
+            source = SUMMARY_LINE_BYTES
+        level[first + k] = source
+    end = first + len(sizes)
+    merges, l = 0, 1
+    while (end >> l) > (first >> l):  # the level's whole nodes that hold a note: first >> l to end >> l
+        parents = {}
+        for i in range(first >> l, end >> l):
+            joined = level.get(2 * i, SUMMARY_LINE_BYTES) + 1 + level.get(2 * i + 1, SUMMARY_LINE_BYTES)
             if joined <= LINE_BYTES_MAX:
-                parents.append(joined)
+                parents[i] = joined
             else:
                 merges += 1
-                parents.append(SUMMARY_LINE_BYTES)
-        level = parents
+                parents[i] = SUMMARY_LINE_BYTES
+        level, l = parents, l + 1
     return summaries, merges
 
 
@@ -279,10 +284,10 @@ class Cost:
     seconds: int
 
 
-def estimate_cost(sizes: Sequence[int], price, prefix_bytes: int, jobs_max: int) -> Cost:
-    """The `Cost` of notes of these UTF-8 sizes (their whole text, header included) at `price`
-    (harness/calls/models.py's `Price`, or None)."""
-    summaries, merges = estimate_compactions(sizes)
+def estimate_cost(sizes: Sequence[int], price, prefix_bytes: int, jobs_max: int, first: int = 0) -> Cost:
+    """The `Cost` of notes of these UTF-8 sizes (their whole text, header included) logged from
+    message `first` on, at `price` (harness/calls/models.py's `Price`, or None)."""
+    summaries, merges = estimate_compactions(sizes, first)
     calls = summaries + merges
     long_bytes = sum(size + len("note: ") for size in sizes if size + len("note: ") > LINE_BYTES_MAX)
     context = CONTEXT_BYTES_MAX + CONTEXT_TAGS_BYTES
@@ -307,8 +312,9 @@ class Plan:
     passed_over: list[tuple[Path, str]] = field(default_factory=list)  # a directory's files not read, and why
 
     @property
-    def summaries_and_merges(self) -> tuple[int, int]:
-        return estimate_compactions([len(m.text.encode("utf-8")) for m in self.messages])
+    def sizes(self) -> list[int]:
+        """Each message's UTF-8 bytes, header included: what the estimates take."""
+        return [len(m.text.encode("utf-8")) for m in self.messages]
 
 
 def plan(paths: Sequence[str], fmt: str | None, present_keys: set, own: Path | None = None) -> Plan:
