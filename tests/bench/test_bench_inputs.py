@@ -35,17 +35,20 @@ import pytest
 from tests.support.chat import EVER, environment, lines
 
 MESSAGE_BYTES_MAX = 10_000_000  # [S12] docs/decisions.md: the most one message may hold
-NOT_LOGGED = 4  # `ever send`'s exit code when nothing was kept (its --help)
+LOGGED_UNANSWERED, NOT_LOGGED = 3, 4  # `ever send`'s exit codes: kept, not answered; nothing kept (its --help)
+WINDOW_TOKENS = 1_000_000  # claude-sonnet-4-6's context window, as its model page states it
 REPLY = "Got it."
 SUMMARY = "a summary line"
 TIME = "/usr/bin/time"
 COPYING = "copying them to a file with fsync"
 
+# the baselines read into one buffer, as a program that keeps nothing of what it reads would
 COPY_WITH_FSYNC = """
 import os, sys
 fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-while chunk := sys.stdin.buffer.read(1 << 20):
-    view = memoryview(chunk)
+buffer = bytearray(1 << 20)
+while count := sys.stdin.buffer.readinto(buffer):
+    view = memoryview(buffer)[:count]
     while view:
         view = view[os.write(fd, view):]
 os.fsync(fd)
@@ -84,7 +87,7 @@ class Run:
 
     def __init__(self, command: list, env: dict, data: bytes, stats: Path):
         self.stats = stats
-        self.started = time.perf_counter()
+        self.started, self.started_wall = time.perf_counter(), time.time()
         child = subprocess.Popen([TIME, "-f", "%M", "-o", str(stats), *command], env=env,
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -131,20 +134,33 @@ def report(benchmark, name: str, size_bytes: int, run: Run, baseline: Run, basel
 
 def test_a_message_at_the_limit_is_accepted_and_logged_whole_against_copying_it_with_fsync(
         benchmark, request, tmp_path, local):
+    """Logged whole, then its turn: a message the model's window holds is answered; one it cannot
+    hold (10 MB is some 2,500,000 tokens at four bytes a token, the window 1,000,000) stays in the
+    log, and the call is refused in one sentence before any request leaves."""
     size_bytes = MESSAGE_BYTES_MAX if enabled(request) else 100_000
+    fits = size_bytes / 4 < WINDOW_TOKENS
     data = rows(size_bytes)
     baseline = copied_with_fsync(data, tmp_path)
     home = tmp_path / "home"
     run = Run([EVER, "send", "-"], environment(home, local), data, tmp_path / "send.time")
-    assert (run.code, run.out) == (0, REPLY + "\n"), run.err[-2000:]
     assert "Traceback" not in run.err
-    users = [r["text"] for r in lines(home) if r["kind"] == "user"]
+    records = lines(home)
+    users = [r["text"] for r in records if r["kind"] == "user"]
     assert "".join(users) == data.decode()  # all of it, its pieces joined in order
     assert len(users) > 1
     turns = [r for r in local.requests if r.body and not is_compaction(r.body) and r.answer != "count_tokens"]
-    assert turns[0].body["messages"][0]["content"][-1]["text"] == data.decode()
-    report(benchmark, "ever send - accepted and logged", size_bytes, run, baseline, COPYING, pieces=len(users),
-           request_read_seconds=round(turns[0].received_perf_seconds - run.started, 2))
+    more = {"pieces": len(users)}
+    if fits:
+        assert (run.code, run.out) == (0, REPLY + "\n"), run.err[-2000:]
+        assert turns[0].body["messages"][0]["content"][-1]["text"] == data.decode()
+        more["request_read_seconds"] = round(turns[0].received_perf_seconds - run.started, 2)
+    else:
+        assert (run.code, run.out, turns) == (LOGGED_UNANSWERED, "", []), run.err[-2000:]
+        assert run.err.count("\n") == 1 and "context window" in run.err and "in the log" in run.err, run.err
+        assert records[-1]["kind"] == "user"  # the last line written: the message's last piece
+        last_write = max(path.stat().st_mtime_ns for path in (home / "chat" / "main").glob("*.jsonl"))
+        more["logged_seconds"] = round(last_write / 1e9 - run.started_wall, 2)
+    report(benchmark, "ever send - accepted and logged", size_bytes, run, baseline, COPYING, **more)
 
 
 def test_a_message_past_the_limit_is_refused_in_bounded_time_and_memory_against_copying_it_with_fsync(
@@ -168,9 +184,10 @@ JSON_LINE_BYTES_MAX = 64 << 20  # harness/chat/imports/notes.py: a longer line i
 
 READ_ONCE = """
 import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-while os.read(fd, 1 << 20):
-    pass
+buffer = bytearray(1 << 20)
+with open(sys.argv[1], "rb", buffering=0) as f:
+    while f.readinto(buffer):
+        pass
 """
 
 
