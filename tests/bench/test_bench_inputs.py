@@ -159,7 +159,12 @@ def test_a_message_at_the_limit_is_accepted_and_logged_whole_against_copying_it_
         assert run.err.count("\n") == 1 and "context window" in run.err and "in the log" in run.err, run.err
         assert records[-1]["kind"] == "user"  # the last line written: the message's last piece
         last_write = max(path.stat().st_mtime_ns for path in (home / "chat" / "main").glob("*.jsonl"))
-        more["logged_seconds"] = round(last_write / 1e9 - run.started_wall, 2)
+        logged_seconds = last_write / 1e9 - run.started_wall
+        more.update(logged_seconds=round(logged_seconds, 2), logged_ratio=round(logged_seconds / baseline.seconds, 1))
+        counted = [r for r in local.requests if r.answer == "count_tokens"]  # how the window was found full
+        if counted:
+            more["tokens_counted_seconds"] = round(counted[-1].received_perf_seconds - run.started, 2)
+    more["compactions_asked"] = sum(1 for r in local.requests if r.body and is_compaction(r.body))
     report(benchmark, "ever send - accepted and logged", size_bytes, run, baseline, COPYING, **more)
 
 
