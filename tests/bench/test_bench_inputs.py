@@ -87,9 +87,10 @@ class Run:
 
     def __init__(self, command: list, env: dict, data: bytes, stats: Path):
         self.stats = stats
+        errors = stats.with_suffix(".err").open("w+b")  # a file: stdout is read meanwhile, and a pipe can fill
         self.started, self.started_wall = time.perf_counter(), time.time()
         child = subprocess.Popen([TIME, "-f", "%M", "-o", str(stats), *command], env=env,
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
 
         def feed() -> None:
             try:
@@ -102,11 +103,14 @@ class Run:
 
         feeder = threading.Thread(target=feed, daemon=True)
         feeder.start()
-        out, err = child.stdout.read(), child.stderr.read()
+        out = child.stdout.read()
         child.wait(timeout=600)
         self.seconds = time.perf_counter() - self.started
         feeder.join(60)
-        self.code, self.out, self.err = child.returncode, out.decode(), err.decode()
+        child.stdout.close()
+        errors.seek(0)
+        self.code, self.out, self.err = child.returncode, out.decode(), errors.read().decode()
+        errors.close()
         self.peak_kib = int(stats.read_text().split()[-1])
 
 
