@@ -365,4 +365,22 @@ MUTANTS = [
         check=test("tests/chat/test_browse.py::test_the_page_opens_at_the_newest_line_and_an_anchor_still_wins"),
         note="ever browse opens at the oldest line, far from where the chat is",
     ),
+    Mutant(
+        name="paste_past_the_limit_uncaught",
+        path="harness/chat/terminal.py",
+        old="                except TooLong as error:  # [S12] one sentence; the prompt is free for the next\n",
+        new="                except ZeroDivisionError as error:\n",
+        check=test("tests/chat/test_chat_terminal.py::"
+                   "test_a_paste_or_a_hand_over_past_the_message_limit_is_one_sentence_and_the_next_line_gets_through"),
+        note="a paste past the message limit ends the chat with a traceback [S12]",
+    ),
+    Mutant(
+        name="socket_line_past_its_limit_unanswered",
+        path="harness/chat/owner.py",
+        old="            except ValueError:  # a line past LINE_BYTES_MAX: one sentence, and nothing kept [S12]\n",
+        new="            except ZeroDivisionError:\n",
+        check=test("tests/chat/test_chat_terminal.py::"
+                   "test_a_paste_or_a_hand_over_past_the_message_limit_is_one_sentence_and_the_next_line_gets_through"),
+        note="a line past what the chat's socket reads gets no answer, only an error in the chat [S12]",
+    ),
 ]

@@ -11,6 +11,9 @@ opening a long chat stays small in memory.
 - The memory service: `Memory.open` (the store, view.json, and the planner's load, which
   replays the REPLAYED messages logged past the checkpoint), then `zoom(id, 1)` and `zoom(id, n)`
   at random ids, against a bare `pread`.
+- Search: the FTS5 index built over every message, its size on disk against the log's, a query
+  most messages match and a word planted in one message of every RARE_EVERY, each against
+  scanning every message's text for the same words.
 - Memory: a fresh interpreter opens the chat with `Memory.open`, renders the view and zooms
   twice; its peak resident set (VmHWM) must stay under 300 MB. This one asserts: memory is a
   floor the product meets.
@@ -37,7 +40,8 @@ from harness.memory.store import Store
 
 KINDS = ("user", "ever", "tool", "echo", "work", "note")
 MESSAGES_PER_DAY = 2_000
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
+RARE_WORD, RARE_EVERY = "pangolin", 10_000  # a word in one message of every RARE_EVERY, for search
 REPLAYED = 64  # messages past view.json's checkpoint: a restart replays them [P10]
 TAIL = 256  # the last messages, written as the service would have (see generate_chat)
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -90,6 +94,8 @@ def generate_chat(home: Path, messages: int) -> None:
         for i in range(first, min(first + MESSAGES_PER_DAY, messages)):
             tail = i >= messages - TAIL
             text = (long_message_texts if tail else message_texts)[i % 64 if tail else i % 512]
+            if i % RARE_EVERY == 7 and not tail:
+                text += " " + RARE_WORD
             message_lines.append(
                 f'{{"i":{i},"kind":"{KINDS[i % 6]}","text":"{text}","size":{len(text)},"date":"{date}"}}\n'
             )
@@ -387,20 +393,34 @@ def test_search_a_long_chat_against_scanning_every_message(benchmark, request, c
                 started = time.perf_counter()
                 index.search("gamma src/main.py", [])
                 query_seconds = min(query_seconds, time.perf_counter() - started)
+            rare = index.search(RARE_WORD, [])
+            rare_seconds = float("inf")
+            for _ in range(5):
+                started = time.perf_counter()
+                index.search(RARE_WORD, [])
+                rare_seconds = min(rare_seconds, time.perf_counter() - started)
             started = time.perf_counter()
-            scanned = 0
+            scanned = rare_scanned = 0
             for first in range(0, store.count, 20_000):
                 for record in store.messages(first, first + 20_000):
                     scanned += "gamma" in record["text"] and "src/main.py" in record["text"]
+                    rare_scanned += RARE_WORD in record["text"]
             scan_seconds = time.perf_counter() - started
         finally:
             index.close()
     assert found.total == scanned > 0  # the index finds what the scan finds
+    # the rare word was planted in every RARE_EVERY-th message from the 7th, the tail left as it is
+    assert rare.total == rare_scanned == len(range(7, store.count - TAIL, RARE_EVERY)) > 0
+    assert {hit.id % RARE_EVERY for hit in rare.hits} == {7}
     size = index_file.stat().st_size
     log_bytes = sum(path.stat().st_size for path in (chat_home / "chat" / "main").glob("*.jsonl"))
     print(f"\nsearch over {store.count:,} messages: index built in {built_seconds:.1f} s, {size / 1e6:.0f} MB on disk "
-          f"({size / log_bytes:.2f}x the messages' log); a query {query_seconds * 1000:.1f} ms, "
-          f"scanning every message {scan_seconds:.1f} s ({scan_seconds / query_seconds:,.0f}x the query)")
-    benchmark.extra_info.update(messages=store.count, built_seconds=built_seconds, index_bytes=size,
+          f"({size / log_bytes:.2f}x the messages' log); a query {query_seconds * 1000:.1f} ms ({found.total:,} "
+          f"messages hold its words), "
+          f"a rare word, held by {rare.total:,}, {rare_seconds * 1000:.1f} ms; scanning every message "
+          f"{scan_seconds:.1f} s ({scan_seconds / query_seconds:,.0f}x the query, {scan_seconds / rare_seconds:,.0f}x "
+          "the rare word's)")
+    benchmark.extra_info.update(messages=store.count, built_seconds=built_seconds, index_bytes=size, hits=found.total,
                                 index_to_log=size / log_bytes, scan_seconds=scan_seconds,
-                                scan_to_query=scan_seconds / query_seconds)
+                                scan_to_query=scan_seconds / query_seconds, rare_hits=rare.total,
+                                rare_query_seconds=rare_seconds, scan_to_rare_query=scan_seconds / rare_seconds)

@@ -127,6 +127,7 @@ class Chat:
         self.child.delaybeforesend = None  # the chat never hides what is typed
         self.screen = pyte.Screen(self.columns, self.rows)
         self.stream = pyte.Stream(self.screen)
+        self.printed: list[str] = []  # all the chat wrote, rows scrolled off the screen included
         self.expect("/help")
         self.expect("›")
         self.opening = self.shown()
@@ -134,6 +135,7 @@ class Chat:
     def expect(self, pattern, timeout: float = 60) -> None:
         self.child.expect(pattern, timeout=timeout)
         after = self.child.after if isinstance(self.child.after, str) else ""
+        self.printed.append(self.child.before + after)
         self.stream.feed(self.child.before + after)
 
     def shown(self) -> list:
@@ -407,6 +409,69 @@ def test_a_paste_of_megabytes_is_logged_whole_in_pieces_and_the_chat_goes_on(tmp
         *[("user", piece) for piece in line_pieces], ("ever", "Got the long line."),
         ("user", "still there?"), ("ever", "Still here."))
     assert [sent_text(r) for r in turn_requests(local)] == [pasted, one_line, "still there?"]
+
+
+MESSAGE_BYTES_MAX = 10_000_000  # [S12] docs/decisions.md: the most one message may hold
+SOCKET_LINE_BYTES_MAX = 64 << 20  # a request line the chat's socket reads (harness/chat/owner.py)
+
+
+def handed_over(home: Path, raw: bytes) -> dict:
+    """A raw line handed to the running chat on its socket, as `ever send` hands one; its answer,
+    or what went wrong instead (a chat that is gone, or that closed without a word)."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as client:
+        try:
+            client.connect(str(home / "chat" / "socket"))
+        except OSError as error:
+            return {"no answer": f"the chat's socket refused: {error}"}
+
+        def write() -> None:
+            try:
+                client.sendall(raw)
+            except OSError:  # the chat stopped reading past its limit: its answer says so
+                pass
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        said = client.makefile("rb").readline()
+        writer.join(30)
+    return json.loads(said) if said else {"no answer": "the chat closed the socket without a word"}
+
+
+@pytest.mark.slow
+def test_a_paste_or_a_hand_over_past_the_message_limit_is_one_sentence_and_the_next_line_gets_through(
+        tmp_path, local):
+    """A paste one byte past the limit, a text one byte past it handed over the socket, and a
+    socket line past what the socket reads at all: each refused in one sentence, nothing logged,
+    no traceback and no "Press ENTER"; a line typed after gets its reply."""
+    # rows of 80 bytes, as a pasted log has them, and one byte more
+    too_long = "".join(f"{k:08d} of the rows of a long paste, each 80 bytes with its line break........\n"
+                       for k in range(MESSAGE_BYTES_MAX // 80)) + "!"
+    assert len(too_long.encode()) == MESSAGE_BYTES_MAX + 1
+    reply(local, "Got the short one.")
+    chat = Chat(tmp_path, local)
+    try:
+        writer = write_all(chat.child.child_fd, (PASTE_START + too_long + PASTE_END + "\r").encode())
+        chat.expect(r"more than 10,000,000 bytes \(10,000,001 or more\)[^\n]*\n", timeout=120)
+        writer.join(30)
+        request = {"op": "send", "text": too_long, "key": "too-long-1", "yes": False}
+        answer = handed_over(tmp_path, json.dumps(request).encode() + b"\n")
+        assert answer.get("logged") is False and "more than 10,000,000 bytes" in answer["error"], answer
+        # past the socket's own line limit: read in bounded memory, answered, the chat unharmed
+        answer = handed_over(tmp_path, b'{"op": "send", "text": "' + b"x" * SOCKET_LINE_BYTES_MAX + b'"}\n')
+        assert answer.get("logged") is False and "bytes" in answer["error"], answer
+        chat.turn("a short one\r", "Got the short one.")
+        chat.leave()
+    finally:
+        chat.close()
+    screen, printed = "\n".join(chat.shown()), "".join(chat.printed)
+    for bad in ("Traceback", "Press ENTER", "Unhandled exception"):
+        assert bad not in printed, printed[printed.index(bad) - 2000:][:4000]
+    refusals = [row for row in chat.shown() if "more than 10,000,000 bytes" in row]
+    assert len(refusals) == 1 and "nothing was logged" in refusals[0], screen
+    assert logged(tmp_path) == records(("user", "a short one"), ("ever", "Got the short one."))
+    assert [sent_text(r) for r in turn_requests(local)] == ["a short one"]
 
 
 @pytest.mark.slow

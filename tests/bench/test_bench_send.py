@@ -1,0 +1,103 @@
+"""Strategy: the time from `ever send`'s process start to its turn's request leaving, read where
+it arrives: the local Messages API served by this test process records when it has read each
+request whole. Both clocks are the machine's monotonic one (perf_counter), so the difference is
+the time a script waits before its message is on its way.
+
+Three in the same run, each the best of 5 under `make bench` (`--benchmark-enable`), one in the
+default run: `ever send` with an owner running (`ever serve`, its own first message answered
+before, so its start is not counted), the same `ever send` with no owner (it opens the chat and
+becomes the owner), and a bare `python -c pass`. Reported as ratios; no time is asserted.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.localapi.server import LocalAPI
+from tests.support.chat import EVER, environment, lines
+
+pytestmark = pytest.mark.slow  # real processes and their start times: make test-slow, make bench
+
+REPLY = "Got it."
+SUMMARY = "a summary line"
+
+
+def enabled(request) -> bool:
+    # addopts always passes --benchmark-disable; `make bench` adds --benchmark-enable, which wins
+    options = request.config
+    return options.getoption("benchmark_enable") or not options.getoption("benchmark_disable")
+
+
+def is_compaction(body: dict) -> bool:
+    return body.get("tool_choice") == {"type": "none"}
+
+
+@pytest.fixture
+def local(api):
+    api.reset()
+    api.responder = lambda body: SUMMARY if is_compaction(body) else REPLY
+    yield api
+
+
+class Serving:
+    """`ever serve` in the background, until `stop`."""
+
+    def __init__(self, home: Path, api: LocalAPI):
+        self.process = subprocess.Popen([EVER, "serve"], env=environment(home, api), stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True, start_new_session=True, cwd=home)
+        said = [self.process.stdout.readline()]
+        while said[-1] and "Ever serves the chat" not in said[-1]:
+            said.append(self.process.stdout.readline())
+        assert "Ever serves the chat" in said[-1], "".join(said)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+        self.process.wait(timeout=60)
+        self.process.stdout.close()
+
+
+def send_to_request_read(home: Path, api: LocalAPI, text: str) -> float:
+    """`ever send TEXT` in a fresh process: seconds from its start to the local API having read
+    its turn's request whole."""
+    env = environment(home, api)
+    started = time.perf_counter()
+    done = subprocess.run([EVER, "send", text], env=env, capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout) == (0, REPLY + "\n"), done.stderr
+    (turn,) = [r for r in api.requests if r.body and not is_compaction(r.body) and r.answer != "count_tokens"
+               and r.received_perf_seconds > started and r.body["messages"][-1]["content"][-1].get("text") == text]
+    return turn.received_perf_seconds - started
+
+
+def test_from_ever_send_to_its_request_leaving_with_an_owner_running_against_none(benchmark, request, tmp_path,
+                                                                                  local):
+    runs = 5 if enabled(request) else 1
+    home = tmp_path / "home"
+    home.mkdir()
+    bare = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True, timeout=60)
+        bare = min(bare, time.perf_counter() - started)
+    alone = min(send_to_request_read(home, local, f"alone {k}") for k in range(runs))
+    serving = Serving(home, local)
+    try:
+        send_to_request_read(home, local, "the owner's first")  # the owner's own start is not counted
+        owned = min(send_to_request_read(home, local, f"handed over {k}") for k in range(runs))
+    finally:
+        serving.stop()
+    users = [r["text"] for r in lines(home) if r["kind"] == "user"]
+    assert users == [*(f"alone {k}" for k in range(runs)), "the owner's first",
+                     *(f"handed over {k}" for k in range(runs))]
+    benchmark.pedantic(lambda: None, rounds=1)  # the figures are the ratios below
+    benchmark.extra_info.update(runs=runs, owner_running_seconds=round(owned, 3), no_owner_seconds=round(alone, 3),
+                                python_pass_seconds=round(bare, 3), to_no_owner=round(owned / alone, 2),
+                                to_python_pass=round(owned / bare, 2))
+    print(f"\never send, start to its request read (best of {runs}): an owner running {owned * 1000:.0f} ms, "
+          f"none {alone * 1000:.0f} ms ({owned / alone:.2f}x), python -c pass {bare * 1000:.0f} ms "
+          f"({owned / bare:.1f}x)")
