@@ -46,8 +46,8 @@ MUTANTS = [
     Mutant(
         name="zoom_arm_keeps_search",
         path="harness/chat/recall.py",
-        old='    drop = {"agent"} | ({"search"} if arm == "zoom" else set())\n',
-        new='    drop = {"agent"}\n',
+        old='    drop = {"agent", "tell"} | ({"search"} if arm == "zoom" else set())\n',
+        new='    drop = {"agent", "tell"}\n',
         check=test(END_TO_END),
         note="the zoom arm is offered search, so it measures zoom and search twice [M3]",
     ),

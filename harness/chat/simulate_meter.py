@@ -25,16 +25,15 @@ from typing import Any
 from harness.calls.models import capabilities
 from harness.localapi.cache import (
     CacheOutcome,
-    PendingWrite,
     PromptCache,
     cache_lookback_blocks,
+    charged,
 )
 from harness.localapi.server import minimum_cacheable_tokens_default
 from harness.localapi.validation import (
     PromptBlock,
     block_tokens,
     cache_marks,
-    cache_ttl_seconds,
     canonical_json,
     prompt_blocks,
 )
@@ -219,31 +218,8 @@ class Meter:
         minimum = self._minimums.get(model)
         if minimum is None:
             minimum = self._minimums[model] = cache.minimum_for(model)
-        writes: list[PendingWrite] = []
-        written_blocks: list[int] = []
-        written_by_ttl = {"5m": 0, "1h": 0}
-        charged_to = read_blocks
-        for mark, ttl in marks:
-            if prefix_tokens[mark] < minimum or live(digests[mark]) is not None:
-                continue
-            writes.append(PendingWrite(model, digests[mark], prefix_tokens[mark], cache_ttl_seconds[ttl]))
-            written_blocks.append(mark)
-            if mark > charged_to:
-                written_by_ttl[ttl] += prefix_tokens[mark] - prefix_tokens[charged_to]
-                charged_to = mark
-        read_tokens = prefix_tokens[read_blocks]
-        creation_tokens = written_by_ttl["5m"] + written_by_ttl["1h"]
-        outcome = CacheOutcome(
-            prompt_tokens=prefix_tokens[-1],
-            input_tokens=prefix_tokens[-1] - read_tokens - creation_tokens,
-            cache_creation_input_tokens=creation_tokens,
-            cache_read_input_tokens=read_tokens,
-            ephemeral_5m_input_tokens=written_by_ttl["5m"],
-            ephemeral_1h_input_tokens=written_by_ttl["1h"],
-            read_blocks=read_blocks,
-            written_blocks=tuple(written_blocks),
-        )
-        cache.commit(tuple(writes), now)
+        outcome, writes = charged(model, marks, digests, prefix_tokens, read_blocks, minimum, live)
+        cache.commit(writes, now)
         return outcome
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,33 +143,8 @@ class PromptCache:
             entry = self._live(model, digests[read_blocks], now)
             entry.expires_at_seconds = now + entry.ttl_seconds
 
-        minimum = self.minimum_for(model)
-        writes: list[PendingWrite] = []
-        written_blocks: list[int] = []
-        written_by_ttl = {"5m": 0, "1h": 0}
-        charged_to = read_blocks
-        for mark, ttl in marks:
-            if prefix_tokens[mark] < minimum or self._live(model, digests[mark], now) is not None:
-                continue
-            writes.append(PendingWrite(model, digests[mark], prefix_tokens[mark], cache_ttl_seconds[ttl]))
-            written_blocks.append(mark)
-            if mark > charged_to:
-                written_by_ttl[ttl] += prefix_tokens[mark] - prefix_tokens[charged_to]
-                charged_to = mark
-
-        read_tokens = prefix_tokens[read_blocks]
-        creation_tokens = written_by_ttl["5m"] + written_by_ttl["1h"]
-        outcome = CacheOutcome(
-            prompt_tokens=prefix_tokens[-1],
-            input_tokens=prefix_tokens[-1] - read_tokens - creation_tokens,
-            cache_creation_input_tokens=creation_tokens,
-            cache_read_input_tokens=read_tokens,
-            ephemeral_5m_input_tokens=written_by_ttl["5m"],
-            ephemeral_1h_input_tokens=written_by_ttl["1h"],
-            read_blocks=read_blocks,
-            written_blocks=tuple(written_blocks),
-        )
-        return outcome, tuple(writes)
+        return charged(model, marks, digests, prefix_tokens, read_blocks, self.minimum_for(model),
+                       lambda digest: self._live(model, digest, now))
 
     def commit(self, writes: tuple[PendingWrite, ...], now: float) -> None:
         """Make a request's entries readable: its response has started."""
@@ -178,3 +154,36 @@ class PromptCache:
 
     def clear(self) -> None:
         self._entries.clear()
+
+
+def charged(model: str, marks: list[tuple[int, str]], digests: list[bytes], prefix_tokens: list[int],
+            read_blocks: int, minimum: int,
+            live: Callable[[bytes], object]) -> tuple[CacheOutcome, tuple[PendingWrite, ...]]:
+    """What a prompt whose first `read_blocks` blocks were read is charged, and what it writes: each
+    marked prefix past the model's minimum that no live entry holds, its new tokens charged at its
+    mark's lifetime (the first mark that reaches a token pays for it)."""
+    writes: list[PendingWrite] = []
+    written_blocks: list[int] = []
+    written_by_ttl = {"5m": 0, "1h": 0}
+    charged_to = read_blocks
+    for mark, ttl in marks:
+        if prefix_tokens[mark] < minimum or live(digests[mark]) is not None:
+            continue
+        writes.append(PendingWrite(model, digests[mark], prefix_tokens[mark], cache_ttl_seconds[ttl]))
+        written_blocks.append(mark)
+        if mark > charged_to:
+            written_by_ttl[ttl] += prefix_tokens[mark] - prefix_tokens[charged_to]
+            charged_to = mark
+    read_tokens = prefix_tokens[read_blocks]
+    creation_tokens = written_by_ttl["5m"] + written_by_ttl["1h"]
+    outcome = CacheOutcome(
+        prompt_tokens=prefix_tokens[-1],
+        input_tokens=prefix_tokens[-1] - read_tokens - creation_tokens,
+        cache_creation_input_tokens=creation_tokens,
+        cache_read_input_tokens=read_tokens,
+        ephemeral_5m_input_tokens=written_by_ttl["5m"],
+        ephemeral_1h_input_tokens=written_by_ttl["1h"],
+        read_blocks=read_blocks,
+        written_blocks=tuple(written_blocks),
+    )
+    return outcome, tuple(writes)
