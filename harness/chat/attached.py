@@ -31,11 +31,10 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
         HELP,
         BareLeave,
         Terminal,
-        _edit,
         _history,
         _line_breaks,
         _terminal_input,
-        quiet_toggled,
+        typed,
         waiting_prompt,
     )
 
@@ -139,30 +138,15 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
                     number, _ = questions.pop(0)
                     request({"op": "answer", "id": number, "answer": text.strip()})
                     continue
-                action, text = bare.check(text)
-                if action == "ask":
-                    terminal._write(text + "\n")
-                    continue
-                command = text.strip()
-                if not command:
-                    continue
-                if command == "/edit":
-                    text, problem = _edit()
-                    if problem:
-                        terminal._write(problem + "\n")
-                        continue
-                elif command in ("/exit", "/quit"):
+                what, text = typed(text, terminal, bare)
+                if what == "leave":
                     break
-                elif command == "/quiet":
-                    terminal._write(quiet_toggled(terminal))
-                    continue
-                elif command == "/help":
+                if what == "slash" and text == "/help":
                     terminal._write(HELP + "\n")
-                    continue
-                elif command.startswith("/") and "\n" not in command:
-                    request({"op": "slash", "text": command})
-                    continue
-                request({"op": "say", "text": text.rstrip("\n")})
+                elif what == "slash":
+                    request({"op": "slash", "text": text})
+                elif what == "say":
+                    request({"op": "say", "text": text.rstrip("\n")})
     finally:
         listening.cancel()
         writer.close()

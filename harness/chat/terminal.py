@@ -295,28 +295,15 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: str | None = 
                     _, pending = questions.pop(0)  # the line editor leaves question and answer shown
                     pending.set_result(text)  # the answer to a tool's question
                     continue
-                action, text = bare.check(text)
-                if action == "ask":
-                    terminal._write(text + "\n")
+                what, text = typed(text, terminal, bare)
+                if not what:
                     continue
-                if not text.strip():
-                    continue
-                # a message is logged as typed or pasted, indentation and all; a command is one line
-                command = text.strip()
-                if command in ("/exit", "/quit"):
+                if what == "leave":
                     break
-                if command == "/quiet":
-                    terminal._write(quiet_toggled(terminal))
-                    continue
-                if command == "/edit":
-                    text, problem = _edit()
-                    if problem:
-                        terminal._write(problem + "\n")
-                        continue
-                elif command.startswith("/") and "\n" not in command:
-                    history.keep(chat.hide(valid_text(command)))
+                if what == "slash":
+                    history.keep(chat.hide(valid_text(text)))
                     try:
-                        reply = slash(chat, command, HELP, set_memory_model)
+                        reply = slash(chat, text, HELP, set_memory_model)
                     except ConfigError as error:
                         reply = str(error)
                     terminal._write(terminal.shown(reply) + "\n")
@@ -357,6 +344,34 @@ async def _turn_then_status(chat: Chat, message: Accepted, terminal: Terminal) -
         raise
     terminal.end_reply()
     terminal._write(f"{DIM}{chat.status_line()}{RESET}\n")
+
+
+def typed(text: str, terminal: Terminal, bare: BareLeave) -> tuple[str, str]:
+    """What a line typed in any terminal, owner's or attached, asks of the chat once the terminal
+    has answered what it answers itself (a bare exit's question, /quiet, /edit's problem, an empty
+    line): ("", "") nothing more, ("leave", ""), ("slash", the command) or ("say", the message)."""
+    action, text = bare.check(text)
+    if action == "ask":
+        terminal._write(text + "\n")
+        return "", ""
+    # a message is logged as typed or pasted, indentation and all; a command is one line
+    command = text.strip()
+    if not command:
+        return "", ""
+    if command in ("/exit", "/quit"):
+        return "leave", ""
+    if command == "/quiet":
+        terminal._write(quiet_toggled(terminal))
+        return "", ""
+    if command == "/edit":
+        text, problem = _edit()
+        if problem:
+            terminal._write(problem + "\n")
+            return "", ""
+        return "say", text
+    if command.startswith("/") and "\n" not in command:
+        return "slash", command
+    return "say", text
 
 
 def quiet_toggled(terminal: Terminal) -> str:
