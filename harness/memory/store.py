@@ -86,7 +86,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Union
 
+from harness.memory.damage import Record as DamageRecord
+from harness.memory.damage import ids_text
 from harness.memory.daylog import (
+    MESSAGE_HEAD,
     MESSAGE_TAIL,
     READ_CHUNK_BYTES,
     TEXT_END,
@@ -101,6 +104,7 @@ from harness.memory.events import KINDS
 from harness.memory.index import (
     INDEX_SAVE_LINES,
     LEVELS_MAX,
+    LOST,
     OFFSET_BITS,
     OFFSET_MASK,
     UNBUILT,
@@ -125,7 +129,10 @@ LINE_GUESS_BYTES = 4096  # a node is at most 512 bytes of text; one read nearly 
 READERS_MAX = 64  # read descriptors kept open
 VIEW_BYTES_MAX = 64 << 20  # view.json holds both views' places and counts: far less than this
 KEY = re.compile(r"[A-Za-z0-9._:+/=-]{1,128}\Z")
+KIND_AND_DATE = (re.compile(rb'"kind":"([a-z]+)"'), re.compile(rb'"date":"([^"\\]*)"'))
 Record = dict[str, object]
+# Who hears damage found in the logs [S13]: `ever` says each sentence on stderr, once per store.
+DAMAGE_LISTENERS: list = []
 
 
 def ever_home() -> Path:
@@ -183,6 +190,13 @@ class Store(StoreIndex):
         self._read_only = False
         self._index_failure = ""
         self._mutex = threading.RLock()
+        self._record = DamageRecord()  # [S13] lines set aside, ids lost
+        self._damaged: list[tuple[str, int]] = []  # lines parsed here that are damaged
+        self._torn_given = 0  # past a damaged line's id, when it was the next one
+        self._saved_count = 0  # the index's last saved count, stale or not
+        self._lost_now: tuple[int, int] | None = None  # ids found lost at this open
+        self.damage: list[str] = []  # the sentences said about damage, each once
+        self._damaged_ids: set[int] = set()  # messages read from a line damaged inside its text
 
     # ---- opening and closing ----
 
@@ -225,7 +239,32 @@ class Store(StoreIndex):
         except BaseException:
             store._release()
             raise
+        store._say_damage_at_open()
         return store
+
+    def _say_damage_at_open(self) -> None:
+        """One sentence for what is damaged [S13]: the lines the reader skips, and ids found lost."""
+        lines = [(path, line, why) for path, line, why in self._skipped
+                 if why.startswith(("not JSON", "JSON but not"))]
+        said = []
+        if lines:
+            path, line, why = lines[0]
+            more = f" and {len(lines) - 1} more line{'' if len(lines) == 2 else 's'}" if len(lines) > 1 else ""
+            said.append(f"{self.chat / path} line {line} is damaged, {why}{more}")
+        if self._lost_now is not None:
+            first, last = self._lost_now
+            said.append(f"{ids_text(first, last)} {'was' if first == last else 'were'} lost (a day file cut "
+                        f"short); no id is given twice, and the next message is {len(self._messages)}")
+        if said:
+            self._say_damage("; ".join(said) + ": `ever doctor` says what is damaged, and "
+                             "`ever doctor --repair` sets it aside")
+
+    def _say_damage(self, sentence: str) -> None:
+        if sentence in self.damage:
+            return
+        self.damage.append(sentence)
+        for listener in DAMAGE_LISTENERS:
+            listener(sentence)
 
     def close(self) -> None:
         """Save the index and give the chat up. Closing twice does nothing."""
@@ -498,16 +537,58 @@ class Store(StoreIndex):
 
     def _read_message(self, i: int, retry: bool) -> Record:
         entry = self._messages[i]
+        if entry == LOST:
+            return self._lost_record(i)
         end = None
         if i + 1 < len(self._messages) and self._messages[i + 1] >> OFFSET_BITS == entry >> OFFSET_BITS:
             end = self._messages[i + 1] & OFFSET_MASK
         record = self._read_record(self.main, entry, end)
+        if record is None:
+            line = self._read_line(self.main, entry >> OFFSET_BITS, entry & OFFSET_MASK, end)
+            if message_id(line) == i:
+                return self._damaged_record(i, entry, line)
         if record is None or record.get("i") != i:
             if not retry:
                 raise StoreError(f"message {i} cannot be read back from {self._where(self.main, entry)}")
             self._rebuild(f"the index pointed message {i} at another line")
             return self._read_message(i, retry=False)
         return record
+
+    def damaged_between(self, first: int, last: int) -> bool:
+        """Whether a message from first to last is lost or read from a damaged line [S13]."""
+        with self._mutex:
+            return (any(first <= i <= last for i in self._damaged_ids)
+                    or LOST in self._messages[first:last + 1])
+
+    def _lost_record(self, i: int) -> Record:
+        """What stands for a lost id [S13], dated as the message before it."""
+        text = f"(message {i} was lost to damage in the log: `ever doctor` says more)"
+        date = ""
+        for j in range(i - 1, max(-1, i - 1000), -1):
+            if self._messages[j] != LOST:
+                date = self._read_message(j, retry=True)["date"]
+                break
+        return {"i": i, "kind": "note", "text": text, "size": utf8_bytes(text), "date": date}
+
+    def _damaged_record(self, i: int, entry: int, line: bytes) -> Record:
+        """A message whose line has its ids and its tail but not whole JSON inside its text
+        (a byte changed on disk): its text as far as it reads, and one sentence [S13]. The rest
+        of the chat reads on."""
+        head, tail = MESSAGE_HEAD.match(line), line.rfind(TEXT_END)
+        raw = line[head.end():tail].decode("utf-8", "replace")
+        try:
+            text = json.loads(f'"{raw}"')
+        except ValueError:
+            text = raw
+        kind, date = (found[1].decode("utf-8", "replace") if found else "" for found in
+                      (KIND_AND_DATE[0].search(line, 0, head.end()), KIND_AND_DATE[1].search(line, tail)))
+        text = checked_text(text)
+        self._damaged_ids.add(i)
+        where = self._line_of(self.main, entry)
+        self._say_damage(f"{self.chat}/{where} is damaged inside message {i}'s text, shown as far as it "
+                         "reads: `ever doctor` says what is damaged, and `ever doctor --repair` sets it aside")
+        return {"i": i, "kind": kind if kind in KINDS else "note", "text": text, "size": utf8_bytes(text),
+                "date": date}
 
     def _read_record(self, log: DayLog, entry: int, end: int | None) -> Record | None:
         number, offset = entry >> OFFSET_BITS, entry & OFFSET_MASK
