@@ -127,12 +127,11 @@ class StoreIndex:
             return None, "it was missing" if has_logs else ""
         except ValueError:
             return None, "its meta.json was unreadable"
-        saved = meta.get("messages") if isinstance(meta, dict) else None
-        if type(saved) is int and saved >= 0:
-            self._saved_count = saved  # [S13] ids below it were given, whatever the logs hold now
         try:
             reason = self._stale(meta, sizes)
             if reason:
+                if reason.endswith((" is gone", "shorter than when it was indexed")):
+                    self._saved_entries = self._saved_messages(meta)
                 return None, reason
             messages = array("q")
             levels = []
@@ -165,6 +164,17 @@ class StoreIndex:
         if reason:
             return None, reason
         return meta, ""
+
+    def _saved_messages(self, meta: dict) -> array | None:
+        """A stale index's message entries, when a day file was cut short since: ids below its
+        count were given [S13]."""
+        entries = array("q")
+        try:
+            with open(self.chat / "index" / f"index-{int(meta['generation'])}.bin", "rb") as f:
+                entries.fromfile(f, int(meta["messages"]))
+        except (OSError, EOFError, KeyError, TypeError, ValueError):
+            return None
+        return entries
 
     @staticmethod
     def _stale(meta: dict, sizes: dict[str, list[tuple[str, int]]]) -> str:
@@ -227,7 +237,12 @@ class StoreIndex:
         given. The highest id given is the most of the index's last saved count, the record's
         lost ids, and a damaged line's id when it was the next one."""
         count = len(self._messages)
-        given = max(count, self._saved_count, self._record.given, self._torn_given)
+        saved = self._saved_entries
+        self._saved_entries = None
+        # the stale index is this chat's, cut short, only if it agrees on the messages still there
+        agrees = saved is not None and all(saved[k] == self._messages[k] for k in {0, min(len(saved), count) - 1}
+                                           if 0 <= k < min(len(saved), count))
+        given = max(count, len(saved) if agrees else 0, self._record.given, self._torn_given)
         if given <= count:
             return
         if not self._record.covers(count, given - 1):

@@ -193,7 +193,7 @@ class Store(StoreIndex):
         self._record = DamageRecord()  # [S13] lines set aside, ids lost
         self._damaged: list[tuple[str, int]] = []  # lines parsed here that are damaged
         self._torn_given = 0  # past a damaged line's id, when it was the next one
-        self._saved_count = 0  # the index's last saved count, stale or not
+        self._saved_entries: array | None = None  # a stale index's messages, a day file cut since
         self._lost_now: tuple[int, int] | None = None  # ids found lost at this open
         self.damage: list[str] = []  # the sentences said about damage, each once
         self._damaged_ids: set[int] = set()  # messages read from a line damaged inside its text
