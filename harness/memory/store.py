@@ -16,6 +16,8 @@ Layout, under the home `$EVER_HOME` (default `~/.ever`):
       inbox.jsonl            messages accepted and not yet answered (harness/memory/inbox.py, [S9])
       images/<sha256>.<ext>  images from tool results, kept for zoom (harness/memory/images.py)
       index/                 where each line starts; rebuilt from the logs when lost or stale
+      damage/                lines set aside and ids lost, in an append-only record; the lines
+                             set aside, byte for byte (harness/memory/damage.py, [S13])
 
 A message line: these keys in this order, no spaces, UTF-8 with non-ASCII written as is:
 
@@ -49,7 +51,13 @@ Decisions the gist leaves open:
   (file and line number) and skipped, at every open. A file that does not end in a newline gets one
   at open, before anything else is appended, so a torn tail never glues onto the next line.
 - **[S3], a gap or a repeat in the message ids** raises `LogCorrupt` naming the file and line, and
-  the chat does not open: opened, it would give an id out twice or renumber messages.
+  the chat does not open: opened, it would give an id out twice or renumber messages. A gap whose
+  ids the damage record names lost is accepted, and a line it sets aside is skipped [S13].
+- **[S13], damage.** A damaged line is never edited: `ever doctor --repair` sets it aside in a
+  record the index consults (harness/memory/damage.py), and an id is never given twice: ids found
+  given and lost at open (a day file cut short) are recorded before any id past them is given.
+  A lost id reads as a note saying so; a message whose line is damaged inside its text alone
+  reads as far as it can. Each is said once, in one sentence, to `DAMAGE_LISTENERS`.
 - **[S4], a node logged twice.** The first line is kept, the repeat reported: the first is the one
   the live chat read and may have shown in a view [gist §2: built once, never again].
   `append_node` refuses a node already built, so a repeat only comes from outside the store.
