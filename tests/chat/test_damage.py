@@ -9,11 +9,14 @@ straight in the store's format (tests/support/chat_files.py) where a real chat i
 
 import json
 import os
+import signal
+import subprocess
 from pathlib import Path
 
+import pexpect
 import pytest
 
-from tests.support.chat import environment, ever
+from tests.support.chat import EVER, environment, ever
 from tests.support.chat_files import write_chat
 
 pytestmark = pytest.mark.local_api(responder=lambda body: "a summary line"
@@ -134,3 +137,49 @@ def test_a_day_file_cut_gives_the_next_message_an_id_past_every_id_ever_given(cu
     assert shown.returncode == 0
     assert [m["id"] for m in json.loads(shown.stdout)] == [5, 6, 7]
     assert ("line 6 is damaged" in shown.stderr) == (cut == "mid-message")
+
+
+def test_a_running_owner_passes_the_damage_on_and_doctor_repair_waits_for_it_to_close(tmp_path, api):
+    home = tmp_path / "home"
+    env = environment(home, api)
+    write_chat(home, 6)
+    assert ever(["log"], env).returncode == 0
+    path = day_file(home)
+    data = path.read_bytes()
+    os.truncate(path, data.rstrip(b"\n").rfind(b"\n") + 20)  # message 5 cut mid-line
+    owner = subprocess.Popen([EVER, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, start_new_session=True)
+    try:
+        said = [owner.stdout.readline()]
+        while said[-1] and "Ever serves the chat" not in said[-1]:
+            said.append(owner.stdout.readline())
+        assert f"{path} line 6 is damaged" in "".join(said)  # the owner says it where it runs
+        for args in (["send", "--json", "handed to the owner"], ["memory", "status"]):
+            done = ever(args, env)
+            assert done.returncode == 0, done.stderr
+            assert f"{path} line 6 is damaged" in one_sentence(done.stderr), args
+        assert json.loads(ever(["send", "--json", "again"], env).stdout)["id"] == 8  # 5 lost, 6 and 7 before
+        refused = ever(["doctor", "--repair", "--yes"], env)
+        assert refused.returncode == 1 and "Close it first" in one_sentence(refused.stderr)
+        assert not (home / "chat" / "damage" / f"main-{path.name}").exists()
+    finally:
+        os.killpg(owner.pid, signal.SIGTERM)
+        owner.wait(timeout=30)
+
+
+def test_doctor_repair_asks_on_a_terminal_and_no_changes_nothing(tmp_path):
+    home = tmp_path / "home"
+    write_chat(home, 4)
+    replace_line(day_file(home), 2, lambda line: b"garbled" + line[7:])
+    env = {name: value for name, value in os.environ.items() if not name.startswith(("ANTHROPIC_", "EVER_"))}
+    env["EVER_HOME"] = str(home)
+    (home / "chat" / "lock").touch(mode=0o600)
+    for answer, repaired in (("n", False), ("y", True)):
+        child = pexpect.spawn(EVER, ["doctor", "--repair"], env=env, encoding="utf-8", timeout=60)
+        child.expect(r"Set 1 damaged line\(s\) aside and record the lost ids\? \[y/N\]")
+        child.sendline(answer)
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
+        assert (home / "chat" / "damage").exists() == repaired, answer
+    assert "message 1" in (home / "chat" / "damage" / "record.jsonl").read_text()
