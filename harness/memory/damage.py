@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from harness.memory.daylog import DAY_FILE, READ_CHUNK_BYTES, message_id, node_ids
+from harness.memory.daylog import DAY_FILE, READ_CHUNK_BYTES, message_id
 from harness.memory.logfile import LogFile, encode_line, make_directory
 
 RECORD = "damage/record.jsonl"
@@ -232,7 +232,7 @@ def examine(chat: Path) -> Examination:
         where = f"tree/{name}"
         if (where, at) in record.set_aside:
             continue
-        why = node_damage(line) if node_ids(line) is None else ""
+        why = node_damage(line)
         if why:
             damaged.append(Damaged(where, number, at, line, why))
     return Examination(damaged, lost, sorted(record.lost), len(record.set_aside), max(expected, given),

@@ -91,8 +91,8 @@ class StoreTexts:
                 self.store.append_node(l, i, text, T)
             elif logged != text and not self.store.damaged_between(i << l, ((i + 1) << l) - 1):
                 # a node is built once [gist §2]; a replay must give the text logged before,
-                # unless a message under it was lost or damaged since: then the line logged
-                # from it whole is kept [S13]
+                # unless a message or a line under it was lost or damaged since: then the line
+                # logged from it whole is kept [S13]
                 raise RuntimeError(f"node {node_name(l, i)} was logged with another text")
 
     def built_levels(self) -> list[list]:

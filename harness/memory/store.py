@@ -56,8 +56,8 @@ Decisions the gist leaves open:
 - **[S13], damage.** A damaged line is never edited: `ever doctor --repair` sets it aside in a
   record the index consults (harness/memory/damage.py), and an id is never given twice: ids found
   given and lost at open (a day file cut short) are recorded before any id past them is given.
-  A lost id reads as a note saying so; a message whose line is damaged inside its text alone
-  reads as far as it can. Each is said once, in one sentence, to `DAMAGE_LISTENERS`.
+  A lost id reads as a note saying so; a message or node whose line is damaged inside its text
+  alone reads as far as it can. Each is said once, in one sentence, to `DAMAGE_LISTENERS`.
 - **[S4], a node logged twice.** The first line is kept, the repeat reported: the first is the one
   the live chat read and may have shown in a view [gist §2: built once, never again].
   `append_node` refuses a node already built, so a repeat only comes from outside the store.
@@ -99,6 +99,7 @@ from harness.memory.damage import ids_text
 from harness.memory.daylog import (
     MESSAGE_HEAD,
     MESSAGE_TAIL,
+    NODE_HEAD,
     READ_CHUNK_BYTES,
     TEXT_END,
     DayLog,
@@ -204,7 +205,7 @@ class Store(StoreIndex):
         self._saved_entries: array | None = None  # a stale index's messages, a day file cut since
         self._lost_now: tuple[int, int] | None = None  # ids found lost at this open
         self.damage: list[str] = []  # the sentences said about damage, each once
-        self._damaged_ids: set[int] = set()  # messages read from a line damaged inside its text
+        self._damaged_spans: set[tuple[int, int]] = set()  # messages under a line read damaged
 
     # ---- opening and closing ----
 
@@ -432,6 +433,11 @@ class Store(StoreIndex):
             if entry == UNBUILT:
                 return None
             record = self._read_record(self.tree, entry, None)
+            if record is None:
+                line = self._read_line(self.tree, entry >> OFFSET_BITS, entry & OFFSET_MASK, None)
+                if node_ids(line) == (l, i):
+                    self._damaged_spans.add((i << l, ((i + 1) << l) - 1))
+                    return self._damaged_text(self.tree, entry, line, f"node ({l}, {i})", NODE_HEAD)
             if record is None or record.get("l") != l or record.get("i") != i:
                 self._rebuild(f"the index pointed node ({l}, {i}) at another line")
                 entry = self._node_entry(l, i)
@@ -563,9 +569,9 @@ class Store(StoreIndex):
         return record
 
     def damaged_between(self, first: int, last: int) -> bool:
-        """Whether a message from first to last is lost or read from a damaged line [S13]."""
+        """Whether a message from first to last is lost, or under a line read damaged [S13]."""
         with self._mutex:
-            return (any(first <= i <= last for i in self._damaged_ids)
+            return (any(low <= last and first <= high for low, high in self._damaged_spans)
                     or LOST in self._messages[first:last + 1])
 
     def _lost_record(self, i: int) -> Record:
@@ -583,20 +589,24 @@ class Store(StoreIndex):
         (a byte changed on disk): its text as far as it reads, and one sentence [S13]. The rest
         of the chat reads on."""
         head, tail = MESSAGE_HEAD.match(line), line.rfind(TEXT_END)
-        raw = line[head.end():tail].decode("utf-8", "replace")
+        kind, date = (found[1].decode("utf-8", "replace") if found else "" for found in
+                      (KIND_AND_DATE[0].search(line, 0, head.end()), KIND_AND_DATE[1].search(line, tail)))
+        self._damaged_spans.add((i, i))
+        text = self._damaged_text(self.main, entry, line, f"message {i}", MESSAGE_HEAD)
+        return {"i": i, "kind": kind if kind in KINDS else "note", "text": text, "size": utf8_bytes(text),
+                "date": date}
+
+    def _damaged_text(self, log: DayLog, entry: int, line: bytes, what: str, head_shape) -> str:
+        """The text of a line whose ids and tail are whole and whose text is not (a byte changed
+        on disk), as far as it reads; said once [S13]."""
+        raw = line[head_shape.match(line).end():line.rfind(TEXT_END)].decode("utf-8", "replace")
         try:
             text = json.loads(f'"{raw}"')
         except ValueError:
             text = raw
-        kind, date = (found[1].decode("utf-8", "replace") if found else "" for found in
-                      (KIND_AND_DATE[0].search(line, 0, head.end()), KIND_AND_DATE[1].search(line, tail)))
-        text = checked_text(text)
-        self._damaged_ids.add(i)
-        where = self._line_of(self.main, entry)
-        self._say_damage(f"{self.chat}/{where} is damaged inside message {i}'s text, shown as far as it "
-                         "reads: `ever doctor` says what is damaged, and `ever doctor --repair` sets it aside")
-        return {"i": i, "kind": kind if kind in KINDS else "note", "text": text, "size": utf8_bytes(text),
-                "date": date}
+        self._say_damage(f"{self.chat}/{self._line_of(log, entry)} is damaged inside {what}'s text, shown as far "
+                         "as it reads: `ever doctor` says what is damaged, and `ever doctor --repair` sets it aside")
+        return checked_text(text)
 
     def _read_record(self, log: DayLog, entry: int, end: int | None) -> Record | None:
         number, offset = entry >> OFFSET_BITS, entry & OFFSET_MASK

@@ -77,24 +77,30 @@ def test_a_damaged_line_in_the_middle_is_said_by_every_command_and_doctor_repair
     assert [m["id"] for m in json.loads(shown.stdout)] == list(range(12))
 
 
-def test_damage_inside_one_message_text_leaves_browse_whole_and_says_the_line(tmp_path):
+@pytest.mark.parametrize("folder", ["main", "tree"])
+def test_damage_inside_one_text_leaves_browse_whole_and_says_the_line(folder, tmp_path):
     home = tmp_path / "home"
     write_chat(home, 12, text=lambda i, rng: f"message number {i} with its words")
-    path = day_file(home)
-    # a byte changed on disk inside message 3's text: the line keeps its ids and its tail
-    replace_line(path, 4, lambda line: line.replace(b"with its", b'with\x00"its'))
+    path = sorted((home / "chat" / folder).glob("*.jsonl"))[-1]
+    # a byte changed on disk inside a text (message 3; the tree's line 3, node (1, 0), joining
+    # messages 0 and 1): the line keeps its ids and its tail
+    number, what = (4, "message 3") if folder == "main" else (3, "node (1, 0)")
+    replace_line(path, number, lambda line: line.replace(b"with its", b'with\x00"its', 1))
     env = {name: value for name, value in os.environ.items() if not name.startswith(("ANTHROPIC_", "EVER_"))}
     env["EVER_HOME"] = str(home)  # browse and doctor need no key
     page = tmp_path / "page.html"
     done = ever(["browse", "--out", str(page)], env)
     assert done.returncode == 0, done.stderr
     said = one_sentence(done.stderr)
-    assert f"{path} line 4 is damaged inside message 3's text" in said and "ever doctor" in said
+    assert f"{path} line {number} is damaged inside {what}'s text" in said and "ever doctor" in said
     html = page.read_text()
     for i in (0, 2, 4, 11):
         assert f"message number {i} with its words" in html
     report = ever(["doctor"], env)
-    assert f"main/{path.name} line 4 " in report.stdout
+    assert f"{folder}/{path.name} line {number} " in report.stdout
+    assert ever(["doctor", "--repair", "--yes"], env).returncode == 0
+    again = ever(["browse", "--out", str(page)], env)
+    assert again.returncode == 0 and again.stderr == ""
 
 
 def readable(home: Path) -> list:
