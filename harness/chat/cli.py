@@ -427,7 +427,7 @@ def doctor(repair: bool, yes: bool) -> None:
 
     settings = load_settings()
     chat_dir = settings.chat_dir
-    if not (chat_dir / "main").is_dir() or not (chat_dir / "lock").is_file():
+    if not (chat_dir / "main").is_dir():
         echo(f"There is no chat in {chat_dir} yet: nothing to check.")
         return
     lock = ChatLock(chat_dir)
@@ -437,6 +437,8 @@ def doctor(repair: bool, yes: bool) -> None:
         if repair:
             fail(f"{busy} Close it first: --repair sets lines aside while nothing appends.")
         lock = None  # a report reads the files as they are
+    except FileNotFoundError:
+        lock = None  # no lock yet, and a report writes nothing: nothing to share it with
     try:
         found = examine(chat_dir)
         echo(report_text(chat_dir, found))

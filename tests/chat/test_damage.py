@@ -179,7 +179,6 @@ def test_doctor_repair_asks_on_a_terminal_and_no_changes_nothing(tmp_path):
     replace_line(day_file(home), 2, lambda line: b"garbled" + line[7:])
     env = {name: value for name, value in os.environ.items() if not name.startswith(("ANTHROPIC_", "EVER_"))}
     env["EVER_HOME"] = str(home)
-    (home / "chat" / "lock").touch(mode=0o600)
     for answer, repaired in (("n", False), ("y", True)):
         child = pexpect.spawn(EVER, ["doctor", "--repair"], env=env, encoding="utf-8", timeout=60)
         child.expect(r"Set 1 damaged line\(s\) aside and record the lost ids\? \[y/N\]")
