@@ -128,8 +128,7 @@ class Examination:
     lost: list[tuple[int, int, str]]  # (first, last, why) not yet in the record
     recorded_lost: list[tuple[int, int]]
     set_aside: int  # lines set aside before
-    messages: int  # ids the chat will hold: those in the logs and those lost
-    given: int  # past the highest id ever given
+    given: int  # past the highest id ever given: the ids the chat holds, in the logs or lost
 
     @property
     def whole(self) -> bool:
@@ -235,8 +234,7 @@ def examine(chat: Path) -> Examination:
         why = node_damage(line)
         if why:
             damaged.append(Damaged(where, number, at, line, why))
-    return Examination(damaged, lost, sorted(record.lost), len(record.set_aside), max(expected, given),
-                       max(expected, given))
+    return Examination(damaged, lost, sorted(record.lost), len(record.set_aside), max(expected, given))
 
 
 def repair_logs(chat: Path, found: Examination, now: datetime | None = None) -> list[str]:
@@ -270,9 +268,9 @@ def repair_logs(chat: Path, found: Examination, now: datetime | None = None) -> 
 def report_text(chat: Path, found: Examination) -> str:
     """What `ever doctor` says: one sentence a line."""
     said = []
-    if found.messages:
-        said.append(f"The chat in {chat} holds ids 0 to {found.messages - 1}; the highest id ever given is "
-                    f"{found.given - 1}, and the next message is {found.given}.")
+    if found.given:
+        said.append(f"The chat in {chat} holds ids 0 to {found.given - 1}, in its logs or lost: the highest id "
+                    f"ever given is {found.given - 1}, and the next message is {found.given}.")
     else:
         said.append(f"The chat in {chat} holds no message yet.")
     for d in found.damaged:
