@@ -292,6 +292,40 @@ def test_a_gap_in_message_ids_is_refused_naming_file_and_line(home):
         Store.open(home)
 
 
+def test_a_gap_the_damage_record_names_is_accepted_and_a_line_it_sets_aside_is_skipped_silently(home):
+    path = main_file(home, "2026-10-08")
+    write_lines(path, [0, 1])
+    garbled = b'{"i":2,"kind":"us\x00er","text":"m2"}\n'
+    append_bytes(path, garbled)
+    write_lines(path, [3])
+    with pytest.raises(LogCorrupt, match="a gap after the damaged main/2026-10-08.jsonl line 3"):
+        Store.open(home)
+    at = path.read_bytes().index(garbled)
+    append_bytes(home / "chat" / "damage" / "record.jsonl",
+                 json.dumps({"set_aside": "main/2026-10-08.jsonl", "line": 3, "at": at, "bytes": len(garbled) - 1}
+                            ).encode() + b"\n" + b'{"lost":[2,2]}\n')
+    with Store.open(home) as store:
+        assert store.warnings == ["the index was rebuilt from the logs: it was missing"]
+        assert store.damage == []
+        assert [store.message(i)["text"] for i in (0, 1, 3)] == ["m0", "m1", "m3"]
+        assert store.message(2)["kind"] == "note" and "message 2 was lost" in store.message(2)["text"]
+        assert store.append_message("user", "m4", now=clock(8, 11))["i"] == 4
+
+
+def test_a_day_file_cut_at_a_lines_end_leaves_its_ids_given_by_the_saved_index(home):
+    fill(home, 4)
+    path = main_file(home, "2026-10-08")
+    data = path.read_bytes()
+    os.truncate(path, data.rstrip(b"\n").rfind(b"\n") + 1)  # message 3 gone whole
+    with Store.open(home) as store:
+        assert store.count == 4 and store.damage == [
+            "message 3 was lost (a day file cut short); no id is given twice, and the next message is 4: "
+            "`ever doctor` says what is damaged, and `ever doctor --repair` sets it aside"]
+        assert store.append_message("user", "m4", now=clock(8, 11))["i"] == 4
+    with Store.open(home) as store:  # the gap is recorded: the next open takes it without a word
+        assert store.count == 5 and store.damage == []
+
+
 def test_a_repeated_message_id_is_refused_naming_file_and_line(home):
     write_lines(main_file(home, "2026-10-08"), [0, 1])
     path = main_file(home, "2026-10-09")
