@@ -132,6 +132,7 @@ class StoreIndex:
             if reason:
                 if reason.endswith((" is gone", "shorter than when it was indexed")):
                     self._saved_entries = self._saved_messages(meta)
+                    self._cut = reason
                 return None, reason
             messages = array("q")
             levels = []
@@ -246,9 +247,9 @@ class StoreIndex:
         if given <= count:
             return
         if not self._record.covers(count, given - 1):
+            cut = self._cut if agrees else "a day file was cut short"
             why = (f"{ids_text(count, given - 1)} {'was' if given - count == 1 else 'were'} given once and "
-                   f"{'is' if given - count == 1 else 'are'} in no whole line of the logs (the newest day "
-                   "file was cut short)")
+                   f"{'is' if given - count == 1 else 'are'} in no whole line of the logs ({cut})")
             if not self._read_only:
                 try:
                     append_record(self.chat, [{"lost": [count, given - 1], "why": why}])
@@ -257,7 +258,7 @@ class StoreIndex:
                                      f"({error.strerror or error}); the chat is not opened, so that no id "
                                      "is given twice") from None
                 self._record.lost.append((count, given - 1))
-            self._lost_now = (count, given - 1)
+            self._lost_now = (count, given - 1, cut)
         self._messages.extend(array("q", [LOST]) * (given - count))
         self._index_changed = True
 

@@ -203,7 +203,8 @@ class Store(StoreIndex):
         self._damaged: list[tuple[str, int]] = []  # lines parsed here that are damaged
         self._torn_given = 0  # past a damaged line's id, when it was the next one
         self._saved_entries: array | None = None  # a stale index's messages, a day file cut since
-        self._lost_now: tuple[int, int] | None = None  # ids found lost at this open
+        self._cut = ""  # why that index is stale: which file was cut
+        self._lost_now: tuple[int, int, str] | None = None  # ids found lost at this open, and why
         self.damage: list[str] = []  # the sentences said about damage, each once
         self._damaged_spans: set[tuple[int, int]] = set()  # messages under a line read damaged
 
@@ -261,9 +262,9 @@ class Store(StoreIndex):
             more = f" and {len(lines) - 1} more line{'' if len(lines) == 2 else 's'}" if len(lines) > 1 else ""
             said.append(f"{self.chat / path} line {line} is damaged, {why}{more}")
         if self._lost_now is not None:
-            first, last = self._lost_now
-            said.append(f"{ids_text(first, last)} {'was' if first == last else 'were'} lost (a day file cut "
-                        f"short); no id is given twice, and the next message is {len(self._messages)}")
+            first, last, cut = self._lost_now
+            said.append(f"{ids_text(first, last)} {'was' if first == last else 'were'} lost ({cut}); no id is "
+                        f"given twice, and the next message is {len(self._messages)}")
         if said:
             self._say_damage("; ".join(said) + ": `ever doctor` says what is damaged, and "
                              "`ever doctor --repair` sets it aside")
