@@ -383,4 +383,33 @@ MUTANTS = [
                    "test_a_paste_or_a_hand_over_past_the_message_limit_is_one_sentence_and_the_next_line_gets_through"),
         note="a line past what the chat's socket reads gets no answer, only an error in the chat [S12]",
     ),
+    Mutant(
+        name="id_high_water_ignored",
+        path="harness/memory/index.py",
+        old="        given = max(count, len(saved) if agrees else 0, self._record.given, self._torn_given)\n",
+        new="        given = count\n",
+        check=test("tests/chat/test_damage.py::"
+                   "test_a_day_file_cut_gives_the_next_message_an_id_past_every_id_ever_given[mid-message]"),
+        note="after a day file cut mid-message, the next message gets a lost id again [S13]",
+    ),
+    Mutant(
+        name="damage_record_ignored",
+        path="harness/memory/index.py",
+        old="        self._record = read_record(self.chat)  # [S13] lines set aside, ids lost\n",
+        new="        self._record = read_record(self.chat / \"nowhere\")\n",
+        check=test("tests/chat/test_damage.py::"
+                   "test_a_damaged_line_in_the_middle_is_said_by_every_command_and_doctor_repair_sets_it_aside"),
+        note="the lines set aside and the ids recorded lost are not read: a repaired chat stays locked [S13]",
+    ),
+    Mutant(
+        name="doctor_repair_edits_the_day_file",
+        path="harness/memory/damage.py",
+        old="    append_record(chat, entries)\n    (chat / \"index\" / \"meta.json\").unlink(missing_ok=True)\n",
+        new=("    append_record(chat, entries)\n    (chat / \"index\" / \"meta.json\").unlink(missing_ok=True)\n"
+             "    for d in reversed(found.damaged):\n        data = (chat / d.file).read_bytes()\n"
+             "        (chat / d.file).write_bytes(data[:d.at] + data[d.at + len(d.data) + 1:])\n"),
+        check=test("tests/chat/test_damage.py::"
+                   "test_a_damaged_line_in_the_middle_is_said_by_every_command_and_doctor_repair_sets_it_aside"),
+        note="ever doctor --repair cuts the damaged lines out of the day file: the log edited [S13]",
+    ),
 ]

@@ -7,6 +7,7 @@
     ever import PATH... [--format F] [--yes]   old sessions as notes
     ever browse [--out F] [--serve]   the whole memory as one HTML page
     ever log                  where the files are
+    ever doctor [--repair] [--yes]   what is damaged in the logs; set it aside, never editing them
     ever cost [--json]        tokens, cache reads and writes, and what they cost
     ever simulate [--messages N] [--from-log PATH] [--json]   what a chat costs, beside other designs
     ever agents [--json]      the chat's subagents: running or how they ended, and their cost
@@ -81,8 +82,16 @@ class Ever(click.Group):
 @click.pass_context
 def main(context: click.Context) -> None:
     """Ever: an AI agent in one chat that never ends."""
+    from harness.memory.store import DAMAGE_LISTENERS
+
+    if say_damage not in DAMAGE_LISTENERS:
+        DAMAGE_LISTENERS.append(say_damage)  # [S13] every command says damage in the logs
     if context.invoked_subcommand is None:
         context.invoke(chat)
+
+
+def say_damage(sentence: str) -> None:
+    echo(f"ever: {sentence}.", err=True)
 
 
 MODEL_HELP = ("The turns' model for this process, over the configured one (as EVER_MODEL); "
@@ -401,6 +410,56 @@ def browse(out_path, serve: bool, port: int) -> None:
             echo(write_page(settings, out_path))
     except (ConfigError, StoreError, OSError) as error:
         fail(str(error))
+
+
+@main.command()
+@click.option("--repair", is_flag=True, help="Set the damaged lines aside in chat/damage/ (byte for byte) "
+              "and record the lost ids, so the chat opens past them; asks first on a terminal.")
+@click.option("--yes", is_flag=True, help="Repair without asking.")
+def doctor(repair: bool, yes: bool) -> None:
+    """What is damaged in the chat's logs: the lines, the ids lost, the highest id ever given.
+
+    With --repair, the damaged lines are set aside in a file of their own and the lost ids
+    recorded (chat/damage/); the day files are never edited, and no id is given twice."""
+    from harness.memory.damage import examine, repair_logs, report_text
+    from harness.memory.lock import ChatLock
+    from harness.memory.store import Store
+
+    settings = load_settings()
+    chat_dir = settings.chat_dir
+    if not (chat_dir / "main").is_dir():
+        echo(f"There is no chat in {chat_dir} yet: nothing to check.")
+        return
+    lock = ChatLock(chat_dir)
+    try:
+        lock.take(read_only=not repair)
+    except ChatBusy as busy:
+        if repair:
+            fail(f"{busy} Close it first: --repair sets lines aside while nothing appends.")
+        lock = None  # a report reads the files as they are
+    except FileNotFoundError:
+        lock = None  # no lock yet, and a report writes nothing: nothing to share it with
+    try:
+        found = examine(chat_dir)
+        echo(report_text(chat_dir, found))
+        if not repair or found.whole:
+            return
+        if sys.stdin.isatty() and not yes:
+            if not click.confirm(f"Set {len(found.damaged)} damaged line(s) aside and record the lost ids?",
+                                 default=False):
+                echo("Nothing was changed.")
+                return
+        elif not yes:
+            fail("--repair asks first: run it on a terminal, or add --yes")
+        copies = repair_logs(chat_dir, found)
+    finally:
+        if lock is not None:
+            lock.release()
+    with Store.open(settings.home) as store:
+        count = store.count
+    where = ", ".join(str(chat_dir / copy) for copy in copies) or "no file"
+    echo(f"Set aside {len(found.damaged)} line(s) in {where}, byte for byte; the day files are as they "
+         f"were. The chat opens with ids 0 to {count - 1}; the next message is {count}.")
 
 
 @main.command("log")

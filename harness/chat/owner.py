@@ -115,6 +115,8 @@ async def serve(chat, path: Path) -> asyncio.AbstractServer:
                     return  # the owner is going: the sender tries the next one
             else:
                 answer = answer_memory(chat.memory, request)
+            if chat.memory.store.damage:  # [S13] a sender hears the damage its owner found
+                answer = dict(answer, damage=list(chat.memory.store.damage))
             writer.write(json.dumps(answer, ensure_ascii=False).encode() + b"\n")
             await writer.drain()
         except (ConnectionError, BrokenPipeError):

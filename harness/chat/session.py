@@ -27,7 +27,7 @@ from harness.memory.accepted import Accepted, entering
 from harness.memory.agentlog import AgentCaps
 from harness.memory.planner import Config
 from harness.memory.service import Job, JobResult, Memory
-from harness.memory.store import ChatBusy, StoreError
+from harness.memory.store import DAMAGE_LISTENERS, ChatBusy, StoreError
 
 if TYPE_CHECKING:  # the SDK (harness/calls/client.py) is imported only when a chat opens
     from harness.calls.client import Client
@@ -410,7 +410,11 @@ async def with_owner(settings: Settings, here, request: dict[str, Any], say=None
             return await here()
         except ChatBusy as busy:
             try:
-                return await owner.ask(settings.chat_dir / "socket", request)
+                answer = await owner.ask(settings.chat_dir / "socket", request)
+                for sentence in (answer.pop("damage", None) if isinstance(answer, dict) else None) or ():
+                    for listener in DAMAGE_LISTENERS:  # [S13] said here as the owner found it
+                        listener(sentence)
+                return answer
             except (owner.Unanswered, owner.Dropped) as silent:
                 # Dropped: the owner took the message (it is on disk) and went, or died; the
                 # next owner (maybe this process) answers it, and the key makes the request

@@ -11,6 +11,7 @@
     daylog      the logs' day files and the shapes of their lines (main/, tree/)
     index       the store's index: where each line starts; rebuilt from the logs when stale
     lock        the chat's lock: one owner, readers shared
+    damage      damaged lines and lost ids: the record that sets them aside, `ever doctor`'s check [S13]
     inbox       each message accepted, on disk until a call has taken it
     images      images a tool gave, kept by their SHA-256 for zoom; a tool's result and its makers
     pixels      an image's size in pixels from its header, for the vision limits

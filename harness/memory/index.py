@@ -27,11 +27,13 @@ import sys
 from array import array
 from pathlib import Path
 
+from harness.memory.damage import VISIBLE_ID, append_record, ids_text, read_record
 from harness.memory.daylog import (
     DAY_FILE,
     READ_CHUNK_BYTES,
     DayLog,
     LogCorrupt,
+    StoreError,
     message_id_key,
     node_ids,
 )
@@ -44,6 +46,7 @@ LEVELS_MAX = 62  # node (l, i) covers 2^l messages: more than any chat will hold
 OFFSET_BITS = 40  # a log file up to 1 TiB; 2^23 files per directory
 OFFSET_MASK = (1 << OFFSET_BITS) - 1
 UNBUILT = -1
+LOST = -2  # the entry of an id given once and in no line the reader takes [S13]
 KEYS_KEPT = 10_000  # the latest message keys the index remembers: how far back a retry is known
 
 
@@ -75,6 +78,7 @@ class StoreIndex:
         return level
 
     def _load(self) -> None:
+        self._record = read_record(self.chat)  # [S13] lines set aside, ids lost
         listings = {self.main.label: self._listing(self.main), self.tree.label: self._listing(self.tree)}
         meta, reason = self._read_index(listings)
         if meta is None:
@@ -86,6 +90,7 @@ class StoreIndex:
         for report in self._skipped:
             self.warnings.append(self._skip_text(*report))
         self._parse_tails([] if meta is None else meta["main"], [] if meta is None else meta["tree"])
+        self._settle_given()
         # A new chat gets its index at once, so a missing one is always news. A long tail is
         # saved at once, so a chat that keeps crashing does not parse a growing tail at each open.
         if meta is None or self._unsaved_lines >= OPEN_SAVE_LINES:
@@ -125,6 +130,9 @@ class StoreIndex:
         try:
             reason = self._stale(meta, sizes)
             if reason:
+                if reason.endswith((" is gone", "shorter than when it was indexed")):
+                    self._saved_entries = self._saved_messages(meta)
+                    self._cut = reason
                 return None, reason
             messages = array("q")
             levels = []
@@ -158,6 +166,17 @@ class StoreIndex:
             return None, reason
         return meta, ""
 
+    def _saved_messages(self, meta: dict) -> array | None:
+        """A stale index's message entries, when a day file was cut short since: ids below its
+        count were given [S13]."""
+        entries = array("q")
+        try:
+            with open(self.chat / "index" / f"index-{int(meta['generation'])}.bin", "rb") as f:
+                entries.fromfile(f, int(meta["messages"]))
+        except (OSError, EOFError, KeyError, TypeError, ValueError):
+            return None
+        return entries
+
     @staticmethod
     def _stale(meta: dict, sizes: dict[str, list[tuple[str, int]]]) -> str:
         if meta.get("format") != INDEX_FORMAT or meta.get("byteorder") != sys.byteorder:
@@ -176,6 +195,8 @@ class StoreIndex:
     def _spot_check(self) -> str:
         """A few lookups that a stale or foreign index gets wrong."""
         for i in sorted({0, len(self._messages) - 1} if self._messages else ()):
+            if self._messages[i] == LOST:
+                continue
             record = self._read_record(self.main, self._messages[i], None)
             if record is None or record.get("i") != i:
                 return f"message {i} was not where it pointed"
@@ -194,6 +215,8 @@ class StoreIndex:
         self._skipped_seen = set()
         self._last_node = None
         self._keys = {}
+        self._damaged = []
+        self._torn_given = 0
         self._index_changed = True
 
     def _rebuild(self, reason: str) -> None:
@@ -206,7 +229,38 @@ class StoreIndex:
         self.main.lines = [0] * len(self.main.names)
         self.tree.lines = [0] * len(self.tree.names)
         self._parse_tails([], [])
+        self._settle_given()
         self._save_index_or_warn()
+
+    def _settle_given(self) -> None:
+        """[S13] An id is never given twice: past the messages parsed, the ids given once and
+        found in no line (a day file cut short) are lost, recorded before any id past them is
+        given. The highest id given is the most of the index's last saved count, the record's
+        lost ids, and a damaged line's id when it was the next one."""
+        count = len(self._messages)
+        saved = self._saved_entries
+        self._saved_entries = None
+        # the stale index is this chat's, cut short, only if it agrees on the messages still there
+        agrees = saved is not None and all(saved[k] == self._messages[k] for k in {0, min(len(saved), count) - 1}
+                                           if 0 <= k < min(len(saved), count))
+        given = max(count, len(saved) if agrees else 0, self._record.given, self._torn_given)
+        if given <= count:
+            return
+        if not self._record.covers(count, given - 1):
+            cut = self._cut if agrees else "a day file was cut short"
+            why = (f"{ids_text(count, given - 1)} {'was' if given - count == 1 else 'were'} given once and "
+                   f"{'is' if given - count == 1 else 'are'} in no whole line of the logs ({cut})")
+            if not self._read_only:
+                try:
+                    append_record(self.chat, [{"lost": [count, given - 1], "why": why}])
+                except OSError as error:
+                    raise StoreError(f"{self.chat / 'damage'} could not record the lost ids "
+                                     f"({error.strerror or error}); the chat is not opened, so that no id "
+                                     "is given twice") from None
+                self._record.lost.append((count, given - 1))
+            self._lost_now = (count, given - 1, cut)
+        self._messages.extend(array("q", [LOST]) * (given - count))
+        self._index_changed = True
 
     def _parse_tails(self, covered_main: list, covered_tree: list) -> None:
         """Index every line past what the index covered: messages first, so nodes can be checked
@@ -260,34 +314,47 @@ class StoreIndex:
         self.warnings.append(f"{log.path(number)} did not end with a newline; one was appended")
 
     def _index_message(self, log: DayLog, number: int, offset: int, line_number: int, line: bytes) -> None:
+        if self._record.set_aside and (log.relative(number), offset) in self._record.set_aside:
+            return  # [S13] set aside by `ever doctor --repair`: its bytes are in chat/damage/
+        expected = len(self._messages)
         found = message_id_key(line)
         if found is not None:
             i, key = found
         else:
             record = self._json_line(log, number, line_number, line)
+            if record is not None and (type(record.get("i")) is not int or not isinstance(record.get("text"), str)):
+                self._skip(log.relative(number), line_number, "JSON but not a message")
+                record = None
             if record is None:
+                self._damaged.append((log.relative(number), line_number))
+                seen = VISIBLE_ID.match(line)
+                if seen and int(seen[1]) == expected:
+                    self._torn_given = max(self._torn_given, expected + 1)  # [S13] its id was given
                 return
-            i, key = record.get("i"), record.get("key")
-            if type(i) is not int or not isinstance(record.get("text"), str):
-                raise LogCorrupt(
-                    f"{log.path(number)} line {line_number} is JSON but not a message "
-                    "(no integer i or no text); the chat is not opened"
-                )
-        expected = len(self._messages)
+            i, key = record["i"], record.get("key")
         if i != expected:
-            if i < expected:
-                what = f"message id {i} again, where {expected} comes next: a repeat"
+            if i > expected and self._record.covers(expected, i - 1):
+                self._messages.extend(array("q", [LOST]) * (i - expected))  # [S13] a recorded gap
+                expected = i
             else:
-                what = f"message id {i} where {expected} comes next: a gap"
-            raise LogCorrupt(
-                f"{log.path(number)} line {line_number} has {what}; the chat is not opened, "
-                "so that no message is lost or renumbered"
-            )
+                if i < expected:
+                    what = f"message id {i} again, where {expected} comes next: a repeat"
+                else:
+                    what = f"message id {i} where {expected} comes next: a gap"
+                before = (f" after the damaged {self._damaged[-1][0]} line {self._damaged[-1][1]}"
+                          if self._damaged else "")
+                raise LogCorrupt(
+                    f"{log.path(number)} line {line_number} has {what}{before}; the chat is not opened, "
+                    "so that no message is lost or renumbered: `ever doctor` says what is damaged, and "
+                    "`ever doctor --repair` sets it aside"
+                )
         if isinstance(key, str):
             self._keys[key] = i
         self._messages.append(number << OFFSET_BITS | offset)
 
     def _index_node(self, log: DayLog, number: int, offset: int, line_number: int, line: bytes) -> None:
+        if self._record.set_aside and (log.relative(number), offset) in self._record.set_aside:
+            return  # [S13]
         ids = node_ids(line)
         if ids is not None:
             l, i = ids
@@ -297,10 +364,8 @@ class StoreIndex:
                 return
             l, i = record.get("l"), record.get("i")
             if type(l) is not int or type(i) is not int or l < 0 or i < 0 or not isinstance(record.get("text"), str):
-                raise LogCorrupt(
-                    f"{log.path(number)} line {line_number} is JSON but not a node "
-                    "(no integers l and i or no text); the chat is not opened"
-                )
+                self._skip(log.relative(number), line_number, "JSON but not a node")
+                return
         if l > LEVELS_MAX or (i + 1) << l > len(self._messages):
             self._skip(log.relative(number), line_number,
                        f"node ({l}, {i}) covers messages past the {len(self._messages)} logged")
@@ -324,7 +389,8 @@ class StoreIndex:
             self._skip(log.relative(number), line_number, "not JSON (a torn write)")  # [S2]
             return None
         if not isinstance(record, dict):
-            raise LogCorrupt(f"{log.path(number)} line {line_number} is JSON but not an object; the chat is not opened")
+            self._skip(log.relative(number), line_number, "JSON but not an object")
+            return None
         return record
 
     def _line_of(self, log: DayLog, entry: int) -> str:

@@ -89,8 +89,10 @@ class StoreTexts:
                 self.unlogged[(l, i)] = text  # read only: what a replay builds stays in memory
             elif logged is None:
                 self.store.append_node(l, i, text, T)
-            elif logged != text:
-                # a node is built once [gist §2]; a replay must give the text logged before
+            elif logged != text and not self.store.damaged_between(i << l, ((i + 1) << l) - 1):
+                # a node is built once [gist §2]; a replay must give the text logged before,
+                # unless a message or a line under it was lost or damaged since: then the line
+                # logged from it whole is kept [S13]
                 raise RuntimeError(f"node {node_name(l, i)} was logged with another text")
 
     def built_levels(self) -> list[list]:

@@ -16,6 +16,8 @@ Layout, under the home `$EVER_HOME` (default `~/.ever`):
       inbox.jsonl            messages accepted and not yet answered (harness/memory/inbox.py, [S9])
       images/<sha256>.<ext>  images from tool results, kept for zoom (harness/memory/images.py)
       index/                 where each line starts; rebuilt from the logs when lost or stale
+      damage/                lines set aside and ids lost, in an append-only record; the lines
+                             set aside, byte for byte (harness/memory/damage.py, [S13])
 
 A message line: these keys in this order, no spaces, UTF-8 with non-ASCII written as is:
 
@@ -49,7 +51,13 @@ Decisions the gist leaves open:
   (file and line number) and skipped, at every open. A file that does not end in a newline gets one
   at open, before anything else is appended, so a torn tail never glues onto the next line.
 - **[S3], a gap or a repeat in the message ids** raises `LogCorrupt` naming the file and line, and
-  the chat does not open: opened, it would give an id out twice or renumber messages.
+  the chat does not open: opened, it would give an id out twice or renumber messages. A gap whose
+  ids the damage record names lost is accepted, and a line it sets aside is skipped [S13].
+- **[S13], damage.** A damaged line is never edited: `ever doctor --repair` sets it aside in a
+  record the index consults (harness/memory/damage.py), and an id is never given twice: ids found
+  given and lost at open (a day file cut short) are recorded before any id past them is given.
+  A lost id reads as a note saying so; a message or node whose line is damaged inside its text
+  alone reads as far as it can. Each is said once, in one sentence, to `DAMAGE_LISTENERS`.
 - **[S4], a node logged twice.** The first line is kept, the repeat reported: the first is the one
   the live chat read and may have shown in a view [gist §2: built once, never again].
   `append_node` refuses a node already built, so a repeat only comes from outside the store.
@@ -86,8 +94,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Union
 
+from harness.memory.damage import Record as DamageRecord
+from harness.memory.damage import ids_text
 from harness.memory.daylog import (
+    MESSAGE_HEAD,
     MESSAGE_TAIL,
+    NODE_HEAD,
     READ_CHUNK_BYTES,
     TEXT_END,
     DayLog,
@@ -101,6 +113,7 @@ from harness.memory.events import KINDS
 from harness.memory.index import (
     INDEX_SAVE_LINES,
     LEVELS_MAX,
+    LOST,
     OFFSET_BITS,
     OFFSET_MASK,
     UNBUILT,
@@ -125,7 +138,10 @@ LINE_GUESS_BYTES = 4096  # a node is at most 512 bytes of text; one read nearly 
 READERS_MAX = 64  # read descriptors kept open
 VIEW_BYTES_MAX = 64 << 20  # view.json holds both views' places and counts: far less than this
 KEY = re.compile(r"[A-Za-z0-9._:+/=-]{1,128}\Z")
+KIND_AND_DATE = (re.compile(rb'"kind":"([a-z]+)"'), re.compile(rb'"date":"([^"\\]*)"'))
 Record = dict[str, object]
+# Who hears damage found in the logs [S13]: `ever` says each sentence on stderr, once per store.
+DAMAGE_LISTENERS: list = []
 
 
 def ever_home() -> Path:
@@ -183,6 +199,14 @@ class Store(StoreIndex):
         self._read_only = False
         self._index_failure = ""
         self._mutex = threading.RLock()
+        self._record = DamageRecord()  # [S13] lines set aside, ids lost
+        self._damaged: list[tuple[str, int]] = []  # lines parsed here that are damaged
+        self._torn_given = 0  # past a damaged line's id, when it was the next one
+        self._saved_entries: array | None = None  # a stale index's messages, a day file cut since
+        self._cut = ""  # why that index is stale: which file was cut
+        self._lost_now: tuple[int, int, str] | None = None  # ids found lost at this open, and why
+        self.damage: list[str] = []  # the sentences said about damage, each once
+        self._damaged_spans: set[tuple[int, int]] = set()  # messages under a line read damaged
 
     # ---- opening and closing ----
 
@@ -225,7 +249,32 @@ class Store(StoreIndex):
         except BaseException:
             store._release()
             raise
+        store._say_damage_at_open()
         return store
+
+    def _say_damage_at_open(self) -> None:
+        """One sentence for what is damaged [S13]: the lines the reader skips, and ids found lost."""
+        lines = [(path, line, why) for path, line, why in self._skipped
+                 if why.startswith(("not JSON", "JSON but not"))]
+        said = []
+        if lines:
+            path, line, why = lines[0]
+            more = f" and {len(lines) - 1} more line{'' if len(lines) == 2 else 's'}" if len(lines) > 1 else ""
+            said.append(f"{self.chat / path} line {line} is damaged, {why}{more}")
+        if self._lost_now is not None:
+            first, last, cut = self._lost_now
+            said.append(f"{ids_text(first, last)} {'was' if first == last else 'were'} lost ({cut}); no id is "
+                        f"given twice, and the next message is {len(self._messages)}")
+        if said:
+            self._say_damage("; ".join(said) + ": `ever doctor` says what is damaged, and "
+                             "`ever doctor --repair` sets it aside")
+
+    def _say_damage(self, sentence: str) -> None:
+        if sentence in self.damage:
+            return
+        self.damage.append(sentence)
+        for listener in DAMAGE_LISTENERS:
+            listener(sentence)
 
     def close(self) -> None:
         """Save the index and give the chat up. Closing twice does nothing."""
@@ -385,6 +434,11 @@ class Store(StoreIndex):
             if entry == UNBUILT:
                 return None
             record = self._read_record(self.tree, entry, None)
+            if record is None:
+                line = self._read_line(self.tree, entry >> OFFSET_BITS, entry & OFFSET_MASK, None)
+                if node_ids(line) == (l, i):
+                    self._damaged_spans.add((i << l, ((i + 1) << l) - 1))
+                    return self._damaged_text(self.tree, entry, line, f"node ({l}, {i})", NODE_HEAD)
             if record is None or record.get("l") != l or record.get("i") != i:
                 self._rebuild(f"the index pointed node ({l}, {i}) at another line")
                 entry = self._node_entry(l, i)
@@ -498,16 +552,62 @@ class Store(StoreIndex):
 
     def _read_message(self, i: int, retry: bool) -> Record:
         entry = self._messages[i]
+        if entry == LOST:
+            return self._lost_record(i)
         end = None
         if i + 1 < len(self._messages) and self._messages[i + 1] >> OFFSET_BITS == entry >> OFFSET_BITS:
             end = self._messages[i + 1] & OFFSET_MASK
         record = self._read_record(self.main, entry, end)
+        if record is None:
+            line = self._read_line(self.main, entry >> OFFSET_BITS, entry & OFFSET_MASK, end)
+            if message_id(line) == i:
+                return self._damaged_record(i, entry, line)
         if record is None or record.get("i") != i:
             if not retry:
                 raise StoreError(f"message {i} cannot be read back from {self._where(self.main, entry)}")
             self._rebuild(f"the index pointed message {i} at another line")
             return self._read_message(i, retry=False)
         return record
+
+    def damaged_between(self, first: int, last: int) -> bool:
+        """Whether a message from first to last is lost, or under a line read damaged [S13]."""
+        with self._mutex:
+            return (any(low <= last and first <= high for low, high in self._damaged_spans)
+                    or LOST in self._messages[first:last + 1])
+
+    def _lost_record(self, i: int) -> Record:
+        """What stands for a lost id [S13], dated as the message before it."""
+        text = f"(message {i} was lost to damage in the log: `ever doctor` says more)"
+        date = ""
+        for j in range(i - 1, max(-1, i - 1000), -1):
+            if self._messages[j] != LOST:
+                date = self._read_message(j, retry=True)["date"]
+                break
+        return {"i": i, "kind": "note", "text": text, "size": utf8_bytes(text), "date": date}
+
+    def _damaged_record(self, i: int, entry: int, line: bytes) -> Record:
+        """A message whose line has its ids and its tail but not whole JSON inside its text
+        (a byte changed on disk): its text as far as it reads, and one sentence [S13]. The rest
+        of the chat reads on."""
+        head, tail = MESSAGE_HEAD.match(line), line.rfind(TEXT_END)
+        kind, date = (found[1].decode("utf-8", "replace") if found else "" for found in
+                      (KIND_AND_DATE[0].search(line, 0, head.end()), KIND_AND_DATE[1].search(line, tail)))
+        self._damaged_spans.add((i, i))
+        text = self._damaged_text(self.main, entry, line, f"message {i}", MESSAGE_HEAD)
+        return {"i": i, "kind": kind if kind in KINDS else "note", "text": text, "size": utf8_bytes(text),
+                "date": date}
+
+    def _damaged_text(self, log: DayLog, entry: int, line: bytes, what: str, head_shape) -> str:
+        """The text of a line whose ids and tail are whole and whose text is not (a byte changed
+        on disk), as far as it reads; said once [S13]."""
+        raw = line[head_shape.match(line).end():line.rfind(TEXT_END)].decode("utf-8", "replace")
+        try:
+            text = json.loads(f'"{raw}"')
+        except ValueError:
+            text = raw
+        self._say_damage(f"{self.chat}/{self._line_of(log, entry)} is damaged inside {what}'s text, shown as far "
+                         "as it reads: `ever doctor` says what is damaged, and `ever doctor --repair` sets it aside")
+        return checked_text(text)
 
     def _read_record(self, log: DayLog, entry: int, end: int | None) -> Record | None:
         number, offset = entry >> OFFSET_BITS, entry & OFFSET_MASK

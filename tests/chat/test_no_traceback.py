@@ -98,6 +98,18 @@ def append_bytes(path: Path, data: bytes) -> None:
         file.write(data)
 
 
+def garble_line(path: Path, number: int, make) -> None:
+    lines = path.read_bytes().split(b"\n")
+    lines[number - 1] = make(lines[number - 1])
+    path.write_bytes(b"\n".join(lines))
+
+
+def cut_tail(path: Path, into_last_line: int) -> None:
+    """The file cut `into_last_line` bytes into its last line (0: the last line gone whole)."""
+    data = path.read_bytes()
+    os.truncate(path, data.rstrip(b"\n").rfind(b"\n") + 1 + into_last_line)
+
+
 # Each damage takes the seeded home's copy and breaks it one way.
 DAMAGES = {
     "intact": lambda home: None,
@@ -121,6 +133,12 @@ DAMAGES = {
     "log line not UTF-8": lambda home: append_bytes(first_log(home), b'{"i": 3, "text": "\xff"}\n'),
     "log line wrong shape": lambda home: append_bytes(first_log(home), b"[1, 2, 3]\n"),
     "log a directory": lambda home: replace_with_dir(first_log(home)),
+    # [S13] a line garbled in the middle, a byte changed inside a text, the newest day file cut
+    "log line garbled mid-file": lambda home: garble_line(first_log(home), 2, lambda line: b"\x00\x17" + line[9:]),
+    "log text damaged": lambda home: garble_line(first_log(home), 2,
+                                                 lambda line: line.replace(b'"text":"x', b'"text":"\x00"')),
+    "log cut mid-message": lambda home: cut_tail(sorted((home / "chat" / "main").glob("*.jsonl"))[-1], 30),
+    "log cut at a line's end": lambda home: cut_tail(sorted((home / "chat" / "main").glob("*.jsonl"))[-1], 0),
     "tree line torn": lambda home: append_bytes(first_log(home, "tree"), b'{"l": 1, "i"'),
     "view.json {}": lambda home: write(home / "chat" / "view.json", "{}"),
     "view.json a list": lambda home: write(home / "chat" / "view.json", "[]"),
@@ -155,7 +173,15 @@ COMMANDS = [
     ["agents", "--json"],
     ["browse", "--out", "{tmp}/page.html"],
     ["import", "--yes", "{tmp}/notes.md"],
+    ["doctor"],
+    ["doctor", "--repair"],
+    ["doctor", "--repair", "--yes"],
+    ["log"],
 ]
+
+
+DAMAGE_SAID = re.compile(r"ever: [^\n]*: `ever doctor` says what is damaged, and `ever doctor --repair` sets it "
+                        r"aside\.\n\Z")
 
 
 def check(args, code, out, err) -> None:
@@ -164,6 +190,10 @@ def check(args, code, out, err) -> None:
     assert BUG not in err, f"{where}: {err}"
     # `ever send` says what became of the message: 3 kept and not answered, 4 nothing kept [S9]
     assert code in ((0, 1, 2, 3, 4) if args[:1] == ["send"] else (0, 1, 2)), f"{where}: exit {code}"
+    # damage in the logs is said in a sentence of its own, once, before what the command says [S13]
+    damage = [line for line in err.splitlines(keepends=True) if DAMAGE_SAID.match(line)]
+    assert len(damage) <= 1, f"{where}: {err!r}"
+    err = err.replace(damage[0], "", 1) if damage else err
     if code in (1, 3, 4):
         assert err.startswith("ever: ") and err.count("\n") == 1, f"{where}: {err!r}"
     assert KEY[13:29] not in out + err, where

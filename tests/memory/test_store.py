@@ -230,7 +230,7 @@ def test_the_home_comes_from_EVER_HOME(home, monkeypatch):
 # ---- torn lines, gaps, repeats ----
 
 
-def test_a_torn_last_line_is_reported_skipped_and_the_next_append_starts_a_new_line(home):
+def test_a_torn_last_line_is_reported_skipped_its_id_not_given_again_and_the_next_append_starts_a_new_line(home):
     fill(home, 2)
     path = main_file(home, "2026-10-08")
     whole = path.read_bytes()
@@ -238,13 +238,15 @@ def test_a_torn_last_line_is_reported_skipped_and_the_next_append_starts_a_new_l
     append_bytes(path, torn)
     with Store.open(home) as store:
         assert f"{path} line 3: not JSON (a torn write); skipped" in store.warnings
-        assert store.count == 2
-        record = store.append_message("user", "m2", now=clock(8, 11))
-        assert record["i"] == 2
-    assert path.read_bytes() == whole + torn + b"\n" + message_line(2, "user", "m2", 2, "2026-10-08T11:00:00+02:00")
+        assert store.count == 3  # [S13] id 2 was shown on the torn line: it is lost, not given again
+        record = store.append_message("user", "m3", now=clock(8, 11))
+        assert record["i"] == 3
+    assert path.read_bytes() == whole + torn + b"\n" + message_line(3, "user", "m3", 2, "2026-10-08T11:00:00+02:00")
+    assert json.loads((home / "chat" / "damage" / "record.jsonl").read_text())["lost"] == [2, 2]
     with Store.open(home) as store:
         assert f"{path} line 3: not JSON (a torn write); skipped" in store.warnings
-        assert [store.message(i)["text"] for i in range(3)] == ["m0", "m1", "m2"]
+        assert [store.message(i)["text"] for i in (0, 1, 3)] == ["m0", "m1", "m3"]
+        assert store.message(2)["kind"] == "note" and "message 2 was lost" in store.message(2)["text"]
 
 
 def test_a_torn_node_line_is_reported_and_its_node_can_be_built(home):
@@ -282,11 +284,46 @@ def test_a_gap_in_message_ids_is_refused_naming_file_and_line(home):
         Store.open(home)
     assert str(refused.value) == (
         f"{path} line 3 has message id 3 where 2 comes next: a gap; "
-        "the chat is not opened, so that no message is lost or renumbered"
+        "the chat is not opened, so that no message is lost or renumbered: `ever doctor` says what is "
+        "damaged, and `ever doctor --repair` sets it aside"
     )
     # refused without taking the chat: the next open is refused for the same reason, not as busy
     with pytest.raises(LogCorrupt):
         Store.open(home)
+
+
+def test_a_gap_the_damage_record_names_is_accepted_and_a_line_it_sets_aside_is_skipped_silently(home):
+    path = main_file(home, "2026-10-08")
+    write_lines(path, [0, 1])
+    garbled = b'{"i":2,"kind":"us\x00er","text":"m2"}\n'
+    append_bytes(path, garbled)
+    write_lines(path, [3])
+    with pytest.raises(LogCorrupt, match="a gap after the damaged main/2026-10-08.jsonl line 3"):
+        Store.open(home)
+    at = path.read_bytes().index(garbled)
+    append_bytes(home / "chat" / "damage" / "record.jsonl",
+                 json.dumps({"set_aside": "main/2026-10-08.jsonl", "line": 3, "at": at, "bytes": len(garbled) - 1}
+                            ).encode() + b"\n" + b'{"lost":[2,2]}\n')
+    with Store.open(home) as store:
+        assert store.warnings == ["the index was rebuilt from the logs: it was missing"]
+        assert store.damage == []
+        assert [store.message(i)["text"] for i in (0, 1, 3)] == ["m0", "m1", "m3"]
+        assert store.message(2)["kind"] == "note" and "message 2 was lost" in store.message(2)["text"]
+        assert store.append_message("user", "m4", now=clock(8, 11))["i"] == 4
+
+
+def test_a_day_file_cut_at_a_lines_end_leaves_its_ids_given_by_the_saved_index(home):
+    fill(home, 4)
+    path = main_file(home, "2026-10-08")
+    data = path.read_bytes()
+    os.truncate(path, data.rstrip(b"\n").rfind(b"\n") + 1)  # message 3 gone whole
+    with Store.open(home) as store:
+        assert store.count == 4 and len(store.damage) == 1
+        for part in ("message 3 was lost", "main/2026-10-08.jsonl", "the next message is 4", "`ever doctor --repair`"):
+            assert part in store.damage[0]
+        assert store.append_message("user", "m4", now=clock(8, 11))["i"] == 4
+    with Store.open(home) as store:  # the gap is recorded: the next open takes it without a word
+        assert store.count == 5 and store.damage == []
 
 
 def test_a_repeated_message_id_is_refused_naming_file_and_line(home):
@@ -591,7 +628,9 @@ def test_an_index_entry_pointing_at_the_wrong_line_is_caught_at_lookup_and_rebui
 def test_an_index_from_another_chat_is_rebuilt(home, tmp_path):
     fill(home, 5)
     other = tmp_path / "other"
-    fill(other, 6)
+    # another day: the same messages on the same day would be this chat with its last line cut,
+    # whose id is never given again [S13]
+    fill(other, 6, day=9)
     for name in ("meta.json", index_file(other).name):
         (home / "chat" / "index" / name).write_bytes((other / "chat" / "index" / name).read_bytes())
     for old in (home / "chat" / "index").glob("index-*.bin"):
