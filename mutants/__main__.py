@@ -69,7 +69,8 @@ def run_one(mutant: Mutant, timeout_seconds: int, known_laws: Iterable[str]) -> 
         text = path.read_text()
         count = text.count(mutant.old)
         if count != 1:
-            raise SystemExit(f"mutant {mutant.name}: its text occurs {count} times in {mutant.path}, not once")
+            # an error, not a pass, and the other mutants still run
+            return False, f"not run: its text occurs {count} times in {mutant.path}, not once", 0.0
         path.write_text(text.replace(mutant.old, mutant.new))
         report = copy / ".mutant-report"
         environment = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1",

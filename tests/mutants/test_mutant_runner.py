@@ -33,6 +33,11 @@ def test_a_syntax_error_is_not_a_catch():
     assert not caught and "did not run" in why and "SyntaxError" in why
 
 
+def test_a_mutant_whose_text_is_gone_is_not_run_and_not_a_catch():
+    caught, why = run(Mutant("gone", VIEW, "no line of the model reads like this", "", TIE, "an anchor moved away"))
+    assert not caught and why == f"not run: its text occurs 0 times in {VIEW}, not once"
+
+
 def test_an_import_error_is_not_a_catch():
     mutant = Mutant("imports", VIEW, "from dataclasses import dataclass\n",
                     "from dataclasses import dataclass\nimport no_such_module_anywhere\n", TIE, "an import error")
