@@ -412,4 +412,14 @@ MUTANTS = [
                    "test_a_damaged_line_in_the_middle_is_said_by_every_command_and_doctor_repair_sets_it_aside"),
         note="ever doctor --repair cuts the damaged lines out of the day file: the log edited [S13]",
     ),
+    Mutant(
+        name="search_ranks_every_match",
+        path="harness/memory/search.py",
+        old='"limit ? offset ?", (expression, newest, per_page, (page - 1) * per_page)).fetchall()',
+        new='"limit ? offset ?", (expression, 0, per_page, (page - 1) * per_page)).fetchall()',
+        check=test("tests/memory/test_search.py::"
+                   "test_a_word_held_by_more_messages_than_are_ranked_ranks_the_newest_and_says_there_are_more"),
+        note="a common word is ranked over every match, seconds on a long chat, and an older hit shown "
+             "as one of the newest [R4]",
+    ),
 ]

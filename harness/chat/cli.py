@@ -332,7 +332,7 @@ def memory_zoom(line) -> None:
 def search(query, page: int, as_json: bool) -> None:
     """Every message holding the words, best first: its id, date, kind, a snippet and the view
     line that covers it (zoom from there). "quoted words" go together."""
-    from harness.memory.search import Found, Hit, found_text
+    from harness.memory.search import Found, found_text
 
     answer = ask_owner_or_open({"op": "search", "query": " ".join(query), "page": page})
     if "error" in answer:
@@ -341,10 +341,8 @@ def search(query, page: int, as_json: bool) -> None:
     if as_json:
         echo(json.dumps(found, indent=2, ensure_ascii=False))
         return
-    hits = tuple(Hit(**hit) for hit in found["hits"])
-    text = found_text(Found(found["query"], hits, found["total"], found["page"], found["pages"], found["any_word"]))
-    echo(text)
-    if not hits and found["total"]:
+    echo(found_text(Found.from_dict(found)))
+    if not found["hits"] and found["total"]:
         pages = found["pages"]
         fail(f"the hits fill {pages} page{'' if pages == 1 else 's'}; there is no page {page}")
 

@@ -66,15 +66,12 @@ def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
         return (await answer({"op": "zoom", "id": id, "n": n, "page": page}))["text"]
 
     async def search(query: str, page: int = 1) -> str:
-        from harness.memory.search import Found, Hit, found_text
+        from harness.memory.search import Found, found_text
 
         reply = await answer({"op": "search", "query": query, "page": page})
         if "error" in reply:
             return f"search: {reply['error']}"
-        found = reply["found"]
-        hits = tuple(Hit(**hit) for hit in found["hits"])
-        return found_text(Found(found["query"], hits, found["total"], found["page"], found["pages"],
-                                found["any_word"]))
+        return found_text(Found.from_dict(reply["found"]))
 
     async def date(id: int) -> str:
         return (await answer({"op": "date", "id": id}))["text"]

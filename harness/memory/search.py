@@ -17,7 +17,10 @@ it is rebuilt from the logs. On a read-only chat the index lives in memory for t
 
 A query is words: each is matched as a phrase (so `PANGOLIN-73` and `a.b/c` need no escaping;
 FTS5's own syntax is not exposed), all of them first; if no message holds all, any of them.
-Hits are ranked by BM25, newer first among equals. Only messages are indexed, not the tree's
+Hits are ranked by BM25, newer first among equals. A query held by more than
+`RANKED_MATCHES_MAX` messages ranks the newest that many and says there are more [R4]: BM25 over
+every match of a common word costs seconds on a long chat (it scores each one), and pages past
+the first thousand are read by no one. Only messages are indexed, not the tree's
 lines: a line is made of its messages' words, and the hit names the line that covers it. The
 model's own search calls and their results are left out: each would be found by the next search
 for the same words.
@@ -40,6 +43,7 @@ HITS_PER_PAGE = 10
 SNIPPET_CHARS = 160
 SYNC_BATCH = 5000
 QUERY_CHARS_MAX = 1000
+RANKED_MATCHES_MAX = 10_000  # [R4] matches counted and ranked; past it, the newest
 
 Node = tuple[int, int]
 
@@ -69,10 +73,17 @@ class Found:
     page: int
     pages: int
     any_word: bool  # no message held every word: these hold some
+    more: bool = False  # more than `total` messages match; the newest `total` are ranked [R4]
 
     def as_dict(self) -> dict:
         return {"query": self.query, "hits": [hit.as_dict() for hit in self.hits], "total": self.total,
-                "page": self.page, "pages": self.pages, "any_word": self.any_word}
+                "page": self.page, "pages": self.pages, "any_word": self.any_word, "more": self.more}
+
+    @classmethod
+    def from_dict(cls, found: dict) -> "Found":
+        """A `Found` as `as_dict` gave it, e.g. answered by the chat's owner."""
+        return cls(found["query"], tuple(Hit(**hit) for hit in found["hits"]), found["total"], found["page"],
+                   found["pages"], found["any_word"], found.get("more", False))
 
 
 def words(query: str) -> list[str]:
@@ -242,28 +253,41 @@ class SearchIndex:
             expression = match_expression(terms, "OR")
             total = self._count(expression)
             any_word = total > 0
+        more, newest = total > RANKED_MATCHES_MAX, 0
+        if more:  # [R4] rank the newest RANKED_MATCHES_MAX: those from the oldest of them on
+            total = RANKED_MATCHES_MAX
+            (newest,) = self.connection.execute(
+                "select rowid from messages where messages match ? order by rowid desc limit 1 offset ?",
+                (expression, RANKED_MATCHES_MAX - 1)).fetchone()
         pages = max(1, -(-total // per_page))
         rows = self.connection.execute(
-            "select rowid from messages where messages match ? order by rank, rowid desc limit ? offset ?",
-            (expression, per_page, (page - 1) * per_page)).fetchall()
+            "select rowid from messages where messages match ? and rowid >= ? order by rank, rowid desc "
+            "limit ? offset ?", (expression, newest, per_page, (page - 1) * per_page)).fetchall()
         hits = []
         for (message,) in rows:
             record = self.store.message(message)
             hits.append(Hit(message, str(record["date"]), record["kind"], snippet(record["text"], terms),
                             covering_line(lines, message)))
-        return Found(query, tuple(hits), total, page, pages, any_word)
+        return Found(query, tuple(hits), total, page, pages, any_word, more)
 
     def _count(self, expression: str) -> int:
-        return self.connection.execute("select count(*) from messages where messages match ?",
-                                       (expression,)).fetchone()[0]
+        """The messages that match, counted up to one past RANKED_MATCHES_MAX [R4]."""
+        return self.connection.execute(
+            "select count(*) from (select rowid from messages where messages match ? limit ?)",
+            (expression, RANKED_MATCHES_MAX + 1)).fetchone()[0]
 
 
 def found_text(found: Found) -> str:
     """The hits as the model and a person read them: one line each, then where more are."""
     if not found.hits:
         return f"search: no message holds {' or '.join(repr(term) for term in words(found.query))}"
-    head = (f"{found.total:,} message{'' if found.total == 1 else 's'} "
-            f"{'hold some of the words' if found.any_word else 'match'}; page {found.page} of {found.pages}")
+    held = "hold some of the words" if found.any_word else "match"
+    if found.more:
+        head = (f"more than {found.total:,} messages {held}; the newest {found.total:,} are ranked; "
+                f"page {found.page} of {found.pages}")
+    else:
+        head = f"{found.total:,} message{'' if found.total == 1 else 's'} {held}; page {found.page} of {found.pages}"
+
     rows = [f"{hit.id} (in {hit.line}) {hit.date} {hit.kind}: {hit.snippet}" for hit in found.hits]
     return "\n".join([head, *rows])
 

@@ -76,6 +76,28 @@ def test_hits_come_in_pages_of_ten_and_a_page_past_the_end_is_empty(tmp_path):
         assert sorted(sum((ids(page) for page in pages), [])) == list(range(25))
 
 
+def test_a_word_held_by_more_messages_than_are_ranked_ranks_the_newest_and_says_there_are_more(
+        tmp_path, monkeypatch):
+    """[R4] with the limit at 12: 40 messages hold "lantern"; the one that holds it twice
+    (message 5) is the best hit of all but is older than the newest 12, so it is not ranked."""
+    import harness.memory.search as search
+
+    monkeypatch.setattr(search, "RANKED_MATCHES_MAX", 12)
+    texts = [f"lantern number {i}" for i in range(40)]
+    texts[5] = "lantern lantern 5"
+    texts[33] = "lantern lantern 33"
+    chat(tmp_path, texts)
+    with Store.open(tmp_path, read_only=True) as store:
+        first, second = run_search(store, [], "lantern", 1), run_search(store, [], "lantern", 2)
+        assert first.more and first.total == 12 and first.pages == 2
+        assert ids(first)[0] == 33  # twice in a short text: the best of the newest 12
+        assert sorted(ids(first) + ids(second)) == list(range(28, 40))
+        assert found_text(first).splitlines()[0] == (
+            "more than 12 messages match; the newest 12 are ranked; page 1 of 2")
+        fewer = run_search(store, [], "number 7")  # held by one: counted whole
+        assert not fewer.more and fewer.total == 1
+
+
 def test_the_covering_line_is_the_view_line_whose_range_holds_the_message():
     # A view tiling messages 0..10 by hand: 0+8 (level 3), 8+2 (level 1), 10+1 (level 0).
     lines = [(3, 0), (1, 4), (0, 10)]
