@@ -411,6 +411,8 @@ def format_report(value: Report, turns_shown: int | None = None) -> str:
         lines += ["", "No price for " + ", ".join(value.unpriced_models)
                   + f": not in the price table of {TABLE_DATE}; their calls show as ? and count in no cost."]
     if value.skipped:
-        lines += ["", f"Skipped {len(value.skipped)} line(s) that are not usage records:"]
+        one = len(value.skipped) == 1
+        lines += ["", f"Skipped {len(value.skipped)} line{'' if one else 's'} that {'is' if one else 'are'} "
+                      "not usage records:"]
         lines += [f"  {problem}" for problem in value.skipped]
     return "\n".join(lines) + "\n"

@@ -206,7 +206,8 @@ def send(text: str, yes: bool, key, as_json: bool = False, model=None) -> None:
         fail(str(error))
     except (StoreError, OSError) as error:
         sentence = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        fail_send(f"{sentence} Nothing was logged.", EXIT_NOT_LOGGED)
+        ended = sentence if sentence.endswith((".", "?", "!")) else sentence + "."
+        fail_send(f"{ended} Nothing was logged.", EXIT_NOT_LOGGED)
     if answer.get("error"):
         if as_json:
             echo(json.dumps(sent_json(settings, answer), ensure_ascii=False))
@@ -443,7 +444,7 @@ def doctor(repair: bool, yes: bool) -> None:
         if not repair or found.whole:
             return
         if sys.stdin.isatty() and not yes:
-            if not click.confirm(f"Set {len(found.damaged)} damaged line(s) aside and record the lost ids?",
+            if not click.confirm(f"Set {len(found.damaged)} damaged line{'' if len(found.damaged) == 1 else 's'} aside and record the lost ids?",
                                  default=False):
                 echo("Nothing was changed.")
                 return
@@ -456,7 +457,7 @@ def doctor(repair: bool, yes: bool) -> None:
     with Store.open(settings.home) as store:
         count = store.count
     where = ", ".join(str(chat_dir / copy) for copy in copies) or "no file"
-    echo(f"Set aside {len(found.damaged)} line(s) in {where}, byte for byte; the day files are as they "
+    echo(f"Set aside {len(found.damaged)} line{'' if len(found.damaged) == 1 else 's'} in {where}, byte for byte; the day files are as they "
          f"were. The chat opens with ids 0 to {count - 1}; the next message is {count}.")
 
 

@@ -211,8 +211,9 @@ def conversation(records: list[dict]) -> str:
     else:
         parts.append(f"[ended ({end.get('how')}) {end.get('time', '')}: {end.get('said', '')}]")
         if end.get("unread"):
-            parts.append(f"[{end['unread']} message(s) told to it came after its last tool call: "
-                         "it never read them]")
+            unread = end["unread"]
+            parts.append(f"[{unread} message{'' if unread == 1 else 's'} told to it came after its last tool "
+                         "call: it never read them]")
     if reported is not None and reported.get("id") is not None:
         parts.append(f"[its report is message {reported['id']}]")
     return "\n\n".join(parts)

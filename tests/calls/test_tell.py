@@ -100,7 +100,7 @@ def test_tell_names_no_stranger_and_a_late_word_is_marked_unread(tmp_path, api):
     records = agent_records(home, "Scout")
     end = next(r for r in records if r["kind"] == "end")
     assert end["unread"] == 1
-    assert ("[1 message(s) told to it came after its last tool call: it never read them]"
+    assert ("[1 message told to it came after its last tool call: it never read them]"
             in agentlog.conversation(records))
     assert len(sub_bodies(api, "Scout")) == 1
 
