@@ -9,7 +9,8 @@ lines, so kills land inside index saves too. The texts are a function of the id,
 check every line's content. At the end the parent reads every file with plain `json.loads`,
 independently of the store, and checks:
 
-- each message id 0..N-1 appears exactly once, in order, with its text; each node at most once;
+- each message id 0..N-1 appears exactly once, in order, with its text, or is recorded lost (an id a
+  torn write shows is never given again [S13], and no acknowledged one is lost); each node at most once;
 - every acknowledged message and node is there;
 - a line that is not JSON is the beginning of a line that the log holds whole (a write cut by a
   kill), there are no more of them than kills, and the store reports each one;
@@ -251,7 +252,15 @@ def test_kills_at_random_instants_lose_no_acknowledged_line_and_double_none(tmp_
             assert record["kind"] == message_kind(record["i"]), context
             assert record["text"] == message_text(record["i"]), context
             assert record["size"] == len(record["text"].encode()), context
-    assert ids == list(range(len(ids))), f"message ids not dense and once each {context}"
+    # [S13] an id a torn write shows was given: it is recorded lost, never given again
+    lost = set()
+    record_path = home / "chat" / "damage" / "record.jsonl"
+    for raw in record_path.read_bytes().splitlines() if record_path.exists() else []:
+        entry = json.loads(raw)
+        if "lost" in entry:
+            lost.update(range(entry["lost"][0], entry["lost"][1] + 1))
+    given = sorted(ids + sorted(lost))
+    assert ids == sorted(ids) and given == list(range(len(given))), f"message ids not dense and once each {context}"
     assert len(ids) >= 5 * KILLS, context
     assert acknowledged_messages <= set(ids), f"acknowledged messages lost {context}"
 
@@ -272,8 +281,10 @@ def test_kills_at_random_instants_lose_no_acknowledged_line_and_double_none(tmp_
 
     # torn lines: writes cut by a kill, each the start of a line held whole, each reported
     assert len(torn) <= kills, context
+    shown = {int(head[1]) for _, _, line in torn if (head := re.match(rb'\{"i":(\d+),', line))}
+    assert lost <= shown, f"an id recorded lost that no torn write shows {context}"
     with Store.open(home) as store:
-        assert store.count == len(ids)
+        assert store.count == len(ids) + len(lost)
         for path, number, line in torn:
             assert f"{path} line {number}: not JSON (a torn write); skipped" in store.warnings, context
             head = re.match(rb'\{"(?:i":(\d+)|l":(\d+),"i":(\d+))', line)
@@ -281,9 +292,12 @@ def test_kills_at_random_instants_lose_no_acknowledged_line_and_double_none(tmp_
                 assert b'{"i":0,'.startswith(line) or b'{"l":0,"i":0,'.startswith(line), context
                 continue
             key = ("m", int(head[1])) if head[1] else ("n", int(head[2]), int(head[3]))
+            if key[0] == "m" and key[1] in lost:  # its id recorded lost: no whole line holds it
+                continue
             whole = whole_lines[key]
             date = whole.find(b',"date":')  # a retried message may carry a later second
             limit = len(line) if date < 0 else min(len(line), date)
             assert whole[:limit] == line[:limit], context
     assert not [w for w in warnings if "index was rebuilt" in w], f"{warnings} {context}"
-    print(f"\n{kills} kills, {len(ids)} messages, {len(nodes)} nodes, {len(torn)} torn lines {context}")
+    print(f"\n{kills} kills, {len(ids)} messages, ids lost to torn writes: {len(lost)}, {len(nodes)} nodes, "
+          f"{len(torn)} torn lines {context}")
