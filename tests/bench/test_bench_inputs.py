@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.chat import EVER, environment, lines
+from tests.support.chat import EVER, benchmarks_enabled, environment, is_compaction, lines
 
 pytestmark = pytest.mark.slow  # real processes moving megabytes: make test-slow, make bench
 
@@ -56,16 +56,6 @@ while count := sys.stdin.buffer.readinto(buffer):
 os.fsync(fd)
 os.close(fd)
 """
-
-
-def enabled(request) -> bool:
-    # addopts always passes --benchmark-disable; `make bench` adds --benchmark-enable, which wins
-    options = request.config
-    return options.getoption("benchmark_enable") or not options.getoption("benchmark_disable")
-
-
-def is_compaction(body: dict) -> bool:
-    return body.get("tool_choice") == {"type": "none"}
 
 
 @pytest.fixture
@@ -143,7 +133,7 @@ def test_a_message_at_the_limit_is_accepted_and_logged_whole_against_copying_it_
     """Logged whole, then its turn: a message the model's window holds is answered; one it cannot
     hold (10 MB is some 2,500,000 tokens at four bytes a token, the window 1,000,000) stays in the
     log, and the call is refused in one sentence before any request leaves."""
-    size_bytes = MESSAGE_BYTES_MAX if enabled(request) else 100_000
+    size_bytes = MESSAGE_BYTES_MAX if benchmarks_enabled(request) else 100_000
     fits = size_bytes / 4 < WINDOW_TOKENS
     data = rows(size_bytes)
     baseline = copied_with_fsync(data, tmp_path)
@@ -176,7 +166,7 @@ def test_a_message_at_the_limit_is_accepted_and_logged_whole_against_copying_it_
 
 def test_a_message_past_the_limit_is_refused_in_bounded_time_and_memory_against_copying_it_with_fsync(
         benchmark, request, tmp_path, local):
-    size_bytes = 100_000_000 if enabled(request) else MESSAGE_BYTES_MAX + 1
+    size_bytes = 100_000_000 if benchmarks_enabled(request) else MESSAGE_BYTES_MAX + 1
     data = rows(size_bytes)
     baseline = copied_with_fsync(data, tmp_path)
     home = tmp_path / "home"
@@ -219,7 +209,7 @@ def sparse_session(path: Path, line_bytes: int) -> None:
 
 def test_a_session_with_a_line_of_2_GiB_is_imported_but_that_line_against_reading_it_once(
         benchmark, request, tmp_path, api):
-    line_bytes = (2 << 30) if enabled(request) else JSON_LINE_BYTES_MAX + (1 << 20)
+    line_bytes = (2 << 30) if benchmarks_enabled(request) else JSON_LINE_BYTES_MAX + (1 << 20)
     sessions = tmp_path / "sessions"
     sessions.mkdir()
     big = sessions / "big.jsonl"

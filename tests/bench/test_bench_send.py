@@ -19,22 +19,12 @@ from pathlib import Path
 import pytest
 
 from harness.localapi.server import LocalAPI
-from tests.support.chat import EVER, environment, lines
+from tests.support.chat import EVER, benchmarks_enabled, environment, is_compaction, lines
 
 pytestmark = pytest.mark.slow  # real processes and their start times: make test-slow, make bench
 
 REPLY = "Got it."
 SUMMARY = "a summary line"
-
-
-def enabled(request) -> bool:
-    # addopts always passes --benchmark-disable; `make bench` adds --benchmark-enable, which wins
-    options = request.config
-    return options.getoption("benchmark_enable") or not options.getoption("benchmark_disable")
-
-
-def is_compaction(body: dict) -> bool:
-    return body.get("tool_choice") == {"type": "none"}
 
 
 @pytest.fixture
@@ -76,7 +66,7 @@ def send_to_request_read(home: Path, api: LocalAPI, text: str) -> float:
 
 def test_from_ever_send_to_its_request_leaving_with_an_owner_running_against_none(benchmark, request, tmp_path,
                                                                                   local):
-    runs = 5 if enabled(request) else 1
+    runs = 5 if benchmarks_enabled(request) else 1
     home = tmp_path / "home"
     home.mkdir()
     bare = float("inf")

@@ -26,7 +26,7 @@ import pytest
 
 from harness.chat.terminal import paste_parser
 from harness.localapi.server import LocalAPI, Reply, thinking, tool_use
-from tests.support.chat import EVER, environment, lines
+from tests.support.chat import EVER, environment, is_compaction, lines
 from tests.support.chat import logged_in_full as logged
 
 LONG = bool(os.environ.get("EVER_LONG_TESTS"))
@@ -37,10 +37,6 @@ PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 ALT_ENTER = "\x1b\r"  # what a terminal sends for Alt-Enter (or Esc, then Enter)
 UP = "\x1b[A"
 MESSAGE_CHARS_MAX = 30_000  # [H2] the longest piece of a long text in the log
-
-
-def is_compaction(body: dict) -> bool:
-    return body.get("tool_choice") == {"type": "none"}
 
 
 class StallingAPI(LocalAPI):

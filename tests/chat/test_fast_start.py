@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from harness.memory.service import Memory
+from tests.support.chat import benchmarks_enabled
 
 WRAPPER = """
 import sys
@@ -88,9 +89,7 @@ def test_a_send_handed_to_a_running_chat_imports_no_sdk(tmp_path):
 
 def runs_for(request) -> int:
     """Best of 3 under `make bench` (--benchmark-enable); one run in the default suite."""
-    options = request.config
-    enabled = options.getoption("benchmark_enable") or not options.getoption("benchmark_disable")
-    return 3 if enabled else 1
+    return 3 if benchmarks_enabled(request) else 1
 
 
 def seconds_of(command, env, runs: int) -> float:

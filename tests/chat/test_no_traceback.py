@@ -24,13 +24,10 @@ from click.testing import CliRunner
 
 from harness.chat.cli import BUG, main
 from harness.localapi.server import LocalAPI, status_error
+from tests.support.chat import is_compaction
 
 KEY = "sk-ant-api03-" + "Hq3Vd8Tn5Bc1" * 7
 TURN_REPLY = "Answered."
-
-
-def is_compaction(body: dict) -> bool:
-    return body.get("tool_choice") == {"type": "none"}
 
 
 def answer(body: dict) -> str:

@@ -19,14 +19,11 @@ from harness.calls.turn import Quiet
 from harness.chat.config import load_settings
 from harness.chat.session import open_chat
 from harness.localapi.server import LocalAPI, status_error
+from tests.support.chat import is_compaction
 from tests.support.chat import logged_in_full as logged
 
 KEY = "sk-ant-api03-" + "Zq7Rk2Lm9Xw4" * 7  # as long as a real key, and unlike any word
 LONG = "A message too long to be its own line of the view. " * 12  # over 512 bytes
-
-
-def is_compaction(body: dict) -> bool:
-    return body.get("tool_choice") == {"type": "none"}
 
 
 def settings_for(home: Path, api: LocalAPI):

@@ -21,13 +21,10 @@ import pytest
 
 from harness.localapi.server import LocalAPI, Reply, echo, tool_use
 from tests.chat.test_cli import EVER, environment, ever, lines
+from tests.support.chat import is_compaction
 
 SUMMARY = "a summary line"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
-
-
-def is_compaction(body: dict) -> bool:
-    return body.get("tool_choice") == {"type": "none"}
 
 
 def echoed(text: str) -> str:

@@ -15,7 +15,7 @@ import pytest
 
 from harness.localapi.server import Reply, tool_use
 from tests.chat.test_cli import spawn_chat
-from tests.support.chat import EVER, environment, ever, lines
+from tests.support.chat import EVER, environment, ever, is_compaction, lines
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -193,10 +193,6 @@ def test_memory_status_speaks_in_sentences_and_json_gives_the_figures(tmp_path, 
     assert said[1].startswith(f"The view the next turn sends is {view_bytes:,} bytes in 2 lines; ")
     assert said[-1].startswith("The compactor is not running: no chat is open")
     assert all(line.endswith(".") for line in said) and not any(": " in line.split(" ")[0] for line in said)
-
-
-def is_compaction(body: dict) -> bool:
-    return body.get("tool_choice") == {"type": "none"}
 
 
 def is_turn(body: dict) -> bool:

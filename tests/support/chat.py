@@ -70,3 +70,15 @@ def logged(source) -> list:
 def logged_in_full(home: Path) -> list:
     """The chat's messages as (i, kind, text, size): what the store writes for each."""
     return [(r["i"], r["kind"], r["text"], r["size"]) for r in lines(home)]
+
+
+def is_compaction(body: dict) -> bool:
+    """A compaction request: Ever sends tools with it (the cached prefix) but lets none be called."""
+    return body.get("tool_choice") == {"type": "none"}
+
+
+def benchmarks_enabled(request) -> bool:
+    """Whether this run times its benchmarks: addopts always passes --benchmark-disable, and
+    `make bench` adds --benchmark-enable, which wins."""
+    options = request.config
+    return options.getoption("benchmark_enable") or not options.getoption("benchmark_disable")
