@@ -135,30 +135,29 @@ class Examination:
         return not self.damaged and not self.lost
 
 
-def message_damage(line: bytes) -> str:
-    """Why a message line is damaged, or "" if it is a whole message."""
+def line_damage(line: bytes, integers: tuple[str, ...], what: str) -> str:
+    """Why a log line is damaged, or "" if it is a whole `what`: JSON whose `integers` are ints and
+    whose text is a string."""
     try:
         entry = json.loads(line.decode("utf-8"))
     except UnicodeDecodeError:
         return "not UTF-8"
     except (ValueError, RecursionError):
         return "not JSON (a torn or damaged write)"
-    if not isinstance(entry, dict) or type(entry.get("i")) is not int or not isinstance(entry.get("text"), str):
-        return "JSON but not a message"
+    if (not isinstance(entry, dict) or any(type(entry.get(name)) is not int for name in integers)
+            or not isinstance(entry.get("text"), str)):
+        return f"JSON but not a {what}"
     return ""
+
+
+def message_damage(line: bytes) -> str:
+    """Why a message line is damaged, or "" if it is a whole message."""
+    return line_damage(line, ("i",), "message")
 
 
 def node_damage(line: bytes) -> str:
-    try:
-        entry = json.loads(line.decode("utf-8"))
-    except UnicodeDecodeError:
-        return "not UTF-8"
-    except (ValueError, RecursionError):
-        return "not JSON (a torn or damaged write)"
-    if (not isinstance(entry, dict) or type(entry.get("l")) is not int or type(entry.get("i")) is not int
-            or not isinstance(entry.get("text"), str)):
-        return "JSON but not a node"
-    return ""
+    """Why a tree line is damaged, or "" if it is a whole node."""
+    return line_damage(line, ("l", "i"), "node")
 
 
 def day_lines(directory: Path):
