@@ -26,7 +26,7 @@ import pytest
 
 from harness.chat.terminal import paste_parser
 from harness.localapi.server import LocalAPI, Reply, thinking, tool_use
-from tests.support.chat import EVER, environment, is_compaction, lines
+from tests.support.chat import EVER, environment, handed_over, is_compaction, lines
 from tests.support.chat import logged_in_full as logged
 
 LONG = bool(os.environ.get("EVER_LONG_TESTS"))
@@ -409,30 +409,6 @@ def test_a_paste_of_megabytes_is_logged_whole_in_pieces_and_the_chat_goes_on(tmp
 
 MESSAGE_BYTES_MAX = 10_000_000  # [S12] docs/decisions.md: the most one message may hold
 SOCKET_LINE_BYTES_MAX = 64 << 20  # a request line the chat's socket reads (harness/chat/owner.py)
-
-
-def handed_over(home: Path, raw: bytes) -> dict:
-    """A raw line handed to the running chat on its socket, as `ever send` hands one; its answer,
-    or what went wrong instead (a chat that is gone, or that closed without a word)."""
-    import socket
-
-    with socket.socket(socket.AF_UNIX) as client:
-        try:
-            client.connect(str(home / "chat" / "socket"))
-        except OSError as error:
-            return {"no answer": f"the chat's socket refused: {error}"}
-
-        def write() -> None:
-            try:
-                client.sendall(raw)
-            except OSError:  # the chat stopped reading past its limit: its answer says so
-                pass
-
-        writer = threading.Thread(target=write, daemon=True)
-        writer.start()
-        said = client.makefile("rb").readline()
-        writer.join(30)
-    return json.loads(said) if said else {"no answer": "the chat closed the socket without a word"}
 
 
 @pytest.mark.slow

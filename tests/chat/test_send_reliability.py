@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from harness.localapi.server import LocalAPI, Reply, status_error, tool_use
-from tests.support.chat import EVER, environment
+from tests.support.chat import EVER, environment, handed_over
 from tests.support.chat import lines as logged
 
 ECHO = "You said: "
@@ -527,19 +527,14 @@ def test_a_paste_past_the_message_limit_is_refused_in_one_sentence_and_nothing_i
 
 @pytest.mark.slow
 def test_a_running_owner_refuses_a_text_past_the_limit_on_its_socket_and_answers_the_next(tmp_path, echo_api):
-    import socket
-
     gate = threading.Event()
     echo_api.enqueue(Reply([tool_use("date", {"id": 0}, id="d1")], gate=gate))  # held: the owner runs
     env = environment(tmp_path, echo_api)
     owner = start(["send", "first"], env)
     try:
         echo_api.wait_for_requests(1, timeout_seconds=60)
-        with socket.socket(socket.AF_UNIX) as client:
-            client.connect(str(tmp_path / "chat" / "socket"))
-            request = {"op": "send", "text": "y" * (MESSAGE_BYTES_MAX + 1), "key": "too-long"}
-            client.sendall(json.dumps(request).encode() + b"\n")
-            answer = json.loads(client.makefile("rb").readline())
+        request = {"op": "send", "text": "y" * (MESSAGE_BYTES_MAX + 1), "key": "too-long"}
+        answer = handed_over(tmp_path, json.dumps(request).encode() + b"\n")
         assert answer["logged"] is False and "10,000,000 bytes" in answer["error"], answer
     finally:
         gate.set()

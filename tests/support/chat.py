@@ -4,6 +4,8 @@ at the local Messages API, and the log read back as the tests compare it.
 - `EVER`, `environment(home, api)`, `ever(args, env)`: the command as a person or a script runs it.
 - `lines(home)`: every record of a log folder, in order; `whole_lines(home)` leaves out a last line
   torn by a kill (never acknowledged: the next open cuts it off), where `lines` fails on it.
+- `handed_over(home, raw)`: a raw line on the running chat's socket, as `ever send` hands one, and
+  its answer.
 - `logged(home_or_memory)`: the log as (kind, text) pairs; `logged_in_full(home)` as
   (i, kind, text, size), the fields the store writes for each message.
 """
@@ -11,8 +13,10 @@ at the local Messages API, and the log read back as the tests compare it.
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from harness.localapi.server import LocalAPI
@@ -82,3 +86,25 @@ def benchmarks_enabled(request) -> bool:
     `make bench` adds --benchmark-enable, which wins."""
     options = request.config
     return options.getoption("benchmark_enable") or not options.getoption("benchmark_disable")
+
+
+def handed_over(home: Path, raw: bytes) -> dict:
+    """A raw line handed to the running chat on its socket, as `ever send` hands one; its answer,
+    or what went wrong instead (a chat that is gone, or that closed without a word)."""
+    with socket.socket(socket.AF_UNIX) as client:
+        try:
+            client.connect(str(home / "chat" / "socket"))
+        except OSError as error:
+            return {"no answer": f"the chat's socket refused: {error}"}
+
+        def write() -> None:
+            try:
+                client.sendall(raw)
+            except OSError:  # the chat stopped reading past its limit: its answer says so
+                pass
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        said = client.makefile("rb").readline()
+        writer.join(30)
+    return json.loads(said) if said else {"no answer": "the chat closed the socket without a word"}
