@@ -25,9 +25,10 @@ from typing import Any
 
 import click
 
-from harness.calls.usage import format_report, read_usage, report, report_json
 from harness.chat.config import ConfigError, load_settings
-from harness.memory.store import ChatBusy, StoreError
+from harness.memory import DAMAGE_LISTENERS
+from harness.memory.daylog import StoreError
+from harness.memory.lock import ChatBusy
 
 
 def echo(text: str, err: bool = False, nl: bool = True) -> None:
@@ -82,8 +83,6 @@ class Ever(click.Group):
 @click.pass_context
 def main(context: click.Context) -> None:
     """Ever: an AI agent in one chat that never ends."""
-    from harness.memory.store import DAMAGE_LISTENERS
-
     if say_damage not in DAMAGE_LISTENERS:
         DAMAGE_LISTENERS.append(say_damage)  # [S13] every command says damage in the logs
     if context.invoked_subcommand is None:
@@ -514,6 +513,8 @@ def files_command() -> None:
 @click.option("--turns", type=int, default=20, help="How many of the last turns to list.")
 def cost(as_json: bool, turns: int) -> None:
     """Tokens, cache reads and writes per day and per turn, and what they cost."""
+    from harness.calls.usage import format_report, read_usage, report, report_json
+
     settings = load_settings()
     usage = read_usage(settings.home)
     result = report(usage.records, usage.skipped)

@@ -25,3 +25,8 @@
 May import: the standard library and harness.memory. Never the SDK, harness.calls, harness.chat or
 harness.localapi; never model/.
 """
+
+# Who hears a damaged log line said, once per sentence (harness/memory/store.py): every command of
+# `ever` adds its own. Here, not in the store, so a command that may never open the store (`ever
+# send` to a running owner) can listen without loading it.
+DAMAGE_LISTENERS: list = []

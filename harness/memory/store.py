@@ -94,6 +94,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Union
 
+from harness.memory import DAMAGE_LISTENERS  # who hears damage found in the logs [S13]
 from harness.memory.damage import Record as DamageRecord
 from harness.memory.damage import ids_text
 from harness.memory.daylog import (
@@ -140,8 +141,6 @@ VIEW_BYTES_MAX = 64 << 20  # view.json holds both views' places and counts: far 
 KEY = re.compile(r"[A-Za-z0-9._:+/=-]{1,128}\Z")
 KIND_AND_DATE = (re.compile(rb'"kind":"([a-z]+)"'), re.compile(rb'"date":"([^"\\]*)"'))
 Record = dict[str, object]
-# Who hears damage found in the logs [S13]: `ever` says each sentence on stderr, once per store.
-DAMAGE_LISTENERS: list = []
 
 
 def ever_home() -> Path:
