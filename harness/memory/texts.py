@@ -1,6 +1,6 @@
 """Where the planner's texts live, and which nodes are built: the `Texts` store the planner asks for
 the few texts it needs, `MemoryTexts` (every text in memory, for the bridge, tests and benchmarks),
-and `_Built`, the watermarks a store reports and the planner keeps.
+and `BuiltNodes`, the watermarks a store reports and the planner keeps.
 
 The tree files are the product's `Texts` (harness/memory/service.py); this module reads no file.
 """
@@ -90,7 +90,7 @@ class MemoryTexts:
                 assert old == text, f"node {node_name(l, i)} built again with another text"
 
     def built_levels(self) -> list[list]:
-        built = _Built()
+        built = BuiltNodes()
         for key in self.nodes:
             built.add(key & 63, key >> 6)
         return built.saved()
@@ -118,7 +118,7 @@ class MemoryTexts:
 LEVELS_MAX = 64  # a level-64 node would cover 2^64 messages
 
 
-class _Built:
+class BuiltNodes:
     """Which nodes of each level are built: every i below the level's watermark, and the few
     built beyond it (nodes are built nearly in order, so the set stays small). Every level has
     its slot from the start, so `has` is one comparison, and at most one set lookup."""
@@ -165,7 +165,7 @@ class _Built:
         return [[self.watermarks[l], sorted(self.beyond[l])] for l in range(self.levels())]
 
     @classmethod
-    def loaded(cls, saved: list[list]) -> "_Built":
+    def loaded(cls, saved: list[list]) -> "BuiltNodes":
         built = cls()
         for l, (mark, beyond) in enumerate(saved):
             built.watermarks[l] = mark
