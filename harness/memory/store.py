@@ -3,21 +3,10 @@
 The log is the user's life. Every line is appended with one write and fsync'd before the call
 returns; no line is ever edited or deleted. One process owns a chat.
 
-Layout, under the home `$EVER_HOME` (default `~/.ever`):
-
-    chat/                    0700, as is each directory in it (and the home, if made here);
-                             every file is 0600
-      lock                   flock'd by the owning process, which writes its pid in it
-      socket                 the owner's Unix socket: only its path is fixed here
-      main/YYYY-MM-DD.jsonl  the messages, one per line
-      tree/YYYY-MM-DD.jsonl  the tree's nodes, one per line
-      view.json              the planner's checkpoint [P10], replaced whole; checked
-                             against the logs at open (docs/reliability.md, [S10])
-      inbox.jsonl            messages accepted and not yet answered (harness/memory/inbox.py, [S9])
-      images/<sha256>.<ext>  images from tool results, kept for zoom (harness/memory/images.py)
-      index/                 where each line starts; rebuilt from the logs when lost or stale
-      damage/                lines set aside and ids lost, in an append-only record; the lines
-                             set aside, byte for byte (harness/memory/damage.py, [S13])
+Every path under the home `$EVER_HOME` (default `~/.ever`), with what writes it, its kind and
+its mode, is a row of harness/memory/home.py's table. The store makes `chat/` and writes the day
+files `main/YYYY-MM-DD.jsonl` and `tree/YYYY-MM-DD.jsonl` and the checkpoint `view.json`, checked
+against the logs at open (docs/reliability.md, [S10]).
 
 A message line: these keys in this order, no spaces, UTF-8 with non-ASCII written as is:
 
