@@ -402,6 +402,24 @@ MUTANTS = [
         note="the lines set aside and the ids recorded lost are not read: a repaired chat stays locked [S13]",
     ),
     Mutant(
+        name="home_mode_unchecked",
+        path="harness/memory/home.py",
+        old="        if mode & ~place.mode:\n",
+        new="        if False:\n",
+        check=test("tests/memory/test_home.py::"
+                   "test_a_file_nobody_declared_is_found_and_a_file_open_to_others_is_said_by_doctor"),
+        note="ever doctor says nothing of a day file others may read",
+    ),
+    Mutant(
+        name="home_search_undeclared",
+        path="harness/memory/home.py",
+        old='    Place("search", "chat/search.sqlite",',
+        new='    Place("search", "chat/search.sqlite.old",',
+        check=test("tests/memory/test_home.py::"
+                   "test_every_path_a_chat_writes_is_a_row_at_its_mode_and_ever_files_lists_the_rows_there"),
+        note="the search index is a file the home's table does not declare",
+    ),
+    Mutant(
         name="doctor_repair_edits_the_day_file",
         path="harness/memory/damage.py",
         old="    append_record(chat, entries)\n    (chat / \"index\" / \"meta.json\").unlink(missing_ok=True)\n",

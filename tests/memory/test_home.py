@@ -114,7 +114,7 @@ def test_every_path_a_chat_writes_is_a_row_at_its_mode_and_ever_files_lists_the_
         chat.expect("Hello back.")
         chat.expect("›")
         chat.send("/memory-model claude-haiku-4-5\r")
-        chat.expect("claude-haiku-4-5")
+        chat.expect("memory model: claude-haiku-4-5")  # said once the config is written
         chat.expect("›")
         chat.send("\x04")
         chat.expect(pexpect.EOF)
