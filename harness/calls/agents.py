@@ -46,6 +46,7 @@ from harness.calls.turn import JSON, Output, Quiet, Turn, TurnSettings, end_mark
 from harness.calls.usage import record_usage, usage_record
 from harness.memory import agentlog
 from harness.memory.agentlog import AgentCaps, AgentLog, NameTaken
+from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.images import ToolResult, error_result, pages, text_result, with_images
 from harness.memory.service import PAGE_CHARS, Memory
 from harness.memory.text import split_long, valid_text
@@ -104,10 +105,11 @@ class Report:
     # None: not known (a report found at a restart), and that turn asks nobody and runs nothing
     # that asks
     approval: Approval | None = None
+    disk: Disk = REAL_DISK  # the disk the agent's log is on
 
     def logged(self, message_id: int | None) -> None:
         """The report is in the chat's log as message `message_id`: note it in the agent's log."""
-        log = AgentLog.reopen(self.path)
+        log = AgentLog.reopen(self.path, self.disk)
         try:
             log.append({"kind": "reported", "id": message_id})
         finally:
@@ -168,7 +170,7 @@ class Subagent(Turn):
             record = usage_record("agent", self.started_by, self.settings.model, usage)
             self.agent_log.append({"kind": "usage", "record": record.to_json()})
             if self.settings.home:
-                record_usage(self.settings.home, record)
+                record_usage(self.settings.home, record, self.memory.store.disk)
             uses, said = [], []
             for block in reply.content:
                 if block["type"] == "text" and block["text"].strip():
@@ -228,6 +230,10 @@ class Agents:
     def chat(self) -> Path:
         return self.memory.store.chat
 
+    @property
+    def disk(self) -> Disk:
+        return self.memory.store.disk
+
     # ---- the master's tools ----
 
     def start(self, tool_input: Any, turn: Turn) -> ToolResult:
@@ -245,7 +251,7 @@ class Agents:
         started_by = turn.turn_id
         start = {"task": task, "turn": started_by, "T": self.memory.planner.T, "caps": self.caps.to_json()}
         try:
-            log = AgentLog.create(self.chat, name, start)
+            log = AgentLog.create(self.chat, name, start, self.disk)
         except NameTaken as taken:
             return error_result(str(taken))
         tools = WorkTools(turn.tools.workdir, turn.tools.approval, secrets=turn.tools.secrets,
@@ -271,14 +277,14 @@ class Agents:
     def tell(self, name: Any, message: str, by: str) -> tuple[bool, str]:
         """Log `message` in the running subagent `name`'s log and hand it over; it reads it between
         its tool calls. (False, why) when there is no such subagent running."""
-        path = agentlog.find(self.chat, name) if agentlog.name_error(name) is None else None
+        path = agentlog.find(self.chat, name, self.disk) if agentlog.name_error(name) is None else None
         if path is None:
-            known = agentlog.names(self.chat)
+            known = agentlog.names(self.chat, self.disk)
             listed = f"; its subagents are {', '.join(known)}" if known else "; it has none"
             return False, f"tell: this chat has no subagent named {name!r}{listed}."
         sub = self.subs.get(path.stem)
         if sub is None or self.closing:
-            end = next((r for r in agentlog.read_log(path) if r.get("kind") == "end"), None)
+            end = next((r for r in agentlog.read_log(path, self.disk) if r.get("kind") == "end"), None)
             how = f" ({end.get('how')}: it {end.get('said', '')})" if end else ""
             return False, (f"tell: the subagent {path.stem} has ended{how}, so it reads nothing more; "
                            "nothing was told.")
@@ -293,19 +299,19 @@ class Agents:
         name, page = tool_input.get("id"), tool_input.get("page", 1)
         if isinstance(page, bool) or not isinstance(page, int) or page < 1:
             return error_result(f"zoom: page must be a whole number, 1 or more; got {page!r}.")
-        path = agentlog.find(self.chat, name) if agentlog.name_error(name) is None else None
+        path = agentlog.find(self.chat, name, self.disk) if agentlog.name_error(name) is None else None
         if path is None:
-            known = agentlog.names(self.chat)
+            known = agentlog.names(self.chat, self.disk)
             listed = f"; its subagents are {', '.join(known)}" if known else "; it has none yet"
             return error_result(f"zoom: this chat has no subagent named {name!r}{listed}.")
-        bodies = pages(agentlog.conversation(agentlog.read_log(path)), PAGE_CHARS)
+        bodies = pages(agentlog.conversation(agentlog.read_log(path, self.disk)), PAGE_CHARS)
         if page > len(bodies):
             return error_result(f"zoom: subagent {path.stem}'s conversation has {len(bodies)} pages, "
                                 f"not page {page}")
         body = bodies[page - 1]
         if len(bodies) > 1:
             body = f"[subagent {path.stem}, page {page} of {len(bodies)}]\n{body}"
-        return ToolResult(with_images(body, self.chat), False)
+        return ToolResult(with_images(body, self.chat, self.disk), False)
 
     # ---- a subagent's life ----
 
@@ -315,12 +321,12 @@ class Agents:
             ending = await asyncio.wait_for(sub.work(task), self.caps.seconds)
         except TimeoutError:
             ending = Ending("cap", f"reached its cap of {self.caps.seconds:g} s of wall time; "
-                                   f"{agentlog.where_it_ends(agentlog.read_log(sub.agent_log.path))}",
+                                   f"{agentlog.where_it_ends(agentlog.read_log(sub.agent_log.path, self.disk))}",
                             sub.last_text)
         except asyncio.CancelledError:
             # stopped: it still reports, so the cancel ends here
             ending = Ending("cancel", self.stopping.get(name, "was stopped") + "; "
-                            + agentlog.where_it_ends(agentlog.read_log(sub.agent_log.path)), sub.last_text)
+                            + agentlog.where_it_ends(agentlog.read_log(sub.agent_log.path, self.disk)), sub.last_text)
         except Exception as error:  # whatever went wrong, the report says it and reaches the master
             ending = Ending("error", f"ended on an error: {type(error).__name__}: {error}", sub.last_text)
         self._end(sub, ending)
@@ -337,7 +343,7 @@ class Agents:
             self.running.pop(name, None)
             self.subs.pop(name, None)
         self.output.notice(f"[{name}] ended: {ending.how}")
-        self._arrive(Report(name, text, sub.agent_log.path, sub.tools.approval))
+        self._arrive(Report(name, text, sub.agent_log.path, sub.tools.approval, self.disk))
 
     def _arrive(self, report: Report) -> None:
         self.pending.append(report)
@@ -401,7 +407,7 @@ class Agents:
     def recover(self) -> None:
         """At a start: a subagent that was running when its owner died ends as cut off; an end
         whose report never reached the chat's log is reported now [A3]."""
-        for path, records in agentlog.recover_list(self.chat):
+        for path, records in agentlog.recover_list(self.chat, self.disk):
             if not records or records[0].get("kind") != "start":
                 continue
             name = records[0].get("name", path.stem)
@@ -412,7 +418,7 @@ class Agents:
                                            + agentlog.where_it_ends(records),
                                 last[-1]["text"] if last else "")
                 text = report_text(name, ending)
-                log = AgentLog.reopen(path)
+                log = AgentLog.reopen(path, self.disk)
                 try:
                     log.append({"kind": "end", "how": ending.how, "said": ending.said, "report": text,
                                 "T": self.memory.planner.T})
@@ -422,9 +428,9 @@ class Agents:
                 text = str(end.get("report", ""))
                 logged = self._logged_since(name, int(end.get("T", 0)))
                 if logged is not None:
-                    Report(name, text, path).logged(logged)
+                    Report(name, text, path, disk=self.disk).logged(logged)
                     continue
-            self.pending.append(Report(name, text, path))
+            self.pending.append(Report(name, text, path, disk=self.disk))
         if self.pending:
             if self.report_turns is None:
                 self.flush()

@@ -331,7 +331,7 @@ class Turn:
         cost in 10^-8 dollars, None if unpriced."""
         record = usage_record("turn", self._turn_id(), self.settings.model, spent)
         if self.settings.home and (answered or spent.prompt_tokens or spent.output_tokens):
-            record_usage(self.settings.home, record)
+            record_usage(self.settings.home, record, self.memory.store.disk)
         return cost_e8(record)
 
     def _stopped(self) -> None:
@@ -383,7 +383,7 @@ class Turn:
             result = await asyncio.to_thread(self.tools.run, name, tool_input)
             if result.images():
                 # [H8] on disk before the echo that names it
-                result = await asyncio.to_thread(kept, result, self.memory.store.chat)
+                result = await asyncio.to_thread(kept, result, self.memory.store.chat, self.memory.store.disk)
         text = result.text()
         self.log("echo", text)
         self.output.result(text, result.is_error)
@@ -414,7 +414,7 @@ class Turn:
             if text.startswith(f"zoom: message {first} has "):  # a page past the message's last
                 return error_result(text)
             if n == 1:  # the message whole, with its images [gist §6] [H8]
-                return ToolResult(with_images(text, self.memory.store.chat), False)
+                return ToolResult(with_images(text, self.memory.store.chat, self.memory.store.disk), False)
             return ToolResult(({"type": "text", "text": text},), False)
         if name == "search":
             return self._search(tool_input)

@@ -33,6 +33,7 @@ as whole numbers of 10^-8 dollars (every price is a whole number of cents per mi
 tokens × cents is exact), and shown in dollars.
 """
 
+import io
 import json
 import math
 import re
@@ -45,7 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.calls.models import MODELS, TABLE_DATE, capabilities
-from harness.memory.logfile import LogFile, encode_line
+from harness.memory.disk import REAL_DISK, Disk
+from harness.memory.logfile import LogFile, encode_line, is_directory, make_parents, names_in, read_file
 
 KINDS = ("turn", "compaction", "agent")
 TOKEN_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
@@ -158,13 +160,13 @@ def usage_dir(home: Path) -> Path:
 append_lock = threading.Lock()  # the turn loop and the compactor append from one process
 
 
-def record_usage(home: Path, record: UsageRecord) -> Path:
-    """Append `record` to its day's file: one write, fsync'd, mode 0600."""
+def record_usage(home: Path, record: UsageRecord, disk: Disk = REAL_DISK) -> Path:
+    """Append `record` to its day's file on `disk`: one write, fsync'd, mode 0600."""
     directory = usage_dir(home)
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_parents(directory, disk, mode=0o700)
     path = directory / f"{record.day}.jsonl"
     with append_lock:
-        file = LogFile(path)  # ends a torn tail; a new file's name is fsync'd
+        file = LogFile(path, disk=disk)  # ends a torn tail; a new file's name is fsync'd
         try:
             file.append(encode_line(record.to_json()))
         finally:
@@ -178,15 +180,17 @@ class UsageLog:
     skipped: tuple[str, ...]  # "2026-10-08.jsonl line 3: no model", one per line not read
 
 
-def read_usage(home: Path) -> UsageLog:
+def read_usage(home: Path, disk: Disk = REAL_DISK) -> UsageLog:
     """Every record, oldest day first and in file order; lines that are not records are skipped
     and named (a line cut off by a crash is one)."""
     records: list[UsageRecord] = []
     skipped: list[str] = []
     directory = usage_dir(home)
-    paths = sorted(directory.glob("*.jsonl")) if directory.is_dir() else []
+    names = names_in(directory, disk) if is_directory(directory, disk) else []
+    paths = sorted(directory / name for name in names if name.endswith(".jsonl") and not name.startswith("."))
     for path in paths:
-        with open(path, encoding="utf-8", errors="replace") as file:
+        # read as text with universal newlines, as `open(path, encoding=...)` reads it
+        with io.StringIO(read_file(path, disk).decode("utf-8", errors="replace"), newline=None) as file:
             for number, line in enumerate(file, 1):
                 if not line.strip():
                     continue

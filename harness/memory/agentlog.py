@@ -32,7 +32,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from harness.memory.logfile import LogFile, encode_line, make_directory
+from harness.memory.disk import REAL_DISK, Disk
+from harness.memory.logfile import LogFile, encode_line, exists, is_directory, make_directory, names_in, read_at, read_file
 
 AGENTS_DIR = "agents"
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
@@ -80,48 +81,68 @@ def now_text(now: datetime | None = None) -> str:
     return (now or datetime.now().astimezone()).isoformat(timespec="seconds")
 
 
-def names(chat: Path) -> list[str]:
+def logs_in(directory: Path, disk: Disk) -> list[Path]:
+    """The logs in `directory`, as `glob("*.jsonl")` finds them (a name with a leading dot aside)."""
+    return [directory / name for name in names_in(directory, disk)
+            if name.endswith(".jsonl") and not name.startswith(".")]
+
+
+def names(chat: Path, disk: Disk = REAL_DISK) -> list[str]:
     """Every subagent of the chat, in the order they started."""
     directory = agents_dir(chat)
-    if not directory.is_dir():
+    if not is_directory(directory, disk):
         return []
     starts = []
-    for path in directory.glob("*.jsonl"):
-        with open(path, "rb") as file:
-            try:
-                first = json.loads(file.readline())
-            except ValueError:
-                first = {}
+    for path in logs_in(directory, disk):
+        try:
+            first = json.loads(first_line(path, disk))
+        except ValueError:
+            first = {}
         started = first.get("time", "") if isinstance(first, dict) else ""
         starts.append((started, path.stem))
     return [name for _, name in sorted(starts)]
 
 
-def find(chat: Path, name: str) -> Path | None:
+def first_line(path: Path, disk: Disk) -> bytes:
+    """A log's first line, its newline kept: what a listing reads of each log."""
+    fd = disk.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        data, at = b"", 0
+        while b"\n" not in data:
+            chunk = read_at(fd, 8192, at, disk)
+            if not chunk:
+                return data
+            data += chunk
+            at += len(chunk)
+        return data[:data.index(b"\n") + 1]
+    finally:
+        disk.close(fd)
+
+
+def find(chat: Path, name: str, disk: Disk = REAL_DISK) -> Path | None:
     """The log of the subagent named `name`, compared without case; None if there is none."""
     directory = agents_dir(chat)
-    if not directory.is_dir():
+    if not is_directory(directory, disk):
         return None
     exact = log_path(chat, name)
-    if exact.exists():
+    if exists(exact, disk):
         return exact
-    for path in directory.glob("*.jsonl"):
+    for path in logs_in(directory, disk):
         if path.stem.lower() == name.lower():
             return path
     return None
 
 
-def read_log(path: Path) -> list[dict]:
+def read_log(path: Path, disk: Disk = REAL_DISK) -> list[dict]:
     """The file's records in order; a line a crash cut off (not JSON) is skipped."""
     records = []
-    with open(path, "rb") as file:
-        for line in file:
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                records.append(value)
+    for line in read_file(path, disk).split(b"\n"):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            records.append(value)
     return records
 
 
@@ -133,15 +154,15 @@ class AgentLog:
         self.file = file
 
     @classmethod
-    def create(cls, chat: Path, name: str, start: dict[str, Any]) -> "AgentLog":
+    def create(cls, chat: Path, name: str, start: dict[str, Any], disk: Disk = REAL_DISK) -> "AgentLog":
         """A new log whose first line is `start`; NameTaken if the chat has a subagent `name`."""
-        make_directory(agents_dir(chat))
-        if find(chat, name) is not None:
+        make_directory(agents_dir(chat), disk)
+        if find(chat, name, disk) is not None:
             raise NameTaken(f"agent: this chat already has a subagent named {name}; names are "
                             "unique in a chat, so choose another.")
         path = log_path(chat, name)
         try:
-            file = LogFile(path, exclusive=True)
+            file = LogFile(path, exclusive=True, disk=disk)
         except FileExistsError:
             raise NameTaken(f"agent: this chat already has a subagent named {name}; names are "
                             "unique in a chat, so choose another.") from None
@@ -150,8 +171,8 @@ class AgentLog:
         return log
 
     @classmethod
-    def reopen(cls, path: Path) -> "AgentLog":
-        return cls(LogFile(path))
+    def reopen(cls, path: Path, disk: Disk = REAL_DISK) -> "AgentLog":
+        return cls(LogFile(path, disk=disk))
 
     def append(self, record: dict[str, Any]) -> None:
         """One line, one write, fsync'd; a failed one leaves nothing (harness/memory/logfile.py)."""
@@ -219,15 +240,15 @@ def conversation(records: list[dict]) -> str:
     return "\n\n".join(parts)
 
 
-def last_record(path: Path) -> dict | None:
+def last_record(path: Path, disk: Disk = REAL_DISK) -> dict | None:
     """The file's last line, read from its end: a start reads no more of a finished log."""
-    with open(path, "rb") as file:
-        size = file.seek(0, os.SEEK_END)
+    fd = disk.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        size = disk.fstat(fd).st_size
         chunk = 4096
         while True:
             start = max(size - chunk, 0)
-            file.seek(start)
-            data = file.read(size - start).rstrip(b"\n")
+            data = read_at(fd, size - start, start, disk).rstrip(b"\n")
             cut = data.rfind(b"\n")
             if cut >= 0 or start == 0:
                 try:
@@ -236,15 +257,17 @@ def last_record(path: Path) -> dict | None:
                     return None
                 return value if isinstance(value, dict) else None
             chunk *= 4
+    finally:
+        disk.close(fd)
 
 
-def recover_list(chat: Path) -> list[tuple[Path, list[dict]]]:
+def recover_list(chat: Path, disk: Disk = REAL_DISK) -> list[tuple[Path, list[dict]]]:
     """Each log whose last line is not `reported`, with its records: the ones a start must
     finish (nothing is written after `reported`)."""
     found = []
-    for name in names(chat):
+    for name in names(chat, disk):
         path = log_path(chat, name)
-        last = last_record(path)
+        last = last_record(path, disk)
         if last is None or last.get("kind") != "reported":
-            found.append((path, read_log(path)))
+            found.append((path, read_log(path, disk)))
     return found

@@ -29,7 +29,8 @@ from datetime import datetime
 from pathlib import Path
 
 from harness.memory.daylog import DAY_FILE, READ_CHUNK_BYTES, message_id
-from harness.memory.logfile import LogFile, encode_line, make_directory
+from harness.memory.disk import REAL_DISK, Disk
+from harness.memory.logfile import LogFile, encode_line, is_file, make_directory, names_in, read_at, read_file, remove
 
 RECORD = "damage/record.jsonl"
 RECORD_BYTES_MAX = 64 << 20  # a record of lines set aside: far smaller than this
@@ -59,13 +60,12 @@ class Record:
         return max((high + 1 for _, high in self.lost), default=0)
 
 
-def read_record(chat: Path) -> Record:
+def read_record(chat: Path, disk: Disk = REAL_DISK) -> Record:
     """The record under `chat`, empty if there is none; a line that is not the record's (a torn
     last write) names nothing."""
     record = Record()
     try:
-        with open(chat / RECORD, "rb") as f:
-            data = f.read(RECORD_BYTES_MAX)
+        data = read_file(chat / RECORD, disk, RECORD_BYTES_MAX)
     except FileNotFoundError:
         return record
     except OSError as error:
@@ -89,12 +89,12 @@ def read_record(chat: Path) -> Record:
     return record
 
 
-def append_record(chat: Path, entries: list[dict]) -> None:
+def append_record(chat: Path, entries: list[dict], disk: Disk = REAL_DISK) -> None:
     """Append entries to the record: one write, fsync'd [S13]."""
     if not entries:
         return
-    make_directory(chat / "damage")
-    log = LogFile(chat / RECORD)
+    make_directory(chat / "damage", disk)
+    log = LogFile(chat / RECORD, disk=disk)
     try:
         log.append(b"".join(encode_line(entry) for entry in entries))
     finally:
@@ -160,16 +160,18 @@ def node_damage(line: bytes) -> str:
     return line_damage(line, ("l", "i"), "node")
 
 
-def day_lines(directory: Path):
+def day_lines(directory: Path, disk: Disk = REAL_DISK):
     """(file name, line number, byte offset, line) of every line of every day file, in order."""
-    names = sorted(entry.name for entry in os.scandir(directory) if DAY_FILE.match(entry.name) and entry.is_file())
+    names = sorted(name for name in names_in(directory, disk) if DAY_FILE.match(name) and is_file(directory / name, disk))
     for name in names:
-        with open(directory / name, "rb") as f:
-            at, number, rest = 0, 0, b""
+        fd = disk.open(directory / name, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            at, number, rest, read = 0, 0, b"", 0
             while True:
-                chunk = f.read(READ_CHUNK_BYTES)
+                chunk = read_at(fd, READ_CHUNK_BYTES, read, disk)
                 if not chunk:
                     break
+                read += len(chunk)
                 parts = (rest + chunk).split(b"\n")
                 rest = parts.pop()
                 for part in parts:
@@ -178,28 +180,30 @@ def day_lines(directory: Path):
                     at += len(part) + 1
             if rest:
                 yield name, number + 1, at, rest
+        finally:
+            disk.close(fd)
 
 
-def saved_count(chat: Path) -> int:
+def saved_count(chat: Path, disk: Disk = REAL_DISK) -> int:
     """The message count the index last saved, stale or not: ids below it were given."""
     try:
-        meta = json.loads((chat / "index" / "meta.json").read_bytes())
+        meta = json.loads(read_file(chat / "index" / "meta.json", disk))
         count = meta.get("messages") if isinstance(meta, dict) else None
     except (OSError, ValueError):
         return 0
     return count if type(count) is int and count >= 0 else 0
 
 
-def examine(chat: Path) -> Examination:
+def examine(chat: Path, disk: Disk = REAL_DISK) -> Examination:
     """Read every line of the logs as the index does, and say what is damaged: the whole JSON of
     each line is read, so damage inside a message's text is found too."""
-    record = read_record(chat)
+    record = read_record(chat, disk)
     damaged: list[Damaged] = []
     lost: list[tuple[int, int, str]] = []
     expected = 0
     since: list[Damaged] = []  # damaged lines since the last whole message
-    given = max(saved_count(chat), record.given)
-    for name, number, at, line in day_lines(chat / "main"):
+    given = max(saved_count(chat, disk), record.given)
+    for name, number, at, line in day_lines(chat / "main", disk):
         where = f"main/{name}"
         if (where, at) in record.set_aside:
             continue
@@ -226,7 +230,7 @@ def examine(chat: Path) -> Examination:
         since = []
     if given > expected and not record.covers(expected, given - 1):
         lost.append((expected, given - 1, "they were given once and the newest day file was cut short"))
-    for name, number, at, line in day_lines(chat / "tree"):
+    for name, number, at, line in day_lines(chat / "tree", disk):
         where = f"tree/{name}"
         if (where, at) in record.set_aside:
             continue
@@ -236,18 +240,18 @@ def examine(chat: Path) -> Examination:
     return Examination(damaged, lost, sorted(record.lost), len(record.set_aside), max(expected, given))
 
 
-def repair_logs(chat: Path, found: Examination, now: datetime | None = None) -> list[str]:
+def repair_logs(chat: Path, found: Examination, now: datetime | None = None, disk: Disk = REAL_DISK) -> list[str]:
     """Set the damaged lines aside and record the lost ids [S13]: each line's bytes appended to
     its copy, then the record; the day files are not touched. The index is a cache [S7]: its meta
     is removed so the next open parses the logs with the record. Returns the copies' paths."""
     date = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
-    make_directory(chat / "damage")
+    make_directory(chat / "damage", disk)
     entries: list[dict] = []
     copies: list[str] = []
     for where in sorted({d.file for d in found.damaged}):
         copy = "damage/" + where.replace("/", "-")
         lines = [d for d in found.damaged if d.file == where]
-        log = LogFile(chat / copy)
+        log = LogFile(chat / copy, disk=disk)
         try:
             log.append(b"".join(d.data + b"\n" for d in lines))
         finally:
@@ -259,8 +263,8 @@ def repair_logs(chat: Path, found: Examination, now: datetime | None = None) -> 
                             "date": date})
     for first, last, why in found.lost:
         entries.append({"lost": [first, last], "why": f"{ids_text(first, last)}: {why}", "date": date})
-    append_record(chat, entries)
-    (chat / "index" / "meta.json").unlink(missing_ok=True)
+    append_record(chat, entries, disk)
+    remove(chat / "index" / "meta.json", disk)
     return copies
 
 

@@ -11,6 +11,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
+from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.logfile import LogFile, fsync_directory
 
 READ_CHUNK_BYTES = 4 << 20
@@ -66,9 +67,10 @@ class DayLog:
     """One directory of day files: their names in order, the bytes and lines of each, and the
     descriptor that appends to the newest."""
 
-    def __init__(self, directory: Path, label: str):
+    def __init__(self, directory: Path, label: str, disk: Disk = REAL_DISK):
         self.directory = directory
         self.label = label  # "main" or "tree", for paths in messages
+        self.disk = disk
         self.names: list[str] = []
         self.sizes: list[int] = []
         self.lines: list[int] = []
@@ -95,7 +97,7 @@ class DayLog:
             self._new_file(name)
         number = len(self.names) - 1
         if self.appender is None:
-            self.appender = LogFile(Path(self.path(number)))
+            self.appender = LogFile(Path(self.path(number)), disk=self.disk)
         offset = self.appender.append(line)
         self.sizes[number] = self.appender.size
         self.lines[number] += 1
@@ -105,12 +107,12 @@ class DayLog:
         self.close()
         path = self.directory / name
         try:
-            appender = LogFile(path, exclusive=True)  # its name fsync'd in the directory
+            appender = LogFile(path, exclusive=True, disk=self.disk)  # its name fsync'd in the directory
         except FileExistsError:
-            if path.stat().st_size:
+            if self.disk.stat(path).st_size:
                 raise StoreError(f"{path} appeared while the chat was open; open the chat again to read it") from None
-            appender = LogFile(path)
-            fsync_directory(self.directory)
+            appender = LogFile(path, disk=self.disk)
+            fsync_directory(self.directory, self.disk)
         self.appender = appender
         self.names.append(name)
         self.sizes.append(0)

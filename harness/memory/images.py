@@ -29,13 +29,13 @@ very image it names, already in this chat.
 
 import base64
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.memory.logfile import DIRECTORY_MODE, make_directory, write_whole
+from harness.memory.disk import REAL_DISK, Disk
+from harness.memory.logfile import DIRECTORY_MODE, make_directory, read_file, write_whole
 from harness.memory.pixels import too_big
 
 JSON = dict[str, Any]
@@ -111,23 +111,23 @@ def reference(number: int, media_type: str, size: int, sha256: str) -> str:
 # --- keeping ---------------------------------------------------------------------------------
 
 
-def keep(data: bytes, media_type: str, chat: Path) -> str:
+def keep(data: bytes, media_type: str, chat: Path, disk: Disk = REAL_DISK) -> str:
     """Put `data` in chat/images/ under its hash, on disk before this returns; its SHA-256."""
     sha256 = hashlib.sha256(data).hexdigest()
     directory = chat / IMAGES_DIRECTORY
-    if not make_directory(directory) and os.stat(directory).st_mode & 0o777 != DIRECTORY_MODE:
-        os.chmod(directory, DIRECTORY_MODE)
+    if not make_directory(directory, disk) and disk.stat(directory).st_mode & 0o777 != DIRECTORY_MODE:
+        disk.chmod(directory, DIRECTORY_MODE)
     path = directory / f"{sha256}.{EXTENSIONS[media_type]}"
     try:
-        if hashlib.sha256(path.read_bytes()).hexdigest() == sha256:
+        if hashlib.sha256(read_file(path, disk)).hexdigest() == sha256:
             return sha256  # kept already, whole
     except FileNotFoundError:
         pass
-    write_whole(path, data)  # a damaged copy is replaced
+    write_whole(path, data, disk)  # a damaged copy is replaced
     return sha256
 
 
-def kept(result: ToolResult, chat: Path) -> ToolResult:
+def kept(result: ToolResult, chat: Path, disk: Disk = REAL_DISK) -> ToolResult:
     """`result` with each image kept on disk and named by a reference line just before it.
 
     An image that cannot be kept (a full disk) is not shown either: the model sees only what the
@@ -152,7 +152,7 @@ def kept(result: ToolResult, chat: Path) -> ToolResult:
             content.append(text_block(f"[image {number} was not kept and not shown: {oversized}]"))
             continue
         try:
-            sha256 = keep(data, media_type, chat)
+            sha256 = keep(data, media_type, chat, disk)
         except OSError as error:
             content.append(text_block(f"[image {number} was not kept ({error.strerror or error}), "
                                       "so it was not shown]"))
@@ -184,7 +184,7 @@ class Found:
         return f"[image {self.number} is not available: {where} {self.problem}]"
 
 
-def found(match: "re.Match[str]", chat: Path) -> Found:
+def found(match: "re.Match[str]", chat: Path, disk: Disk = REAL_DISK) -> Found:
     number = int(match["number"])
     media_type = match["media_type"]
     name = match["name"]
@@ -195,7 +195,7 @@ def found(match: "re.Match[str]", chat: Path) -> Found:
         return Found(number, media_type, name, path, None, problem)
 
     try:
-        data = path.read_bytes()
+        data = read_file(path, disk)
     except FileNotFoundError:
         return missing("is missing")
     except OSError as error:
@@ -213,7 +213,7 @@ def found(match: "re.Match[str]", chat: Path) -> Found:
     return Found(number, media_type, name, path, data, "")
 
 
-def with_images(text: str, chat: Path) -> tuple[JSON, ...]:
+def with_images(text: str, chat: Path, disk: Disk = REAL_DISK) -> tuple[JSON, ...]:
     """A zoom's text as the model gets it: cut at each reference, each followed by its image as
     an image block, or by a note saying why it is not there. The text blocks joined with line
     breaks are the text (a blank line next to a reference aside: the API takes no empty block)."""
@@ -227,7 +227,7 @@ def with_images(text: str, chat: Path) -> tuple[JSON, ...]:
     for match in REFERENCE.finditer(text):
         add_text(text[start:match.start()].removesuffix("\n"))
         blocks.append(text_block(match[0]))
-        image = found(match, chat)
+        image = found(match, chat, disk)
         if image.data is None:
             blocks.append(text_block(image.note(image.name)))
         else:
@@ -241,14 +241,14 @@ def with_images(text: str, chat: Path) -> tuple[JSON, ...]:
     return tuple(blocks)
 
 
-def named_images(text: str, chat: Path) -> str:
+def named_images(text: str, chat: Path, disk: Disk = REAL_DISK) -> str:
     """A zoom's text as a person reads it in the terminal: each reference followed by the image
     file's whole path, or the note saying why it is not there. No bytes."""
     rows: list[str] = []
     start = 0
     for match in REFERENCE.finditer(text):
         rows.append(text[start:match.end()])
-        image = found(match, chat)
+        image = found(match, chat, disk)
         if image.data is None:
             rows.append("\n" + image.note(str(image.path)))
         else:

@@ -20,18 +20,20 @@ import json
 from pathlib import Path
 
 from harness.memory.accepted import Accepted
-from harness.memory.logfile import LogFile, encode_line, write_whole
+from harness.memory.disk import REAL_DISK, Disk
+from harness.memory.logfile import LogFile, encode_line, read_file, write_whole
 
 
 class Inbox:
     """The inbox of the chat in `chat` (the store's directory), owned with the store's lock."""
 
-    def __init__(self, chat: Path):
+    def __init__(self, chat: Path, disk: Disk = REAL_DISK):
         self.path = chat / "inbox.jsonl"
+        self.disk = disk
         self.entries: dict[str, str] = {}  # key -> text, accepted and not done, in order
         self.torn = 0
         try:
-            data = self.path.read_bytes()
+            data = read_file(self.path, disk)
         except FileNotFoundError:
             data = b""
         for raw in data.split(b"\n"):
@@ -73,11 +75,17 @@ class Inbox:
         if self.entries:
             return
         try:
-            if self.path.exists() and self.path.stat().st_size:
+            if self._size():
                 self.close()
-                write_whole(self.path, b"")
+                write_whole(self.path, b"", self.disk)
         except OSError:
             pass
+
+    def _size(self) -> int:
+        try:
+            return self.disk.stat(self.path).st_size
+        except (FileNotFoundError, NotADirectoryError):
+            return 0
 
     def close(self) -> None:
         if self._file is not None:
@@ -86,5 +94,5 @@ class Inbox:
 
     def _write(self, line: dict) -> None:
         if self._file is None:
-            self._file = LogFile(self.path)  # a torn tail is ended here, never glued onto
+            self._file = LogFile(self.path, disk=self.disk)  # a torn tail is ended here, never glued onto
         self._file.append(encode_line(line))

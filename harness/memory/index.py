@@ -23,6 +23,7 @@ written here is read by its two ends (its ids, and the fields after its text), a
 
 import json
 import os
+import re
 import sys
 from array import array
 from pathlib import Path
@@ -38,7 +39,19 @@ from harness.memory.daylog import (
     message_id_key,
     node_ids,
 )
-from harness.memory.logfile import FILE_MODE, LogFile, open_file, write_whole
+from harness.memory.disk import REAL_DISK, Disk
+from harness.memory.logfile import (
+    FILE_MODE,
+    LogFile,
+    is_file,
+    names_in,
+    open_file,
+    read_at,
+    read_file,
+    remove,
+    write_all,
+    write_whole,
+)
 
 INDEX_FORMAT = 1
 INDEX_SAVE_LINES = 16_384  # lines appended between index saves: the most an open parses after a crash
@@ -48,11 +61,33 @@ OFFSET_BITS = 40  # a log file up to 1 TiB; 2^23 files per directory
 OFFSET_MASK = (1 << OFFSET_BITS) - 1
 UNBUILT = -1
 LOST = -2  # the entry of an id given once and in no line the reader takes [S13]
+LINE_READ_BYTES = 8192  # a spot check's read: one holds a node, and most messages
 KEYS_KEPT = 10_000  # the latest message keys the index remembers: how far back a retry is known
+
+
+OLD_GENERATION = re.compile(r"index-.*\.bin\Z", re.DOTALL)  # what `glob("index-*.bin")` matches
 
 
 def pack(file_number: int, offset: int) -> int:
     return file_number << OFFSET_BITS | offset
+
+
+class Entries:
+    """An index file's bytes, taken as int64 arrays in turn, as `array.fromfile` takes them: a
+    file too short for the next array is EOFError."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = memoryview(data)
+        self.at = 0
+
+    def take(self, entries: array, count: int) -> None:
+        if count < 0:
+            raise ValueError("negative count")
+        size = count * entries.itemsize
+        entries.frombytes(self.data[self.at:self.at + size])
+        self.at += size
+        if len(entries) < count:
+            raise EOFError("the index file is shorter than its meta.json says")
 
 
 class Index:
@@ -60,8 +95,9 @@ class Index:
     and of each level's nodes (`levels`), the lines skipped, the last node, the latest keys and the
     damage record; `load` fills it at open, the store's appends add to it."""
 
-    def __init__(self, chat: Path, main: DayLog, tree: DayLog, warnings: list[str]) -> None:
+    def __init__(self, chat: Path, main: DayLog, tree: DayLog, warnings: list[str], disk: Disk = REAL_DISK) -> None:
         self.chat = chat
+        self.disk = disk
         self.main = main
         self.tree = tree
         self.warnings = warnings  # the store's: what an open says
@@ -105,7 +141,7 @@ class Index:
     def load(self, read_only: bool) -> None:
         """Read the saved index, or rebuild it, then parse what the logs hold past it."""
         self.read_only = read_only
-        self.record = read_record(self.chat)  # [S13] lines set aside, ids lost
+        self.record = read_record(self.chat, self.disk)  # [S13] lines set aside, ids lost
         listings = {self.main.label: self._listing(self.main), self.tree.label: self._listing(self.tree)}
         meta, reason = self._read_index(listings)
         if meta is None:
@@ -126,16 +162,16 @@ class Index:
     def _listing(self, log: DayLog) -> list[tuple[str, int]]:
         """The day files in name order, with their sizes; strays are reported and left alone."""
         files = []
-        with os.scandir(log.directory) as entries:
-            for entry in entries:
-                if not DAY_FILE.match(entry.name) or not entry.is_file():
-                    self.warnings.append(f"{entry.path} is not a day file of the log; ignored")
-                    continue
-                stat = entry.stat()
-                if stat.st_mode & 0o777 != FILE_MODE:
-                    os.chmod(entry.path, FILE_MODE)
-                    self.warnings.append(f"{entry.path} had mode {stat.st_mode & 0o777:o}; it is now 600")
-                files.append((entry.name, stat.st_size))
+        for name in names_in(log.directory, self.disk):
+            path = os.path.join(log.directory, name)
+            if not DAY_FILE.match(name) or not is_file(Path(path), self.disk):
+                self.warnings.append(f"{path} is not a day file of the log; ignored")
+                continue
+            stat = self.disk.stat(path)
+            if stat.st_mode & 0o777 != FILE_MODE:
+                self.disk.chmod(path, FILE_MODE)
+                self.warnings.append(f"{path} had mode {stat.st_mode & 0o777:o}; it is now 600")
+            files.append((name, stat.st_size))
         files.sort()
         return files
 
@@ -149,7 +185,7 @@ class Index:
         index = self.chat / "index"
         has_logs = bool(sizes["main"] or sizes["tree"])
         try:
-            meta = json.loads((index / "meta.json").read_bytes())
+            meta = json.loads(read_file(index / "meta.json", self.disk))
         except FileNotFoundError:
             return None, "it was missing" if has_logs else ""
         except ValueError:
@@ -163,12 +199,12 @@ class Index:
                 return None, reason
             messages = array("q")
             levels = []
-            with open(index / f"index-{meta['generation']}.bin", "rb") as f:
-                messages.fromfile(f, meta["messages"])
-                for length in meta["levels"]:
-                    level = array("q")
-                    level.fromfile(f, length)
-                    levels.append(level)
+            entries = Entries(read_file(index / f"index-{meta['generation']}.bin", self.disk))
+            entries.take(messages, meta["messages"])
+            for length in meta["levels"]:
+                level = array("q")
+                entries.take(level, length)
+                levels.append(level)
             skipped = [[str(path), int(line), str(why)] for path, line, why in meta["skipped"]]
             last_node = (int(meta["last_node"][0]), int(meta["last_node"][1])) if meta["last_node"] else None
             keys = {str(key): int(i) for key, i in meta["keys"]}
@@ -198,8 +234,8 @@ class Index:
         count were given [S13]."""
         entries = array("q")
         try:
-            with open(self.chat / "index" / f"index-{int(meta['generation'])}.bin", "rb") as f:
-                entries.fromfile(f, int(meta["messages"]))
+            Entries(read_file(self.chat / "index" / f"index-{int(meta['generation'])}.bin", self.disk)).take(
+                entries, int(meta["messages"]))
         except (OSError, EOFError, KeyError, TypeError, ValueError):
             return None
         return entries
@@ -240,14 +276,31 @@ class Index:
         number, offset = entry >> OFFSET_BITS, entry & OFFSET_MASK
         if number >= len(log.names) or offset >= log.sizes[number]:
             return None
-        with open(log.path(number), "rb") as f:
-            f.seek(offset)
-            line = f.readline().rstrip(b"\n")
+        line = self._line_at(log.path(number), offset)
         try:
             record = json.loads(line.decode("utf-8"))
         except ValueError:
             return None
         return record if isinstance(record, dict) else None
+
+    def _line_at(self, path: str, offset: int) -> bytes:
+        """The line starting at `offset`, without its newline: what a spot check reads."""
+        fd = self.disk.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            parts = []
+            at = offset
+            while True:
+                chunk = read_at(fd, LINE_READ_BYTES, at, self.disk)
+                cut = chunk.find(b"\n")
+                if cut >= 0:
+                    parts.append(chunk[:cut])
+                    return b"".join(parts)
+                parts.append(chunk)
+                if len(chunk) < LINE_READ_BYTES:
+                    return b"".join(parts)
+                at += len(chunk)
+        finally:
+            self.disk.close(fd)
 
     def _reset(self) -> None:
         self.messages = array("q")
@@ -322,12 +375,14 @@ class Index:
         offset = start
         line_number = log.lines[number]
         rest = b""
-        with open(log.path(number), "rb") as f:
-            f.seek(start)
+        fd = self.disk.open(log.path(number), os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            at = start
             while True:
-                chunk = f.read(READ_CHUNK_BYTES)
+                chunk = read_at(fd, READ_CHUNK_BYTES, at, self.disk)
                 if not chunk:
                     break
+                at += len(chunk)
                 parts = (rest + chunk if rest else chunk).split(b"\n")
                 rest = parts.pop()
                 for part in parts:
@@ -335,6 +390,8 @@ class Index:
                     parse(log, number, offset, line_number, part)
                     offset += len(part) + 1
                 self.unsaved_lines += len(parts)
+        finally:
+            self.disk.close(fd)
         if rest:
             line_number += 1
             parse(log, number, offset, line_number, rest)
@@ -348,7 +405,7 @@ class Index:
         if self.read_only:
             self.warnings.append(f"{log.path(number)} does not end with a newline (read only: left as it is)")
             return
-        LogFile(Path(log.path(number))).close()  # ends the torn tail
+        LogFile(Path(log.path(number)), disk=self.disk).close()  # ends the torn tail
         self.warnings.append(f"{log.path(number)} did not end with a newline; one was appended")
 
     def _index_message(self, log: DayLog, number: int, offset: int, line_number: int, line: bytes) -> None:
@@ -433,8 +490,11 @@ class Index:
 
     def line_of(self, log: DayLog, entry: int) -> str:
         number, offset = entry >> OFFSET_BITS, entry & OFFSET_MASK
-        with open(log.path(number), "rb") as f:
-            line_number = f.read(offset).count(b"\n") + 1
+        fd = self.disk.open(log.path(number), os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            line_number = read_at(fd, offset, 0, self.disk).count(b"\n") + 1
+        finally:
+            self.disk.close(fd)
         return f"{log.relative(number)} line {line_number}"
 
     def _skip(self, path: str, line_number: int, why: str) -> None:
@@ -460,7 +520,7 @@ class Index:
             for leftover in (self.chat / "index" / f"index-{self._generation + 1}.bin",
                              self.chat / "index" / "meta.json.tmp"):
                 try:
-                    leftover.unlink(missing_ok=True)
+                    remove(leftover, self.disk)
                 except OSError:
                     pass
 
@@ -469,13 +529,14 @@ class Index:
         index = self.chat / "index"
         generation = self._generation + 1
         path = index / f"index-{generation}.bin"
-        fd = open_file(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        with os.fdopen(fd, "wb") as f:
-            self.messages.tofile(f)
-            for level in self.levels:
-                level.tofile(f)
-            f.flush()
-            os.fsync(f.fileno())
+        fd = open_file(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, self.disk)
+        try:
+            for entries in (self.messages, *self.levels):
+                if entries:
+                    write_all(fd, memoryview(entries).cast("B"), self.disk)
+            self.disk.fsync(fd)
+        finally:
+            self.disk.close(fd)
         meta = {
             "format": INDEX_FORMAT,
             "byteorder": sys.byteorder,
@@ -488,10 +549,10 @@ class Index:
             "last_node": list(self.last_node) if self.last_node else None,
             "keys": [[key, i] for key, i in list(self.keys.items())[-KEYS_KEPT:]],
         }
-        write_whole(index / "meta.json", json.dumps(meta, ensure_ascii=False).encode("utf-8"))
+        write_whole(index / "meta.json", json.dumps(meta, ensure_ascii=False).encode("utf-8"), self.disk)
         self._generation = generation
         self.unsaved_lines = 0
         self.changed = False
-        for old in index.glob("index-*.bin"):
-            if old != path:
-                old.unlink(missing_ok=True)
+        for name in names_in(index, self.disk):
+            if OLD_GENERATION.match(name) and index / name != path:
+                remove(index / name, self.disk)

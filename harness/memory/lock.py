@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from harness.memory.daylog import StoreError
+from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.logfile import open_file
 
 
@@ -23,8 +24,9 @@ class ChatBusy(StoreError):
 class ChatLock:
     """The lock of the chat in `chat`, from `take` to `release`."""
 
-    def __init__(self, chat: Path):
+    def __init__(self, chat: Path, disk: Disk = REAL_DISK):
         self.chat = chat
+        self.disk = disk
         self.fd: int | None = None
         self.read_only = False
 
@@ -35,29 +37,29 @@ class ChatLock:
         self.read_only = read_only
         if not self.read_only:
             try:
-                fd = open_file(self.chat / "lock", os.O_RDWR | os.O_CREAT)
+                fd = open_file(self.chat / "lock", os.O_RDWR | os.O_CREAT, self.disk)
             except OSError as error:
                 if error.errno not in (errno.EROFS, errno.EACCES):
                     raise
                 self.read_only = True
         if self.read_only:
-            fd = os.open(self.chat / "lock", os.O_RDONLY | os.O_CLOEXEC)
+            fd = self.disk.open(self.chat / "lock", os.O_RDONLY | os.O_CLOEXEC)
         try:
-            fcntl.flock(fd, (fcntl.LOCK_SH if self.read_only else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+            self.disk.flock(fd, (fcntl.LOCK_SH if self.read_only else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
-            owner = lock_owner(fd, wait=True)
-            os.close(fd)
+            owner = lock_owner(fd, self.disk, wait=True)
+            self.disk.close(fd)
             who = f"process {owner}" if owner else "another process (its pid is not written yet)"
             raise ChatBusy(f"The chat in {self.chat} is in use by {who}, and one chat has one owner.") from None
         except BaseException:
-            os.close(fd)
+            self.disk.close(fd)
             raise
         self.fd = fd
         if self.read_only:
             return None
-        previous = lock_owner(fd, wait=False)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        previous = lock_owner(fd, self.disk, wait=False)
+        self.disk.ftruncate(fd, 0)
+        self.disk.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         if previous:
             return f"process {previous} ended without closing the chat; process {os.getpid()} took it over"
         return None
@@ -68,17 +70,17 @@ class ChatLock:
             # owner died holding it.
             try:
                 if not self.read_only:
-                    os.ftruncate(self.fd, 0)
+                    self.disk.ftruncate(self.fd, 0)
             except OSError:
                 pass  # a full disk cannot fail a close: the next owner overwrites the pid
-            os.close(self.fd)
+            self.disk.close(self.fd)
             self.fd = None
 
 
-def lock_owner(fd: int, wait: bool) -> str:
+def lock_owner(fd: int, disk: Disk, wait: bool) -> str:
     # The owner writes its pid just after it takes the lock: give it a moment.
     for _ in range(50 if wait else 1):
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        text = disk.pread(fd, 32, 0).decode("ascii", "replace").strip()
         if text or not wait:
             return text
         time.sleep(0.01)

@@ -19,6 +19,9 @@ the key, an image) goes through `write_whole`, so each gets the same rules [gist
   directory fsync'd: a crash leaves the old file or the new one, never a mix.
 - **A new file's name** is on disk before its first line is acknowledged: the directory is
   fsync'd when a file is made. Files are 0600 and directories 0700, whatever the umask.
+
+Every operation goes to the disk it is given (harness/memory/disk.py, the real one by default), so
+a test or a simulation can fail or lose any of them under these same rules.
 """
 
 import errno
@@ -27,6 +30,7 @@ import os
 import stat
 from pathlib import Path
 
+from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.text import valid_text
 
 DIRECTORY_MODE = 0o700
@@ -42,56 +46,145 @@ def encode_line(record: dict) -> bytes:
         return valid_text(line).encode("utf-8")
 
 
-def make_directory(path: Path) -> bool:
+def make_directory(path: Path, disk: Disk = REAL_DISK) -> bool:
     """A directory of mode 0700 whatever the umask; True if it was made."""
     try:
-        os.mkdir(path, DIRECTORY_MODE)
+        disk.mkdir(path, DIRECTORY_MODE)
     except FileExistsError:
         return False
-    os.chmod(path, DIRECTORY_MODE)
-    fsync_directory(path.parent)
+    disk.chmod(path, DIRECTORY_MODE)
+    fsync_directory(path.parent, disk)
     return True
 
 
-def fsync_directory(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+def make_parents(path: Path, disk: Disk = REAL_DISK, mode: int = 0o777) -> None:
+    """`path` and every missing directory above it, as `Path.mkdir(parents=True, exist_ok=True)`
+    makes them: `mode` for `path` itself, the default for the ones above, under the umask."""
     try:
-        os.fsync(fd)
+        disk.mkdir(path, mode)
+    except FileNotFoundError:
+        if path.parent == path:
+            raise
+        make_parents(path.parent, disk)
+        try:
+            disk.mkdir(path, mode)
+        except OSError:
+            if not is_directory(path, disk):
+                raise
+    except OSError:
+        # a directory already there is what was asked for; anything else is the error
+        if not is_directory(path, disk):
+            raise
+
+
+def is_directory(path: Path, disk: Disk = REAL_DISK) -> bool:
+    try:
+        return stat.S_ISDIR(disk.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+
+
+def exists(path: Path, disk: Disk = REAL_DISK) -> bool:
+    try:
+        disk.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return True
+
+
+def names_in(directory: Path, disk: Disk = REAL_DISK) -> list[str]:
+    """The names in `directory`, in the order the disk lists them."""
+    return disk.listdir(directory)
+
+
+def is_file(path: Path, disk: Disk = REAL_DISK) -> bool:
+    """A regular file, following a symbolic link; a link to nothing is not one."""
+    try:
+        return stat.S_ISREG(disk.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+
+
+def remove(path: Path, disk: Disk = REAL_DISK) -> None:
+    """`path` unlinked, if it was there."""
+    try:
+        disk.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def fsync_directory(path: Path, disk: Disk = REAL_DISK) -> None:
+    fd = disk.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        disk.fsync(fd)
     finally:
-        os.close(fd)
+        disk.close(fd)
 
 
-def open_file(path: Path, flags: int) -> int:
+def open_file(path: Path, flags: int, disk: Disk = REAL_DISK) -> int:
     """A descriptor on a file that is 0600 whatever the umask."""
-    fd = os.open(path, flags | os.O_CLOEXEC, FILE_MODE)
-    if os.fstat(fd).st_mode & 0o777 != FILE_MODE:
-        os.fchmod(fd, FILE_MODE)
+    fd = disk.open(path, flags | os.O_CLOEXEC, FILE_MODE)
+    if disk.fstat(fd).st_mode & 0o777 != FILE_MODE:
+        disk.fchmod(fd, FILE_MODE)
     return fd
 
 
-def write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes, disk: Disk = REAL_DISK) -> None:
     """All of `data`: one write, more only if the disk took part of it."""
-    written = os.write(fd, data)
+    written = disk.write(fd, data)
     while written < len(data):
-        written += os.write(fd, data[written:])
+        written += disk.write(fd, data[written:])
 
 
-def write_whole(path: Path, data: bytes) -> None:
+def read_at(fd: int, length: int, offset: int, disk: Disk = REAL_DISK) -> bytes:
+    """Up to `length` bytes from `offset`: fewer only at the end of the file (one `pread` may
+    give less than asked, past 2 GiB)."""
+    data = disk.pread(fd, length, offset)
+    if len(data) == length or not data:
+        return data
+    parts = [data]
+    got = len(data)
+    while got < length:
+        more = disk.pread(fd, length - got, offset + got)
+        if not more:
+            break
+        parts.append(more)
+        got += len(more)
+    return b"".join(parts)
+
+
+def read_file(path: Path, disk: Disk = REAL_DISK, bytes_max: int | None = None) -> bytes:
+    """The whole file `path` (at most `bytes_max` bytes of it), as `Path.read_bytes` reads it."""
+    fd = disk.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        if bytes_max is not None:
+            return read_at(fd, bytes_max, 0, disk)
+        parts = []
+        while True:
+            chunk = disk.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(parts)
+            parts.append(chunk)
+    finally:
+        disk.close(fd)
+
+
+def write_whole(path: Path, data: bytes, disk: Disk = REAL_DISK) -> None:
     """Replace `path` with `data`: a new file, fsync'd, renamed over the old, directory fsync'd."""
     temporary = path.with_name(path.name + ".tmp")
-    fd = open_file(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    fd = open_file(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, disk)
     try:
-        write_all(fd, data)
-        os.fsync(fd)
+        write_all(fd, data, disk)
+        disk.fsync(fd)
     finally:
-        os.close(fd)
-    os.replace(temporary, path)
-    fsync_directory(path.parent)
+        disk.close(fd)
+    disk.replace(temporary, path)
+    fsync_directory(path.parent, disk)
 
 
-def ends_torn(fd: int, size: int) -> bool:
+def ends_torn(fd: int, size: int, disk: Disk = REAL_DISK) -> bool:
     """Whether a file of `size` bytes ends inside a line (its last byte is not a newline)."""
-    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+    return size > 0 and disk.pread(fd, 1, size - 1) != b"\n"
 
 
 class LogFile:
@@ -101,24 +194,25 @@ class LogFile:
     whether opening it ended a torn tail. `exclusive` makes a new file or raises FileExistsError.
     """
 
-    def __init__(self, path: Path, exclusive: bool = False):
+    def __init__(self, path: Path, exclusive: bool = False, disk: Disk = REAL_DISK):
         self.path = path
+        self.disk = disk
         self.torn = False
         self._cut_pending = False
         created = True
         try:
-            fd = open_file(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL)
+            fd = open_file(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, disk)
         except FileExistsError:
             if exclusive:
                 raise
             created = False
-            fd = open_file(path, os.O_RDWR | os.O_APPEND)
+            fd = open_file(path, os.O_RDWR | os.O_APPEND, disk)
         self.fd: int | None = fd
         try:
-            self.size = os.fstat(fd).st_size
+            self.size = disk.fstat(fd).st_size
             if created:
-                fsync_directory(path.parent)
-            elif ends_torn(fd, self.size):
+                fsync_directory(path.parent, disk)
+            elif ends_torn(fd, self.size, disk):
                 self.append(b"\n")
                 self.torn = True
         except BaseException:
@@ -132,8 +226,8 @@ class LogFile:
             self.cut_back()
         offset = self.size
         try:
-            write_all(self.fd, data)
-            os.fsync(self.fd)
+            write_all(self.fd, data, self.disk)
+            self.disk.fsync(self.fd)
         except BaseException:
             # The line was never acknowledged: leave no part of it.
             self._cut_pending = True
@@ -152,14 +246,14 @@ class LogFile:
 
     def cut_back(self) -> None:
         """Cut the file back to its last whole line, on disk; an OSError if that fails."""
-        if os.fstat(self.fd).st_size != self.size:
-            os.ftruncate(self.fd, self.size)
-            os.fsync(self.fd)  # the cut on disk before the next line
+        if self.disk.fstat(self.fd).st_size != self.size:
+            self.disk.ftruncate(self.fd, self.size)
+            self.disk.fsync(self.fd)  # the cut on disk before the next line
         self._cut_pending = False
 
     def close(self) -> None:
         if self.fd is not None:
-            os.close(self.fd)
+            self.disk.close(self.fd)
             self.fd = None
 
 
@@ -168,23 +262,23 @@ class NotReadable(Exception):
     ("is a FIFO, not a regular file")."""
 
 
-def open_regular(path: Path, follow: bool = True) -> int:
+def open_regular(path: Path, follow: bool = True, disk: Disk = REAL_DISK) -> int:
     """A descriptor open for reading on the regular file `path`. Opened without blocking, so a
     FIFO never hangs the open, and checked on the descriptor, so a link swapped meanwhile changes
     nothing; `follow=False` refuses a symbolic link itself (a file only Ever writes)."""
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | (0 if follow else os.O_NOFOLLOW)
     try:
-        fd = os.open(path, flags)
+        fd = disk.open(path, flags)
     except OSError as error:
         if error.errno == errno.ELOOP:
             raise NotReadable("is a symbolic link that loops" if follow else
                               "is a symbolic link, and Ever writes it only as a file") from None
         raise
-    status = os.fstat(fd)
+    status = disk.fstat(fd)
     if not stat.S_ISREG(status.st_mode):
-        os.close(fd)
+        disk.close(fd)
         raise NotReadable(f"is {kind_of(status.st_mode)}, not a regular file")
-    os.set_blocking(fd, True)
+    disk.set_blocking(fd, True)
     return fd
 
 
@@ -197,12 +291,14 @@ def kind_of(mode: int) -> str:
     return "not a file"
 
 
-def read_regular(path: Path, bytes_max: int, follow: bool = True) -> bytes:
+def read_regular(path: Path, bytes_max: int, follow: bool = True, disk: Disk = REAL_DISK) -> bytes:
     """The whole regular file `path` (see `open_regular`), if it holds at most `bytes_max` bytes;
     `NotReadable` otherwise. A file that grows while it is read is still read at most so far."""
-    fd = open_regular(path, follow)
-    with os.fdopen(fd, "rb") as file:
-        data = file.read(bytes_max + 1)
+    fd = open_regular(path, follow, disk)
+    try:
+        data = read_at(fd, bytes_max + 1, 0, disk)
+    finally:
+        disk.close(fd)
     if len(data) > bytes_max:
         raise NotReadable(f"holds over {bytes_max:,} bytes, more than Ever reads from it")
     return data

@@ -41,6 +41,7 @@ from datetime import datetime
 
 from harness.memory.accepted import Accepted
 from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
+from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.images import pages as paged
 from harness.memory.inbox import Inbox
 from harness.memory.planner import Config, Node, Planner, node_name
@@ -215,7 +216,7 @@ class Memory:
         self.failures_in_wait = 0
         self._settled = asyncio.Event()
         self._retry_handle: asyncio.TimerHandle | None = None
-        self.inbox = Inbox(store.chat)
+        self.inbox = Inbox(store.chat, store.disk)
         # [S11] the pieces a killed owner logged of a long message, by key, counted at open
         # while they still end the log: its delivery logs the rest, not the whole again
         self.partly_logged: dict[str, int] = {}
@@ -235,10 +236,12 @@ class Memory:
 
     @classmethod
     def open(cls, home=None, config: Config = Config(), build: Build | None = None,
-             on_change: Callable[[str], None] | None = None, read_only: bool = False) -> "Memory":
+             on_change: Callable[[str], None] | None = None, read_only: bool = False,
+             disk: Disk = REAL_DISK) -> "Memory":
         """Own the chat under `home` and load its view [P10]: see the module's text.
-        `read_only` (for `ever memory`, and any chat on a read-only disk) writes nothing."""
-        store = Store.open(home, read_only=read_only)
+        `read_only` (for `ever memory`, and any chat on a read-only disk) writes nothing. Every
+        file of the chat is read and written through `disk` (harness/memory/disk.py)."""
+        store = Store.open(home, read_only=read_only, disk=disk)
         try:
             texts = StoreTexts(store)
             try:

@@ -109,12 +109,17 @@ from harness.memory.index import (
     pack,
 )
 from harness.memory.lock import ChatBusy, ChatLock
+from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.logfile import (
     DIRECTORY_MODE,
     NotReadable,
     encode_line,
+    exists,
     make_directory,
+    make_parents,
+    read_at,
     read_regular,
+    remove,
     write_whole,
 )
 from harness.memory.text import utf8_bytes, valid_text
@@ -164,15 +169,16 @@ class Store:
     whatever the chat's length.
     """
 
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, disk: Disk = REAL_DISK):
         self.home = home
         self.chat = home / "chat"
+        self.disk = disk  # every file of the chat is read and written through it
         self.warnings: list[str] = []
-        self.main = DayLog(self.chat / "main", "main")
-        self.tree = DayLog(self.chat / "tree", "tree")
-        self.index = Index(self.chat, self.main, self.tree, self.warnings)
+        self.main = DayLog(self.chat / "main", "main", disk)
+        self.tree = DayLog(self.chat / "tree", "tree", disk)
+        self.index = Index(self.chat, self.main, self.tree, self.warnings, disk)
         self._readers: OrderedDict[tuple[str, int], int] = OrderedDict()
-        self._lock = ChatLock(self.chat)
+        self._lock = ChatLock(self.chat, disk)
         self._failed: BaseException | None = None
         self._closed = False
         self._read_only = False
@@ -183,8 +189,10 @@ class Store:
     # ---- opening and closing ----
 
     @classmethod
-    def open(cls, home: Union[str, Path, None] = None, read_only: bool = False) -> "Store":
-        """Own the chat under `home` (default `$EVER_HOME`, else ~/.ever), making it if new.
+    def open(cls, home: Union[str, Path, None] = None, read_only: bool = False,
+             disk: Disk = REAL_DISK) -> "Store":
+        """Own the chat under `home` (default `$EVER_HOME`, else ~/.ever), making it if new, on
+        `disk` (harness/memory/disk.py; the machine's by default).
 
         Raises ChatBusy if a live process owns it, LogCorrupt if its message ids have a gap or a
         repeat. Torn lines, a rebuilt index and a taken-over lock are reported in `warnings`.
@@ -193,19 +201,19 @@ class Store:
         """
         if home is not None and not str(home):
             raise ValueError("home must name a directory, got an empty path")
-        store = cls(Path(home) if home is not None else ever_home())
-        store._read_only = read_only and (store.chat / "lock").exists()  # a new chat is made
+        store = cls(Path(home) if home is not None else ever_home(), disk)
+        store._read_only = read_only and exists(store.chat / "lock", disk)  # a new chat is made
         if not store._read_only:
             try:
-                store.home.parent.mkdir(parents=True, exist_ok=True)
-                make_directory(store.home)
-                make_directory(store.chat)
+                make_parents(store.home.parent, disk)
+                make_directory(store.home, disk)
+                make_directory(store.chat, disk)
             except OSError as error:
-                if error.errno not in (errno.EROFS, errno.EACCES) or not (store.chat / "lock").exists():
+                if error.errno not in (errno.EROFS, errno.EACCES) or not exists(store.chat / "lock", disk):
                     raise
                 store._read_only = True
-        if not store._read_only and os.stat(store.chat).st_mode & 0o777 != DIRECTORY_MODE:
-            os.chmod(store.chat, DIRECTORY_MODE)
+        if not store._read_only and disk.stat(store.chat).st_mode & 0o777 != DIRECTORY_MODE:
+            disk.chmod(store.chat, DIRECTORY_MODE)
             store.warnings.append(f"{store.chat} was open to others; it is now 0700")
         taken_over = store._lock.take(store._read_only)
         store._read_only = store._lock.read_only
@@ -214,9 +222,9 @@ class Store:
         try:
             if not store._read_only:
                 for directory in (store.main.directory, store.tree.directory, store.chat / "index"):
-                    make_directory(directory)
+                    make_directory(directory, disk)
                 for leftover in (store.chat / "view.json.tmp", store.chat / "index" / "meta.json.tmp"):
-                    leftover.unlink(missing_ok=True)
+                    remove(leftover, disk)
             store.index.load(store._read_only)
         except BaseException:
             store._release()
@@ -268,7 +276,7 @@ class Store:
 
     def _release(self) -> None:
         for fd in self._readers.values():
-            os.close(fd)
+            self.disk.close(fd)
         self._readers.clear()
         self.main.close()
         self.tree.close()
@@ -429,13 +437,14 @@ class Store:
                 size = self.main.sizes[number]
                 offset = 0
                 while offset < size:
-                    data = os.pread(self._reader(self.main, number), min(READ_CHUNK_BYTES, size - offset), offset)
+                    data = read_at(self._reader(self.main, number), min(READ_CHUNK_BYTES, size - offset), offset,
+                                   self.disk)
                     if not data:
                         break
                     cut = data.rfind(b"\n") + 1 if offset + len(data) < size else len(data)
                     if cut == 0:  # a line longer than the chunk: read it whole
                         cut = len(self._read_line(self.main, number, offset, None)) + 1
-                        data = os.pread(self._reader(self.main, number), cut, offset)
+                        data = read_at(self._reader(self.main, number), cut, offset, self.disk)
                     for line in data[:cut].split(b"\n"):
                         if line.endswith(b'"}') and b',"key":"' in line:
                             tail = line.rfind(TEXT_END)
@@ -503,7 +512,7 @@ class Store:
                 size = self.tree.sizes[n]
                 if start >= size:
                     continue
-                data = os.pread(self._reader(self.tree, n), size - start, start)
+                data = read_at(self._reader(self.tree, n), size - start, start, self.disk)
                 at = start
                 for line in data.split(b"\n"):
                     here, at = at, at + len(line) + 1
@@ -525,7 +534,7 @@ class Store:
     def _rebuild(self, reason: str) -> None:
         """The index thrown away and made again from the logs, read through new descriptors."""
         for fd in self._readers.values():
-            os.close(fd)
+            self.disk.close(fd)
         self._readers.clear()
         self.index.rebuild(reason)
 
@@ -608,7 +617,7 @@ class Store:
             end = offset + LINE_GUESS_BYTES
         end = min(end, limit)
         while True:
-            data = os.pread(fd, end - offset, offset)
+            data = read_at(fd, end - offset, offset, self.disk)
             cut = data.find(b"\n")
             if cut >= 0:
                 return data[:cut]
@@ -625,8 +634,8 @@ class Store:
             self._readers.move_to_end(key)
             return fd
         if len(self._readers) >= READERS_MAX:
-            os.close(self._readers.popitem(last=False)[1])
-        fd = os.open(log.path(number), os.O_RDONLY | os.O_CLOEXEC)
+            self.disk.close(self._readers.popitem(last=False)[1])
+        fd = self.disk.open(log.path(number), os.O_RDONLY | os.O_CLOEXEC)
         self._readers[key] = fd
         return fd
 
@@ -647,14 +656,14 @@ class Store:
                 raise StoreError("the store is closed")
             if self._read_only:
                 raise StoreError("the chat is open read only")
-            write_whole(self.chat / "view.json", data.encode("utf-8"))
+            write_whole(self.chat / "view.json", data.encode("utf-8"), self.disk)
 
     def load_view(self) -> dict | None:
         """The saved view, or None if none was ever saved."""
         path = self.chat / "view.json"
         try:
             # a FIFO or a link to /dev/zero put there never hangs a command: a file Ever writes
-            data = read_regular(path, VIEW_BYTES_MAX, follow=False)
+            data = read_regular(path, VIEW_BYTES_MAX, follow=False, disk=self.disk)
         except FileNotFoundError:
             return None
         except NotReadable as refused:
