@@ -128,7 +128,7 @@ class Owner:
             return JobResult(result.text, result.failure or "")
 
         # owned first: a process that finds the chat owned (ChatBusy) never loads the SDK
-        memory = Memory.open(settings.home, Config(), build=build, on_change=hub.row)
+        memory = Memory.open(settings.home, Config(), build=build, on_change=hub.row, disk=world.disk)
         memory_ref["m"] = memory
         try:
             check_memory_setting(settings)  # a thinking setting the model lacks: refused at the start

@@ -1,9 +1,10 @@
-"""The owner's edges as one value: the clock, the randomness and the provider it calls.
+"""The owner's edges as one value: the clock, the disk, the randomness and the provider it calls.
 
 `World.real()` is today's machine. A test or a simulation builds its own World and passes it to
-`Owner.open` (harness/owner/owner.py): the owner then waits in its clock's time, draws its keys
-from its randomness and calls the models through its provider, and the production code under test
-is the same code. The disk is the store's (harness/memory/logfile.py, every log's one writer).
+`Owner.open` (harness/owner/owner.py): the owner then waits in its clock's time, keeps the chat's
+files on its disk (harness/memory/disk.py, under every log's one writer, harness/memory/logfile.py),
+draws its keys from its randomness and calls the models through its provider, and the production
+code under test is the same code.
 """
 
 import asyncio
@@ -12,6 +13,8 @@ import os
 import time
 from collections.abc import Callable
 from typing import Any
+
+from harness.memory.disk import Disk, RealDisk
 
 
 class Clock:
@@ -46,6 +49,8 @@ class World:
     random: Randomness = dataclasses.field(default_factory=Randomness)
     # builds a client for the owner's turns or its compactor from the settings and their changes
     provider: Callable[..., Any] = real_clients
+    # every file of the chat, read and written through it
+    disk: Disk = dataclasses.field(default_factory=RealDisk)
 
     @classmethod
     def real(cls) -> "World":
