@@ -33,7 +33,16 @@ from pathlib import Path
 from typing import Any
 
 from harness.memory.disk import REAL_DISK, Disk
-from harness.memory.logfile import LogFile, encode_line, exists, is_directory, make_directory, names_in, read_at, read_file
+from harness.memory.logfile import (
+    LogFile,
+    encode_line,
+    exists,
+    is_directory,
+    make_directory,
+    names_in,
+    read_at,
+    read_file,
+)
 
 AGENTS_DIR = "agents"
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")

@@ -162,7 +162,8 @@ def node_damage(line: bytes) -> str:
 
 def day_lines(directory: Path, disk: Disk = REAL_DISK):
     """(file name, line number, byte offset, line) of every line of every day file, in order."""
-    names = sorted(name for name in names_in(directory, disk) if DAY_FILE.match(name) and is_file(directory / name, disk))
+    names = sorted(name for name in names_in(directory, disk)
+                   if DAY_FILE.match(name) and is_file(directory / name, disk))
     for name in names:
         fd = disk.open(directory / name, os.O_RDONLY | os.O_CLOEXEC)
         try:

@@ -4,7 +4,10 @@ The gist gives the model two tools to reach its memory, zoom and date [gist §6]
 lines dropped can then only be found by zooming down a guess. Search finds it in one call: each
 hit names its message and the view line that covers it, so zoom goes on from there.
 
-The index is a cache, as the store's own index is: the logs are the truth [S7].
+The index is a cache, as the store's own index is: the logs are the truth [S7]. It is the one
+file of the chat kept outside the disk the store was given (harness/memory/disk.py): SQLite reads
+and writes it through its own layer, and a disk that loses it loses nothing the logs cannot give
+back at the next search.
 
 `chat/search.sqlite` (harness/memory/home.py) holds an FTS5 table of the messages' texts
 (contentless: the texts stay in the log, the index keeps only what finds them), and `meta` with the

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from harness.memory.accepted import Accepted
-from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.memory.disk import REAL_DISK, Disk
+from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.memory.images import pages as paged
 from harness.memory.inbox import Inbox
 from harness.memory.planner import Config, Node, Planner, node_name

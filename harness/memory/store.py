@@ -97,6 +97,7 @@ from harness.memory.daylog import (
     message_id_key,
     node_ids,
 )
+from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.events import KINDS
 from harness.memory.index import (
     INDEX_SAVE_LINES,
@@ -109,7 +110,6 @@ from harness.memory.index import (
     pack,
 )
 from harness.memory.lock import ChatBusy, ChatLock
-from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.logfile import (
     DIRECTORY_MODE,
     NotReadable,

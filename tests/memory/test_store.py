@@ -6,6 +6,7 @@ temporary view.json and its rename; an fsync that fails) or made real with a sub
 (the owner lock). The kill-at-any-instant run is tests/memory/test_store_crash.py.
 """
 
+import errno
 import json
 import os
 import signal
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 from harness.memory import store as store_module
 from harness.memory.store import ChatBusy, LogCorrupt, Store, StoreError, message_id, node_ids
 from harness.memory.text import valid_text
+from tests.support.disk import Fail, FailingDisk, RecordingDisk
 
 PLUS_TWO = timezone(timedelta(hours=2))
 
@@ -376,21 +378,10 @@ def test_the_nodes_after_a_checkpoint_are_read_in_log_order_across_days(home):
             store.nodes_after((2, 0))
 
 
-def test_each_line_is_one_write_fsynced_before_the_append_returns(home, monkeypatch):
-    store = Store.open(home)
-    calls = []
-    real_write, real_fsync = os.write, os.fsync
-
-    def write(fd, data):
-        calls.append(("write", fd, bytes(data)))
-        return real_write(fd, data)
-
-    def fsync(fd):
-        calls.append(("fsync", fd))
-        return real_fsync(fd)
-
-    monkeypatch.setattr(store_module.os, "write", write)
-    monkeypatch.setattr(store_module.os, "fsync", fsync)
+def test_each_line_is_one_write_fsynced_before_the_append_returns(home):
+    disk = RecordingDisk()  # the disk the store is given sees every write and fsync
+    store = Store.open(home, disk=disk)
+    calls = disk.operations
     try:
         for k in range(3):
             store.append_message("user", f"m{k}", now=clock(8, 10))
@@ -406,25 +397,21 @@ def test_each_line_is_one_write_fsynced_before_the_append_returns(home, monkeypa
                 if following:
                     assert calls.index(("fsync", line[1]), at) < calls.index(following[0])
     finally:
-        monkeypatch.undo()
         store.close()
 
 
-def test_a_failed_append_leaves_no_part_of_its_line_and_the_next_append_tries_again(home, monkeypatch):
+def test_a_failed_append_leaves_no_part_of_its_line_and_the_next_append_tries_again(home):
     fill(home, 1)
-    store = Store.open(home)
+    disk = FailingDisk(Fail("fsync", errno.EIO, on=".jsonl"))  # the disk fails the line's fsync
+    store = Store.open(home, disk=disk)
     size = sum(path.stat().st_size for path in (home / "chat" / "main").glob("*.jsonl"))
-
-    def failing_fsync(fd):
-        raise OSError(5, "Input/output error")
-
-    monkeypatch.setattr(store_module.os, "fsync", failing_fsync)
+    disk.arm()
     with pytest.raises(StoreError, match="nothing of it was logged, and the next one tries again") as failed:
         store.append_message("user", "written, not acknowledged", now=clock(8, 11))
+    assert disk.failures == 1
     assert "\n" not in str(failed.value) and "Input/output error" in str(failed.value)
     # [S5] the unacknowledged bytes are cut off: the file ends at its last whole line
     assert sum(path.stat().st_size for path in (home / "chat" / "main").glob("*.jsonl")) == size
-    monkeypatch.undo()
     assert store.append_message("user", "next", now=clock(8, 11))["i"] == 1
     store.close()
     with Store.open(home) as store:
@@ -444,19 +431,25 @@ def test_the_view_is_saved_whole_and_loaded_back(home):
     assert (home / "chat" / "view.json").read_bytes() == b'{"T":10,"view":[[2,0],[1,2],[0,8],[0,9]],"shrinking":false}'
 
 
-def test_a_crash_between_the_temporary_view_and_its_rename_leaves_the_old_view(home, monkeypatch):
+def test_a_crash_between_the_temporary_view_and_its_rename_leaves_the_old_view(home):
     class Crash(BaseException):
         pass
 
-    def crash(*args):
-        raise Crash()
+    class CrashAtRename(RecordingDisk):
+        crash = False
 
-    store = Store.open(home)
+        def replace(self, source, target):
+            if self.crash:
+                raise Crash()
+            super().replace(source, target)
+
+    disk = CrashAtRename()
+    store = Store.open(home, disk=disk)
     store.save_view({"T": 1, "view": [[0, 0]]})
-    monkeypatch.setattr(store_module.os, "replace", crash)
+    disk.crash = True
     with pytest.raises(Crash):
         store.save_view({"T": 2, "view": [[1, 0]]})
-    monkeypatch.undo()
+    disk.crash = False
     temporary = home / "chat" / "view.json.tmp"
     assert json.loads(temporary.read_bytes()) == {"T": 2, "view": [[1, 0]]}  # the crash came after it
     assert store.load_view() == {"T": 1, "view": [[0, 0]]}
