@@ -46,15 +46,15 @@ MUTANTS = [
     Mutant(
         name="store_append_without_fsync",
         path="harness/memory/logfile.py",
-        old="            write_all(self.fd, data)\n            os.fsync(self.fd)\n",
-        new="            write_all(self.fd, data)\n",
+        old="            write_all(self.fd, data, self.disk)\n            self.disk.fsync(self.fd)\n",
+        new="            write_all(self.fd, data, self.disk)\n",
         check=test("tests/memory/test_store.py::test_each_line_is_one_write_fsynced_before_the_append_returns"),
         note="a line is acknowledged before it is on disk [gist §1]",
     ),
     Mutant(
         name="log_torn_tail_glued_onto",
         path="harness/memory/logfile.py",
-        old="            elif ends_torn(fd, self.size):\n",
+        old="            elif ends_torn(fd, self.size, disk):\n",
         new="            elif False:\n",
         check=test("tests/memory/test_logfile.py::"
                    "test_a_torn_last_line_is_skipped_and_the_next_line_stands_alone[agent]"),
@@ -65,7 +65,7 @@ MUTANTS = [
         path="harness/calls/usage.py",
         old="            file.append(encode_line(record.to_json()))\n",
         new="            from harness.memory.logfile import write_all\n"
-            "            write_all(file.fd, encode_line(record.to_json()))\n",
+            "            write_all(file.fd, encode_line(record.to_json()), disk)\n",
         check=test("tests/memory/test_logfile.py::"
                    "test_a_write_the_disk_fails_halfway_leaves_the_file_as_it_was[usage]"),
         note="the usage log writes past the shared rule: a full disk leaves half a line [S5]",
@@ -395,8 +395,8 @@ MUTANTS = [
     Mutant(
         name="damage_record_ignored",
         path="harness/memory/index.py",
-        old="        self.record = read_record(self.chat)  # [S13] lines set aside, ids lost\n",
-        new="        self.record = read_record(self.chat / \"nowhere\")\n",
+        old="        self.record = read_record(self.chat, self.disk)  # [S13] lines set aside, ids lost\n",
+        new="        self.record = read_record(self.chat / \"nowhere\", self.disk)\n",
         check=test("tests/chat/test_damage.py::"
                    "test_a_damaged_line_in_the_middle_is_said_by_every_command_and_doctor_repair_sets_it_aside"),
         note="the lines set aside and the ids recorded lost are not read: a repaired chat stays locked [S13]",
@@ -422,13 +422,41 @@ MUTANTS = [
     Mutant(
         name="doctor_repair_edits_the_day_file",
         path="harness/memory/damage.py",
-        old="    append_record(chat, entries)\n    (chat / \"index\" / \"meta.json\").unlink(missing_ok=True)\n",
-        new=("    append_record(chat, entries)\n    (chat / \"index\" / \"meta.json\").unlink(missing_ok=True)\n"
+        old="    append_record(chat, entries, disk)\n    remove(chat / \"index\" / \"meta.json\", disk)\n",
+        new=("    append_record(chat, entries, disk)\n    remove(chat / \"index\" / \"meta.json\", disk)\n"
              "    for d in reversed(found.damaged):\n        data = (chat / d.file).read_bytes()\n"
              "        (chat / d.file).write_bytes(data[:d.at] + data[d.at + len(d.data) + 1:])\n"),
         check=test("tests/chat/test_damage.py::"
                    "test_a_damaged_line_in_the_middle_is_said_by_every_command_and_doctor_repair_sets_it_aside"),
         note="ever doctor --repair cuts the damaged lines out of the day file: the log edited [S13]",
+    ),
+    Mutant(
+        name="inbox_read_past_the_disk",
+        path="harness/memory/inbox.py",
+        old="            data = read_file(self.path, disk)\n",
+        new="            data = self.path.read_bytes()\n",
+        check=test("tests/memory/test_disk_seam.py::"
+                   "test_every_file_of_the_chat_is_reached_through_the_disk_it_was_given"),
+        note="the inbox is read past the disk it was given: a simulated disk's losses never reach it",
+    ),
+    Mutant(
+        name="log_fsync_past_the_disk",
+        path="harness/memory/logfile.py",
+        old="            write_all(self.fd, data, self.disk)\n            self.disk.fsync(self.fd)\n",
+        new="            write_all(self.fd, data, self.disk)\n            os.fsync(self.fd)\n",
+        check=test("tests/memory/test_disk.py::"
+                   "test_a_chats_messages_inbox_node_view_and_index_all_go_through_the_disk_it_was_given"),
+        note="a line's fsync goes to the machine, not to the disk the log was given: a disk that holds "
+             "unsynced writes sees a line acknowledged that it never synced",
+    ),
+    Mutant(
+        name="memory_opens_the_machines_disk",
+        path="harness/memory/service.py",
+        old="        store = Store.open(home, read_only=read_only, disk=disk)\n",
+        new="        store = Store.open(home, read_only=read_only)\n",
+        check=test("tests/memory/test_disk.py::"
+                   "test_a_chats_messages_inbox_node_view_and_index_all_go_through_the_disk_it_was_given"),
+        note="Memory.open drops the disk it was given: the chat's files go to the machine's disk",
     ),
     Mutant(
         name="search_ranks_every_match",

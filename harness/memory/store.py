@@ -68,8 +68,9 @@ Decisions the gist leaves open:
 
 The store is four parts, each with one job, behind `Store`: the day files and their lines
 (harness/memory/daylog.py), the index (harness/memory/index.py), the lock
-(harness/memory/lock.py), and one way to append and replace files (harness/memory/logfile.py).
-Here are the appends, the reads and the saved view.
+(harness/memory/lock.py), and one way to append and replace files (harness/memory/logfile.py);
+each reads and writes through the disk the store was opened on (harness/memory/disk.py). Here are
+the appends, the reads and the saved view.
 """
 
 import errno
