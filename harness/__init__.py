@@ -7,7 +7,7 @@
     localapi/  a local Messages API as strict as Anthropic's, for the tests and the no-key demo.
     __main__   `python -m harness` is `ever`.
 
-Imports go one way, memory ← calls ← owner ← chat (the owner reads the settings of chat/), and localapi stands beside them: only the tests and the
-demo (`ever chat --local`) import it. The layering lint in laws/subset.py, run by
-tests/model/test_subset.py (`make lint`), checks it.
+Imports go one way, memory ← calls ← owner ← chat (the owner reads chat/'s settings), and
+localapi stands beside them: only the tests and the demo (`ever chat --local`) import it. The
+layering lint in laws/subset.py, run by tests/model/test_subset.py (`make lint`), checks it.
 """
