@@ -8,6 +8,7 @@
     planner     the production planner: the view, the compaction view, the due order, the jobs
     texts       where the planner's texts live (the `Texts` store, `MemoryTexts`), which nodes are built
     checkpoint  what a restart keeps: the planner's saved state, when it is due, taking it up again
+    disk        the disk's operations as one interface passed in, and the machine's (`RealDisk`)
     logfile     one way to write a file: JSON lines appended and fsync'd, files replaced whole
     home        every path under EVER_HOME in one table: what writes it, its kind, its mode
     store       the chat's store behind `Store`: appends, reads by id, the saved view
