@@ -116,7 +116,7 @@ OWNER_READS = ("harness.chat.config", "harness.chat.agentlist")
 # cost simulator's meter (`ever simulate`), which must cost requests with the very cache model the
 # tests hold the product to (so it imports that model rather than a copy that could drift), and
 # only it: the rest of the simulator goes through it.
-LOCALAPI_USERS = ("harness/chat/demo.py", "harness/chat/simulate_meter.py")
+LOCALAPI_USERS = ("harness/chat/demo.py", "harness/bench/simulate_meter.py")
 # Third-party packages a room never imports, and the one module that talks to the SDK.
 KEPT_OUT = {"memory": ("anthropic", "httpx", "httpx2", "click", "prompt_toolkit")}
 SDK_MODULE = "harness/calls/client.py"

@@ -259,7 +259,7 @@ MUTANTS = [
     ),
     Mutant(
         name="served_to_any_host",
-        path="harness/chat/browsing.py",
+        path="harness/browse/browsing.py",
         old='            if self.headers.get("Host", "") not in hosts:\n',
         new="            if False:\n",
         check=test("tests/chat/test_browse.py::test_the_served_page_needs_its_secret_and_a_loopback_host_answers_head_and_shows_new_messages"),
@@ -275,7 +275,7 @@ MUTANTS = [
     ),
     Mutant(
         name="simulate_tokens_without_escapes",
-        path="harness/chat/simulate_meter.py",
+        path="harness/bench/simulate_meter.py",
         old="""    return ('{"text":' + encode_basestring(text) + ',"type":"text"}').encode("utf-8")\n""",
         new="""    return ('{"text":"' + text + '","type":"text"}').encode("utf-8")\n""",
         check=test("tests/chat/test_simulate.py::test_the_meter_answers_as_the_local_apis_own_cache"),
@@ -283,7 +283,7 @@ MUTANTS = [
     ),
     Mutant(
         name="simulate_entries_never_expire",
-        path="harness/chat/simulate_meter.py",
+        path="harness/bench/simulate_meter.py",
         old="            if entry is not None and now >= entry.expires_at_seconds:\n",
         new="            if False:\n",
         check=test("tests/chat/test_simulate.py::test_pauses_past_the_cache_life_leave_a_turn_nothing_to_read"),
@@ -291,7 +291,7 @@ MUTANTS = [
     ),
     Mutant(
         name="simulate_growth_counted_as_rewrite",
-        path="harness/chat/simulate.py",
+        path="harness/bench/simulate.py",
         old="    if len(new) >= len(old) and new[:len(old)] == old:\n        return len(old)\n",
         new="    if len(new) >= len(old) and new[:len(old)] == old:\n        return 0\n",
         check=test("tests/chat/test_simulate.py::test_ever_as_its_view_grows_caches_every_line_but_the_new_one"),
@@ -299,7 +299,7 @@ MUTANTS = [
     ),
     Mutant(
         name="carried_summary_drops_the_new_message",
-        path="harness/chat/simulate_designs.py",
+        path="harness/bench/simulate_designs.py",
         old="            kept = history[-1:] if first else []\n",
         new="            kept = []\n",
         check=test("tests/chat/test_simulate.py::"
@@ -359,7 +359,7 @@ MUTANTS = [
     ),
     Mutant(
         name="browse_opens_at_the_top",
-        path="harness/chat/browse/page.js",
+        path="harness/browse/page.js",
         old="  if (!location.hash && main.lastElementChild) main.lastElementChild.scrollIntoView({block: \"end\"});\n",
         new="",
         check=test("tests/chat/test_browse.py::test_the_page_opens_at_the_newest_line_and_an_anchor_still_wins"),

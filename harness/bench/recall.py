@@ -5,7 +5,7 @@ asked about each, the answer scored exactly [M1] [M2] [M3].
     ever bench recall --file longmemeval_s.json --questions 20      # a published benchmark
     ever bench recall --json                                         # every answer, for scripts
 
-The chat (harness/memory/planted.py makes it) is written into a chat of its own under
+The chat (harness/bench/planted.py makes it) is written into a chat of its own under
 `$EVER_HOME/bench/` (never the user's), as turns or as notes, and the chat's own compactor
 (harness/memory/service.py, harness/calls/compactor.py) builds its tree on the compaction model,
 all of it, before any question. A built chat is kept and used again by the next run with the same
@@ -57,7 +57,7 @@ from harness.calls.turn import Turn, TurnSettings
 from harness.calls.usage import cost_e8, dollars_text, record_usage, usage_record
 from harness.memory.images import ToolResult, error_result
 from harness.memory.planner import Config
-from harness.memory.planted import ANSWER_ALONE, Chat, Fact, logged, score
+from harness.bench.planted import ANSWER_ALONE, Chat, Fact, logged, score
 from harness.memory.search import run_search
 from harness.memory.service import Job, JobResult, Memory
 

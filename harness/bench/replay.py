@@ -2,8 +2,8 @@
 compactions and turns, through the real SDK, the real compactor and the production planner
 [gist §3.3]. docs/compactor.md's figures come from it.
 
-    python -m harness.localapi.replay --messages 3000                      # compactions on their own model
-    python -m harness.localapi.replay --messages 3000 --same-model         # compactions on the turns' model
+    python -m harness.bench.replay --messages 3000                 compactions on their own model
+    python -m harness.bench.replay --messages 3000 --same-model         # compactions on the turns' model
 
 The chat: `messages` messages of the gist's sizes (the bridge's `gist_3000` mix: 2 % empty, 45 %
 of 1–150 bytes, which are free nodes, 35 % of 300–1,500 and 18 % of 1,500–6,000), kinds drawn
@@ -184,7 +184,7 @@ def task_tokens(body: dict) -> int:
 
 
 def main(argv: list | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m harness.localapi.replay", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m harness.bench.replay", description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--turn-model", default=TURN_MODEL, choices=sorted(PRICES))

@@ -378,8 +378,8 @@ def mcp(http: bool, port: int, allow_send: bool) -> None:
 @click.option("--yes", is_flag=True, help="Go on without asking, however many compactions it costs.")
 def import_command(paths, fmt, yes: bool) -> None:
     """Old sessions (Claude Code, Codex CLI, pi, llm's logs.db, text or Markdown) as notes, oldest first."""
-    from harness.chat.importing import run_import
-    from harness.chat.imports import ImportFailed
+    from harness.imports.importing import run_import
+    from harness.imports.rules import ImportFailed
 
     try:
         run_import(load_settings(), paths, fmt, yes, say=echo)
@@ -399,7 +399,7 @@ def import_command(paths, fmt, yes: bool) -> None:
               help="The port for --serve (default: any free one).")
 def browse(out_path, serve: bool, port: int) -> None:
     """The whole memory as one self-contained HTML page: the view's lines, down to each message."""
-    from harness.chat.browsing import serve_page, write_page
+    from harness.browse.browsing import serve_page, write_page
 
     settings = load_settings()
     try:
@@ -546,7 +546,7 @@ def simulate(messages: int, seed: int, workload_name: str, import_notes: int, fr
              no_pictures: bool, as_json: bool, processes: int) -> None:
     """What a chat costs, replayed with no key and no network: Ever beside the designs a user would
     pick instead, on the same messages at the same prices (docs/simulate.md)."""
-    from harness.chat.simulate import run_command
+    from harness.bench.simulate import run_command
 
     settings = load_settings()
     memory_model = settings.model if settings.memory_model == "turns" else settings.memory_model
@@ -600,8 +600,8 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
     from pathlib import Path
 
     from harness.chat.config import load_key
-    from harness.chat.recall import ARMS, BenchFailed, BenchSettings, run, table
-    from harness.memory.planted import LoadFailed, generate, load
+    from harness.bench.recall import ARMS, BenchFailed, BenchSettings, run, table
+    from harness.bench.planted import LoadFailed, generate, load
 
     settings = load_settings()
     chosen = tuple(arm.strip() for arm in arms.split(",") if arm.strip())

@@ -19,7 +19,7 @@ Its traps, each met here:
 import hashlib
 from pathlib import Path
 
-from harness.chat.imports.notes import Note, Parsed, json_lines, tool_call, tool_result, utc_date
+from harness.imports.notes import Note, Parsed, json_lines, tool_call, tool_result, utc_date
 
 
 def content_text(content: object) -> list[str]:

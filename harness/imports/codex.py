@@ -20,7 +20,7 @@ repeated pastes are).
 import hashlib
 from pathlib import Path
 
-from harness.chat.imports.notes import Note, Parsed, json_lines, tool_call, tool_result, utc_date
+from harness.imports.notes import Note, Parsed, json_lines, tool_call, tool_result, utc_date
 
 ITEM_TYPES = ("message", "function_call", "function_call_output", "custom_tool_call",
               "custom_tool_call_output", "local_shell_call", "reasoning", "web_search_call")

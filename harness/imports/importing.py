@@ -1,4 +1,4 @@
-"""`ever import`: old sessions as notes [gist §1] (harness/chat/imports/ reads them and writes
+"""`ever import`: old sessions as notes [gist §1] (harness/imports/ reads them and writes
 them once); here, what the person sees: what will be added, what it will cost, a question when
 that is a lot, and a progress bar."""
 
@@ -12,7 +12,7 @@ from tqdm import tqdm
 from harness.calls.models import capabilities
 from harness.calls.prompt import Prompt
 from harness.chat.config import Settings
-from harness.chat.imports import (
+from harness.imports.rules import (
     CALL_SECONDS,
     SOURCE_NAMES,
     Cost,

@@ -14,7 +14,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from harness.chat.imports.notes import ImportFailed, Note, Parsed, utc_date
+from harness.imports.notes import ImportFailed, Note, Parsed, utc_date
 from harness.memory.logfile import open_regular
 
 NAME_CHARS_MAX = 80  # a conversation's name in a header: the header stays within HEADER_CHARS_MAX

@@ -16,7 +16,7 @@ being lost, with the mark "side branch" in its header. A thought is not imported
 
 from pathlib import Path
 
-from harness.chat.imports.notes import ImportFailed, Note, Parsed, json_lines, tool_call, tool_result, utc_date
+from harness.imports.notes import ImportFailed, Note, Parsed, json_lines, tool_call, tool_result, utc_date
 
 
 def parts_text(content: object) -> str:

@@ -45,8 +45,8 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from harness.chat.imports import claude_code, codex, llm_db, pi, text_files
-from harness.chat.imports.notes import ImportFailed, Note, Parsed
+from harness.imports import claude_code, codex, llm_db, pi, text_files
+from harness.imports.notes import ImportFailed, Note, Parsed
 from harness.memory.line import LINE_BYTES_MAX
 from harness.memory.logfile import NotReadable, open_regular
 from harness.memory.text import valid_text

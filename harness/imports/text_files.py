@@ -6,7 +6,7 @@ import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness.chat.imports.notes import TEXT_FILE_BYTES_MAX, ImportFailed, Note, Parsed
+from harness.imports.notes import TEXT_FILE_BYTES_MAX, ImportFailed, Note, Parsed
 from harness.memory.logfile import read_regular
 
 

@@ -32,7 +32,7 @@ from harness.calls.client import (
 )
 from harness.calls.compactor import Compactor, Compress, Job, MemorySettings, Merge, job_for
 from harness.calls.prompt import SYSTEM_PROMPT, TOOLS, Prompt
-from harness.localapi.replay import replay, share
+from harness.bench.replay import replay, share
 from harness.localapi.server import (
     LocalAPI,
     Reply,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.chat.imports import detect, estimate_compactions
+from harness.imports.rules import detect, estimate_compactions
 from harness.memory.events import Built, Message
 from harness.memory.planner import Config, Planner
 from tests.support.chat import EVER
@@ -492,7 +492,7 @@ HAIKU_READ, HAIKU_WRITE, HAIKU_OUTPUT = 0.10, 1.25, 5.00
 
 def test_the_cost_of_two_long_notes_is_the_documented_rule_computed_by_hand():
     from harness.calls.models import capabilities
-    from harness.chat.imports import estimate_cost
+    from harness.imports.rules import estimate_cost
 
     # two notes of 1,000 bytes: each over 512 with `note: `, so 2 summaries; the two lines of 480
     # bytes join to 961 > 512, so 1 merge: 3 calls. With a prefix of 20,000 bytes:

@@ -85,9 +85,9 @@ def test_the_product_importing_the_local_api_is_said_but_the_demo_may(tmp_path: 
 
 
 def test_the_simulators_meter_may_import_the_local_api_but_the_rest_of_it_may_not(tmp_path: Path):
-    assert planted(tmp_path, "harness/chat/simulate_meter.py", "from harness.localapi import cache") == []
-    said = planted(tmp_path / "again", "harness/chat/simulate.py", "from harness.localapi.cache import PromptCache")
-    assert [sentence.split(":")[0] for sentence in said] == ["harness/chat/simulate.py"]
+    assert planted(tmp_path, "harness/bench/simulate_meter.py", "from harness.localapi import cache") == []
+    said = planted(tmp_path / "again", "harness/bench/simulate.py", "from harness.localapi.cache import PromptCache")
+    assert [sentence.split(":")[0] for sentence in said] == ["harness/bench/simulate.py"]
 
 
 def test_the_bridge_importing_the_local_api_is_said(tmp_path: Path):
