@@ -2,8 +2,8 @@
 compactions and turns, through the real SDK, the real compactor and the production planner
 [gist §3.3]. docs/compactor.md's figures come from it.
 
-    python -m harness.bench.replay --messages 3000                 compactions on their own model
-    python -m harness.bench.replay --messages 3000 --same-model         # compactions on the turns' model
+    python -m harness.bench.replay --messages 3000                # compactions on their own model
+    python -m harness.bench.replay --messages 3000 --same-model   # compactions on the turns' model
 
 The chat: `messages` messages of the gist's sizes (the bridge's `gist_3000` mix: 2 % empty, 45 %
 of 1–150 bytes, which are free nodes, 35 % of 300–1,500 and 18 % of 1,500–6,000), kinds drawn
