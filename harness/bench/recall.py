@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from harness.bench.planted import ANSWER_ALONE, Chat, Fact, logged, score
 from harness.calls.approval import Approval
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
 from harness.calls.compactor import Job as CompactorJob
@@ -57,7 +58,6 @@ from harness.calls.turn import Turn, TurnSettings
 from harness.calls.usage import cost_e8, dollars_text, record_usage, usage_record
 from harness.memory.images import ToolResult, error_result
 from harness.memory.planner import Config
-from harness.bench.planted import ANSWER_ALONE, Chat, Fact, logged, score
 from harness.memory.search import run_search
 from harness.memory.service import Job, JobResult, Memory
 

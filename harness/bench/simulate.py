@@ -32,8 +32,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.calls.compactor import Compactor, MemorySettings, job_for
-from harness.calls.prompt import Prompt, chat_blocks
 from harness.bench.simulate_designs import (
     Run,
     TurnConversation,
@@ -45,6 +43,8 @@ from harness.bench.simulate_designs import (
 )
 from harness.bench.simulate_meter import Meter, Prices, reply_tokens, tokens_of
 from harness.bench.simulate_workloads import Workload, with_pauses
+from harness.calls.compactor import Compactor, MemorySettings, job_for
+from harness.calls.prompt import Prompt, chat_blocks
 from harness.memory.events import Built, Message
 from harness.memory.planner import Config, Planner, last_message
 

@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.bench.simulate_meter import Meter, Prices, reply_tokens, tokens_of
+from harness.bench.simulate_workloads import Workload
 from harness.calls.prompt import EPHEMERAL, Prompt
 from harness.calls.requests import finished
 from harness.calls.turn import end_marked, wire
-from harness.bench.simulate_meter import Meter, Prices, reply_tokens, tokens_of
-from harness.bench.simulate_workloads import Workload
 
 JSON = dict[str, Any]
 MAX_TOKENS = 16_000  # the turns' max_tokens (harness/calls/turn.py MAX_TOKENS)

@@ -599,9 +599,9 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
     that sees one summary of the whole chat. Scored exactly (docs/recall.md)."""
     from pathlib import Path
 
-    from harness.chat.config import load_key
-    from harness.bench.recall import ARMS, BenchFailed, BenchSettings, run, table
     from harness.bench.planted import LoadFailed, generate, load
+    from harness.bench.recall import ARMS, BenchFailed, BenchSettings, run, table
+    from harness.chat.config import load_key
 
     settings = load_settings()
     chosen = tuple(arm.strip() for arm in arms.split(",") if arm.strip())

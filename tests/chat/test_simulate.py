@@ -20,7 +20,6 @@ from datetime import UTC
 
 import pytest
 
-from harness.calls.prompt import TOOLS, Prompt, compress_task
 from harness.bench.simulate import (
     ViewMode,
     figures,
@@ -38,6 +37,7 @@ from harness.bench.simulate_workloads import (
     full_lines,
     seeded,
 )
+from harness.calls.prompt import TOOLS, Prompt, compress_task
 from harness.localapi.validation import block_tokens
 from harness.memory.planner import Config
 
@@ -388,11 +388,11 @@ def test_a_turns_first_request_is_the_one_a_real_turn_sends(tmp_path, api):
     import asyncio
     from datetime import datetime
 
+    from harness.bench.simulate_designs import TurnConversation
     from harness.calls.client import Client, ClientSettings
     from harness.calls.prompt import chat_blocks
     from harness.calls.tools import Approval, WorkTools
     from harness.calls.turn import Turn, TurnSettings
-    from harness.bench.simulate_designs import TurnConversation
     from harness.memory.service import JobResult, Memory
 
     now = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
