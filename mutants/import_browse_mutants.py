@@ -58,8 +58,9 @@ MUTANTS = [
     Mutant(
         name="import_header_with_path",
         path="harness/imports/rules.py",
-        old='    pieces = [f"imported: {SOURCE_NAMES[note.source]}", *note.marks, note.role,\n',
-        new='    pieces = [f"imported: {SOURCE_NAMES[note.source]}", f"{note.file} {note.position}", *note.marks, note.role,\n',
+        old='    pieces = [f"imported: {NAMED[note.source].source_name}", *note.marks, note.role,\n',
+        new='    pieces = [f"imported: {NAMED[note.source].source_name}", f"{note.file} {note.position}", *note.marks, '
+            'note.role,\n',
         check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
         note="every note's header carries the file's absolute path into every view [I1]",
     ),

@@ -50,6 +50,29 @@ def fail(sentence: str) -> None:
 BUG = "(a bug in Ever: please report it)"
 
 
+class Registered(click.Choice):
+    """A choice among the names a registry holds, read only when a command parses or shows them, so
+    that no other command loads the registry's modules (`ever send` above all)."""
+
+    def __init__(self, names) -> None:
+        self.names = names
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.names())
+
+    @choices.setter
+    def choices(self, _) -> None:  # click.Choice sets it; the registry says it
+        pass
+
+
+def import_formats() -> tuple[str, ...]:
+    from harness.imports.formats import NAMED
+
+    return tuple(NAMED)
+
+
 class Ever(click.Group):
     """Every command's errors end as one sentence on stderr and exit 1, never a traceback."""
 
@@ -373,13 +396,13 @@ def mcp(http: bool, port: int, allow_send: bool) -> None:
 
 @main.command("import")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["claude-code", "codex", "pi", "llm", "text"]),
+@click.option("--format", "fmt", type=Registered(import_formats),
               default=None, help="The files' format (default: told from each file).")
 @click.option("--yes", is_flag=True, help="Go on without asking, however many compactions it costs.")
 def import_command(paths, fmt, yes: bool) -> None:
     """Old sessions (Claude Code, Codex CLI, pi, llm's logs.db, text or Markdown) as notes, oldest first."""
     from harness.imports.importing import run_import
-    from harness.imports.rules import ImportFailed
+    from harness.imports.notes import ImportFailed
 
     try:
         run_import(load_settings(), paths, fmt, yes, say=echo)

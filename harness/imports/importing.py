@@ -12,9 +12,9 @@ from tqdm import tqdm
 from harness.calls.models import capabilities
 from harness.calls.prompt import Prompt
 from harness.chat.config import Settings
+from harness.imports.formats import NAMED
 from harness.imports.rules import (
     CALL_SECONDS,
-    SOURCE_NAMES,
     Cost,
     ImportFailed,
     estimate_compactions,
@@ -69,7 +69,7 @@ def run_import(settings: Settings, paths: Sequence[str], fmt: str | None, yes: b
         for path, this, notes, skipped, empty_because in todo.files:
             note = f"; {counted(skipped, 'line')} not read (not JSON, or no time)" if skipped else ""
             note += f": {empty_because}" if empty_because and not notes else ""
-            say(f"{path}: {counted(notes, 'note')} ({SOURCE_NAMES[this]}){note}")
+            say(f"{path}: {counted(notes, 'note')} ({NAMED[this].source_name}){note}")
         for path, why in todo.passed_over:
             say(f"{path}: not imported: {why}")
         first = memory.store.count

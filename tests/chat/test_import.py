@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.imports.rules import detect, estimate_compactions
+from harness.imports.formats import detect
+from harness.imports.rules import estimate_compactions
 from harness.memory.events import Built, Message
 from harness.memory.planner import Config, Planner
 from tests.support.chat import EVER
