@@ -577,3 +577,13 @@ def test_an_llm_logs_db_with_an_empty_responses_table_says_why_it_gives_no_notes
     assert done.stdout == (f"{path}: 0 notes (llm logs.db): its responses table is empty: llm 0.32 and later log "
                            "new exchanges to the tables of its message store, which Ever does not read\n"
                            "Nothing to add.\n")
+
+
+def test_format_takes_every_registered_format_and_only_those(tmp_path: Path):
+    from harness.imports.formats import FORMATS
+
+    shown = run(tmp_path / "home", "--help").stdout
+    assert f"--format [{'|'.join(known.name for known in FORMATS)}]" in shown
+    refused = run(tmp_path / "home", "--format", "gemini", str(tmp_path))
+    assert refused.returncode == 2
+    assert "'gemini' is not one of " + ", ".join(f"'{known.name}'" for known in FORMATS) in refused.stderr
