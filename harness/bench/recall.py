@@ -232,7 +232,8 @@ class Bench:
         """The chat written and its view built by the compaction model; what it cost. A chat
         built before with the same marker is used again, and costs nothing."""
         s = self.settings
-        s.home.mkdir(parents=True, exist_ok=True)
+        for folder in (s.home.parent, s.home):  # the chat's files are the user's alone (harness/memory/home.py)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         marker_path = s.home / "bench.json"
         marker = self.marker(chat)
         if marker_path.exists():
@@ -373,7 +374,7 @@ class Bench:
         try:
             shutil.copytree(s.home / "chat", scratch / "chat")
             workdir = scratch / "work"
-            workdir.mkdir()
+            workdir.mkdir(mode=0o700)
             memory = Memory.open(scratch)  # no compactor: nothing in the copy outlives the answer
             try:
                 prompt = arm_prompt(arm)
