@@ -373,31 +373,6 @@ class Agents:
             blocks.append({"type": "text", "text": report.text})
         return blocks
 
-    async def turns_for_reports(self, chat: Any) -> None:
-        """Reports that no running turn took start turns of their own [gist §6] [A2]:
-        under the chat's turn lock (`chat` is harness/chat/session.py's Chat), one turn a report,
-        each the chat's own (`chat.new_turn`), so a message typed meanwhile joins it."""
-        async with chat.turn_lock:
-            while self.pending:
-                report = self.pending.pop(0)
-                # the report's turn carries the approval of whoever asked for the subagent
-                approval = report.approval or Approval(chat.approval.allowed, False, None)
-                chat.turn = turn = chat.new_turn(approval=approval)
-                try:
-                    chat.last = await turn.run(report.text, kind="work")
-                    end_line = getattr(chat.output, "end_line", None)  # the terminal's last line
-                    if end_line is not None:
-                        end_line()
-                    turn_ended = getattr(chat, "turn_ended", None)  # and the attached terminals'
-                    if turn_ended is not None:
-                        turn_ended()
-                except asyncio.CancelledError:  # stopped: the other reports are logged, for the next view
-                    self.flush()
-                    raise
-                finally:
-                    chat.turn = None
-                    report.logged(turn.turn_id if turn.turn_id >= 0 else None)
-
     def flush(self) -> None:
         """Log every pending report at once: no turn will take them (the chat closes, or none runs
         turns here)."""

@@ -2,11 +2,9 @@
 
     cli         `ever` and its commands
     config      the settings: environment, `config.toml`, the key
-    session     the chat's process: it owns the chat, runs its turns, answers `ever memory`
-    terminal    `ever chat` in a plain terminal
-    owner       the owner's Unix socket, through which a second `ever` talks to it
-    hub         the owner's output fanned out to every attached terminal; their questions [R3]
-    attached    `ever chat`: the owner, or attached to the running owner over the socket [R3]
+    terminal    `ever chat`'s one input loop and its screen, over a Sink (the owner's, the socket's)
+    local       `ever chat` holding the chat: the owner in this process, its terminal one of the hub's
+    attached    `ever chat` attached to the running owner over the socket; own it when it goes [R3]
     serve       `ever serve`, the owner with no terminal, and its systemd user unit [R3]
     mcp_server  `ever mcp`: the memory's tools over MCP, stdio or HTTP with a secret [R2]
     recall      `ever bench recall`: a chat's tree built, then questions in three arms [M3]
@@ -22,8 +20,10 @@
     simulate_designs    the designs beside Ever's: push, 16-line blocks, a carried conversation, a window
     simulate_pictures   the PNGs and the one-page HTML report (matplotlib)
 
+The chat's owner itself is harness/owner/.
+
 May import: the standard library, click, prompt_toolkit, mcp (only in `mcp_server`), matplotlib
-(only in `simulate_pictures`), harness.memory, harness.calls and harness.chat. harness.localapi
+(only in `simulate_pictures`), harness.memory, harness.calls, harness.owner and harness.chat. harness.localapi
 only in `demo`, for `ever chat --local`, and in `simulate_meter`, which costs `ever simulate`'s
 requests with the local API's cache model.
 """

@@ -178,9 +178,9 @@ def send(text: str, yes: bool, key, as_json: bool = False, model=None) -> None:
     Exit codes: 0 answered; 3 kept and not answered (in the log, or in the inbox until the chat
     next opens: do not send it again); 4 nothing kept (safe to send again); 1 a setting or a file
     to fix first, nothing logged; 2 a wrong command."""
-    from harness.chat.session import send_once
     from harness.memory.accepted import MESSAGE_BYTES_MAX, too_long_sentence
     from harness.memory.store import checked_key
+    from harness.owner.sender import send_once
 
     if key is not None:
         try:
@@ -243,7 +243,7 @@ def memory() -> None:
 
 def ask_owner_or_open(request: dict[str, Any]) -> dict[str, Any]:
     """Answer from the running chat over its socket, or open the chat here when none runs."""
-    from harness.chat.session import local_answer
+    from harness.owner.sender import local_answer
 
     settings = load_settings()
     try:

@@ -6,7 +6,7 @@ secret in the URL's path, the gist's words: a request without it finds nothing (
 SDK's DNS-rebinding guard refuses any `Host` but the loopback's.
 
 Every answer comes from the chat's owner over its socket when one runs, else from the chat opened
-here read-only (harness/chat/session.py `local_answer`): `view` is what the next turn would send,
+here read-only (harness/owner/sender.py `local_answer`): `view` is what the next turn would send,
 byte for byte. `send` (a message into the chat, answered as any turn) is offered only when the
 user starts the server with `--allow-send`; a message sent so carries no approval, so the tools
 that ask first are declined for it, as for `ever send` without `--yes`.
@@ -39,7 +39,7 @@ def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
     opened here)."""
     from mcp.server import MCPServer
 
-    from harness.chat.session import local_answer, send_once
+    from harness.owner.sender import local_answer, send_once
 
     async def answer(request: dict[str, Any]) -> dict[str, Any]:
         if ask is not None:

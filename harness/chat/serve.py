@@ -18,56 +18,38 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.chat import owner
 from harness.chat.config import Settings
-from harness.chat.hub import Hub
 
 UNIT_NAME = "ever.service"
 
 
 async def run_serve(settings: Settings, yes: bool, say: Callable[[str], None]) -> None:
-    from harness.chat.session import open_chat
     from harness.memory.store import ChatBusy
+    from harness.owner.owner import Owner
 
-    loop = asyncio.get_running_loop()
-    hub = Hub()
-    hub.loop = loop
     said = False
     while True:  # a service started again while an `ever send` holds the chat waits its turn
         try:
-            chat = await open_chat(settings, hub, ask=hub.ask, yes=yes, on_change=hub.row)
+            owner = await Owner.open(settings, yes=yes, ask=True)
             break
         except ChatBusy as busy:
             if not said:
                 say(f"{busy} Waiting for it to let the chat go…")
                 said = True
             await asyncio.sleep(0.5)
-    chat.hub = hub
-    from harness.chat.terminal import slash_answer
-
-    hub.slash = lambda text: slash_answer(chat, text)  # an attached terminal's /commands
-    chat.client.on_wait = lambda what, deadline: hub.wait(what, None if deadline is None else
-                                                          max(0.0, deadline - loop.time()))
+    loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(number, stop.set)
-    server = await owner.serve(chat, settings.chat_dir / "socket")
     try:
+        await owner.serve()
         say(f"Ever serves the chat in {settings.chat_dir} as process {os.getpid()}: `ever chat` "
             f"attaches, `ever send` and `ever mcp` reach it. SIGTERM or Ctrl-C stops it.")
-        for warning in chat.memory.store.warnings:
+        for warning in owner.memory.store.warnings:
             say(warning)
         await stop.wait()
     finally:
-        server.close()
-        (settings.chat_dir / "socket").unlink(missing_ok=True)
-        hub.decline_all()
-        if chat.turn_task is not None and not chat.turn_task.done():
-            chat.turn_task.cancel()  # what it had accepted stays in the inbox for the next owner
-        await chat.agents.close()
-        await chat.memory.idle_or_stop(2.0)
-        chat.memory.close()
-        await chat.close_clients()
+        await owner.close()
 
 
 def unit_text(settings: Settings, program: str) -> str:

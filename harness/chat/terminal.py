@@ -1,7 +1,11 @@
-"""`ever chat`: the chat in a plain terminal.
+"""`ever chat`'s terminal: one input loop, whichever process owns the chat.
 
 Lines are printed, never redrawn, so scrollback works; a line editor lets the user type while a
-reply streams. The chat itself (the memory, the turns, the socket) is harness/chat/session.py.
+reply streams. The same loop (`run_terminal`) serves the owner's own terminal and a terminal
+attached over the socket: each gives it a `Sink` (harness/chat/local.py, harness/chat/attached.py)
+that takes what it cannot answer itself (a message, a question's answer, a /command, Ctrl-C), and
+shows the owner's events (harness/owner/protocol.py) on one `Terminal`. History, questions, the
+message's limit, /commands, Ctrl-C and leaving are handled here, once.
 """
 
 
@@ -11,36 +15,18 @@ import shlex
 import shutil
 import sys
 import time
-from typing import Any
+from typing import Any, Protocol
 
 import click
 
-from harness.calls.approval import Answer, approval_summary
-from harness.calls.arguments import zoom_arguments
+from harness.calls.approval import approval_summary
 from harness.calls.redaction import redact
-from harness.chat import owner
-from harness.chat.config import ConfigError, Settings, ensure_home, load_settings, set_memory_model
-from harness.chat.hub import Hub
-from harness.chat.session import Chat, counted, open_chat
-from harness.memory.accepted import Accepted, TooLong
-from harness.memory.store import ChatBusy
+from harness.chat.config import Settings, ensure_home
 from harness.memory.text import valid_text
+from harness.owner import protocol
+from harness.owner.protocol import Event
 
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
-HELP = """\
-/memory               the memory's status and every line of the view
-/memory zoom ID N     open line ID+N (or: /memory zoom ID+N)
-/memory-model [MODEL] [THINKING]   the compaction model and its thinking: off, an effort or a budget (saved)
-/agents              the subagents: running or how they ended, and their cost
-/stop NAME            stop a subagent (Ctrl-C with no call running stops the newest); it reports
-/tell NAME TEXT       tell a running subagent TEXT: it reads it between its tool calls
-/quiet                hide the memory: rows in this terminal, or show them again
-/edit                 write the message in $EDITOR
-/help                 this list
-Alt-Enter (or Esc, then Enter) starts a new line of the message; a paste stays one message.
-Up and Down go through the messages sent before. Ctrl-C stops the running call; Ctrl-D leaves."""
-
-
 class BareLeave:
     """`exit` or `quit` typed alone, as in a shell, would become a message kept forever: it asks
     first, and an empty line then sends the word; anything else typed is taken as it is."""
@@ -61,8 +47,7 @@ class BareLeave:
         return "go", text
 
 
-ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
-ANSWER_WORDS = set(ANSWERS) | {"n", "no"}  # any other line typed at a question is a message
+ANSWER_WORDS = {"y", "yes", "a", "always", "n", "no"}  # any other line typed at a question is a message
 
 
 # Characters that draw nothing yet change what is read: bidi controls reorder the text around them
@@ -107,6 +92,45 @@ class Terminal:
         self.replying = False  # a reply streams: `memory:` rows wait for its end
         self.held: list[str] = []
         self.quiet = False  # no `memory:` rows: the setting memory.quiet, or /quiet
+        self.questions: list[tuple[int, str]] = []  # a tool's questions, the first one asked now
+        self.waits: dict[str, tuple[str, float]] = {}  # what the chat waits for, and until when
+        self.changed = lambda: None  # the line editor redraws its prompt
+
+    def show(self, event: Event) -> None:
+        """One of the owner's events, as every terminal shows it."""
+        if isinstance(event, protocol.Text):
+            self.text(event.delta)
+        elif isinstance(event, protocol.Thinking):
+            self.thinking(event.delta)
+        elif isinstance(event, protocol.Tool):
+            self.tool(event.name, event.input)
+        elif isinstance(event, protocol.Result):
+            self.result(event.text, event.is_error)
+        elif isinstance(event, protocol.Notice):
+            self.notice(event.sentence)
+        elif isinstance(event, protocol.Row):
+            self.row(f"{DIM}{self.shown(event.text)}{RESET}\n")
+        elif isinstance(event, protocol.End):
+            self.end_reply()
+            self._write(f"{DIM}{self.shown(event.status)}{RESET}\n")
+        elif isinstance(event, protocol.Wait):
+            if event.what:
+                self.waits[event.source] = (event.what, time.monotonic() + (event.seconds or 0.0))
+            else:
+                self.waits.pop(event.source, None)
+        elif isinstance(event, protocol.Question):
+            self.questions.append((event.id, self.shown(event.text)))
+        elif isinstance(event, protocol.Answered):
+            self.questions[:] = [question for question in self.questions if question[0] != event.id]
+        elif isinstance(event, protocol.Reply):
+            self._write(self.shown(event.text) + "\n")
+        self.changed()
+
+    def prompt(self) -> str:
+        """The prompt: the first question waiting, else what the chat waits for above `› `."""
+        if self.questions:
+            return self.questions[0][1]
+        return waiting_prompt(self, self.waits)
 
     def row(self, text: str) -> None:
         """A `memory:` row: now, or after the reply that is streaming, never inside it."""
@@ -179,171 +203,79 @@ class Terminal:
         self._write(f"{self.shown(sentence)}\n")
 
 
-async def run_chat(settings: Settings, yes: bool = False, api_key: str | None = None) -> None:
-    """`ever chat`; `api_key` stands in for the configured key (the demo's)."""
+class Sink(Protocol):
+    """Where a terminal's lines go: the owner in this process, or the one over the socket."""
+
+    def say(self, text: str) -> None: ...  # a message, as typed (its limit checked here first)
+    def answer(self, number: int, text: str) -> None: ...  # a tool's question answered
+    def command(self, text: str) -> None: ...  # a /command: its answer comes as a Reply event
+    def interrupt(self) -> None: ...  # Ctrl-C
+
+
+async def run_terminal(settings: Settings, sink: Sink, terminal: "Terminal", gone: asyncio.Event) -> None:
+    """The one input loop: until the person leaves (/exit, Ctrl-D) or `gone` is set (the owner
+    went). A line typed while a question waits and reading as an answer answers it; anything
+    else is a message or a command. Every line taken is kept in the history file, as the chat
+    keeps it (valid, the key hidden), whichever process owns the chat."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.patch_stdout import patch_stdout
 
-    terminal = Terminal()
-    terminal.quiet = settings.memory_quiet
+    from harness.memory.accepted import MESSAGE_BYTES_MAX, too_long_sentence
+
     history = _history(settings)
     session: PromptSession = PromptSession(history=history, input=_terminal_input(),
                                            key_bindings=_line_breaks())
-    loop = asyncio.get_running_loop()
-    # a tool's question waiting for its answer: (the question, the future the tool thread awaits)
-    questions: list[tuple[str, asyncio.Future[str]]] = []
-
-    def local_question(text: str) -> "asyncio.Future[str]":
-        """A tool's question in this terminal. It is the prompt itself until answered, so a row
-        printed meanwhile cannot erase it; a line that is not an answer is a message, and it asks
-        on. An attached terminal may answer first: then it stops asking here."""
-        answer = loop.create_future()
-        questions.append((terminal.shown(text), answer))
-        session.app.invalidate()
-        return answer
-
-    hub = Hub(local=terminal, local_question=local_question)
-    hub.loop = loop
-
-    def changed(row: str) -> None:
-        terminal.row(f"{DIM}{terminal.shown(row)}{RESET}\n")
-        hub.row(row)
-
-    try:
-        chat = await open_chat(settings, hub, ask=hub.ask, yes=yes, on_change=changed,
-                               api_key=api_key)
-    except ChatBusy:
-        raise
-    chat.hub = hub
-    hub.slash = lambda text: slash_answer(chat, text)
-    terminal.secrets = (chat.client.settings.api_key,)
-    # [C12] what the chat waits for, with a countdown, on the line above the prompt
-    # while it waits (the line editor redraws it; a bottom toolbar would need the terminal to
-    # report its cursor, which not every terminal does)
-    waits: dict[str, tuple[str, float]] = {}
-
-    def prompt_text() -> str:
-        questions[:] = [question for question in questions if not question[1].done()]
-        if questions:
-            return questions[0][0]
-        return waiting_prompt(terminal, waits)
-
-    def waiting(source: str):
-        def on_wait(what: str | None, deadline: float | None) -> None:
-            if what is None:
-                if waits.pop(source, None) is None:
-                    return
-            else:
-                waits[source] = (what, deadline)
-            hub.wait(what, None if deadline is None else max(0.0, deadline - time.monotonic()))
-            session.app.invalidate()
-        return on_wait
+    terminal.changed = session.app.invalidate
 
     async def tick() -> None:
         while True:
             await asyncio.sleep(0.5)
-            if waits:
+            if terminal.waits:  # the countdown [C12]
                 session.app.invalidate()
 
-    chat.client.on_wait = waiting("call")
-    chat.memory.on_wait = waiting("memory")
-    ticking = asyncio.create_task(tick())
-    server = await owner.serve(chat, settings.chat_dir / "socket")
-    status = chat.memory.status()
-    lines = chat.memory.render().split("\n")[1:-1]
-    terminal._write(f"Ever · {counted(status['messages'], 'message')} · view {status['view_bytes']:,} "
-                    f"bytes, {counted(len(lines), 'line')} · /help\n")
-    for warning in chat.memory.store.warnings:  # a killed owner's lock taken over, a torn line
-        terminal._write(f"{warning}\n")
-    for line in lines[-5:]:
-        terminal._write(f"{DIM}{terminal.shown(line[:160])}{RESET}\n")
-    running: asyncio.Task | None = None
-    queued: set = set()
+    async def watch() -> None:
+        await gone.wait()
+        if session.app.is_running:
+            session.app.exit(exception=EOFError())
+
+    helpers = [asyncio.create_task(tick()), asyncio.create_task(watch())]
     bare = BareLeave()
     try:
         with patch_stdout(raw=True):
-            while True:
+            while not gone.is_set():
                 try:
-                    text = await session.prompt_async(prompt_text)
+                    text = await session.prompt_async(terminal.prompt)
                 except KeyboardInterrupt:
-                    for _, pending in questions:  # the tool thread waits: it hears no
-                        if not pending.done():
-                            pending.set_result("n")
-                    questions.clear()
-                    if running is not None and not running.done():
-                        running.cancel()
-                        terminal.notice("(stopped)")
-                    elif chat.stop_call():  # a turn an attached terminal or a script asked for
-                        hub.notice("(stopped)")
-                    elif chat.turn is not None and chat.agents.starter and not chat.agents.starter.done():
-                        chat.agents.starter.cancel()  # a report's own turn
-                        terminal.notice("(stopped)")
-                    elif chat.agents.newest_running():  # no call runs: the newest subagent stops
-                        name = chat.agents.newest_running()
-                        chat.agents.stop(name)
-                        terminal.notice(f"(stopping the subagent {name}; its report follows)")
+                    sink.interrupt()  # a question waiting hears no; the running call stops
                     continue
                 except EOFError:
-                    for _, pending in questions:
-                        if not pending.done():
-                            pending.set_result("n")
-                    questions.clear()
                     break
-                questions[:] = [question for question in questions if not question[1].done()]
-                if questions and text.strip().lower() in ANSWER_WORDS:
+                if gone.is_set():
+                    break
+                if terminal.questions and text.strip().lower() in ANSWER_WORDS:
                     history.keep(text)
-                    _, pending = questions.pop(0)  # the line editor leaves question and answer shown
-                    pending.set_result(text)  # the answer to a tool's question
+                    number, _ = terminal.questions.pop(0)  # the editor leaves question and answer shown
+                    sink.answer(number, text.strip())
                     continue
                 what, text = typed(text, terminal, bare)
-                if not what:
-                    continue
                 if what == "leave":
                     break
                 if what == "slash":
-                    history.keep(chat.hide(valid_text(text)))
-                    try:
-                        reply = slash(chat, text, HELP, set_memory_model)
-                    except ConfigError as error:
-                        reply = str(error)
-                    terminal._write(terminal.shown(reply) + "\n")
-                    continue
-                # the final line break of an editor's file or of a paste is not the user's
-                try:
-                    message = chat.entering(text.rstrip("\n"), None, "terminal")
-                except TooLong as error:  # [S12] one sentence; the prompt is free for the next
-                    terminal.notice(f"{error}.")
-                    continue
-                history.keep(message.text)  # the key hidden: the history file never holds it
-                if running is not None and not running.done():
-                    if chat.turn is not None:
-                        chat.join(message)  # joins the running call between tool calls
-                    else:  # the running task has not started its turn yet: the next one
-                        queued.add(asyncio.create_task(chat.say(message)))
-                        queued = {task for task in queued if not task.done()}
-                    continue
-                running = asyncio.create_task(_turn_then_status(chat, message, terminal))
+                    history.keep(redact(valid_text(text), terminal.secrets))
+                    sink.command(text)
+                elif what == "say":
+                    # the final line break of an editor's file or of a paste is not the user's
+                    text = text.rstrip("\n")
+                    size = len(text.encode("utf-8", "surrogatepass"))
+                    if size > MESSAGE_BYTES_MAX:  # [S12] one sentence; the prompt is free for the next
+                        terminal.notice(f"{too_long_sentence(size)}.")
+                        continue
+                    history.keep(redact(valid_text(text), terminal.secrets))  # the key hidden [H3]
+                    sink.say(text)
     finally:
-        ticking.cancel()
-        chat.client.on_wait = chat.memory.on_wait = None
-        if running is not None and not running.done():
-            running.cancel()
-        server.close()
-        await chat.agents.close()  # each running subagent stops and its report is logged
-        await chat.memory.idle_or_stop(2.0)
-        chat.memory.close()
-        await chat.close_clients()
-
-
-async def _turn_then_status(chat: Chat, message: Accepted, terminal: Terminal) -> None:
-    try:
-        await chat.say(message, terminal)
-    except asyncio.CancelledError:
-        terminal.end_reply()
-        terminal.notice("(the call was stopped; your message and what was shown of the reply are in the log)")
-        raise
-    terminal.end_reply()
-    terminal._write(f"{DIM}{chat.status_line()}{RESET}\n")
+        for helper in helpers:
+            helper.cancel()
+        terminal.end_line()
 
 
 def typed(text: str, terminal: Terminal, bare: BareLeave) -> tuple[str, str]:
@@ -390,58 +322,6 @@ def waiting_prompt(terminal: "Terminal", waits: dict) -> str:
     shown = " | ".join(f"{terminal.shown(what)} · {max(0.0, deadline - now):.0f} s · Ctrl-C stops"
                        for what, deadline in waits.values())
     return f"({shown})\n› "
-
-
-def slash_answer(chat: Chat, text: str) -> str:
-    """A chat command typed in an attached terminal, answered by the owner."""
-    try:
-        return slash(chat, text.strip(), HELP, set_memory_model)
-    except ConfigError as error:
-        return str(error)
-
-
-def slash(chat: Chat, text: str, help_text: str, set_model) -> str:
-    """The answer to a chat command."""
-    words = text.split()
-    if words[0] == "/help":
-        return help_text
-    if words[0] == "/tell":
-        parts = text.split(None, 2)
-        if len(parts) < 3:
-            return "usage: /tell NAME TEXT"
-        return chat.agents.tell(parts[1], parts[2], "the user")[1].removeprefix("tell: ")
-    if words[0] in ("/agents", "/stop"):
-        from harness.chat.agentlist import listing, listing_text
-
-        if words[0] == "/agents":
-            return listing_text(listing(chat.memory.store.chat))
-        if len(words) != 2:
-            return "usage: /stop NAME"
-        if chat.agents.stop(words[1]):
-            return f"(stopping the subagent {words[1]}; its report follows)"
-        return f"no subagent named {words[1]} is running"
-    if words[0] == "/memory" and len(words) == 1:
-        status = chat.memory.status()
-        rows = [f"{key}: {value}" for key, value in status.items()]
-        return "\n".join(rows) + "\n" + chat.memory.render()
-    if words[0] == "/memory" and words[1:2] == ["zoom"]:
-        arguments = zoom_arguments(words[2:])  # `ID N`, or the view's `ID+N`
-        if arguments is None:
-            return "usage: /memory zoom ID N"
-        first, n = arguments
-        from harness.memory.images import named_images
-
-        text = chat.memory.zoom(first, n)
-        return named_images(text, chat.memory.store.chat) if n == 1 else text
-    if words[0] == "/memory":
-        return "usage: /memory, or /memory zoom ID N"
-    if words[0] == "/memory-model":
-        if len(words) > 3:
-            return "usage: /memory-model [MODEL] [THINKING]"
-        answer = set_model(words[1] if len(words) > 1 else None, words[2] if len(words) > 2 else None)
-        chat.set_memory_model(load_settings())
-        return answer
-    return f"unknown command {words[0]}: /help lists them"
 
 
 def _edit() -> tuple[str, str]:

@@ -5,28 +5,8 @@ The process that owns the chat (`ever serve`, or the first `ever chat`) shows ev
 a `Hub`: its own terminal, if it has one, and each terminal attached over the chat's socket sees
 the same stream, whoever sent the message (a terminal, `ever send`, a subagent's report, MCP). A
 tool's question goes to all of them and the first answer counts; Ctrl-C in any of them stops the
-running call for all. Closing an attached terminal stops nothing.
-
-An attached terminal speaks JSON lines on the socket (harness/chat/owner.py): after
-`{"op": "attach", "yes": false}` the owner sends events,
-
-    {"event": "text"|"thinking", "delta": "..."}     a reply streaming
-    {"event": "tool", "name": "...", "input": {...}}
-    {"event": "result", "text": "...", "is_error": false}
-    {"event": "notice", "sentence": "..."}            a line to show (another sender's message, ...)
-    {"event": "row", "text": "..."}                   a `memory:` row
-    {"event": "wait", "what": "..." | null, "seconds": 12.0}
-    {"event": "end", "status": "mem 64K/128K · ..."}  a turn ended
-    {"event": "question", "id": 3, "text": "Allow shell: ls? ..."}
-    {"event": "answered", "id": 3}                    answered elsewhere: stop asking
-    {"event": "reply", "text": "..."}                 the answer to this terminal's /command
-
-and takes requests, one a line:
-
-    {"op": "say", "text": "..."}                      a message, as typed
-    {"op": "answer", "id": 3, "answer": "y"}
-    {"op": "stop"}                                    Ctrl-C: the running call stops
-    {"op": "slash", "text": "/memory"}
+running call for all. Closing an attached terminal stops nothing. What travels is
+harness/owner/protocol.py's events and an attached terminal's requests.
 
 A terminal's messages carry its own approval (`yes` when it was started with `--yes`), never the
 owner's: the weakest of the two wins [S9].
@@ -34,15 +14,21 @@ owner's: the weakest of the two wins [S9].
 
 import asyncio
 import itertools
-import json
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.calls.approval import Answer, Approval, approval_summary
+from harness.owner import protocol
+from harness.owner.protocol import Event
+
+if TYPE_CHECKING:
+    from harness.owner.owner import Owner
 
 ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
 QUESTION_TAIL = "? [y]es / [n]o / [a]lways for this tool: "
 QUESTION_CHARS_MAX = 200  # a longer question is printed above in full, the prompt one line
+RESULT_CHARS_MAX = 2000  # a tool's result, to an attached terminal: it shows the first line
 
 
 class Client:
@@ -53,28 +39,42 @@ class Client:
         self.writer = writer
         self.yes = yes
 
-    def send(self, event: dict[str, Any]) -> None:
+    def send(self, event: Event) -> None:
         try:
-            self.writer.write(json.dumps(event, ensure_ascii=False).encode() + b"\n")
+            self.writer.write(protocol.line_of(event))
         except (ConnectionError, RuntimeError):
             pass  # gone: `attach` drops it when its reader ends
 
+    def close(self) -> None:
+        self.writer.close()
+
+
+class LocalClient:
+    """The owner's own terminal: it hears the same events as an attached one, in this process."""
+
+    def __init__(self, show: Callable[[Event], None], yes: bool = False):
+        self.show = show
+        self.yes = yes
+
+    def send(self, event: Event) -> None:
+        self.show(event)
+
+    def close(self) -> None:
+        pass
+
 
 class Hub:
-    """The owner's output: the local terminal (or nothing, for `ever serve`) and every attached
-    terminal."""
+    """The owner's output, fanned out to every terminal: its own, if it has one, and each one
+    attached over the socket. It is the turns' Output (harness/calls/turn.py)."""
 
-    def __init__(self, local: Any = None, local_question: Callable[[str], "asyncio.Future[str]"] | None = None):
-        self.local = local
-        self.local_question = local_question  # the owner's own terminal asks too
-        self.clients: list[Client] = []
+    def __init__(self) -> None:
+        self.clients: list[Client | LocalClient] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         self.questions: dict[int, asyncio.Future[str]] = {}
         self.numbers = itertools.count(1)
-        self.secrets: tuple[str, ...] = ()
         self.slash: Callable[[str], str] | None = None  # a /command's answer, by the owner
 
-    def _each(self, event: dict[str, Any], skip: Client | None = None) -> None:
+    def _each(self, event: Event, skip: Any = None) -> None:
         for client in list(self.clients):
             if client is not skip:
                 client.send(event)
@@ -82,44 +82,43 @@ class Hub:
     # ---- the Output protocol (harness/calls/turn.py) ----
 
     def text(self, delta: str) -> None:
-        if self.local is not None:
-            self.local.text(delta)
-        self._each({"event": "text", "delta": delta})
+        self._each(protocol.Text(delta))
 
     def thinking(self, delta: str) -> None:
-        if self.local is not None:
-            self.local.thinking(delta)
-        self._each({"event": "thinking", "delta": delta})
+        self._each(protocol.Thinking(delta))
 
     def tool(self, name: str, tool_input: dict[str, Any]) -> None:
-        if self.local is not None:
-            self.local.tool(name, tool_input)
-        self._each({"event": "tool", "name": name, "input": tool_input})
+        self._each(protocol.Tool(name, tool_input))
 
     def result(self, text: str, is_error: bool) -> None:
-        if self.local is not None:
-            self.local.result(text, is_error)
-        self._each({"event": "result", "text": text[:2000], "is_error": is_error})
+        self._each(protocol.Result(text[:RESULT_CHARS_MAX], is_error))
 
-    def notice(self, sentence: str, skip: Client | None = None) -> None:
-        if self.local is not None:
-            self.local.notice(sentence)
-        self._each({"event": "notice", "sentence": sentence}, skip)
+    def notice(self, sentence: str, skip: Any = None) -> None:
+        self._each(protocol.Notice(sentence), skip)
 
     def end_line(self) -> None:
-        end_line = getattr(self.local, "end_line", None)
-        if end_line is not None:
-            end_line()
+        pass  # each terminal ends its line at the turn's End
 
     def end(self, status: str) -> None:
-        """A turn ended: the attached terminals end their reply and show the status line."""
-        self._each({"event": "end", "status": status})
+        """A turn ended: every terminal ends its reply and shows the status line."""
+        self._each(protocol.End(status))
 
     def row(self, text: str) -> None:
-        self._each({"event": "row", "text": text})
+        """A `memory:` row, in every terminal."""
+        self._each(protocol.Row(text))
 
-    def wait(self, what: str | None, seconds: float | None) -> None:
-        self._each({"event": "wait", "what": what, "seconds": seconds})
+    def waiting(self, source: str) -> Callable[[str | None, float | None], None]:
+        """What the chat waits for (`source`: the call, the memory), with its deadline on the
+        monotonic clock, told to every terminal as seconds left [C12]."""
+        def on_wait(what: str | None, deadline: float | None) -> None:
+            seconds = None if deadline is None else max(0.0, deadline - time.monotonic())
+            self._each(protocol.Wait(what, seconds, source))
+        return on_wait
+
+    def close_all(self) -> None:
+        """The owner goes: each attached terminal hears its socket close."""
+        for client in list(self.clients):
+            client.close()
 
     # ---- questions ----
 
@@ -143,61 +142,52 @@ class Hub:
             text = f"Allow {name}: the {len(rows)} lines above{QUESTION_TAIL}"
         else:
             text = f"Allow {summary}{QUESTION_TAIL}"
-        futures = []
-        number = next(self.numbers)
-        if self.clients:
-            mine = asyncio.get_running_loop().create_future()
-            self.questions[number] = mine
-            self._each({"event": "question", "id": number, "text": text})
-            futures.append(mine)
-        if self.local_question is not None:
-            futures.append(self.local_question(text))
-        if not futures:
+        if not self.clients:
             return "n"
+        number = next(self.numbers)
+        answer = asyncio.get_running_loop().create_future()
+        self.questions[number] = answer
+        self._each(protocol.Question(number, text))
         try:
-            done, _ = await asyncio.wait(futures, return_when=asyncio.FIRST_COMPLETED)
-            return next(iter(done)).result()
+            return await answer
         finally:
             self.questions.pop(number, None)
-            for future in futures:
-                if not future.done():
-                    future.set_result("n")  # the local prompt stops asking too
-            self._each({"event": "answered", "id": number})
+            self._each(protocol.Answered(number))  # every terminal stops asking
 
     def answer(self, number: int, reply: str) -> None:
         future = self.questions.get(number)
         if future is not None and not future.done():
             future.set_result(reply)
 
-    async def attach(self, chat: Any, request: dict[str, Any], reader: asyncio.StreamReader,
+    async def attach(self, owner: "Owner", request: protocol.Attach, reader: asyncio.StreamReader,
                      writer: asyncio.StreamWriter) -> None:
-        """Serve one attached terminal until it goes."""
-        client = Client(writer, bool(request.get("yes")))
+        """Serve one attached terminal until it goes, or the owner does."""
+        client = Client(writer, request.yes)
         self.clients.append(client)
-        client.send({"event": "attached", "messages": chat.memory.planner.T, "status": chat.status_line()})
+        client.send(protocol.Attached(owner.memory.planner.T, owner.status_line()))
         try:
             while True:
-                raw = await reader.readline()
+                try:
+                    raw = await reader.readline()
+                except ValueError:  # a line past the socket's limit: one sentence, and on [S12]
+                    from harness.memory.accepted import too_long_sentence
+
+                    client.send(protocol.Notice(f"{too_long_sentence(protocol.LINE_BYTES_MAX)}."))
+                    continue
                 if not raw:
                     return
-                try:
-                    line = json.loads(raw)
-                except ValueError:
-                    continue
-                if not isinstance(line, dict):
-                    continue
-                op = line.get("op")
-                if op == "say" and isinstance(line.get("text"), str) and line["text"].strip():
-                    say(chat, self, client, line["text"])
-                elif op == "answer" and isinstance(line.get("id"), int) and isinstance(line.get("answer"), str):
-                    self.answer(line["id"], line["answer"])
-                elif op == "stop":
+                line = protocol.terminal_request_of(raw)
+                if isinstance(line, protocol.Say):
+                    say(owner, self, client, line.text)
+                elif isinstance(line, protocol.Answer):
+                    self.answer(line.id, line.answer)
+                elif isinstance(line, protocol.Stop):
                     self.decline_all()
-                    if chat.stop_call():
+                    if owner.stop_call():
                         self.notice("(stopped)")
-                elif op == "slash" and isinstance(line.get("text"), str):
-                    answer = self.slash(line["text"]) if self.slash is not None else "no commands here"
-                    client.send({"event": "reply", "text": answer})
+                elif isinstance(line, protocol.Slash):
+                    answer = self.slash(line.text) if self.slash is not None else "no commands here"
+                    client.send(protocol.Reply(answer))
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError):
             return
@@ -210,18 +200,25 @@ class Hub:
                 future.set_result("n")
 
 
-def say(chat: Any, hub: Hub, client: Client, text: str) -> None:
+def say(owner: "Owner", hub: Hub, client: Client, text: str) -> None:
     """A message typed in an attached terminal: accepted, then it joins the running call or
-    waits for its turn, under that terminal's approval."""
+    waits for its turn, under that terminal's approval. A message past its limit, or one the disk
+    would not take, gets one sentence in that terminal, which stays attached [S12] [S5]."""
+    from harness.memory.accepted import TooLong
     from harness.memory.store import StoreError
+    from harness.owner.socket import Leaving, failed_append
 
-    approval = Approval(chat.approval.allowed, yes=client.yes, ask=hub.ask)
+    approval = Approval(owner.approval.allowed, yes=client.yes, ask=hub.ask)
     try:
-        chat.submit(chat.entering(text, None, "terminal"), None, approval)
+        owner.submit(owner.entering(text, None, "terminal"), None, approval)
+    except TooLong as error:
+        client.send(protocol.Notice(f"{error}."))
+        return
+    except Leaving:
+        client.send(protocol.Notice("The chat's owner is leaving; nothing was logged: send it again."))
+        return
     except (OSError, StoreError) as error:
-        from harness.chat.owner import failed_append
-
-        client.send({"event": "notice", "sentence": failed_append(error)})
+        client.send(protocol.Notice(failed_append(error)))
         return
     first_line = text.strip().split("\n", 1)[0]
     hub.notice(f"[another terminal] {first_line[:160]}", skip=client)

@@ -1,4 +1,4 @@
-"""Strategy: subagents as the chat runs them: `open_chat` (the product's own wiring: memory, the
+"""Strategy: subagents as the chat runs them: `Owner.open` (the product's own wiring: memory, the
 real compactor, turns, subagents) on a temporary EVER_HOME, every call through the real SDK over
 real HTTP to the local Messages API. Replies are routed by what each request is: a subagent's
 carries SUBAGENT_ROLE and "you are the subagent NAME" (the predicates below read the request, not
@@ -23,14 +23,13 @@ import pytest
 
 from harness.calls.agents import SUBAGENT_ROLE
 from harness.calls.prompt import Prompt
-from harness.calls.turn import Quiet
 from harness.calls.usage import read_usage, report
 from harness.chat.agentlist import listing, listing_text
 from harness.chat.config import load_settings
-from harness.chat.session import open_chat
 from harness.localapi.server import LocalAPI, Reply, status_error, text, tool_use
 from harness.memory import agentlog
 from harness.memory.agentlog import AgentCaps
+from harness.owner.owner import Owner
 from tests.support.chat import EVER, environment, ever, logged
 
 MARK = {"type": "ephemeral"}
@@ -74,7 +73,7 @@ def settings_for(home: Path, api: LocalAPI, caps: AgentCaps = AgentCaps(), model
 
 
 async def chat_for(home, api, caps=AgentCaps(), report_turns=True):
-    return await open_chat(settings_for(home, api, caps), Quiet(), yes=True, api_key="test-key",
+    return await Owner.open(settings_for(home, api, caps), yes=True, api_key="test-key",
                            report_turns=report_turns)
 
 
@@ -88,10 +87,7 @@ async def until(condition, seconds=120.0):
 
 
 async def closed(chat):
-    await chat.agents.close()
-    await chat.memory.idle_or_stop(2.0)
-    chat.memory.close()
-    await chat.close_clients()
+    await chat.close()
 
 
 def agent_records(home: Path, name: str):
@@ -434,7 +430,7 @@ def test_cost_and_the_list_keep_subagents_apart(tmp_path, api):
     home = tmp_path / "home"
 
     async def go():
-        chat = await open_chat(settings_for(home, api, model="claude-haiku-4-5"), Quiet(), yes=True,
+        chat = await Owner.open(settings_for(home, api, model="claude-haiku-4-5"), yes=True,
                                api_key="test-key")
         await chat.say("look with Scout")
         await until(lambda: not chat.agents.running and (chat.agents.starter is None or chat.agents.starter.done()))
@@ -624,7 +620,7 @@ def test_a_kill_between_the_end_and_the_report_neither_loses_nor_doubles_it(tmp_
     log.close()
 
     async def again():
-        chat = await open_chat(settings_for(home, api), Quiet(), yes=True, api_key="test-key",
+        chat = await Owner.open(settings_for(home, api), yes=True, api_key="test-key",
                                report_turns=False)
         await closed(chat)
 
@@ -648,7 +644,7 @@ def test_a_subagent_has_the_chats_approvals(tmp_path, api):
 
     async def go():
         # as `ever send` without --yes: nobody can be asked, so shell is declined
-        chat = await open_chat(settings_for(home, api), Quiet(), ask=None, yes=False, api_key="test-key")
+        chat = await Owner.open(settings_for(home, api), yes=False, api_key="test-key")
         await chat.say("make a file with Scout")
         await until(lambda: not chat.agents.running and (chat.agents.starter is None or chat.agents.starter.done()))
         await closed(chat)

@@ -1,4 +1,4 @@
-"""Strategy: `tell(name, message)` and `/tell NAME TEXT` as the chat runs them: `open_chat` on a
+"""Strategy: `tell(name, message)` and `/tell NAME TEXT` as the chat runs them: `Owner.open` on a
 temporary EVER_HOME, every call through the real SDK to the local Messages API, requests routed by
 what they are (tests/calls/test_agents.py's predicates). A gate holds the subagent's first call
 open, so the message is told while it works; the test then reads the subagent's next request: the
@@ -11,9 +11,9 @@ import time
 import pexpect
 import pytest
 
-from harness.chat.terminal import HELP, slash
 from harness.localapi.server import Reply, tool_use
 from harness.memory import agentlog
+from harness.owner.commands import answer as slash
 from tests.calls.test_agents import agent_records, chat_for, closed, compactions, is_master, is_sub, run, until
 from tests.support.chat import EVER, environment, logged
 
@@ -40,11 +40,11 @@ def test_tell_reaches_a_running_subagent_between_its_tool_calls_and_is_in_its_lo
         await chat.say("start Scout")
         await until(lambda: len(sub_bodies(api, "Scout")) == 1)  # its first call is open
         await chat.say("tell Scout to count to 7 too")
-        answer = slash(chat, "/tell Scout   and hurry, please", HELP, None)
+        answer = slash(chat, "/tell Scout   and hurry, please", None)
         held.set()
         await until(lambda: not chat.agents.running and not chat.agents.pending
                     and (chat.agents.starter is None or chat.agents.starter.done()))
-        after = slash(chat, "/tell Scout are you there?", HELP, None)
+        after = slash(chat, "/tell Scout are you there?", None)
         await closed(chat)
         return answer, after
 
@@ -85,9 +85,9 @@ def test_tell_names_no_stranger_and_a_late_word_is_marked_unread(tmp_path, api):
         chat = await chat_for(home, api)
         await chat.say("start Scout")
         await until(lambda: len(sub_bodies(api, "Scout")) == 1)
-        stranger = slash(chat, "/tell Nobody hello", HELP, None)
-        usage = slash(chat, "/tell Scout", HELP, None)
-        slash(chat, "/tell scout too late", HELP, None)  # names compare without case
+        stranger = slash(chat, "/tell Nobody hello", None)
+        usage = slash(chat, "/tell Scout", None)
+        slash(chat, "/tell scout too late", None)  # names compare without case
         held.set()
         await until(lambda: not chat.agents.running and not chat.agents.pending
                     and (chat.agents.starter is None or chat.agents.starter.done()))

@@ -223,8 +223,8 @@ def test_the_status_line_shows_the_view_the_cache_share_and_the_last_calls_cost(
     from types import SimpleNamespace
 
     from harness.calls.turn import TurnResult
-    from harness.chat.session import Chat
     from harness.memory.planner import Config
+    from harness.owner.owner import Owner as Chat
 
     planner = SimpleNamespace(view=SimpleNamespace(bytes=96_512), config=Config())
     chat = SimpleNamespace(memory=SimpleNamespace(planner=planner, paused=""), last=None)

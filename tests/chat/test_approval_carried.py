@@ -17,10 +17,9 @@ import time
 import pytest
 
 from harness.calls.approval import Approval
-from harness.calls.turn import Quiet
 from harness.chat.config import load_settings
-from harness.chat.session import open_chat
 from harness.localapi.server import Reply, tool_use
+from harness.owner.owner import Owner
 from tests.calls.test_agents import closed, until
 from tests.support.chat import EVER, environment, logged
 
@@ -90,7 +89,7 @@ def test_a_subagent_asked_for_without_yes_reports_into_a_turn_that_runs_no_shell
 
     async def go():
         settings = dataclasses.replace(load_settings(environment(home, api)), settle_timeout_seconds=120)
-        chat = await open_chat(settings, Quiet(), ask=None, yes=True, api_key="test-key")  # `ever chat --yes`
+        chat = await Owner.open(settings, yes=True, api_key="test-key")  # `ever chat --yes`
         try:
             without_yes = Approval(chat.approval.allowed, False, None)  # as the socket gives a sender
             await chat.submit(chat.entering("start a scout", None, "socket"), None, without_yes)

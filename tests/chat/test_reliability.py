@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.calls.turn import Quiet
 from harness.chat.config import load_settings
-from harness.chat.session import open_chat
 from harness.localapi.server import LocalAPI, status_error
+from harness.owner.owner import Owner
 from tests.support.chat import is_compaction
 from tests.support.chat import logged_in_full as logged
 
@@ -49,7 +48,7 @@ def test_a_wrong_key_pauses_the_compactor_counts_no_try_and_the_line_is_built_on
     home = tmp_path / "home"
 
     async def chat_life():
-        chat = await open_chat(settings_for(home, api), Quiet(), api_key=KEY)
+        chat = await Owner.open(settings_for(home, api), api_key=KEY)
         try:
             await chat.say(LONG)
             # four more turns, each a chance the old code took to spend a try of message 0's node
@@ -64,8 +63,7 @@ def test_a_wrong_key_pauses_the_compactor_counts_no_try_and_the_line_is_built_on
             await chat.memory.idle()
             return paused, status_line, failures, chat.memory.render(), chat.memory.status()
         finally:
-            chat.memory.close()
-            await chat.close_clients()
+            await chat.close()
 
     paused, status_line, failures, view, status = asyncio.run(chat_life())
     sentence = (f"paused: {api.base_url} refused the call to claude-haiku-4-5 (401 "

@@ -26,11 +26,11 @@ from harness.calls.client import Client, ClientSettings
 from harness.calls.prompt import Prompt
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
-from harness.chat.terminal import slash
 from harness.localapi.server import Reply, tool_use
 from harness.memory import service
 from harness.memory.images import ToolResult, kept, pages, with_images
 from harness.memory.service import Job, JobResult, Memory
+from harness.owner.commands import answer as slash
 from tests.support.chat import EVER, logged
 
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
@@ -262,9 +262,9 @@ def test_the_terminal_zoom_names_each_image_by_its_path(tmp_path, api):
     memory = Memory.open(home)
     try:
         chat = type("Chat", (), {"memory": memory})()
-        assert slash(chat, "/memory zoom 0 1", "", None) == expected.removesuffix("\n")
+        assert slash(chat, "/memory zoom 0 1", None) == expected.removesuffix("\n")
         gone = home / "chat" / name(GREEN_BLUE)
-        assert slash(chat, "/memory zoom 1 1", "", None) == (
+        assert slash(chat, "/memory zoom 1 1", None) == (
             f"echo: gone.png\n{reference(1, GREEN_BLUE)}\n"
             f"[image 1 is not available: {gone} is missing]")
     finally:
