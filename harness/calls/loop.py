@@ -22,6 +22,16 @@ stop reason; then, by the stop reason in Ever's words (harness/calls/outcomes.py
 - LENGTH (max_tokens), REFUSED (refusal), WINDOW (model_context_window_exceeded), UNKNOWN (a
   reason this Ever does not know): the loop stops with one sentence; none of the reply's tool
   calls run (their input may be cut).
+
+**[A7] — one stop policy.** Why these and not others. A tool call runs only when the reply asks
+for it (`tool_use`): a call in a reply that ended otherwise was not meant to run, or was cut
+inside its input. `pause_turn` is the API saying "send this back and I go on": a subagent that
+took it for its end would report half its work as done. A refusal, a full window or a reason
+nobody named is not the model's answer to the task: a subagent that called it "done" would hand
+the master a refusal as its report, so it ends the way a turn does, with the sentence, and its
+report says it ended without a whole reply. A reason not known stops rather than runs: a new
+reason is safer shown than guessed. The subagent's own words for each end (its report, [A5]) come
+from this one end; harness/calls/agents.py `Subagent.ending` says them.
 """
 
 import asyncio
