@@ -16,16 +16,13 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from harness.calls.models import THINKING_OFF, Thinking, capabilities
 from harness.calls.outcomes import Reply, Stop, Usage
 from harness.calls.provider import SYSTEM, Call, OnStreamed, Streamed
 from harness.calls.requests import thinking_fields, within_image_limits
 from harness.calls.tool import Tool
-
-if TYPE_CHECKING:  # the SDK is imported only where a call is made
-    from harness.calls.client import Client
 
 JSON = dict[str, Any]
 EPHEMERAL = {"type": "ephemeral"}  # a 5-minute entry: never "1h" [gist §3.3]
@@ -210,10 +207,17 @@ class _Events:
                 self.on_event(Streamed("tool_input", delta.partial_json or ""))
 
 
+class Streams(Protocol):
+    """harness/calls/client.py's `Client`, or anything with its `stream` (a benchmark's meter); not
+    imported here, since the client imports this module's `prefix_keys`."""
+
+    async def stream(self, request: JSON, on_event: Any = None) -> Reply: ...
+
+
 class Anthropic:
     """The Messages API through a `Client` (or anything with its `stream`: a benchmark's meter)."""
 
-    def __init__(self, client: "Client") -> None:
+    def __init__(self, client: Streams) -> None:
         self.client = client
 
     def request(self, call: Call) -> JSON:
