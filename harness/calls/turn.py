@@ -10,7 +10,9 @@ then the view in blocks of 4 lines with a cache mark on the last whole block [gi
 per-turn state (the local date and time, the working directory) goes after the view, before the
 user's words, never in the system prompt [gist §6, §7.10]. A second mark sits on the request's
 end; inside the tool loop it moves with the conversation, so a turn never carries more than the
-system's, the view's and the end's: 3 of the 4 the API allows.
+system's, the view's and the end's: 3 of the 4 the API allows. The loop is harness/calls/loop.py's,
+which a turn configures (its caps, its log, what joins between calls); the provider
+(harness/calls/anthropic.py) puts the marks on the wire.
 
 Thoughts are shown, never logged [gist §1]; they go back to the API inside the tool loop only, as
 the API requires. A tool's output is clipped by the tools; any other long text (a long reply, a
