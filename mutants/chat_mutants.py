@@ -18,8 +18,8 @@ def test(name: str) -> tuple:
 MUTANTS = [
     Mutant(
         name="inbox_forgotten_at_open",
-        path="harness/chat/session.py",
-        old="    chat.resume()\n",
+        path="harness/owner/owner.py",
+        old="        owner.resume()\n",
         new="",
         check=test("tests/chat/test_send_reliability.py::"
                    "test_a_message_typed_during_a_call_survives_a_kill_of_the_chat_and_is_answered_once"),
@@ -131,7 +131,7 @@ MUTANTS = [
     ),
     Mutant(
         name="ever_send_starts_its_own_turn",
-        path="harness/chat/session.py",
+        path="harness/owner/owner.py",
         old="        if self.joinable() and not delivery.logged:\n            self.add_to_turn(delivery)\n",
         new="        if False:\n            self.add_to_turn(delivery)\n",
         check=test("tests/chat/test_cli.py::test_ever_send_joins_the_running_call_and_gets_the_reply_that_took_it"),
@@ -316,7 +316,7 @@ MUTANTS = [
     ),
     Mutant(
         name="a_joined_message_keeps_the_calls_approval",
-        path="harness/chat/session.py",
+        path="harness/owner/owner.py",
         old="        tools.approval = weakest(tools.approval, delivery.approval or self.approval)\n",
         new="        tools.approval = tools.approval\n",
         check=test("tests/chat/test_approval_carried.py::test_a_message_without_yes_that_joins_a_call_started_with_yes_runs_no_shell"),
@@ -368,8 +368,8 @@ MUTANTS = [
     ),
     Mutant(
         name="send_json_without_the_id",
-        path="harness/chat/owner.py",
-        old="    message_id = chat.memory.store.key_id(key) if key is not None else None\n",
+        path="harness/owner/socket.py",
+        old="    message_id = owner.memory.store.key_id(key) if key is not None else None\n",
         new="    message_id = None\n",
         check=test("tests/chat/test_words.py::"
                    "test_ever_send_json_gives_the_reply_the_id_and_the_turns_usage_and_cost"),
@@ -395,15 +395,15 @@ MUTANTS = [
     Mutant(
         name="paste_past_the_limit_uncaught",
         path="harness/chat/terminal.py",
-        old="                except TooLong as error:  # [S12] one sentence; the prompt is free for the next\n",
-        new="                except ZeroDivisionError as error:\n",
-        check=test("tests/chat/test_chat_terminal.py::"
-                   "test_a_paste_or_a_hand_over_past_the_message_limit_is_one_sentence_and_the_next_line_gets_through"),
-        note="a paste past the message limit ends the chat with a traceback [S12]",
+        old="                    if size > MESSAGE_BYTES_MAX:  # [S12] one sentence; the prompt is free for the next\n",
+        new="                    if False:\n",
+        check=test("tests/chat/test_attached_terminal.py::"
+                   "test_a_line_past_the_limit_typed_in_an_attached_terminal_is_one_sentence_and_it_stays_attached"),
+        note="a paste past the message limit is sent, and kept in the history file whole [S12]",
     ),
     Mutant(
         name="socket_line_past_its_limit_unanswered",
-        path="harness/chat/owner.py",
+        path="harness/owner/socket.py",
         old="            except ValueError:  # a line past LINE_BYTES_MAX: one sentence, and nothing kept [S12]\n",
         new="            except ZeroDivisionError:\n",
         check=test("tests/chat/test_chat_terminal.py::"
@@ -448,5 +448,23 @@ MUTANTS = [
                    "test_a_word_held_by_more_messages_than_are_ranked_ranks_the_newest_and_says_there_are_more"),
         note="a common word is ranked over every match, seconds on a long chat, and an older hit shown "
              "as one of the newest [R4]",
+    ),
+    Mutant(
+        name="attached_say_past_the_limit_uncaught",
+        path="harness/owner/owner.py",
+        old="        except TooLong as error:\n            client.send(protocol.Notice(f\"{error}.\"))\n",
+        new="        except ZeroDivisionError as error:\n            client.send(protocol.Notice(f\"{error}.\"))\n",
+        check=test("tests/chat/test_attached_terminal.py::"
+                   "test_a_say_past_the_limit_on_the_socket_is_one_sentence_and_the_connection_stays"),
+        note="a message past the limit from an attached terminal drops its connection [S12]",
+    ),
+    Mutant(
+        name="attached_history_forgotten",
+        path="harness/chat/terminal.py",
+        old="                    history.keep(redact(valid_text(text), terminal.secrets))  # the key hidden [H3]\n",
+        new="                    pass\n",
+        check=test("tests/chat/test_attached_terminal.py::"
+                   "test_an_attached_terminals_line_comes_back_with_up_and_is_in_the_history_file"),
+        note="a terminal's messages never reach its history: Up recalls nothing",
     ),
 ]

@@ -164,8 +164,8 @@ MUTANTS += [
            "from harness.memory.images import ToolResult, error_result\n\n\ndef _settings():\n    from harness.chat.config import load_settings\n    return load_settings()\n",
            test("tests/model/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "a call imports the chat: the layering lint fails", lint=True),
-    Mutant("terminal_imports_the_local_api", "harness/chat/terminal.py", "from harness.memory.store import ChatBusy\n",
-           "from harness.memory.store import ChatBusy\nfrom harness.localapi.server import LocalAPI  # noqa: F401\n",
+    Mutant("terminal_imports_the_local_api", "harness/chat/terminal.py", "from harness.memory.text import valid_text\n",
+           "from harness.memory.text import valid_text\nfrom harness.localapi.server import LocalAPI  # noqa: F401\n",
            test("tests/model/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "the product imports the local API outside the demo: the layering lint fails", lint=True),
 ]

@@ -21,7 +21,7 @@ class LocalSink:
         self.terminal = terminal
 
     def say(self, text: str) -> None:
-        hubs.say(self.owner, self.owner.hub, self.client, text)
+        self.owner.typed(text, self.client)
 
     def answer(self, number: int, text: str) -> None:
         self.owner.hub.answer(number, text)

@@ -4,13 +4,13 @@ A terminal answers only what is its own (`/quiet`, `/edit`, `/exit`: harness/cha
 everything else typed with a slash comes here, through the hub for an attached terminal.
 """
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from harness.calls.arguments import zoom_arguments
 from harness.chat.config import ConfigError, load_settings, set_memory_model
 
-if TYPE_CHECKING:
-    from harness.owner.owner import Owner
+# the owner (harness/owner/owner.py), which imports this module: named, not imported
+Owner = Any
 
 HELP = """\
 /memory               the memory's status and every line of the view
@@ -26,7 +26,7 @@ Alt-Enter (or Esc, then Enter) starts a new line of the message; a paste stays o
 Up and Down go through the messages sent before. Ctrl-C stops the running call; Ctrl-D leaves."""
 
 
-def answer(owner: "Owner", text: str, set_model=set_memory_model) -> str:
+def answer(owner: Owner, text: str, set_model=set_memory_model) -> str:
     """The answer to a chat command; a setting refused is its one sentence."""
     try:
         return _answer(owner, text.strip(), set_model)
@@ -34,7 +34,7 @@ def answer(owner: "Owner", text: str, set_model=set_memory_model) -> str:
         return str(error)
 
 
-def _answer(owner: "Owner", text: str, set_model) -> str:
+def _answer(owner: Owner, text: str, set_model) -> str:
     words = text.split()
     if not words:
         return "unknown command: /help lists them"

@@ -16,19 +16,26 @@ import asyncio
 import itertools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from harness.calls.approval import Answer, Approval, approval_summary
+from harness.calls.approval import Answer, approval_summary
 from harness.owner import protocol
 from harness.owner.protocol import Event
-
-if TYPE_CHECKING:
-    from harness.owner.owner import Owner
 
 ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
 QUESTION_TAIL = "? [y]es / [n]o / [a]lways for this tool: "
 QUESTION_CHARS_MAX = 200  # a longer question is printed above in full, the prompt one line
 RESULT_CHARS_MAX = 2000  # a tool's result, to an attached terminal: it shows the first line
+
+
+class Held(Protocol):
+    """What the hub asks of the chat's owner (harness/owner/owner.py)."""
+
+    memory: Any
+
+    def status_line(self) -> str: ...
+    def typed(self, text: str, client: Any) -> None: ...
+    def interrupt(self) -> str: ...
 
 
 class Client:
@@ -159,7 +166,7 @@ class Hub:
         if future is not None and not future.done():
             future.set_result(reply)
 
-    async def attach(self, owner: "Owner", request: protocol.Attach, reader: asyncio.StreamReader,
+    async def attach(self, owner: Held, request: protocol.Attach, reader: asyncio.StreamReader,
                      writer: asyncio.StreamWriter) -> None:
         """Serve one attached terminal until it goes, or the owner does."""
         client = Client(writer, request.yes)
@@ -178,13 +185,13 @@ class Hub:
                     return
                 line = protocol.terminal_request_of(raw)
                 if isinstance(line, protocol.Say):
-                    say(owner, self, client, line.text)
+                    owner.typed(line.text, client)
                 elif isinstance(line, protocol.Answer):
                     self.answer(line.id, line.answer)
                 elif isinstance(line, protocol.Stop):
-                    self.decline_all()
-                    if owner.stop_call():
-                        self.notice("(stopped)")
+                    sentence = owner.interrupt()
+                    if sentence:
+                        self.notice(sentence)
                 elif isinstance(line, protocol.Slash):
                     answer = self.slash(line.text) if self.slash is not None else "no commands here"
                     client.send(protocol.Reply(answer))
@@ -199,26 +206,3 @@ class Hub:
             if not future.done():
                 future.set_result("n")
 
-
-def say(owner: "Owner", hub: Hub, client: Client, text: str) -> None:
-    """A message typed in an attached terminal: accepted, then it joins the running call or
-    waits for its turn, under that terminal's approval. A message past its limit, or one the disk
-    would not take, gets one sentence in that terminal, which stays attached [S12] [S5]."""
-    from harness.memory.accepted import TooLong
-    from harness.memory.store import StoreError
-    from harness.owner.socket import Leaving, failed_append
-
-    approval = Approval(owner.approval.allowed, yes=client.yes, ask=hub.ask)
-    try:
-        owner.submit(owner.entering(text, None, "terminal"), None, approval)
-    except TooLong as error:
-        client.send(protocol.Notice(f"{error}."))
-        return
-    except Leaving:
-        client.send(protocol.Notice("The chat's owner is leaving; nothing was logged: send it again."))
-        return
-    except (OSError, StoreError) as error:
-        client.send(protocol.Notice(failed_append(error)))
-        return
-    first_line = text.strip().split("\n", 1)[0]
-    hub.notice(f"[another terminal] {first_line[:160]}", skip=client)

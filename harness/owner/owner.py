@@ -26,12 +26,13 @@ from harness.calls.tools import WorkTools
 from harness.calls.turn import Output, Turn, TurnResult, TurnSettings
 from harness.calls.usage import dollars_text, record_usage, usage_record
 from harness.chat.config import Secret, Settings, check_memory_setting, load_key
-from harness.memory.accepted import Accepted, entering
+from harness.memory.accepted import Accepted, TooLong, entering
 from harness.memory.agentlog import AgentCaps
 from harness.memory.planner import Config
 from harness.memory.service import Job, JobResult, Memory
 from harness.memory.store import StoreError
-from harness.owner import commands, socket
+from harness.owner import commands, protocol, socket
+from harness.owner import hub as hubs
 from harness.owner.hub import Hub
 from harness.owner.world import World
 
@@ -41,6 +42,7 @@ if TYPE_CHECKING:  # the SDK (harness/calls/client.py) is imported only when a c
 
 TURN_ATTEMPTS = 3
 STOPPED = "The call was stopped; your message is in the log."
+STOPPED_SHOWN = "(the call was stopped; your message and what was shown of the reply are in the log)"
 # [C12] what a person waits at most, each shown with a countdown and ended by Ctrl-C:
 # 40 s of silence per attempt, and a server's retry-after up to 60 s
 TURN_SILENCE_SECONDS = 40.0
@@ -331,6 +333,26 @@ class Owner:
             self.answers[key] = delivery.answered
             self.route(delivery)
 
+    def typed(self, text: str, client: hubs.Client | hubs.LocalClient) -> None:
+        """A message typed in a terminal, this process's or attached: accepted, then it joins the
+        running call or waits for its turn, under that terminal's approval; the other terminals
+        see its first line. A message past its limit, or one the disk would not take, gets one
+        sentence in that terminal, which stays as it was [S12] [S5]."""
+        approval = Approval(self.approval.allowed, yes=client.yes, ask=self.hub.ask)
+        try:
+            self.submit(self.entering(text, None, "terminal"), None, approval)
+        except TooLong as error:
+            client.send(protocol.Notice(f"{error}."))
+            return
+        except socket.Leaving:
+            client.send(protocol.Notice("The chat's owner is leaving; nothing was logged: send it again."))
+            return
+        except (OSError, StoreError) as error:
+            client.send(protocol.Notice(socket.failed_append(error)))
+            return
+        first_line = text.strip().split("\n", 1)[0]
+        self.hub.notice(f"[another terminal] {first_line[:160]}", skip=client)
+
     def answered(self, delivery: Delivery, result: TurnResult) -> None:
         key = delivery.message.key
         if key == self.leave_after:
@@ -386,6 +408,9 @@ class Owner:
                     self.answered(other, TurnResult("", STOPPED))  # the person stopped it
                 else:  # left in the inbox: the next open answers it
                     settle_future(other.answered, TurnResult("", f"{STOPPED} ({error})"))
+            if isinstance(error, asyncio.CancelledError) and not self.leaving:
+                self.hub.notice(STOPPED_SHOWN)
+                self.hub.end(self.status_line())
             raise
         finally:
             self.turn = None

@@ -12,13 +12,13 @@ running owner loads nothing more.
 import asyncio
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.owner import protocol
 from harness.owner.protocol import LINE_BYTES_MAX
 
-if TYPE_CHECKING:
-    from harness.owner.owner import Owner
+# the owner (harness/owner/owner.py), which imports this module: named, not imported
+Owner = Any
 
 
 def answer_memory(memory, request: "protocol.Request | protocol.Refused") -> dict[str, Any]:
@@ -63,7 +63,7 @@ def answer_search(memory, request: protocol.Search) -> dict[str, Any]:
     return {"found": found.as_dict()}
 
 
-async def serve(owner: "Owner", path: Path) -> asyncio.AbstractServer:
+async def serve(owner: Owner, path: Path) -> asyncio.AbstractServer:
     """Serve the chat on its socket; a stale socket file (from a killed owner) is replaced."""
     from harness.memory.accepted import too_long_sentence
 
@@ -108,7 +108,7 @@ async def serve(owner: "Owner", path: Path) -> asyncio.AbstractServer:
     return server
 
 
-async def answer_send(owner: "Owner", request: protocol.Send,
+async def answer_send(owner: Owner, request: protocol.Send,
                       writer: asyncio.StreamWriter) -> dict[str, Any] | None:
     """A message handed over: `accepted` once it is on disk [S9], then its turn's reply."""
     from harness.calls.approval import Approval
@@ -148,7 +148,7 @@ async def answer_send(owner: "Owner", request: protocol.Send,
     return answer_of(owner, key, answered.result())
 
 
-def answer_of(owner: "Owner", key: str | None, result) -> dict[str, Any]:
+def answer_of(owner: Owner, key: str | None, result) -> dict[str, Any]:
     """A sent message's answer: its turn's reply, and the message's id, found by its key."""
     message_id = owner.memory.store.key_id(key) if key is not None else None
     return {"reply": result.reply, "error": result.error, "logged": True, "id": message_id}
