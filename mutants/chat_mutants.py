@@ -336,7 +336,7 @@ MUTANTS = [
         old="            runs = reply.stop is Stop.TOOLS and bool(uses)\n",
         new="            runs = bool(uses)\n",
         check=test("tests/calls/test_stop_policy.py::"
-                   "test_a_turn_and_a_subagent_end_the_same_way_on_each_stop_reason"),
+                   "test_a_turn_and_a_subagent_end_the_same_way_on_each_stop_reason[end_turn-with_a_tool_call]"),
         note="a reply cut at max_tokens, refused or ended still runs its tool calls [A7]",
     ),
     Mutant(
@@ -345,7 +345,7 @@ MUTANTS = [
         old="    \"pause_turn\": Stop.PAUSED,\n",
         new="    \"pause_turn\": Stop.WHOLE,\n",
         check=test("tests/calls/test_stop_policy.py::"
-                   "test_a_turn_and_a_subagent_end_the_same_way_on_each_stop_reason"),
+                   "test_a_turn_and_a_subagent_end_the_same_way_on_each_stop_reason[pause_turn-words_alone]"),
         note="a paused reply ends the turn and the subagent as if it were whole [A7]",
     ),
     Mutant(

@@ -104,7 +104,7 @@ def a_subagent(tmp_path: Path, api) -> tuple[int, bool, bool]:
     return (*seen(api), whole)
 
 
-@pytest.mark.parametrize("with_call", [True, False], ids=["with a tool call", "words alone"])
+@pytest.mark.parametrize("with_call", [True, False], ids=["with_a_tool_call", "words_alone"])
 @pytest.mark.parametrize("stop_reason", list(POLICY))
 def test_a_turn_and_a_subagent_end_the_same_way_on_each_stop_reason(tmp_path, api, stop_reason, with_call):
     script(api, stop_reason, with_call)
