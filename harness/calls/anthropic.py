@@ -132,7 +132,6 @@ def body(call: Call) -> JSON:
         request["tool_choice"] = {"type": "none"}  # [C3]
     request["system"] = system
     request["messages"] = wire_messages(call.messages, [(m, b) for m, b in call.marks if m != SYSTEM])
-    request.update(call.extra)
     return finished(request, call.thinking)
 
 

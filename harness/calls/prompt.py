@@ -24,7 +24,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.calls.tool import READ_BYTES_MAX, TURN, Tool, offered
+from harness.calls.tool import TURN, Tool, offered
 from harness.memory.line import LINE_BYTES_MAX
 from harness.memory.text import valid_text
 
@@ -32,7 +32,6 @@ JSON = dict
 BLOCK_LINES = 4  # [gist §3.3] the view goes in blocks of 4 lines
 INSTRUCTIONS_FILE = "instructions.md"
 INSTRUCTIONS_HEADING = "# The user's instructions"
-__all__ = ["READ_BYTES_MAX"]  # files.py's, from the registry that tells the model
 RULER = "-" * LINE_BYTES_MAX  # [gist §4] the ruler is 512 dashes
 
 SYSTEM_PROMPT = """\

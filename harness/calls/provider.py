@@ -18,7 +18,7 @@ outcomes.py; another provider is one module beside anthropic.py. No SDK here.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, Union
 
 from harness.calls.outcomes import Reply, Stop, Usage
@@ -55,7 +55,6 @@ class Call:
     marks: tuple[tuple[int, int], ...] = ()
     tools_off: bool = False  # [C3] sent for the shared prefix, never called
     thinking: Union[str, int] = "off"  # as harness/calls/models.py has it
-    extra: JSON = field(default_factory=dict)  # a provider's own fields, for tests and benchmarks
 
 
 class Provider(Protocol):

@@ -74,9 +74,6 @@ class TurnCaps:
     output_bytes: int = 4_000_000  # of text, thinking and tool input streamed, over all its calls
 
 
-__all__ = ["CapReached"]
-
-
 class Output(Protocol):
     """Where a turn shows itself: the terminal, or a client of the chat's socket."""
 
