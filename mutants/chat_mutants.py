@@ -259,7 +259,7 @@ MUTANTS = [
     ),
     Mutant(
         name="served_to_any_host",
-        path="harness/chat/browsing.py",
+        path="harness/browse/browsing.py",
         old='            if self.headers.get("Host", "") not in hosts:\n',
         new="            if False:\n",
         check=test("tests/chat/test_browse.py::test_the_served_page_needs_its_secret_and_a_loopback_host_answers_head_and_shows_new_messages"),
@@ -275,7 +275,7 @@ MUTANTS = [
     ),
     Mutant(
         name="simulate_tokens_without_escapes",
-        path="harness/chat/simulate_meter.py",
+        path="harness/bench/simulate_meter.py",
         old="""    return ('{"text":' + encode_basestring(text) + ',"type":"text"}').encode("utf-8")\n""",
         new="""    return ('{"text":"' + text + '","type":"text"}').encode("utf-8")\n""",
         check=test("tests/chat/test_simulate.py::test_the_meter_answers_as_the_local_apis_own_cache"),
@@ -283,7 +283,7 @@ MUTANTS = [
     ),
     Mutant(
         name="simulate_entries_never_expire",
-        path="harness/chat/simulate_meter.py",
+        path="harness/bench/simulate_meter.py",
         old="            if entry is not None and now >= entry.expires_at_seconds:\n",
         new="            if False:\n",
         check=test("tests/chat/test_simulate.py::test_pauses_past_the_cache_life_leave_a_turn_nothing_to_read"),
@@ -291,7 +291,7 @@ MUTANTS = [
     ),
     Mutant(
         name="simulate_growth_counted_as_rewrite",
-        path="harness/chat/simulate.py",
+        path="harness/bench/simulate.py",
         old="    if len(new) >= len(old) and new[:len(old)] == old:\n        return len(old)\n",
         new="    if len(new) >= len(old) and new[:len(old)] == old:\n        return 0\n",
         check=test("tests/chat/test_simulate.py::test_ever_as_its_view_grows_caches_every_line_but_the_new_one"),
@@ -299,7 +299,7 @@ MUTANTS = [
     ),
     Mutant(
         name="carried_summary_drops_the_new_message",
-        path="harness/chat/simulate_designs.py",
+        path="harness/bench/simulate_designs.py",
         old="            kept = history[-1:] if first else []\n",
         new="            kept = []\n",
         check=test("tests/chat/test_simulate.py::"
@@ -386,7 +386,7 @@ MUTANTS = [
     ),
     Mutant(
         name="browse_opens_at_the_top",
-        path="harness/chat/browse/page.js",
+        path="harness/browse/page.js",
         old="  if (!location.hash && main.lastElementChild) main.lastElementChild.scrollIntoView({block: \"end\"});\n",
         new="",
         check=test("tests/chat/test_browse.py::test_the_page_opens_at_the_newest_line_and_an_anchor_still_wins"),
@@ -413,7 +413,7 @@ MUTANTS = [
     Mutant(
         name="id_high_water_ignored",
         path="harness/memory/index.py",
-        old="        given = max(count, len(saved) if agrees else 0, self._record.given, self._torn_given)\n",
+        old="        given = max(count, len(saved) if agrees else 0, self.record.given, self._torn_given)\n",
         new="        given = count\n",
         check=test("tests/chat/test_damage.py::"
                    "test_a_day_file_cut_gives_the_next_message_an_id_past_every_id_ever_given[mid-message]"),
@@ -422,11 +422,29 @@ MUTANTS = [
     Mutant(
         name="damage_record_ignored",
         path="harness/memory/index.py",
-        old="        self._record = read_record(self.chat)  # [S13] lines set aside, ids lost\n",
-        new="        self._record = read_record(self.chat / \"nowhere\")\n",
+        old="        self.record = read_record(self.chat)  # [S13] lines set aside, ids lost\n",
+        new="        self.record = read_record(self.chat / \"nowhere\")\n",
         check=test("tests/chat/test_damage.py::"
                    "test_a_damaged_line_in_the_middle_is_said_by_every_command_and_doctor_repair_sets_it_aside"),
         note="the lines set aside and the ids recorded lost are not read: a repaired chat stays locked [S13]",
+    ),
+    Mutant(
+        name="home_mode_unchecked",
+        path="harness/memory/home.py",
+        old="        if mode & ~place.mode:\n",
+        new="        if False:\n",
+        check=test("tests/memory/test_home.py::"
+                   "test_a_file_nobody_declared_is_found_and_a_file_open_to_others_is_said_by_doctor"),
+        note="ever doctor says nothing of a day file others may read",
+    ),
+    Mutant(
+        name="home_search_undeclared",
+        path="harness/memory/home.py",
+        old='    Place("search", "chat/search.sqlite",',
+        new='    Place("search", "chat/search.sqlite.old",',
+        check=test("tests/memory/test_home.py::"
+                   "test_every_path_a_chat_writes_is_a_row_at_its_mode_and_ever_files_lists_the_rows_there"),
+        note="the search index is a file the home's table does not declare",
     ),
     Mutant(
         name="doctor_repair_edits_the_day_file",

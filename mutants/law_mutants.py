@@ -29,6 +29,7 @@ PUSH = "model/push.py"
 LINE = "model/line.py"
 BASE = "model/base.py"
 HARNESS_PLANNER = "harness/memory/planner.py"
+HARNESS_CHECKPOINT = "harness/memory/checkpoint.py"
 # the production batch heap's entry (`_View.entry`): the function `_View.fit` pushes
 HEAP_KEY = "        return (-((T + 1 - first) << (LEVELS_MAX - l)), first, l)\n"
 
@@ -168,6 +169,10 @@ MUTANTS += [
            "from harness.memory.text import valid_text\nfrom harness.localapi.server import LocalAPI  # noqa: F401\n",
            test("tests/model/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "the product imports the local API outside the demo: the layering lint fails", lint=True),
+    Mutant("browse_imports_a_benchmark", "harness/browse/browsing.py", "from harness.memory.store import ChatBusy\n",
+           "from harness.memory.store import ChatBusy\nfrom harness.bench.planted import generate  # noqa: F401\n",
+           test("tests/model/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
+           "the product imports a benchmark: the layering lint fails", lint=True),
 ]
 
 # ---- the laws searched by Hypothesis (laws/searched.py) ----
@@ -460,12 +465,12 @@ MUTANTS += [
 # the production planner's save-then-load (tests/model/test_restart_state.py)
 RESTART_TEST = test("tests/model/test_restart_state.py::test_save_then_load_keeps_both_views_both_shrinking_states_and_the_failure_counts")
 MUTANTS += [
-    Mutant("load_forgets_shrinking", HARNESS_PLANNER, '        planner.shrinking = saved["shrinking"]\n',
-           "        planner.shrinking = False\n", RESTART_TEST,
+    Mutant("load_forgets_shrinking", HARNESS_CHECKPOINT, '    planner.shrinking = saved["shrinking"]\n',
+           "    planner.shrinking = False\n", RESTART_TEST,
            "a loaded planner forgets that the view was shrinking [F1]"),
-    Mutant("load_forgets_failures", HARNESS_PLANNER,
-           '        planner.failures = {(l, i): count for l, i, count in saved["failures"]}\n',
-           "        planner.failures = {}\n", RESTART_TEST, "a loaded planner forgets the failure counts [P16]"),
+    Mutant("load_forgets_failures", HARNESS_CHECKPOINT,
+           '    planner.failures = {(l, i): count for l, i, count in saved["failures"]}\n',
+           "    planner.failures = {}\n", RESTART_TEST, "a loaded planner forgets the failure counts [P16]"),
 ]
 
 MUTANTS += [

@@ -17,6 +17,7 @@
     redaction   the API key hidden in any text: a tool's result, an API error, a reply
     loop        the one tool loop and its stop policy, which a turn and a subagent configure [A7]
     turn        a turn: the view, the message, its configuration of the loop
+    caps        what one turn may spend (TurnCaps), read by the settings without loading the turn
     usage       each call's tokens and what they cost
     agents      subagents: the `agent` tool, their runs in the background, their reports
 

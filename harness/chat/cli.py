@@ -25,9 +25,10 @@ from typing import Any
 
 import click
 
-from harness.calls.usage import format_report, read_usage, report, report_json
 from harness.chat.config import ConfigError, load_settings
-from harness.memory.store import ChatBusy, StoreError
+from harness.memory import DAMAGE_LISTENERS
+from harness.memory.daylog import StoreError
+from harness.memory.lock import ChatBusy
 
 
 def echo(text: str, err: bool = False, nl: bool = True) -> None:
@@ -48,6 +49,29 @@ def fail(sentence: str) -> None:
 
 
 BUG = "(a bug in Ever: please report it)"
+
+
+class Registered(click.Choice):
+    """A choice among the names a registry holds, read only when a command parses or shows them, so
+    that no other command loads the registry's modules (`ever send` above all)."""
+
+    def __init__(self, names) -> None:
+        self.names = names
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.names())
+
+    @choices.setter
+    def choices(self, _) -> None:  # click.Choice sets it; the registry says it
+        pass
+
+
+def import_formats() -> tuple[str, ...]:
+    from harness.imports.formats import NAMED
+
+    return tuple(NAMED)
 
 
 class Ever(click.Group):
@@ -82,8 +106,6 @@ class Ever(click.Group):
 @click.pass_context
 def main(context: click.Context) -> None:
     """Ever: an AI agent in one chat that never ends."""
-    from harness.memory.store import DAMAGE_LISTENERS
-
     if say_damage not in DAMAGE_LISTENERS:
         DAMAGE_LISTENERS.append(say_damage)  # [S13] every command says damage in the logs
     if context.invoked_subcommand is None:
@@ -373,13 +395,13 @@ def mcp(http: bool, port: int, allow_send: bool) -> None:
 
 @main.command("import")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["claude-code", "codex", "pi", "llm", "text"]),
+@click.option("--format", "fmt", type=Registered(import_formats),
               default=None, help="The files' format (default: told from each file).")
 @click.option("--yes", is_flag=True, help="Go on without asking, however many compactions it costs.")
 def import_command(paths, fmt, yes: bool) -> None:
     """Old sessions (Claude Code, Codex CLI, pi, llm's logs.db, text or Markdown) as notes, oldest first."""
-    from harness.chat.importing import run_import
-    from harness.chat.imports import ImportFailed
+    from harness.imports.importing import run_import
+    from harness.imports.notes import ImportFailed
 
     try:
         run_import(load_settings(), paths, fmt, yes, say=echo)
@@ -399,7 +421,7 @@ def import_command(paths, fmt, yes: bool) -> None:
               help="The port for --serve (default: any free one).")
 def browse(out_path, serve: bool, port: int) -> None:
     """The whole memory as one self-contained HTML page: the view's lines, down to each message."""
-    from harness.chat.browsing import serve_page, write_page
+    from harness.browse.browsing import serve_page, write_page
 
     settings = load_settings()
     try:
@@ -416,11 +438,13 @@ def browse(out_path, serve: bool, port: int) -> None:
               "and record the lost ids, so the chat opens past them; asks first on a terminal.")
 @click.option("--yes", is_flag=True, help="Repair without asking.")
 def doctor(repair: bool, yes: bool) -> None:
-    """What is damaged in the chat's logs: the lines, the ids lost, the highest id ever given.
+    """What is damaged in the chat's logs: the lines, the ids lost, the highest id ever given; and
+    each file of the home open wider than Ever keeps it (harness/memory/home.py).
 
     With --repair, the damaged lines are set aside in a file of their own and the lost ids
     recorded (chat/damage/); the day files are never edited, and no id is given twice."""
     from harness.memory.damage import examine, repair_logs, report_text
+    from harness.memory.home import wider_modes
     from harness.memory.lock import ChatLock
     from harness.memory.store import Store
 
@@ -441,6 +465,8 @@ def doctor(repair: bool, yes: bool) -> None:
     try:
         found = examine(chat_dir)
         echo(report_text(chat_dir, found))
+        for sentence in wider_modes(settings.home):
+            echo(f"{sentence}.")
         if not repair or found.whole:
             return
         if sys.stdin.isatty() and not yes:
@@ -497,16 +523,12 @@ def log_command(count: int, query, as_json: bool, paths: bool) -> None:
 
 @main.command("files")
 def files_command() -> None:
-    """Where the chat's files are."""
-    settings = load_settings()
-    chat_dir = settings.chat_dir
-    echo(f"chat:      {chat_dir}")
-    echo(f"messages:  {chat_dir / 'main'}/YYYY-MM-DD.jsonl")
-    echo(f"tree:      {chat_dir / 'tree'}/YYYY-MM-DD.jsonl")
-    echo(f"view:      {chat_dir / 'view.json'}")
-    echo(f"usage:     {chat_dir / 'usage'}/YYYY-MM-DD.jsonl")
-    echo(f"subagents: {chat_dir / 'agents'}/NAME.jsonl")
-    echo(f"config:    {settings.config_path}")
+    """Where the chat's files are: each of harness/memory/home.py's rows that has a file."""
+    from harness.memory.home import present
+
+    home = load_settings().home
+    for place in present(home):
+        echo(f"{place.name + ':':<11}{home / place.path if place.path else home}")
 
 
 @main.command()
@@ -514,6 +536,8 @@ def files_command() -> None:
 @click.option("--turns", type=int, default=20, help="How many of the last turns to list.")
 def cost(as_json: bool, turns: int) -> None:
     """Tokens, cache reads and writes per day and per turn, and what they cost."""
+    from harness.calls.usage import format_report, read_usage, report, report_json
+
     settings = load_settings()
     usage = read_usage(settings.home)
     result = report(usage.records, usage.skipped)
@@ -546,7 +570,7 @@ def simulate(messages: int, seed: int, workload_name: str, import_notes: int, fr
              no_pictures: bool, as_json: bool, processes: int) -> None:
     """What a chat costs, replayed with no key and no network: Ever beside the designs a user would
     pick instead, on the same messages at the same prices (docs/simulate.md)."""
-    from harness.chat.simulate import run_command
+    from harness.bench.simulate import run_command
 
     settings = load_settings()
     memory_model = settings.model if settings.memory_model == "turns" else settings.memory_model
@@ -599,9 +623,9 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
     that sees one summary of the whole chat. Scored exactly (docs/recall.md)."""
     from pathlib import Path
 
+    from harness.bench.planted import LoadFailed, generate, load
+    from harness.bench.recall import ARMS, BenchFailed, BenchSettings, run, table
     from harness.chat.config import load_key
-    from harness.chat.recall import ARMS, BenchFailed, BenchSettings, run, table
-    from harness.memory.planted import LoadFailed, generate, load
 
     settings = load_settings()
     chosen = tuple(arm.strip() for arm in arms.split(",") if arm.strip())

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.chat.recall import Bench, BenchSettings, arm_prompt, loopback, report
+from harness.bench.planted import Chat, generate, load, logged
+from harness.bench.recall import Bench, BenchSettings, arm_prompt, loopback, report
 from harness.localapi.server import Reply, tool_use
-from harness.memory.planted import Chat, generate, load, logged
 from harness.memory.service import Memory
 from harness.memory.store import Store
 from tests.chat.test_cli import environment, ever

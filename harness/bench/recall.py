@@ -5,7 +5,7 @@ asked about each, the answer scored exactly [M1] [M2] [M3].
     ever bench recall --file longmemeval_s.json --questions 20      # a published benchmark
     ever bench recall --json                                         # every answer, for scripts
 
-The chat (harness/memory/planted.py makes it) is written into a chat of its own under
+The chat (harness/bench/planted.py makes it) is written into a chat of its own under
 `$EVER_HOME/bench/` (never the user's), as turns or as notes, and the chat's own compactor
 (harness/memory/service.py, harness/calls/compactor.py) builds its tree on the compaction model,
 all of it, before any question. A built chat is kept and used again by the next run with the same
@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from harness.bench.planted import ANSWER_ALONE, Chat, Fact, logged, score
 from harness.calls.anthropic import finished
 from harness.calls.approval import Approval
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
@@ -57,7 +58,6 @@ from harness.calls.turn import Turn, TurnSettings
 from harness.calls.usage import cost_e8, dollars_text, record_usage, usage_record
 from harness.memory.images import ToolResult, error_result
 from harness.memory.planner import Config
-from harness.memory.planted import ANSWER_ALONE, Chat, Fact, logged, score
 from harness.memory.search import run_search
 from harness.memory.service import Job, JobResult, Memory
 
@@ -232,7 +232,8 @@ class Bench:
         """The chat written and its view built by the compaction model; what it cost. A chat
         built before with the same marker is used again, and costs nothing."""
         s = self.settings
-        s.home.mkdir(parents=True, exist_ok=True)
+        for folder in (s.home.parent, s.home):  # the chat's files are the user's alone (harness/memory/home.py)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         marker_path = s.home / "bench.json"
         marker = self.marker(chat)
         if marker_path.exists():
@@ -373,7 +374,7 @@ class Bench:
         try:
             shutil.copytree(s.home / "chat", scratch / "chat")
             workdir = scratch / "work"
-            workdir.mkdir()
+            workdir.mkdir(mode=0o700)
             memory = Memory.open(scratch)  # no compactor: nothing in the copy outlives the answer
             try:
                 prompt = arm_prompt(arm)

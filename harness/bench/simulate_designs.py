@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.bench.simulate_meter import Meter, Prices, reply_tokens, tokens_of
+from harness.bench.simulate_workloads import Workload
 from harness.calls.anthropic import body as wire_body
 from harness.calls.anthropic import finished, marked, wire_system, wire_tools
 from harness.calls.prompt import Prompt
 from harness.calls.provider import SYSTEM, Call
-from harness.chat.simulate_meter import Meter, Prices, reply_tokens, tokens_of
-from harness.chat.simulate_workloads import Workload
 
 JSON = dict[str, Any]
 MAX_TOKENS = 16_000  # the turns' max_tokens (harness/calls/turn.py MAX_TOKENS)
