@@ -35,10 +35,10 @@ def test_only_the_provider_knows_the_wires_marks_and_stop_reasons():
 def test_a_mark_or_a_stop_reason_planted_in_the_turn_or_the_simulator_is_said(tmp_path: Path):
     shutil.copytree(ROOT / "harness", tmp_path / "harness", ignore=shutil.ignore_patterns("__pycache__"))
     for where, line in (("harness/calls/turn.py", 'MARK = {"cache_control": {"type": "ephemeral"}}'),
-                        ("harness/chat/simulate_meter.py", 'STOP = body["stop_reason"]')):
+                        ("harness/bench/simulate_meter.py", 'STOP = body["stop_reason"]')):
         path = tmp_path / where
         path.write_text(path.read_text() + "\n" + line + "\n")
-    said = wire_violations(tmp_path)
-    assert len(said) == 2
-    assert said[0].startswith("harness/calls/turn.py:") and "cache_control" in said[0]
-    assert said[1].startswith("harness/chat/simulate_meter.py:") and '"stop_reason"' in said[1]
+    said = {sentence.split(":")[0]: sentence for sentence in wire_violations(tmp_path)}
+    assert sorted(said) == ["harness/bench/simulate_meter.py", "harness/calls/turn.py"]
+    assert "spells cache_control" in said["harness/calls/turn.py"]
+    assert 'spells "stop_reason"' in said["harness/bench/simulate_meter.py"]
