@@ -196,8 +196,8 @@ MUTANTS = [
     Mutant(
         name="tool_call_cap_one_late",
         path="harness/calls/agents.py",
-        old="            if self.tool_calls + len(uses) > caps.tool_calls:\n",
-        new="            if self.tool_calls + len(uses) > caps.tool_calls + 1:\n",
+        old="        if self.tool_calls + len(uses) <= caps.tool_calls:\n",
+        new="        if self.tool_calls + len(uses) <= caps.tool_calls + 1:\n",
         check=test("tests/calls/test_agents.py::test_a_subagent_ending_on_its_caps_and_on_an_error_still_reports"),
         note="a subagent runs one tool call past its cap [A1]",
     ),
@@ -331,10 +331,37 @@ MUTANTS = [
         note="ever import reads a FIFO or /dev/zero as if it were a session file",
     ),
     Mutant(
+        name="tools_run_on_any_stop",
+        path="harness/calls/loop.py",
+        old="            runs = reply.stop is Stop.TOOLS and bool(uses)\n",
+        new="            runs = bool(uses)\n",
+        check=test("tests/calls/test_stop_policy.py::"
+                   "test_a_turn_and_a_subagent_end_the_same_way_on_each_stop_reason[end_turn-with_a_tool_call]"),
+        note="a reply cut at max_tokens, refused or ended still runs its tool calls [A7]",
+    ),
+    Mutant(
+        name="pause_taken_for_the_end",
+        path="harness/calls/anthropic.py",
+        old="    \"pause_turn\": Stop.PAUSED,\n",
+        new="    \"pause_turn\": Stop.WHOLE,\n",
+        check=test("tests/calls/test_stop_policy.py::"
+                   "test_a_turn_and_a_subagent_end_the_same_way_on_each_stop_reason[pause_turn-words_alone]"),
+        note="a paused reply ends the turn and the subagent as if it were whole [A7]",
+    ),
+    Mutant(
+        name="shell_maximum_untold",
+        path="harness/calls/tool.py",
+        old="            \"timeout_seconds\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": SHELL_TIMEOUT_SECONDS_MAX,\n",
+        new="            \"timeout_seconds\": {\"type\": \"integer\", \"minimum\": 1,\n",
+        check=test("tests/calls/test_tool_registry.py::"
+                   "test_a_shell_timeout_above_the_maximum_the_model_was_told_is_refused_in_one_sentence"),
+        note="the model is not told the shell timeout's maximum the check holds it to [H13]",
+    ),
+    Mutant(
         name="tell_never_read",
         path="harness/calls/agents.py",
-        old="            messages.append({\"role\": \"user\", \"content\": results + self.read_told()})\n",
-        new="            messages.append({\"role\": \"user\", \"content\": results})\n",
+        old="    def joined(self) -> list[JSON]:\n        return self.read_told()\n",
+        new="    def joined(self) -> list[JSON]:\n        return []\n",
         check=test("tests/calls/test_tell.py::"
                    "test_tell_reaches_a_running_subagent_between_its_tool_calls_and_is_in_its_log"),
         note="tell() answers \"told\", and the running subagent never reads it [gist §9]",

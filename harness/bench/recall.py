@@ -47,12 +47,12 @@ from typing import Any
 from urllib.parse import urlparse
 
 from harness.bench.planted import ANSWER_ALONE, Chat, Fact, logged, score
+from harness.calls.anthropic import finished
 from harness.calls.approval import Approval
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
 from harness.calls.compactor import Job as CompactorJob
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
 from harness.calls.prompt import SYSTEM_PROMPT, Prompt
-from harness.calls.requests import finished
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
 from harness.calls.usage import cost_e8, dollars_text, record_usage, usage_record
@@ -169,13 +169,13 @@ def arm_prompt(arm: str) -> Prompt:
     `search` in the zoom arm, nor its line in the system prompt."""
     base = Prompt.build()
     drop = {"agent", "tell"} | ({"search"} if arm == "zoom" else set())
-    tools = tuple(tool for tool in base.tools if tool["name"] not in drop)
+    tools = tuple(tool for tool in base.tools if tool.name not in drop)
     system = base.system
     if arm == "zoom":
         if SEARCH_LINE not in SYSTEM_PROMPT:
             raise BenchFailed("the system prompt's line on search is not where the zoom arm removes it "
                               "(a bug in Ever: please report it)")
-        system = tuple(dict(block, text=block["text"].replace(SEARCH_LINE, "")) for block in system)
+        system = tuple(text.replace(SEARCH_LINE, "") for text in system)
     return Prompt(tools=tools, system=system)
 
 
@@ -382,7 +382,7 @@ class Bench:
                 turn_settings = TurnSettings(s.model, settle_timeout_seconds=5.0, workdir=str(workdir), home=s.home,
                                              cache_marks=s.cache_marks)
                 turn = BenchTurn(memory, metered, prompt, tools, turn_settings,
-                                 offered=[tool["name"] for tool in prompt.tools])
+                                 offered=[tool.name for tool in prompt.tools])
                 result = await turn.run(question)
                 return result.reply, result.error, turn.called
             finally:

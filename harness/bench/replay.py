@@ -28,10 +28,11 @@ import hashlib
 import random
 from dataclasses import dataclass, field
 
+from harness.calls.anthropic import marked, wire_system, wire_tools
 from harness.calls.client import Client, ClientSettings, Usage
 from harness.calls.compactor import Compactor, MemorySettings, job_for
 from harness.calls.models import MODELS
-from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
+from harness.calls.prompt import Prompt, chat_blocks, view_mark
 from harness.localapi.server import LocalAPI, Reply, block_tokens
 from harness.memory.events import Message
 from harness.memory.planner import Config, Planner
@@ -134,8 +135,11 @@ class Figures:
 def turn_request(prompt: Prompt, planner: Planner, model: str, text: str) -> dict:
     """A turn's shape [gist §3.3, §6]: the view rendered before the message is logged, then it."""
     lines = [planner.rendered(l, i) for l, i in planner.view.lines()]
-    content = chat_blocks(lines) + [{"type": "text", "text": text or "(empty)", "cache_control": dict(EPHEMERAL)}]
-    return {"model": model, "max_tokens": 1024, "tools": list(prompt.tools), "system": list(prompt.system),
+    content = chat_blocks(lines) + [marked({"type": "text", "text": text or "(empty)"})]
+    at = view_mark(lines)
+    if at is not None:
+        content[at] = marked(content[at])
+    return {"model": model, "max_tokens": 1024, "tools": wire_tools(prompt.tools), "system": wire_system(prompt.system),
             "messages": [{"role": "user", "content": content}]}
 
 

@@ -3,7 +3,7 @@ would pick instead (docs/simulate.md).
 
 Each message of a workload (harness/bench/simulate_workloads.py) goes through the production planner
 (harness/memory/planner.py); each call it leads to is built by the real request builders (the
-compactor's `Compactor.request`, the turn's `chat_blocks`, `end_marked`, `wire` and `finished`) and
+compactor's `Compactor.request`, the turn's `chat_blocks` and the provider's body) and
 costed against the local API's prompt cache (harness/bench/simulate_meter.py) at the capability
 table's prices. The compactor is never late: after each message every call the planner starts
 runs, up to 8 at once in waves, before the next message [gist §4]; its line is 380 to 512 bytes
@@ -44,7 +44,7 @@ from harness.bench.simulate_designs import (
 from harness.bench.simulate_meter import Meter, Prices, reply_tokens, tokens_of
 from harness.bench.simulate_workloads import Workload, with_pauses
 from harness.calls.compactor import Compactor, MemorySettings, job_for
-from harness.calls.prompt import Prompt, chat_blocks
+from harness.calls.prompt import Prompt, chat_blocks, view_mark
 from harness.memory.events import Built, Message
 from harness.memory.planner import Config, Planner, last_message
 
@@ -272,7 +272,7 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
                 view = [rendered.rendered(l, i) for l, i in lines]
                 first = chat_blocks(view) + [{"type": "text", "text": state_text(workload.messages[m].seconds)},
                                              {"type": "text", "text": text or "(empty)"}]
-                conversation = TurnConversation([{"role": "user", "content": first}])
+                conversation = TurnConversation([{"role": "user", "content": first}], view_at=view_mark(view))
                 for run in runs:  # zoom reaches every message word for word [gist §3]
                     run.keep(all_bytes, planner.view.bytes, all_bytes)
                 turn_request(m, at, True)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 import click
 from tqdm import tqdm
 
+from harness.calls.anthropic import wire_system, wire_tools
 from harness.calls.models import capabilities
 from harness.calls.prompt import Prompt
 from harness.chat.config import Settings
@@ -39,7 +40,7 @@ def compaction_model(settings: Settings) -> str:
 def prefix_bytes(settings: Settings) -> int:
     """The bytes of the prefix every call shares: the tools and the system prompt, as sent."""
     prompt = Prompt.load(str(settings.home))
-    return len(json.dumps([list(prompt.tools), list(prompt.system)], ensure_ascii=False).encode("utf-8"))
+    return len(json.dumps([wire_tools(prompt.tools), wire_system(prompt.system)], ensure_ascii=False).encode("utf-8"))
 
 
 def duration(seconds: int) -> str:

@@ -40,14 +40,17 @@ from harness.bench.simulate_workloads import (
 from harness.calls.prompt import TOOLS, Prompt, compress_task
 from harness.localapi.validation import block_tokens
 from harness.memory.planner import Config
+from tests.support.wire import system_sent, tools_sent
 
 SONNET, HAIKU = "claude-sonnet-4-6", "claude-haiku-4-5"
 # the tools and the system prompt, below: 1,864 for the gist's tools and prompt, then the search
 # tool [R1] (152 by the token rule) and its line in the prompt (85 bytes and a newline: 21), then
-# the tell tool [gist §9] (its canonical JSON is 477 bytes: 120 by the token rule). At 2,157 the
-# prefix passes Sonnet 4.6's 2,048-token minimum, so its own mark (the system prompt's end) is an
-# entry: every call within 5 minutes of another reads at least the prefix.
-PREFIX_TOKENS = 1_864 + 152 + 21 + 120
+# the tell tool [gist §9] (its canonical JSON is 477 bytes: 120 by the token rule), then the
+# shell timeout's maximum, which the checks hold a call to (`"maximum":600,`: the shell tool's
+# canonical JSON grows from 479 to 493 bytes, 120 to 124 by the token rule).
+# At 2,161 the prefix passes Sonnet 4.6's 2,048-token minimum, so its own mark (the system
+# prompt's end) is an entry: every call within 5 minutes of another reads at least the prefix.
+PREFIX_TOKENS = 1_864 + 152 + 21 + 120 + 4
 
 
 def text_tokens(size: int, newlines: int = 0) -> int:
@@ -61,7 +64,8 @@ def chat(*messages) -> Workload:
 
 def test_the_tools_and_system_prompt_are_the_tokens_the_hand_figures_assume():
     system = Prompt.build("").system
-    assert sum(block_tokens(tool) for tool in TOOLS) + sum(block_tokens(block) for block in system) == PREFIX_TOKENS
+    assert sum(block_tokens(tool) for tool in tools_sent(TOOLS)) + sum(
+        block_tokens(block) for block in system_sent(system)) == PREFIX_TOKENS
 
 
 def test_ever_as_its_view_grows_caches_every_line_but_the_new_one():
@@ -390,7 +394,7 @@ def test_a_turns_first_request_is_the_one_a_real_turn_sends(tmp_path, api):
 
     from harness.bench.simulate_designs import TurnConversation
     from harness.calls.client import Client, ClientSettings
-    from harness.calls.prompt import chat_blocks
+    from harness.calls.prompt import chat_blocks, view_mark
     from harness.calls.tools import Approval, WorkTools
     from harness.calls.turn import Turn, TurnSettings
     from harness.memory.service import JobResult, Memory
@@ -419,5 +423,6 @@ def test_a_turns_first_request_is_the_one_a_real_turn_sends(tmp_path, api):
     sent = api.requests[-1].body
     state = f"[2026-11-30 09:15 UTC; working directory: {tmp_path}]"
     ours = TurnConversation([{"role": "user", "content": chat_blocks(lines) + [
-        {"type": "text", "text": state}, {"type": "text", "text": "what next?"}]}]).body(SONNET, Prompt.build())
+        {"type": "text", "text": state}, {"type": "text", "text": "what next?"}]}],
+        view_at=view_mark(lines)).body(SONNET, Prompt.build())
     assert {key: sent[key] for key in ours} == ours
