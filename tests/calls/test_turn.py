@@ -15,13 +15,14 @@ import pytest
 
 from harness.calls.approval import Answer, Approval
 from harness.calls.client import Client, ClientSettings
-from harness.calls.prompt import TOOLS, Prompt
+from harness.calls.prompt import SYSTEM_PROMPT, TOOLS, Prompt
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
 from harness.localapi.server import LocalAPI, Reply, status_error, text, thinking, tool_use
 from harness.memory.accepted import Accepted
 from harness.memory.service import Job, JobResult, Memory
 from tests.support.chat import logged
+from tests.support.wire import tools_sent
 
 MARK = {"type": "ephemeral"}
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
@@ -66,8 +67,8 @@ def test_a_turn_sends_tools_system_the_view_in_blocks_the_state_and_the_message(
     memory, result = run(go())
     try:
         body = api.requests[-1].body
-        assert body["tools"] == list(TOOLS)
-        assert body["system"] == list(Prompt.build().system)
+        assert body["tools"] == tools_sent(TOOLS)
+        assert body["system"] == [{"type": "text", "text": SYSTEM_PROMPT, "cache_control": MARK}]
         lines = [f"{k}+1|user: note {k}" for k in range(6)]
         assert body["messages"] == [{"role": "user", "content": [
             {"type": "text", "text": "<chat>\n" + "".join(line + "\n" for line in lines[:4]), "cache_control": MARK},

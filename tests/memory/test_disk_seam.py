@@ -38,7 +38,6 @@ ALLOWED = {
                                             "they read no file's bytes and write nothing",
     ("harness/memory/home.py", "os.scandir"): "`ever files` and `ever doctor` list the home's paths and modes",
     ("harness/memory/home.py", ".stat"): "`ever files` and `ever doctor` list the home's paths and modes",
-    ("harness/memory/planted.py", ".read_text"): "a benchmark's published question file, not a file of the chat",
 }
 
 
