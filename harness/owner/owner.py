@@ -124,7 +124,7 @@ class Owner:
             task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
             result = await compactor.build(CompactorJob(job.l, job.i, job.context, task))
             record_usage(settings.home, usage_record("compaction", memory_ref["m"].planner.T - 1,
-                                                     compactor.settings.model, result.usage))
+                                                     compactor.settings.model, result.usage), world.disk)
             return JobResult(result.text, result.failure or "")
 
         # owned first: a process that finds the chat owned (ChatBusy) never loads the SDK
