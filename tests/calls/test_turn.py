@@ -8,38 +8,18 @@ each expected log is the kinds a person would see, in order.
 
 import asyncio
 import json
-from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
-from harness.calls.approval import Answer, Approval
-from harness.calls.client import Client, ClientSettings
+from harness.calls.approval import Answer
 from harness.calls.prompt import TOOLS, Prompt
-from harness.calls.tools import WorkTools
-from harness.calls.turn import Turn, TurnSettings
-from harness.localapi.server import LocalAPI, Reply, status_error, text, thinking, tool_use
+from harness.localapi.server import Reply, status_error, text, thinking, tool_use
 from harness.memory.accepted import Accepted
-from harness.memory.service import Job, JobResult, Memory
+from harness.memory.service import Job, JobResult
 from tests.support.chat import logged
+from tests.support.turns import make_turn
 
 MARK = {"type": "ephemeral"}
-NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
-
-
-async def answer(job: Job) -> JobResult:
-    return JobResult(f"{job.kind}: summary of {job.name}" if job.l == 0 else f"merged {job.name}")
-
-
-async def make_turn(tmp_path: Path, api: LocalAPI, yes: bool = True, ask=None, build=answer, timeout=5.0):
-    memory = Memory.open(tmp_path / "home", build=build)
-    client = Client(ClientSettings(api_key="test-key", base_url=api.base_url, attempts_max=2,
-                                   backoff_first_seconds=0.01))
-    tools = WorkTools(str(tmp_path), Approval(yes=yes, ask=ask), secrets=("test-key",))
-    settings = TurnSettings("claude-sonnet-4-6", timeout, workdir=str(tmp_path), clock=lambda: NOW)
-    return memory, client, Turn(memory, client, Prompt.build(), tools, settings)
-
-
 def marks(body) -> int:
     found = sum(1 for block in body["system"] if "cache_control" in block)
     for message in body["messages"]:

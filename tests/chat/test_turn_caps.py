@@ -11,8 +11,8 @@ import asyncio
 import pytest
 
 from harness.localapi.server import Reply, text, tool_use
-from tests.calls.test_turn import make_turn
 from tests.support.chat import environment, ever, logged
+from tests.support.turns import make_turn
 
 TURN_MODEL = "claude-sonnet-4-6"
 LOGGED_UNANSWERED = 3
