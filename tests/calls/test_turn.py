@@ -16,6 +16,7 @@ from harness.calls.prompt import TOOLS, Prompt
 from harness.localapi.server import Reply, status_error, text, thinking, tool_use
 from harness.memory.accepted import Accepted
 from harness.memory.service import Job, JobResult
+from tests.support.agents import until
 from tests.support.chat import logged
 from tests.support.turns import make_turn
 
@@ -249,8 +250,7 @@ def test_a_turn_stopped_while_it_waits_keeps_its_message_and_ends_the_wait(tmp_p
         memory, client, turn = await make_turn(tmp_path, api, build=stuck, timeout=30.0)
         memory.append("tool", "y" * 900)
         running = asyncio.create_task(turn.run("are you there?"))
-        await asyncio.sleep(0.05)
-        assert memory.planner.waiting
+        await until(lambda: memory.planner.waiting)  # the turn waits for the view: Ctrl-C lands in the wait
         running.cancel()  # Ctrl-C while the turn waits for the view
         with pytest.raises(asyncio.CancelledError):
             await running
