@@ -111,7 +111,7 @@ def test_the_wall_time_cap_ends_a_turn_by_its_own_clock(tmp_path, api):
 
     async def go():
         memory, client, turn = await make_turn(tmp_path, api)
-        turn.settings = TurnSettings(TURN_MODEL, 5.0, workdir=str(tmp_path), caps=TurnCaps(seconds=100),
+        turn.settings = TurnSettings(TURN_MODEL, 120.0, workdir=str(tmp_path), caps=TurnCaps(seconds=100),
                                      monotonic=lambda: next(ticks))
         result = await turn.run("what is the date?")
         await client.aclose()

@@ -22,7 +22,9 @@ async def answer(job: Job) -> JobResult:
     return JobResult(f"{job.kind}: summary of {job.name}" if job.l == 0 else f"merged {job.name}")
 
 
-async def make_turn(tmp_path: Path, api: LocalAPI, yes: bool = True, ask=None, build=answer, timeout=5.0):
+async def make_turn(tmp_path: Path, api: LocalAPI, yes: bool = True, ask=None, build=answer, timeout=120.0):
+    """`timeout` is the settle timeout: a hang guard, as settle returns once the view is summarized;
+    a test of the timeout itself gives its own."""
     memory = Memory.open(tmp_path / "home", build=build)
     client = Client(ClientSettings(api_key="test-key", base_url=api.base_url, attempts_max=2,
                                    backoff_first_seconds=0.01))
