@@ -103,15 +103,16 @@ MUTANTS = [
     ),
     Mutant(
         name="planner_restart_refolds_view",
-        path="harness/memory/planner.py",
-        old='        planner.view = planner._loaded_view(saved["view"])\n',
+        path="harness/memory/checkpoint.py",
+        old='    planner.view = planner._loaded_view(saved["view"])\n',
         new=(
-            "        planner.view = _View()\n"
-            "        for t in range(planner.T):\n"
-            "            size = planner.line_bytes(0, t) if planner.built(0, t) else waiting_line_bytes(t)\n"
-            "            planner.view.add(0, t, size, planner.built_nodes)\n"
-            "            if planner.view.bytes > planner.config.view_bytes_ceiling:\n"
-            "                planner.view.fit(t + 1, planner.config.view_bytes_floor, planner)\n"
+            "    from harness.memory.view_text import waiting_line_bytes\n"
+            "    planner.view = type(planner.view)()\n"
+            "    for t in range(planner.T):\n"
+            "        size = planner.line_bytes(0, t) if planner.built(0, t) else waiting_line_bytes(t)\n"
+            "        planner.view.add(0, t, size, planner.built_nodes)\n"
+            "        if planner.view.bytes > planner.config.view_bytes_ceiling:\n"
+            "            planner.view.fit(t + 1, planner.config.view_bytes_floor, planner)\n"
         ),
         check=BRIDGE_TINY,
         note="a restart folds the view again from the messages instead of loading it [gist §3.2, §7.3]",
@@ -128,9 +129,9 @@ MUTANTS += [
            "_BREAKS = {code: \" \" for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}",
            "_BREAKS = {10: \" \", 13: \" \"}",
            BRIDGE_TINY, "only CR and LF become spaces [P15]"),
-    Mutant("planner_failures_forgotten_at_load", "harness/memory/planner.py",
-           "        planner.failures = {(l, i): count for l, i, count in saved[\"failures\"]}",
-           "        planner.failures = {}",
+    Mutant("planner_failures_forgotten_at_load", "harness/memory/checkpoint.py",
+           "    planner.failures = {(l, i): count for l, i, count in saved[\"failures\"]}",
+           "    planner.failures = {}",
            BRIDGE_TINY, "a restart forgets failure counts [P16]"),
     Mutant("planner_retry_ignored", "harness/memory/planner.py",
            "        elif kind is Retry:\n            self._retry()",
@@ -337,25 +338,25 @@ MUTANTS += [
     ),
     Mutant(
         name="planner_replay_adopts_a_node_after_its_message",
-        path="harness/memory/planner.py",
-        old="            while k < len(tail) and tail[k][3] <= t:\n",
-        new="            while k < len(tail) and tail[k][3] < t:\n",
+        path="harness/memory/checkpoint.py",
+        old="        while k < len(tail) and tail[k][3] <= t:\n",
+        new="        while k < len(tail) and tail[k][3] < t:\n",
         check=BRIDGE_TINY,
         note="a restart adopts a node logged at T after message T, not before it [P10]",
     ),
     Mutant(
         name="planner_restart_takes_every_logged_node_as_built",
-        path="harness/memory/planner.py",
-        old="            built.discard(l, i)\n",
-        new="            pass\n",
+        path="harness/memory/checkpoint.py",
+        old="        built.discard(l, i)\n",
+        new="        pass\n",
         check=BRIDGE_TINY,
         note="a restart sees the nodes logged past its checkpoint as built from the start [P10]",
     ),
     Mutant(
         name="planner_failure_counts_wait_for_the_next_checkpoint",
-        path="harness/memory/planner.py",
-        old="        return self.lines_since_save >= self.SAVE_LINES or self.failures != self.failures_saved\n",
-        new="        return self.lines_since_save >= self.SAVE_LINES\n",
+        path="harness/memory/checkpoint.py",
+        old="    return planner.lines_since_save >= SAVE_LINES or planner.failures != planner.failures_saved\n",
+        new="    return planner.lines_since_save >= SAVE_LINES\n",
         check=BRIDGE_TINY,
         note="a failure count is saved only with the next 128 lines: a restart forgets it [P10] [P16]",
     ),

@@ -386,7 +386,7 @@ MUTANTS = [
     Mutant(
         name="id_high_water_ignored",
         path="harness/memory/index.py",
-        old="        given = max(count, len(saved) if agrees else 0, self._record.given, self._torn_given)\n",
+        old="        given = max(count, len(saved) if agrees else 0, self.record.given, self._torn_given)\n",
         new="        given = count\n",
         check=test("tests/chat/test_damage.py::"
                    "test_a_day_file_cut_gives_the_next_message_an_id_past_every_id_ever_given[mid-message]"),
@@ -395,11 +395,29 @@ MUTANTS = [
     Mutant(
         name="damage_record_ignored",
         path="harness/memory/index.py",
-        old="        self._record = read_record(self.chat)  # [S13] lines set aside, ids lost\n",
-        new="        self._record = read_record(self.chat / \"nowhere\")\n",
+        old="        self.record = read_record(self.chat)  # [S13] lines set aside, ids lost\n",
+        new="        self.record = read_record(self.chat / \"nowhere\")\n",
         check=test("tests/chat/test_damage.py::"
                    "test_a_damaged_line_in_the_middle_is_said_by_every_command_and_doctor_repair_sets_it_aside"),
         note="the lines set aside and the ids recorded lost are not read: a repaired chat stays locked [S13]",
+    ),
+    Mutant(
+        name="home_mode_unchecked",
+        path="harness/memory/home.py",
+        old="        if mode & ~place.mode:\n",
+        new="        if False:\n",
+        check=test("tests/memory/test_home.py::"
+                   "test_a_file_nobody_declared_is_found_and_a_file_open_to_others_is_said_by_doctor"),
+        note="ever doctor says nothing of a day file others may read",
+    ),
+    Mutant(
+        name="home_search_undeclared",
+        path="harness/memory/home.py",
+        old='    Place("search", "chat/search.sqlite",',
+        new='    Place("search", "chat/search.sqlite.old",',
+        check=test("tests/memory/test_home.py::"
+                   "test_every_path_a_chat_writes_is_a_row_at_its_mode_and_ever_files_lists_the_rows_there"),
+        note="the search index is a file the home's table does not declare",
     ),
     Mutant(
         name="doctor_repair_edits_the_day_file",

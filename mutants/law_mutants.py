@@ -29,6 +29,7 @@ PUSH = "model/push.py"
 LINE = "model/line.py"
 BASE = "model/base.py"
 HARNESS_PLANNER = "harness/memory/planner.py"
+HARNESS_CHECKPOINT = "harness/memory/checkpoint.py"
 # the production batch heap's entry (`_View.entry`): the function `_View.fit` pushes
 HEAP_KEY = "        return (-((T + 1 - first) << (LEVELS_MAX - l)), first, l)\n"
 
@@ -465,12 +466,12 @@ MUTANTS += [
 # the production planner's save-then-load (tests/model/test_restart_state.py)
 RESTART_TEST = test("tests/model/test_restart_state.py::test_save_then_load_keeps_both_views_both_shrinking_states_and_the_failure_counts")
 MUTANTS += [
-    Mutant("load_forgets_shrinking", HARNESS_PLANNER, '        planner.shrinking = saved["shrinking"]\n',
-           "        planner.shrinking = False\n", RESTART_TEST,
+    Mutant("load_forgets_shrinking", HARNESS_CHECKPOINT, '    planner.shrinking = saved["shrinking"]\n',
+           "    planner.shrinking = False\n", RESTART_TEST,
            "a loaded planner forgets that the view was shrinking [F1]"),
-    Mutant("load_forgets_failures", HARNESS_PLANNER,
-           '        planner.failures = {(l, i): count for l, i, count in saved["failures"]}\n',
-           "        planner.failures = {}\n", RESTART_TEST, "a loaded planner forgets the failure counts [P16]"),
+    Mutant("load_forgets_failures", HARNESS_CHECKPOINT,
+           '    planner.failures = {(l, i): count for l, i, count in saved["failures"]}\n',
+           "    planner.failures = {}\n", RESTART_TEST, "a loaded planner forgets the failure counts [P16]"),
 ]
 
 MUTANTS += [

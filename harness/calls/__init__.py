@@ -13,6 +13,7 @@
     files       the file tools' work: read (text or an image), write, edit; regular files only
     redaction   the API key hidden in any text: a tool's result, an API error, a reply
     turn        a turn: the view, the message, the tool loop
+    caps        what one turn may spend (TurnCaps), read by the settings without loading the turn
     usage       each call's tokens and what they cost
     agents      subagents: the `agent` tool, their runs in the background, their reports
 

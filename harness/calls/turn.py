@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from harness.calls.arguments import date_error, page_error, zoom_error
+from harness.calls.caps import TurnCaps
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
 from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
 from harness.calls.redaction import redact
@@ -56,18 +57,6 @@ if TYPE_CHECKING:  # the SDK is imported only where a call is made
 JSON = dict[str, Any]
 MAX_TOKENS = 16_000
 STOPPED_MARK = "\n[stopped: the user stopped this reply here]"
-
-
-@dataclass(frozen=True)
-class TurnCaps:
-    """What one turn may spend; the config's `[turn]` overrides each. Generous: a turn reaches one
-    only when something is wrong (a model that never stops calling tools, a reply without end)."""
-
-    calls: int = 100  # requests sent, the tool loop's included
-    tool_calls: int = 200
-    tokens: int = 5_000_000  # prompt (cache reads included) and output, over all its calls
-    seconds: float = 3600.0  # wall time from its start
-    output_bytes: int = 4_000_000  # of text, thinking and tool input streamed, over all its calls
 
 
 class CapReached(Exception):

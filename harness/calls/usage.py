@@ -1,7 +1,7 @@
 """Each API call's usage, recorded beside the log, and the report `ever cost` prints.
 
-The records: `$EVER_HOME/chat/usage/YYYY-MM-DD.jsonl`, one line per API call, appended, fsync'd,
-mode 0600, split by the local day of the call as the store splits the log [gist §1]:
+The records: `chat/usage/YYYY-MM-DD.jsonl` (harness/memory/home.py), one line per API call,
+appended, fsync'd, split by the local day of the call as the store splits the log [gist §1]:
 
     {"time":"2026-10-08T14:03:05+02:00","kind":"turn","turn":41,"model":"claude-sonnet-4-6",
      "input_tokens":210,"cache_creation_input_tokens":1800,"cache_read_input_tokens":31000,

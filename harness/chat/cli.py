@@ -25,9 +25,10 @@ from typing import Any
 
 import click
 
-from harness.calls.usage import format_report, read_usage, report, report_json
 from harness.chat.config import ConfigError, load_settings
-from harness.memory.store import ChatBusy, StoreError
+from harness.memory import DAMAGE_LISTENERS
+from harness.memory.daylog import StoreError
+from harness.memory.lock import ChatBusy
 
 
 def echo(text: str, err: bool = False, nl: bool = True) -> None:
@@ -82,8 +83,6 @@ class Ever(click.Group):
 @click.pass_context
 def main(context: click.Context) -> None:
     """Ever: an AI agent in one chat that never ends."""
-    from harness.memory.store import DAMAGE_LISTENERS
-
     if say_damage not in DAMAGE_LISTENERS:
         DAMAGE_LISTENERS.append(say_damage)  # [S13] every command says damage in the logs
     if context.invoked_subcommand is None:
@@ -416,11 +415,13 @@ def browse(out_path, serve: bool, port: int) -> None:
               "and record the lost ids, so the chat opens past them; asks first on a terminal.")
 @click.option("--yes", is_flag=True, help="Repair without asking.")
 def doctor(repair: bool, yes: bool) -> None:
-    """What is damaged in the chat's logs: the lines, the ids lost, the highest id ever given.
+    """What is damaged in the chat's logs: the lines, the ids lost, the highest id ever given; and
+    each file of the home open wider than Ever keeps it (harness/memory/home.py).
 
     With --repair, the damaged lines are set aside in a file of their own and the lost ids
     recorded (chat/damage/); the day files are never edited, and no id is given twice."""
     from harness.memory.damage import examine, repair_logs, report_text
+    from harness.memory.home import wider_modes
     from harness.memory.lock import ChatLock
     from harness.memory.store import Store
 
@@ -441,6 +442,8 @@ def doctor(repair: bool, yes: bool) -> None:
     try:
         found = examine(chat_dir)
         echo(report_text(chat_dir, found))
+        for sentence in wider_modes(settings.home):
+            echo(f"{sentence}.")
         if not repair or found.whole:
             return
         if sys.stdin.isatty() and not yes:
@@ -497,16 +500,12 @@ def log_command(count: int, query, as_json: bool, paths: bool) -> None:
 
 @main.command("files")
 def files_command() -> None:
-    """Where the chat's files are."""
-    settings = load_settings()
-    chat_dir = settings.chat_dir
-    echo(f"chat:      {chat_dir}")
-    echo(f"messages:  {chat_dir / 'main'}/YYYY-MM-DD.jsonl")
-    echo(f"tree:      {chat_dir / 'tree'}/YYYY-MM-DD.jsonl")
-    echo(f"view:      {chat_dir / 'view.json'}")
-    echo(f"usage:     {chat_dir / 'usage'}/YYYY-MM-DD.jsonl")
-    echo(f"subagents: {chat_dir / 'agents'}/NAME.jsonl")
-    echo(f"config:    {settings.config_path}")
+    """Where the chat's files are: each of harness/memory/home.py's rows that has a file."""
+    from harness.memory.home import present
+
+    home = load_settings().home
+    for place in present(home):
+        echo(f"{place.name + ':':<11}{home / place.path if place.path else home}")
 
 
 @main.command()
@@ -514,6 +513,8 @@ def files_command() -> None:
 @click.option("--turns", type=int, default=20, help="How many of the last turns to list.")
 def cost(as_json: bool, turns: int) -> None:
     """Tokens, cache reads and writes per day and per turn, and what they cost."""
+    from harness.calls.usage import format_report, read_usage, report, report_json
+
     settings = load_settings()
     usage = read_usage(settings.home)
     result = report(usage.records, usage.skipped)

@@ -68,11 +68,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-
 from harness.calls.approval import APPROVABLE_TOOLS
+from harness.calls.caps import TurnCaps
 from harness.calls.models import EFFORTS, setting_problem
-from harness.calls.turn import TurnCaps
 from harness.memory.agentlog import AgentCaps
 from harness.memory.logfile import write_whole
 
@@ -482,6 +480,8 @@ def update_config(home: Path, changes: Mapping[str, Any]) -> Path:
             values[key] = checked(key, value, "update_config")
     if text is None:
         return write_config(home, values)
+    import tomlkit  # only where the file is written: reading it needs tomllib alone
+
     document = tomlkit.parse(text)
     for key, value in changes.items():
         table_name, _, name = key.rpartition(".")

@@ -6,7 +6,10 @@
     line        a summary line's rules: capped at 512 bytes, cut when the tries run out
     view_text   the view's text rules: a line's name, its shown text, its bytes (model/view.py's mirror)
     planner     the production planner: the view, the compaction view, the due order, the jobs
+    texts       where the planner's texts live (the `Texts` store, `MemoryTexts`), which nodes are built
+    checkpoint  what a restart keeps: the planner's saved state, when it is due, taking it up again
     logfile     one way to write a file: JSON lines appended and fsync'd, files replaced whole
+    home        every path under EVER_HOME in one table: what writes it, its kind, its mode
     store       the chat's store behind `Store`: appends, reads by id, the saved view
     daylog      the logs' day files and the shapes of their lines (main/, tree/)
     index       the store's index: where each line starts; rebuilt from the logs when stale
@@ -25,3 +28,8 @@
 May import: the standard library and harness.memory. Never the SDK, harness.calls, harness.chat or
 harness.localapi; never model/.
 """
+
+# Who hears a damaged log line said, once per sentence (harness/memory/store.py): every command of
+# `ever` adds its own. Here, not in the store, so a command that may never open the store (`ever
+# send` to a running owner) can listen without loading it.
+DAMAGE_LISTENERS: list = []

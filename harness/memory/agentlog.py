@@ -1,7 +1,7 @@
 """A subagent's own log [gist §6]: its steps stay there, out of the chat's log.
 
-Each subagent of a chat has one file, `chat/agents/<Name>.jsonl` (0600, in the 0700 directory),
-of JSON lines appended with one write each and fsync'd, never edited, like the chat's log [gist §1]
+Each subagent of a chat has one file, `chat/agents/<Name>.jsonl` (harness/memory/home.py), of JSON
+lines appended with one write each and fsync'd, never edited, like the chat's log [gist §1]
 (harness/memory/logfile.py; written compact, shown spaced here):
 
     {"kind": "start", "name": "Scout", "task": "...", "turn": 41, "T": 42, "time": "...",

@@ -2,10 +2,8 @@
 model as an image and is kept for zoom"; §6: `zoom(id, 1)` gives the message "with its images"]
 [H8].
 
-On disk, in the chat's directory (the store's layout, plus one directory):
-
-    chat/images/<sha256>.<ext>   an image's bytes; the name is the SHA-256 of the bytes in hex, the
-                                 extension png, jpg, gif or webp from its type. 0700, each file 0600.
+On disk, `chat/images/<sha256>.<ext>` (harness/memory/home.py): an image's bytes, named by their
+SHA-256 in hex, the extension png, jpg, gif or webp from its type.
 
 An image is written whole (a temporary file, fsync'd, renamed, the directory fsync'd) before the
 `echo` line that names it is logged, so a crash never leaves a line pointing at a missing image.

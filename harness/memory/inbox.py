@@ -1,7 +1,7 @@
 """The chat's inbox: each message the chat accepts, on disk before it is shown as accepted, until a
 call has taken it [S9].
 
-    chat/inbox.jsonl    {"key":"...","text":"..."}   a message accepted
+    chat/inbox.jsonl    {"key":"...","text":"..."}   a message accepted (harness/memory/home.py)
                         {"done":"..."}               its turn ended (answered, or its error shown)
 
 A message is accepted when its inbox line is fsync'd; it is delivered when the turn that takes it

@@ -17,8 +17,8 @@ with a warning. Either way only the bytes past what it covered are parsed. A lin
 written here is read by its two ends (its ids, and the fields after its text), any other line by
 `json.loads`; the inside of a text is trusted there, and `json.loads` reads it at every lookup.
 
-`StoreIndex` holds the index's work (load, check, parse the logs' tails, rebuild, save); `Store`
-(harness/memory/store.py) inherits it and keeps the state it works on.
+`Index` holds the index's state and its work (load, check, parse the logs' tails, rebuild, save);
+`Store` (harness/memory/store.py) has one, and reads and appends through its own descriptors.
 """
 
 import json
@@ -28,6 +28,7 @@ from array import array
 from pathlib import Path
 
 from harness.memory.damage import VISIBLE_ID, append_record, ids_text, read_record
+from harness.memory.damage import Record as DamageRecord
 from harness.memory.daylog import (
     DAY_FILE,
     READ_CHUNK_BYTES,
@@ -54,47 +55,73 @@ def pack(file_number: int, offset: int) -> int:
     return file_number << OFFSET_BITS | offset
 
 
-class StoreIndex:
-    """The index's work, inherited by `Store`: the entries of messages (`_messages`) and of each
-    level's nodes (`_levels`), the lines skipped, the last node and the latest keys."""
+class Index:
+    """The index of one chat's logs, which the store holds: the entries of messages (`messages`)
+    and of each level's nodes (`levels`), the lines skipped, the last node, the latest keys and the
+    damage record; `load` fills it at open, the store's appends add to it."""
 
-    def _appended(self) -> None:
-        self._unsaved_lines += 1
-        if self._unsaved_lines >= INDEX_SAVE_LINES:
-            self._save_index_or_warn()
+    def __init__(self, chat: Path, main: DayLog, tree: DayLog, warnings: list[str]) -> None:
+        self.chat = chat
+        self.main = main
+        self.tree = tree
+        self.warnings = warnings  # the store's: what an open says
+        self.read_only = False
+        self.messages = array("q")
+        self.levels: list[array] = []
+        self.skipped: list[list[object]] = []
+        self._skipped_seen: set = set()
+        self.last_node: tuple[int, int] | None = None
+        self.keys: dict[str, int] = {}  # a message's key -> its id [S8]
+        self._generation = 0
+        self.unsaved_lines = 0
+        self.changed = False
+        self.failure = ""
+        self.record = DamageRecord()  # [S13] lines set aside, ids lost
+        self._damaged: list[tuple[str, int]] = []  # lines parsed here that are damaged
+        self._torn_given = 0  # past a damaged line's id, when it was the next one
+        self._saved_entries: array | None = None  # a stale index's messages, a day file cut since
+        self._cut = ""  # why that index is stale: which file was cut
+        self.lost_now: tuple[int, int, str] | None = None  # ids found lost at this open, and why
 
-    def _node_entry(self, l: int, i: int) -> int:
-        if l >= len(self._levels) or i >= len(self._levels[l]):
+    def appended(self) -> None:
+        self.unsaved_lines += 1
+        if self.unsaved_lines >= INDEX_SAVE_LINES:
+            self.save_or_warn()
+
+    def node_entry(self, l: int, i: int) -> int:
+        if l >= len(self.levels) or i >= len(self.levels[l]):
             return UNBUILT
-        return self._levels[l][i]
+        return self.levels[l][i]
 
-    def _level(self, l: int, i: int) -> array:
+    def level(self, l: int, i: int) -> array:
         """Level l's entries, long enough to hold node i."""
-        while len(self._levels) <= l:
-            self._levels.append(array("q"))
-        level = self._levels[l]
+        while len(self.levels) <= l:
+            self.levels.append(array("q"))
+        level = self.levels[l]
         if len(level) <= i:
             level.extend(array("q", [UNBUILT]) * (i + 1 - len(level)))
         return level
 
-    def _load(self) -> None:
-        self._record = read_record(self.chat)  # [S13] lines set aside, ids lost
+    def load(self, read_only: bool) -> None:
+        """Read the saved index, or rebuild it, then parse what the logs hold past it."""
+        self.read_only = read_only
+        self.record = read_record(self.chat)  # [S13] lines set aside, ids lost
         listings = {self.main.label: self._listing(self.main), self.tree.label: self._listing(self.tree)}
         meta, reason = self._read_index(listings)
         if meta is None:
             if reason:
                 self.warnings.append(f"the index was rebuilt from the logs: {reason}")
-            self._reset_index()
+            self._reset()
             self._adopt_listing(self.main, listings["main"], [])
             self._adopt_listing(self.tree, listings["tree"], [])
-        for report in self._skipped:
+        for report in self.skipped:
             self.warnings.append(self._skip_text(*report))
         self._parse_tails([] if meta is None else meta["main"], [] if meta is None else meta["tree"])
         self._settle_given()
         # A new chat gets its index at once, so a missing one is always news. A long tail is
         # saved at once, so a chat that keeps crashing does not parse a growing tail at each open.
-        if meta is None or self._unsaved_lines >= OPEN_SAVE_LINES:
-            self._save_index_or_warn()
+        if meta is None or self.unsaved_lines >= OPEN_SAVE_LINES:
+            self.save_or_warn()
 
     def _listing(self, log: DayLog) -> list[tuple[str, int]]:
         """The day files in name order, with their sizes; strays are reported and left alone."""
@@ -152,13 +179,13 @@ class StoreIndex:
             return None, f"its index-{meta['generation']}.bin was cut short"
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):
             return None, "its meta.json was not the index's"
-        self._messages = messages
-        self._levels = levels
+        self.messages = messages
+        self.levels = levels
         self._generation = generation
-        self._skipped = skipped
+        self.skipped = skipped
         self._skipped_seen = {(path, line) for path, line, _ in skipped}
-        self._last_node = last_node
-        self._keys = keys
+        self.last_node = last_node
+        self.keys = keys
         self._adopt_listing(self.main, sizes["main"], meta["main"])
         self._adopt_listing(self.tree, sizes["tree"], meta["tree"])
         reason = self._spot_check()
@@ -194,73 +221,84 @@ class StoreIndex:
 
     def _spot_check(self) -> str:
         """A few lookups that a stale or foreign index gets wrong."""
-        for i in sorted({0, len(self._messages) - 1} if self._messages else ()):
-            if self._messages[i] == LOST:
+        for i in sorted({0, len(self.messages) - 1} if self.messages else ()):
+            if self.messages[i] == LOST:
                 continue
-            record = self._read_record(self.main, self._messages[i], None)
+            record = self._record_at(self.main, self.messages[i])
             if record is None or record.get("i") != i:
                 return f"message {i} was not where it pointed"
-        if self._last_node is not None:
-            l, i = self._last_node
-            entry = self._node_entry(l, i)
-            record = None if entry == UNBUILT else self._read_record(self.tree, entry, None)
+        if self.last_node is not None:
+            l, i = self.last_node
+            entry = self.node_entry(l, i)
+            record = None if entry == UNBUILT else self._record_at(self.tree, entry)
             if record is None or record.get("l") != l or record.get("i") != i:
                 return f"node ({l}, {i}) was not where it pointed"
         return ""
 
-    def _reset_index(self) -> None:
-        self._messages = array("q")
-        self._levels = []
-        self._skipped = []
+    def _record_at(self, log: DayLog, entry: int) -> dict | None:
+        """The JSON object of the line an entry points at, or None: what a spot check reads."""
+        number, offset = entry >> OFFSET_BITS, entry & OFFSET_MASK
+        if number >= len(log.names) or offset >= log.sizes[number]:
+            return None
+        with open(log.path(number), "rb") as f:
+            f.seek(offset)
+            line = f.readline().rstrip(b"\n")
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except ValueError:
+            return None
+        return record if isinstance(record, dict) else None
+
+    def _reset(self) -> None:
+        self.messages = array("q")
+        self.levels = []
+        self.skipped = []
         self._skipped_seen = set()
-        self._last_node = None
-        self._keys = {}
+        self.last_node = None
+        self.keys = {}
         self._damaged = []
         self._torn_given = 0
-        self._index_changed = True
+        self.changed = True
 
-    def _rebuild(self, reason: str) -> None:
+    def rebuild(self, reason: str) -> None:
         """Throw the index away and parse the logs whole, as at an open without one."""
         self.warnings.append(f"the index was rebuilt from the logs: {reason}")
-        for fd in self._readers.values():
-            os.close(fd)
-        self._readers.clear()
-        self._reset_index()
+        self._reset()
         self.main.lines = [0] * len(self.main.names)
         self.tree.lines = [0] * len(self.tree.names)
         self._parse_tails([], [])
         self._settle_given()
-        self._save_index_or_warn()
+        self.save_or_warn()
 
     def _settle_given(self) -> None:
         """[S13] An id is never given twice: past the messages parsed, the ids given once and
         found in no line (a day file cut short) are lost, recorded before any id past them is
         given. The highest id given is the most of the index's last saved count, the record's
         lost ids, and a damaged line's id when it was the next one."""
-        count = len(self._messages)
+        count = len(self.messages)
         saved = self._saved_entries
         self._saved_entries = None
         # the stale index is this chat's, cut short, only if it agrees on the messages still there
-        agrees = saved is not None and all(saved[k] == self._messages[k] for k in {0, min(len(saved), count) - 1}
+        agrees = saved is not None and all(saved[k] == self.messages[k] for k in {0, min(len(saved), count) - 1}
                                            if 0 <= k < min(len(saved), count))
-        given = max(count, len(saved) if agrees else 0, self._record.given, self._torn_given)
+        given = max(count, len(saved) if agrees else 0, self.record.given, self._torn_given)
         if given <= count:
             return
-        if not self._record.covers(count, given - 1):
+        if not self.record.covers(count, given - 1):
             cut = self._cut if agrees else "a day file was cut short"
             why = (f"{ids_text(count, given - 1)} {'was' if given - count == 1 else 'were'} given once and "
                    f"{'is' if given - count == 1 else 'are'} in no whole line of the logs ({cut})")
-            if not self._read_only:
+            if not self.read_only:
                 try:
                     append_record(self.chat, [{"lost": [count, given - 1], "why": why}])
                 except OSError as error:
                     raise StoreError(f"{self.chat / 'damage'} could not record the lost ids "
                                      f"({error.strerror or error}); the chat is not opened, so that no id "
                                      "is given twice") from None
-                self._record.lost.append((count, given - 1))
-            self._lost_now = (count, given - 1, cut)
-        self._messages.extend(array("q", [LOST]) * (given - count))
-        self._index_changed = True
+                self.record.lost.append((count, given - 1))
+            self.lost_now = (count, given - 1, cut)
+        self.messages.extend(array("q", [LOST]) * (given - count))
+        self.changed = True
 
     def _parse_tails(self, covered_main: list, covered_tree: list) -> None:
         """Index every line past what the index covered: messages first, so nodes can be checked
@@ -272,13 +310,13 @@ class StoreIndex:
             if log is self.tree:
                 # Every node the messages allow has its entry from the start, so the parse
                 # below only sets entries.
-                for l in range(len(self._messages).bit_length()):
-                    self._level(l, (len(self._messages) >> l) - 1)
+                for l in range(len(self.messages).bit_length()):
+                    self.level(l, (len(self.messages) >> l) - 1)
             for number in range(len(log.names)):
                 start = covered[number][1] if number < len(covered) else 0
                 if start < log.sizes[number]:
                     self._parse_file(log, number, start, parse)
-                    self._index_changed = True
+                    self.changed = True
 
     def _parse_file(self, log: DayLog, number: int, start: int, parse) -> None:
         offset = start
@@ -296,7 +334,7 @@ class StoreIndex:
                     line_number += 1
                     parse(log, number, offset, line_number, part)
                     offset += len(part) + 1
-                self._unsaved_lines += len(parts)
+                self.unsaved_lines += len(parts)
         if rest:
             line_number += 1
             parse(log, number, offset, line_number, rest)
@@ -307,16 +345,16 @@ class StoreIndex:
         log.lines[number] = line_number
 
     def _terminate(self, log: DayLog, number: int) -> None:
-        if self._read_only:
+        if self.read_only:
             self.warnings.append(f"{log.path(number)} does not end with a newline (read only: left as it is)")
             return
         LogFile(Path(log.path(number))).close()  # ends the torn tail
         self.warnings.append(f"{log.path(number)} did not end with a newline; one was appended")
 
     def _index_message(self, log: DayLog, number: int, offset: int, line_number: int, line: bytes) -> None:
-        if self._record.set_aside and (log.relative(number), offset) in self._record.set_aside:
+        if self.record.set_aside and (log.relative(number), offset) in self.record.set_aside:
             return  # [S13] set aside by `ever doctor --repair`: its bytes are in chat/damage/
-        expected = len(self._messages)
+        expected = len(self.messages)
         found = message_id_key(line)
         if found is not None:
             i, key = found
@@ -333,8 +371,8 @@ class StoreIndex:
                 return
             i, key = record["i"], record.get("key")
         if i != expected:
-            if i > expected and self._record.covers(expected, i - 1):
-                self._messages.extend(array("q", [LOST]) * (i - expected))  # [S13] a recorded gap
+            if i > expected and self.record.covers(expected, i - 1):
+                self.messages.extend(array("q", [LOST]) * (i - expected))  # [S13] a recorded gap
                 expected = i
             else:
                 if i < expected:
@@ -349,11 +387,11 @@ class StoreIndex:
                     "`ever doctor --repair` sets it aside"
                 )
         if isinstance(key, str):
-            self._keys[key] = i
-        self._messages.append(number << OFFSET_BITS | offset)
+            self.keys[key] = i
+        self.messages.append(number << OFFSET_BITS | offset)
 
     def _index_node(self, log: DayLog, number: int, offset: int, line_number: int, line: bytes) -> None:
-        if self._record.set_aside and (log.relative(number), offset) in self._record.set_aside:
+        if self.record.set_aside and (log.relative(number), offset) in self.record.set_aside:
             return  # [S13]
         ids = node_ids(line)
         if ids is not None:
@@ -366,19 +404,19 @@ class StoreIndex:
             if type(l) is not int or type(i) is not int or l < 0 or i < 0 or not isinstance(record.get("text"), str):
                 self._skip(log.relative(number), line_number, "JSON but not a node")
                 return
-        if l > LEVELS_MAX or (i + 1) << l > len(self._messages):
+        if l > LEVELS_MAX or (i + 1) << l > len(self.messages):
             self._skip(log.relative(number), line_number,
-                       f"node ({l}, {i}) covers messages past the {len(self._messages)} logged")
+                       f"node ({l}, {i}) covers messages past the {len(self.messages)} logged")
             return
-        levels = self._levels
-        level = levels[l] if l < len(levels) and i < len(levels[l]) else self._level(l, i)
+        levels = self.levels
+        level = levels[l] if l < len(levels) and i < len(levels[l]) else self.level(l, i)
         entry = number << OFFSET_BITS | offset
         if level[i] == UNBUILT:
             level[i] = entry
-            self._last_node = (l, i)
+            self.last_node = (l, i)
         elif level[i] != entry:
             self._skip(log.relative(number), line_number,
-                       f"node ({l}, {i}) again, first logged at {self._line_of(log, level[i])}; "
+                       f"node ({l}, {i}) again, first logged at {self.line_of(log, level[i])}; "
                        "the first is kept")  # [S4]
 
     def _json_line(self, log: DayLog, number: int, line_number: int, line: bytes) -> dict | None:
@@ -393,7 +431,7 @@ class StoreIndex:
             return None
         return record
 
-    def _line_of(self, log: DayLog, entry: int) -> str:
+    def line_of(self, log: DayLog, entry: int) -> str:
         number, offset = entry >> OFFSET_BITS, entry & OFFSET_MASK
         with open(log.path(number), "rb") as f:
             line_number = f.read(offset).count(b"\n") + 1
@@ -403,22 +441,22 @@ class StoreIndex:
         if (path, line_number) in self._skipped_seen:
             return
         self._skipped_seen.add((path, line_number))
-        self._skipped.append([path, line_number, why])
+        self.skipped.append([path, line_number, why])
         self.warnings.append(self._skip_text(path, line_number, why))
 
     def _skip_text(self, path: str, line_number: int, why: str) -> str:
         return f"{self.chat / path} line {line_number}: {why}; skipped"
 
-    def _save_index_or_warn(self) -> None:
+    def save_or_warn(self) -> None:
         """The index is a cache [S7]: a save that fails (a full disk) is said in
         `warnings` and tried again at the next save; what it covers is parsed at open."""
-        if self._read_only:
+        if self.read_only:
             return
         try:
-            self._save_index()
+            self._save()
         except OSError as error:
-            self._index_failure = f"the index was not saved ({error.strerror or error}); the logs are whole"
-            self.warnings.append(self._index_failure)
+            self.failure = f"the index was not saved ({error.strerror or error}); the logs are whole"
+            self.warnings.append(self.failure)
             for leftover in (self.chat / "index" / f"index-{self._generation + 1}.bin",
                              self.chat / "index" / "meta.json.tmp"):
                 try:
@@ -426,15 +464,15 @@ class StoreIndex:
                 except OSError:
                     pass
 
-    def _save_index(self) -> None:
+    def _save(self) -> None:
         """A new generation of the index, then meta.json renamed onto it [S7]."""
         index = self.chat / "index"
         generation = self._generation + 1
         path = index / f"index-{generation}.bin"
         fd = open_file(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         with os.fdopen(fd, "wb") as f:
-            self._messages.tofile(f)
-            for level in self._levels:
+            self.messages.tofile(f)
+            for level in self.levels:
                 level.tofile(f)
             f.flush()
             os.fsync(f.fileno())
@@ -442,18 +480,18 @@ class StoreIndex:
             "format": INDEX_FORMAT,
             "byteorder": sys.byteorder,
             "generation": generation,
-            "messages": len(self._messages),
-            "levels": [len(level) for level in self._levels],
+            "messages": len(self.messages),
+            "levels": [len(level) for level in self.levels],
             "main": [[n, s, c] for n, s, c in zip(self.main.names, self.main.sizes, self.main.lines)],
             "tree": [[n, s, c] for n, s, c in zip(self.tree.names, self.tree.sizes, self.tree.lines)],
-            "skipped": self._skipped,
-            "last_node": list(self._last_node) if self._last_node else None,
-            "keys": [[key, i] for key, i in list(self._keys.items())[-KEYS_KEPT:]],
+            "skipped": self.skipped,
+            "last_node": list(self.last_node) if self.last_node else None,
+            "keys": [[key, i] for key, i in list(self.keys.items())[-KEYS_KEPT:]],
         }
         write_whole(index / "meta.json", json.dumps(meta, ensure_ascii=False).encode("utf-8"))
         self._generation = generation
-        self._unsaved_lines = 0
-        self._index_changed = False
+        self.unsaved_lines = 0
+        self.changed = False
         for old in index.glob("index-*.bin"):
             if old != path:
                 old.unlink(missing_ok=True)

@@ -7,24 +7,25 @@ work is O(levels + jobs_max) plus a batch's merges; only a batch that merges the
 copies it into the compaction view (the model re-derives it there too) [P4].
 
 Its memory is O(view + work in flight), whatever the chat's length: node texts live in a `Texts`
-store (the tree files in the product, `MemoryTexts` in the bridge), which the planner asks for the
+store (harness/memory/texts.py: the tree files in the product, `MemoryTexts` in the bridge), which the planner asks for the
 few it needs (a merge's halves, a line's size, the view's lines to render, a compaction's
 context); it keeps which nodes are built as a watermark per level and the few built beyond it.
-The nodes an event builds are handed to the store once, at the end of the event.
+The nodes an event builds are handed to the store once, at the end of the event. What a
+restart keeps, and how a new process takes it up, is harness/memory/checkpoint.py.
 
 It reads no clock, no file and no randomness (a `Texts` store is the caller's). It never imports
 model/: the bridge compares the two on the same events.
 """
 
 import heapq
-from array import array
 from collections import deque
 from dataclasses import dataclass
 from itertools import islice
-from typing import Protocol
 
+from harness.memory.checkpoint import fields_of, is_due, restore, taken
 from harness.memory.events import KINDS, Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.memory.line import LINE_BYTES_MAX, capped_line, capped_merge
+from harness.memory.texts import LEVELS_MAX, BuiltNodes, MemoryTexts, Node, Texts
 from harness.memory.view_text import (
     HEAD_TAIL_BYTES,
     PLACEHOLDER,
@@ -38,7 +39,6 @@ from harness.memory.view_text import (
     waiting_line_bytes,
 )
 
-Node = tuple[int, int]
 KIND_SET = frozenset(KINDS)
 
 
@@ -65,166 +65,6 @@ def placeholder_line_bytes(l: int, i: int) -> int:
 
 def last_message(l: int, i: int) -> int:
     return ((i + 1) << l) - 1
-
-
-class Texts(Protocol):
-    """Where node texts and message sources live; the planner keeps none of them for long."""
-
-    def node(self, l: int, i: int) -> str | None:
-        """Node (l, i)'s text, or None while it is not built."""
-
-    def message(self, i: int) -> tuple[str, str]:
-        """Message i's kind and text."""
-
-    def message_count(self) -> int:
-        """How many messages are logged: more than the planner's T after a crash cut the last
-        event short, and the planner applies the rest at load."""
-
-    def record_message(self, i: int, kind: str, text: str) -> None:
-        """Message i was applied (a store that logged it before does nothing)."""
-
-    def record_nodes(self, nodes: list[tuple[int, int, str]], T: int) -> None:
-        """The nodes one event built, in build order, T being the message count then."""
-
-    def built_levels(self) -> list[list]:
-        """Which nodes are built: for each level, [watermark, the indexes built beyond it]."""
-
-    def last_node(self) -> Node | None:
-        """The node logged last, or None before the first."""
-
-    def nodes_after(self, last: Node | None) -> list[tuple[int, int, str, int]]:
-        """The nodes logged after node `last` (every node if None), in log order, each as
-        (l, i, text, T): what a restart replays [P10]."""
-
-
-class MemoryTexts:
-    """Every text in memory: for the bridge, tests and benchmarks. It outlives a `Planner`, as
-    the files do, so a restart is `Planner.load(planner.save(), planner.texts)`. A node is keyed
-    by one integer and the log kept in arrays, so a million messages' two million nodes are not
-    millions of tuples for the collector to walk."""
-
-    def __init__(self) -> None:
-        self.nodes: dict[int, str] = {}  # by (i << 6) | l
-        self.kinds: list[str] = []
-        self.texts: list[str] = []
-        self.logged = array("q")  # node keys, in log order
-        self.logged_T = array("q")  # the T each was logged at
-
-    def node(self, l: int, i: int) -> str | None:
-        return self.nodes.get((i << 6) | l)
-
-    def message(self, i: int) -> tuple[str, str]:
-        return self.kinds[i], self.texts[i]
-
-    def message_count(self) -> int:
-        return len(self.texts)
-
-    def record_message(self, i: int, kind: str, text: str) -> None:
-        texts = self.texts
-        if i == len(texts):
-            self.kinds.append(kind)
-            texts.append(text)
-            return
-        assert i < len(texts), f"message {i} recorded after only {len(texts)}"
-        # replayed at a restart
-        assert (self.kinds[i], texts[i]) == (kind, text), f"message {i} replayed with another text"
-
-    def record_nodes(self, nodes: list[tuple[int, int, str]], T: int) -> None:
-        known = self.nodes
-        logged, logged_T = self.logged, self.logged_T
-        for l, i, text in nodes:
-            key = (i << 6) | l  # LEVELS_MAX levels
-            old = known.get(key)
-            if old is None:
-                known[key] = text
-                logged.append(key)
-                logged_T.append(T)
-            else:
-                # a restart replays what the log holds: a node is built once [gist §2]
-                assert old == text, f"node {node_name(l, i)} built again with another text"
-
-    def built_levels(self) -> list[list]:
-        built = _Built()
-        for key in self.nodes:
-            built.add(key & 63, key >> 6)
-        return built.saved()
-
-    def last_node(self) -> Node | None:
-        if not self.logged:
-            return None
-        key = self.logged[-1]
-        return key & 63, key >> 6
-
-    def nodes_after(self, last: Node | None) -> list[tuple[int, int, str, int]]:
-        logged = self.logged
-        start = len(logged)
-        if last is None:
-            start = 0
-        else:
-            # a checkpoint's last node is at most a checkpoint's lines from the end
-            last_key = (last[1] << 6) | last[0]
-            while logged[start - 1] != last_key:
-                start -= 1
-        return [(key & 63, key >> 6, self.nodes[key], T)
-                for key, T in zip(logged[start:], self.logged_T[start:])]
-
-
-LEVELS_MAX = 64  # a level-64 node would cover 2^64 messages
-
-
-class _Built:
-    """Which nodes of each level are built: every i below the level's watermark, and the few
-    built beyond it (nodes are built nearly in order, so the set stays small). Every level has
-    its slot from the start, so `has` is one comparison, and at most one set lookup."""
-
-    __slots__ = ("watermarks", "beyond")
-
-    def __init__(self) -> None:
-        self.watermarks: list[int] = [0] * LEVELS_MAX
-        self.beyond: list[set[int]] = [set() for _ in range(LEVELS_MAX)]
-
-    def has(self, l: int, i: int) -> bool:
-        return i < self.watermarks[l] or i in self.beyond[l]
-
-    def add(self, l: int, i: int) -> None:
-        mark = self.watermarks[l]
-        if i != mark:
-            if i > mark:
-                self.beyond[l].add(i)
-            return
-        # the next in order, as most are: the watermark moves past it and what was built beyond
-        beyond = self.beyond[l]
-        mark += 1
-        while beyond and mark in beyond:
-            beyond.remove(mark)
-            mark += 1
-        self.watermarks[l] = mark
-
-    def discard(self, l: int, i: int) -> None:
-        mark = self.watermarks[l]
-        if i < mark:
-            self.beyond[l].update(range(i + 1, mark))
-            self.watermarks[l] = i
-        else:
-            self.beyond[l].discard(i)
-
-    def levels(self) -> int:
-        """How many levels have a node built, the levels above them none."""
-        count = LEVELS_MAX
-        while count > 0 and self.watermarks[count - 1] == 0 and not self.beyond[count - 1]:
-            count -= 1
-        return count
-
-    def saved(self) -> list[list]:
-        return [[self.watermarks[l], sorted(self.beyond[l])] for l in range(self.levels())]
-
-    @classmethod
-    def loaded(cls, saved: list[list]) -> "_Built":
-        built = cls()
-        for l, (mark, beyond) in enumerate(saved):
-            built.watermarks[l] = mark
-            built.beyond[l] = set(beyond)
-        return built
 
 
 class _View:
@@ -266,7 +106,7 @@ class _View:
         pushes only these; `heap_keys_order_as_more_due` proves their order on this function."""
         return (-((T + 1 - first) << (LEVELS_MAX - l)), first, l)
 
-    def add(self, l: int, i: int, line_bytes: int, built: _Built) -> None:
+    def add(self, l: int, i: int, line_bytes: int, built: BuiltNodes) -> None:
         first = i << l
         self.level[first] = l
         self.line_bytes[first] = line_bytes
@@ -354,7 +194,7 @@ class _Coarse:
 
     def __init__(self, planner: "Planner") -> None:
         self.planner = planner
-        self.built_nodes = _Built()
+        self.built_nodes = BuiltNodes()
         self.built_nodes.watermarks = [1 << 62] * (LEVELS_MAX + 1)
         self._recent: dict[int, Entry] = {}
 
@@ -371,7 +211,7 @@ class Planner:
         self.config = config
         self.T = 0
         self.texts: Texts = MemoryTexts() if texts is None else texts
-        self.built_nodes = _Built()
+        self.built_nodes = BuiltNodes()
         self.built_now: list[tuple[int, int, str]] = []  # this event's nodes, until recorded
         self._recent: dict[int, Entry] = {}  # nodes read or built lately, keyed (i << 6) | l: a bounded cache
         self.view = _View()
@@ -829,129 +669,26 @@ class Planner:
             lines.append((line_l, line_i))
         return lines
 
-    # ---- what a restart keeps [F1] [P10] [P11] [P16] ----
-
-    SAVE_LINES = 128  # [P10] lines logged between checkpoints: the most a restart replays
+    # ---- what a restart keeps [F1] [P10] [P11] [P16]: harness/memory/checkpoint.py ----
 
     def save(self) -> dict:
-        """The durable state, view.json's fields: T, both views as [l, i] pairs, both shrinking
-        flags, the failure counts, and the node logged last. Texts, and which nodes are built,
-        are the store's."""
-        return {
-            "config": [
-                self.config.view_bytes_ceiling,
-                self.config.view_bytes_floor,
-                self.config.cview_bytes_ceiling,
-                self.config.cview_bytes_floor,
-                self.config.jobs_max,
-                self.config.failures_max,
-            ],
-            "T": self.T,
-            "view": [[l, i] for l, i in self.view.lines()],
-            "cview": [[l, i] for l, i in self.cview.lines()],
-            "shrinking": self.shrinking,
-            "cshrinking": self.cshrinking,
-            # [P16] the failure cap bounds tries across restarts too
-            "failures": [[l, i, count] for (l, i), count in sorted(self.failures.items())],
-            "last_node": self.texts.last_node(),
-        }
+        """The durable state, view.json's fields."""
+        return fields_of(self)
 
     def save_due(self) -> bool:
-        """A checkpoint is due [P10]: the logs replay everything but failure counts,
-        so those are saved as they change, the rest every SAVE_LINES lines logged."""
-        return self.lines_since_save >= self.SAVE_LINES or self.failures != self.failures_saved
+        """A checkpoint is due [P10]."""
+        return is_due(self)
 
     def checkpoint(self) -> dict:
         """`save()`, for the caller to write; the count toward the next one starts again."""
-        self.lines_since_save = 0
-        self.failures_saved = dict(self.failures)
-        return self.save()
+        return taken(self)
 
     @classmethod
     def load(cls, saved: dict, texts: Texts) -> "Planner":
-        """A new process [P10]: the saved views and failure counts are loaded, never
-        rebuilt [gist §3.2, §7.3]; what the logs hold beyond them is replayed as the live process
-        applied it: each message in turn, each node logged since before the message that followed
-        its building (its T). Running calls, retries due and a waiting turn died with the old
-        process; the ready queue is rebuilt from the built nodes' frontier [P11]; then
-        calls start."""
+        """A new process [P10]: the saved state taken up, the logs replayed past it."""
         planner = cls(Config(*saved["config"]), texts)
-        planner.T = saved["T"]
-        # a view.json written before nodes carried their place in the log was saved at every
-        # change: nothing past it to replay but a message
-        tail = texts.nodes_after(saved["last_node"]) if "last_node" in saved else []
-        built = _Built.loaded(texts.built_levels())
-        for l, i, _, _ in tail:
-            built.discard(l, i)
-        planner.built_nodes = built
-        planner.view = planner._loaded_view(saved["view"])
-        planner.cview = planner._loaded_view(saved["cview"])
-        planner.shrinking = saved["shrinking"]
-        planner.cshrinking = saved["cshrinking"]
-        planner.failures = {(l, i): count for l, i, count in saved["failures"]}
-        for l, i in saved["view"]:
-            if l == 0 and not planner.built(0, i):
-                planner.unbuilt.append(i)
-                planner.unbuilt_set.add(i)
-        planner._replay(tail)
-        # the replay's calls were the old process's, and died with it; a restart merges nothing
-        planner.running = []
-        planner.ready, planner.ready_set = [], set()
-        planner.deferred = []
-        planner.retry_later = set()
-        planner.merges, planner.cmerges = [], []
-        planner._ready_frontier()
-        planner._schedule()
-        planner._record_built()
-        planner.failures_saved = dict(planner.failures)
+        restore(planner, saved)
         return planner
-
-    def _replay(self, tail: list[tuple[int, int, str, int]]) -> None:
-        """The live history past the checkpoint: a node logged at T was built after message T−1
-        was applied and before message T; a message's own free nodes are built by the message."""
-        count = self.texts.message_count()
-        k = 0
-        for t in range(self.T, count + 1):
-            while k < len(tail) and tail[k][3] <= t:
-                self._adopt(*tail[k][:3])
-                k += 1
-            if t < count:
-                kind, text = self.texts.message(t)
-                self.apply(Message(kind, text))
-        for l, i, text, _ in tail[k:]:
-            self._adopt(l, i, text)
-
-    def _adopt(self, l: int, i: int, text: str) -> None:
-        """A logged node, built as its event built it: with its free parent [gist §2], if a
-        crash cut the event short before the parent was logged."""
-        if self.built_nodes.has(l, i):
-            return
-        self._leave_queues((l, i))
-        self._build(l, i, text)
-        self._record_built()
-
-    def _ready_frontier(self) -> None:
-        """Every unbuilt parent whose two halves are built. Below a level's watermark every node
-        is built, so such a parent lies between its own level's watermark and half its halves'
-        watermark, or is the parent of a half built beyond it: only that frontier is looked at,
-        O(levels + the merges waiting + the nodes built out of order)."""
-        built = self.built_nodes
-        ready = []
-        for l in range(min(built.levels(), LEVELS_MAX - 1)):
-            mark = built.watermarks[l]
-            parent_level = l + 1
-            parent_mark = built.watermarks[parent_level]
-            # parents whose halves are both below the watermark, and parents of nodes beyond it
-            candidates = set(range(parent_mark, mark >> 1))
-            candidates.update(i >> 1 for i in built.beyond[l])
-            for parent in candidates:
-                if (built.has(l, parent << 1) and built.has(l, (parent << 1) | 1)
-                        and not built.has(parent_level, parent)):
-                    ready.append((l, parent << 1))
-        # a free parent is built at once; a crash between a node's log and its free parent's
-        # leaves one to build here, as the live process would have [gist §2]
-        for l, i in sorted(ready):
-            self._ready_parent(l, i)
 
     def _loaded_view(self, pairs: list[list[int]]) -> _View:
         view = _View()

@@ -6,9 +6,9 @@ hit names its message and the view line that covers it, so zoom goes on from the
 
 The index is a cache, as the store's own index is: the logs are the truth [S7].
 
-    chat/search.sqlite   0600: an FTS5 table of the messages' texts (contentless: the texts stay
-                         in the log, the index keeps only what finds them), and `meta` with the
-                         number of messages indexed and the date and size of the last one
+`chat/search.sqlite` (harness/memory/home.py) holds an FTS5 table of the messages' texts
+(contentless: the texts stay in the log, the index keeps only what finds them), and `meta` with the
+number of messages indexed and the date and size of the last one.
 
 `sync` adds the messages logged since the last call, in one transaction, so the index is current
 at every search and costs nothing between searches. If the file is lost, damaged, of another

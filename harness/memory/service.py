@@ -13,7 +13,7 @@ Every change goes through `_apply`, in one order, one event at a time:
 4. compactions start for the calls the planner started, and stop for those it stopped.
 
 **A restart** [F1] [P10]. view.json is a checkpoint, written at open, at close, when
-a failure count changes, and every `Planner.SAVE_LINES` (128) lines logged; the planner's state is
+a failure count changes, and every `SAVE_LINES` (128, harness/memory/checkpoint.py) lines logged; the planner's state is
 a function of the logs past it, so the rest is replayed at start: each message in turn, each node
 adopted before the message that followed its building (its T). A crash can lose only what dies
 with the process (running calls, retries due, a waiting turn) and a failure count in the instant

@@ -3,21 +3,10 @@
 The log is the user's life. Every line is appended with one write and fsync'd before the call
 returns; no line is ever edited or deleted. One process owns a chat.
 
-Layout, under the home `$EVER_HOME` (default `~/.ever`):
-
-    chat/                    0700, as is each directory in it (and the home, if made here);
-                             every file is 0600
-      lock                   flock'd by the owning process, which writes its pid in it
-      socket                 the owner's Unix socket: only its path is fixed here
-      main/YYYY-MM-DD.jsonl  the messages, one per line
-      tree/YYYY-MM-DD.jsonl  the tree's nodes, one per line
-      view.json              the planner's checkpoint [P10], replaced whole; checked
-                             against the logs at open (docs/reliability.md, [S10])
-      inbox.jsonl            messages accepted and not yet answered (harness/memory/inbox.py, [S9])
-      images/<sha256>.<ext>  images from tool results, kept for zoom (harness/memory/images.py)
-      index/                 where each line starts; rebuilt from the logs when lost or stale
-      damage/                lines set aside and ids lost, in an append-only record; the lines
-                             set aside, byte for byte (harness/memory/damage.py, [S13])
+Every path under the home `$EVER_HOME` (default `~/.ever`), with what writes it, its kind and
+its mode, is a row of harness/memory/home.py's table. The store makes `chat/` and writes the day
+files `main/YYYY-MM-DD.jsonl` and `tree/YYYY-MM-DD.jsonl` and the checkpoint `view.json`, checked
+against the logs at open (docs/reliability.md, [S10]).
 
 A message line: these keys in this order, no spaces, UTF-8 with non-ASCII written as is:
 
@@ -88,13 +77,12 @@ import json
 import os
 import re
 import threading
-from array import array
 from collections import OrderedDict
 from datetime import datetime
 from pathlib import Path
 from typing import Union
 
-from harness.memory.damage import Record as DamageRecord
+from harness.memory import DAMAGE_LISTENERS  # who hears damage found in the logs [S13]
 from harness.memory.damage import ids_text
 from harness.memory.daylog import (
     MESSAGE_HEAD,
@@ -117,7 +105,7 @@ from harness.memory.index import (
     OFFSET_BITS,
     OFFSET_MASK,
     UNBUILT,
-    StoreIndex,
+    Index,
     pack,
 )
 from harness.memory.lock import ChatBusy, ChatLock
@@ -140,8 +128,6 @@ VIEW_BYTES_MAX = 64 << 20  # view.json holds both views' places and counts: far 
 KEY = re.compile(r"[A-Za-z0-9._:+/=-]{1,128}\Z")
 KIND_AND_DATE = (re.compile(rb'"kind":"([a-z]+)"'), re.compile(rb'"date":"([^"\\]*)"'))
 Record = dict[str, object]
-# Who hears damage found in the logs [S13]: `ever` says each sentence on stderr, once per store.
-DAMAGE_LISTENERS: list = []
 
 
 def ever_home() -> Path:
@@ -170,11 +156,12 @@ def local_now(now: datetime | None) -> datetime:
     return now
 
 
-class Store(StoreIndex):
+class Store:
     """A chat's store, owned by this process from `open` to `close`.
 
     `append_message` and `append_node` return once the line is on disk. `message`, `messages`
-    and `node` read a line by its index entry: one `pread`, whatever the chat's length.
+    and `node` read a line by its index entry (`index`, harness/memory/index.py): one `pread`,
+    whatever the chat's length.
     """
 
     def __init__(self, home: Path):
@@ -183,28 +170,13 @@ class Store(StoreIndex):
         self.warnings: list[str] = []
         self.main = DayLog(self.chat / "main", "main")
         self.tree = DayLog(self.chat / "tree", "tree")
-        self._messages = array("q")
-        self._levels: list[array] = []
-        self._skipped: list[list[object]] = []
-        self._skipped_seen: set = set()
-        self._last_node: tuple[int, int] | None = None
-        self._keys: dict[str, int] = {}  # a message's key -> its id [S8]
-        self._generation = 0
-        self._unsaved_lines = 0
-        self._index_changed = False
+        self.index = Index(self.chat, self.main, self.tree, self.warnings)
         self._readers: OrderedDict[tuple[str, int], int] = OrderedDict()
         self._lock = ChatLock(self.chat)
         self._failed: BaseException | None = None
         self._closed = False
         self._read_only = False
-        self._index_failure = ""
         self._mutex = threading.RLock()
-        self._record = DamageRecord()  # [S13] lines set aside, ids lost
-        self._damaged: list[tuple[str, int]] = []  # lines parsed here that are damaged
-        self._torn_given = 0  # past a damaged line's id, when it was the next one
-        self._saved_entries: array | None = None  # a stale index's messages, a day file cut since
-        self._cut = ""  # why that index is stale: which file was cut
-        self._lost_now: tuple[int, int, str] | None = None  # ids found lost at this open, and why
         self.damage: list[str] = []  # the sentences said about damage, each once
         self._damaged_spans: set[tuple[int, int]] = set()  # messages under a line read damaged
 
@@ -245,7 +217,7 @@ class Store(StoreIndex):
                     make_directory(directory)
                 for leftover in (store.chat / "view.json.tmp", store.chat / "index" / "meta.json.tmp"):
                     leftover.unlink(missing_ok=True)
-            store._load()
+            store.index.load(store._read_only)
         except BaseException:
             store._release()
             raise
@@ -254,17 +226,17 @@ class Store(StoreIndex):
 
     def _say_damage_at_open(self) -> None:
         """One sentence for what is damaged [S13]: the lines the reader skips, and ids found lost."""
-        lines = [(path, line, why) for path, line, why in self._skipped
+        lines = [(path, line, why) for path, line, why in self.index.skipped
                  if why.startswith(("not JSON", "JSON but not"))]
         said = []
         if lines:
             path, line, why = lines[0]
             more = f" and {len(lines) - 1} more line{'' if len(lines) == 2 else 's'}" if len(lines) > 1 else ""
             said.append(f"{self.chat / path} line {line} is damaged, {why}{more}")
-        if self._lost_now is not None:
-            first, last, cut = self._lost_now
+        if self.index.lost_now is not None:
+            first, last, cut = self.index.lost_now
             said.append(f"{ids_text(first, last)} {'was' if first == last else 'were'} lost ({cut}); no id is "
-                        f"given twice, and the next message is {len(self._messages)}")
+                        f"given twice, and the next message is {len(self.index.messages)}")
         if said:
             self._say_damage("; ".join(said) + ": `ever doctor` says what is damaged, and "
                              "`ever doctor --repair` sets it aside")
@@ -283,8 +255,8 @@ class Store(StoreIndex):
                 return
             self._closed = True
             try:
-                if self._failed is None and (self._unsaved_lines or self._index_changed):
-                    self._save_index_or_warn()
+                if self._failed is None and (self.index.unsaved_lines or self.index.changed):
+                    self.index.save_or_warn()
             finally:
                 self._release()
 
@@ -311,7 +283,7 @@ class Store(StoreIndex):
     @property
     def count(self) -> int:
         """The number of messages, T."""
-        return len(self._messages)
+        return len(self.index.messages)
 
     def append_message(self, kind: str, text: str, now: datetime | None = None,
                        key: str | None = None, origin: str | None = None) -> Record:
@@ -326,7 +298,7 @@ class Store(StoreIndex):
         with self._mutex:
             self._check_writable()
             record = {
-                "i": len(self._messages),
+                "i": len(self.index.messages),
                 "kind": kind,
                 "text": text,
                 "size": utf8_bytes(text),
@@ -338,9 +310,9 @@ class Store(StoreIndex):
                 record["key"] = key
             number, offset = self._append(self.main, now, encode_line(record))
             if key is not None:
-                self._keys[key] = record["i"]
-            self._messages.append(pack(number, offset))
-            self._appended()
+                self.index.keys[key] = record["i"]
+            self.index.messages.append(pack(number, offset))
+            self.index.appended()
         return record
 
     def append_node(self, l: int, i: int, text: str, T: int, now: datetime | None = None) -> Record:
@@ -358,18 +330,18 @@ class Store(StoreIndex):
         with self._mutex:
             self._check_writable()
             covered_end = (i + 1) << l
-            if not covered_end <= T <= len(self._messages):
+            if not covered_end <= T <= len(self.index.messages):
                 raise ValueError(
                     f"node ({l}, {i}) covers messages {i << l} to {covered_end - 1}, so T must be "
-                    f"from {covered_end} to the {len(self._messages)} messages logged; got T={T}"
+                    f"from {covered_end} to the {len(self.index.messages)} messages logged; got T={T}"
                 )
-            if self._node_entry(l, i) != UNBUILT:
+            if self.index.node_entry(l, i) != UNBUILT:
                 raise ValueError(f"node ({l}, {i}) is already built, and a node is built once")
             record = {"l": l, "i": i, "text": text, "size": utf8_bytes(text), "T": T}
             number, offset = self._append(self.tree, now, encode_line(record))
-            self._level(l, i)[i] = pack(number, offset)
-            self._last_node = (l, i)
-            self._appended()
+            self.index.level(l, i)[i] = pack(number, offset)
+            self.index.last_node = (l, i)
+            self.index.appended()
         return record
 
     def _check_writable(self) -> None:
@@ -414,8 +386,8 @@ class Store(StoreIndex):
     def message(self, i: int) -> Record:
         """Message i's record, as logged."""
         with self._mutex:
-            if not 0 <= i < len(self._messages):
-                raise IndexError(f"no message {i}: the chat has {len(self._messages)}")
+            if not 0 <= i < len(self.index.messages):
+                raise IndexError(f"no message {i}: the chat has {len(self.index.messages)}")
             return self._read_message(i, retry=True)
 
     def messages(self, start: int, stop: int) -> list[Record]:
@@ -423,14 +395,14 @@ class Store(StoreIndex):
         with self._mutex:
             if start < 0 or stop < start:
                 raise ValueError(f"no messages {start} to {stop}")
-            return [self._read_message(i, retry=True) for i in range(start, min(stop, len(self._messages)))]
+            return [self._read_message(i, retry=True) for i in range(start, min(stop, len(self.index.messages)))]
 
     def node(self, l: int, i: int) -> str | None:
         """Node (l, i)'s text, or None if it is not built."""
         with self._mutex:
             if l < 0 or i < 0:
                 raise ValueError(f"no node ({l}, {i})")
-            entry = self._node_entry(l, i)
+            entry = self.index.node_entry(l, i)
             if entry == UNBUILT:
                 return None
             record = self._read_record(self.tree, entry, None)
@@ -441,7 +413,7 @@ class Store(StoreIndex):
                     return self._damaged_text(self.tree, entry, line, f"node ({l}, {i})", NODE_HEAD)
             if record is None or record.get("l") != l or record.get("i") != i:
                 self._rebuild(f"the index pointed node ({l}, {i}) at another line")
-                entry = self._node_entry(l, i)
+                entry = self.index.node_entry(l, i)
                 if entry == UNBUILT:
                     return None
                 record = self._read_record(self.tree, entry, None)
@@ -479,7 +451,7 @@ class Store(StoreIndex):
         entry; past it, only the frontier is read."""
         with self._mutex:
             found = []
-            for level in self._levels:
+            for level in self.index.levels:
                 try:
                     mark = level.index(UNBUILT)
                 except ValueError:
@@ -504,11 +476,11 @@ class Store(StoreIndex):
     def key_id(self, key: str) -> int | None:
         """The id of the message logged with `key`, among the latest KEYS_KEPT keys, else None."""
         with self._mutex:
-            return self._keys.get(key)
+            return self.index.keys.get(key)
 
     def last_node(self) -> tuple[int, int] | None:
         """The node logged last (the last first-logged one), or None before the first."""
-        return self._last_node
+        return self.index.last_node
 
     def nodes_after(self, last: tuple[int, int] | None) -> list[tuple[int, int, str, int]]:
         """The nodes logged after node `last` (every node if None), in log order, each as
@@ -519,7 +491,7 @@ class Store(StoreIndex):
             number, offset = 0, 0
             if last is not None:
                 l, i = last
-                entry = self._node_entry(l, i)
+                entry = self.index.node_entry(l, i)
                 if entry == UNBUILT:
                     raise StoreError(f"view.json names node ({l}, {i}) as the last logged, but the tree "
                                      "has no such node; the chat is not opened")
@@ -544,19 +516,26 @@ class Store(StoreIndex):
                         continue
                     l, i = (ids if ids is not None else (record.get("l"), record.get("i")))
                     if (type(l) is not int or type(i) is not int or l < 0 or i < 0
-                            or self._node_entry(l, i) != pack(n, here)):
+                            or self.index.node_entry(l, i) != pack(n, here)):
                         continue
                     T = record.get("T")
                     found.append((l, i, record["text"], T if type(T) is int else 0))
             return found
 
+    def _rebuild(self, reason: str) -> None:
+        """The index thrown away and made again from the logs, read through new descriptors."""
+        for fd in self._readers.values():
+            os.close(fd)
+        self._readers.clear()
+        self.index.rebuild(reason)
+
     def _read_message(self, i: int, retry: bool) -> Record:
-        entry = self._messages[i]
+        entry = self.index.messages[i]
         if entry == LOST:
             return self._lost_record(i)
         end = None
-        if i + 1 < len(self._messages) and self._messages[i + 1] >> OFFSET_BITS == entry >> OFFSET_BITS:
-            end = self._messages[i + 1] & OFFSET_MASK
+        if i + 1 < len(self.index.messages) and self.index.messages[i + 1] >> OFFSET_BITS == entry >> OFFSET_BITS:
+            end = self.index.messages[i + 1] & OFFSET_MASK
         record = self._read_record(self.main, entry, end)
         if record is None:
             line = self._read_line(self.main, entry >> OFFSET_BITS, entry & OFFSET_MASK, end)
@@ -573,14 +552,14 @@ class Store(StoreIndex):
         """Whether a message from first to last is lost, or under a line read damaged [S13]."""
         with self._mutex:
             return (any(low <= last and first <= high for low, high in self._damaged_spans)
-                    or LOST in self._messages[first:last + 1])
+                    or LOST in self.index.messages[first:last + 1])
 
     def _lost_record(self, i: int) -> Record:
         """What stands for a lost id [S13], dated as the message before it."""
         text = f"(message {i} was lost to damage in the log: `ever doctor` says more)"
         date = ""
         for j in range(i - 1, max(-1, i - 1000), -1):
-            if self._messages[j] != LOST:
+            if self.index.messages[j] != LOST:
                 date = self._read_message(j, retry=True)["date"]
                 break
         return {"i": i, "kind": "note", "text": text, "size": utf8_bytes(text), "date": date}
@@ -605,7 +584,7 @@ class Store(StoreIndex):
             text = json.loads(f'"{raw}"')
         except ValueError:
             text = raw
-        self._say_damage(f"{self.chat}/{self._line_of(log, entry)} is damaged inside {what}'s text, shown as far "
+        self._say_damage(f"{self.chat}/{self.index.line_of(log, entry)} is damaged inside {what}'s text, shown as far "
                          "as it reads: `ever doctor` says what is damaged, and `ever doctor --repair` sets it aside")
         return checked_text(text)
 

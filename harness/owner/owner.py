@@ -1,4 +1,4 @@
-"""The process that holds the chat [gist §1]: the memory, the compactor, the turns, the socket.
+"""The process that holds the chat [gist §1] [R5]: the memory, the compactor, the turns, the socket.
 
 `Owner.open` takes the chat (ChatBusy when another process holds it), resumes the work its logs
 imply (the inbox's unanswered messages, a subagent cut off, the compactor's due lines), and serves

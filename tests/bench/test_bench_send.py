@@ -91,3 +91,51 @@ def test_from_ever_send_to_its_request_leaving_with_an_owner_running_against_non
     print(f"\never send, start to its request read (best of {runs}): an owner running {owned * 1000:.0f} ms, "
           f"none {alone * 1000:.0f} ms ({owned / alone:.2f}x), python -c pass {bare * 1000:.0f} ms "
           f"({owned / bare:.1f}x)")
+
+
+SENDER_BASELINE = "import asyncio, json, socket, click"  # what a sender needs, and no more
+WATCHED = ("anthropic", "prompt_toolkit", "harness.memory.planner")
+WATCHING = f"""
+import runpy, sys
+sys.argv = ["ever", *sys.argv[1:]]
+try:
+    runpy.run_module("harness", run_name="__main__")
+finally:
+    sys.stderr.write("\\nLOADED " + ",".join(m for m in {WATCHED!r} if m in sys.modules) + "\\n")
+"""
+
+
+def test_ever_send_to_a_running_owner_beside_a_bare_python_with_a_senders_imports(benchmark, request, tmp_path,
+                                                                               local):
+    """The whole `ever send` process, start to exit, handed to a running `ever serve` whose local
+    API answers at once, beside `python -c "import asyncio, json, socket, click"` in the same run:
+    the sender's own cost, as a ratio. And what it loaded: none of the SDK, the line editor or the
+    planner."""
+    runs = 7 if benchmarks_enabled(request) else 1
+    home = tmp_path / "home"
+    home.mkdir()
+    env = environment(home, local)
+    serving = Serving(home, local)
+    try:
+        send_to_request_read(home, local, "the owner's first")  # the owner's own start is not counted
+        bare = sent = float("inf")
+        for k in range(runs):  # interleaved: a machine that slows down slows both alike
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", SENDER_BASELINE], env=env, check=True, timeout=60)
+            bare = min(bare, time.perf_counter() - started)
+            started = time.perf_counter()
+            done = subprocess.run([EVER, "send", f"handed over {k}"], env=env, capture_output=True, text=True,
+                                  timeout=300)
+            sent = min(sent, time.perf_counter() - started)
+            assert (done.returncode, done.stdout) == (0, REPLY + "\n"), done.stderr
+        watched = subprocess.run([sys.executable, "-c", WATCHING, "send", "watched"], env=env,
+                                 capture_output=True, text=True, timeout=300)
+    finally:
+        serving.stop()
+    assert watched.stdout == REPLY + "\n", watched.stderr
+    assert watched.stderr.rstrip().endswith("LOADED"), watched.stderr  # nothing of WATCHED
+    benchmark.pedantic(lambda: None, rounds=1)  # the figures are the ratio below
+    benchmark.extra_info.update(runs=runs, send_seconds=round(sent, 3), bare_seconds=round(bare, 3),
+                                ratio=round(sent / bare, 2))
+    print(f"\never send to a running owner, start to exit (best of {runs}): {sent * 1000:.0f} ms; "
+          f"python -c {SENDER_BASELINE!r} {bare * 1000:.0f} ms; ratio {sent / bare:.2f}")

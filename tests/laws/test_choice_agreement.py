@@ -10,7 +10,8 @@ must reach enough ties at high levels for the comparison to mean something.
 
 import random
 
-from harness.memory.planner import _Built, _View
+from harness.memory.planner import _View
+from harness.memory.texts import BuiltNodes
 from model.view import Line, Parents, fit
 
 LINE_BYTES = 100
@@ -22,7 +23,7 @@ class _Planner:
 
     def __init__(self) -> None:
         self._recent = {}
-        self.built_nodes = _Built()
+        self.built_nodes = BuiltNodes()
         self.built_nodes.watermarks = [1 << 40] * 40  # every node of every level is built
         self.built_nodes.beyond = [set() for _ in range(40)]
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 
 # The rooms of the map, in the order a reader meets them; a room is a package with an __init__.
-MAP_ROOMS = ("harness/memory", "harness/calls", "harness/chat", "harness/localapi",
+MAP_ROOMS = ("harness/memory", "harness/calls", "harness/owner", "harness/chat", "harness/localapi",
              "model", "laws", "bridge", "mutants")
 # Other packages, each of whose docstrings names its modules: harness/ names its rooms.
 INNER_ROOMS = ("harness", "harness/chat/imports", "harness/chat/browse", "laws/contracts")

@@ -16,8 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from harness.memory.events import Message  # noqa: E402
-from harness.memory.planner import Config, MemoryTexts, Planner  # noqa: E402
+from harness.memory.planner import Config, Planner  # noqa: E402
 from harness.memory.service import Job, JobResult, Memory  # noqa: E402
+from harness.memory.texts import MemoryTexts  # noqa: E402
 
 CONFIG = Config(3_000, 1_500, 1_000, 500, 4)
 KINDS = ("user", "ever", "tool", "echo")
