@@ -106,17 +106,26 @@ ROOMS = {
     "memory": ("memory",),
     "calls": ("memory", "calls"),
     "owner": ("memory", "calls", "owner"),
-    "chat": ("memory", "calls", "owner", "chat"),
+    "imports": ("memory", "calls", "imports"),
+    "browse": ("memory", "browse"),
+    "chat": ("memory", "calls", "owner", "imports", "browse", "bench", "chat"),
     "localapi": ("memory", "calls", "localapi"),
+    # the benchmarks cost and replay their calls on the local API, the tests' own cache model,
+    # rather than on a copy of it that could drift
+    "bench": ("memory", "calls", "owner", "localapi", "bench"),
 }
-# What the owner reads of the person's room: the settings, parsed where they enter, and the
-# subagents' listing its /agents answers with; nothing else of harness/chat/.
-OWNER_READS = ("harness.chat.config", "harness.chat.agentlist")
-# The product's ways into localapi, each test equipment a person runs: the no-key demo, and the
-# cost simulator's meter (`ever simulate`), which must cost requests with the very cache model the
-# tests hold the product to (so it imports that model rather than a copy that could drift), and
-# only it: the rest of the simulator goes through it.
-LOCALAPI_USERS = ("harness/chat/demo.py", "harness/chat/simulate_meter.py")
+# What a room beside the chat reads of harness/chat/: the settings, parsed where they enter, and
+# for the owner the subagents' listing its /agents answers with; nothing else.
+READS_OF_THE_CHAT = {"owner": ("harness.chat.config", "harness.chat.agentlist"),
+                     "imports": ("harness.chat.config",), "browse": ("harness.chat.config",)}
+# The product's one way into localapi, test equipment a person runs: the no-key demo.
+LOCALAPI_USERS = ("harness/chat/demo.py",)
+# The one module that imports a benchmark, inside the commands that run one (`ever simulate`,
+# `ever bench recall`); the product never does.
+BENCH_USER = "harness/chat/cli.py"
+# Rooms the CLI imports only inside the command that uses them, so that no other command (`ever
+# send` above all) pays for loading them.
+LAZY_IN_CLI = ("imports", "browse", "bench")
 # Third-party packages a room never imports, and the one module that talks to the SDK.
 KEPT_OUT = {"memory": ("anthropic", "httpx", "httpx2", "click", "prompt_toolkit")}
 SDK_MODULE = "harness/calls/client.py"
@@ -149,8 +158,10 @@ def module_name(path: Path, root: Path) -> str:
 
 def layering_violations(root: Path = ROOT) -> list[str]:
     """harness/ never imports model/ (nor laws/, bridge/ or mutants/, which import it); each room
-    imports only the rooms it may; only the SDK module imports the SDK; only the tests and the demo
-    import localapi (and the simulator's meter); and no two modules of harness/ import each other, however indirectly."""
+    imports only the rooms it may; only the SDK module imports the SDK; only the tests, the demo
+    and the benchmarks import localapi; only the CLI imports the benchmarks, and it imports them,
+    import and browse inside their commands; and no two modules of harness/ import each other,
+    however indirectly."""
     found: list[str] = []
     seen: set[tuple[str, int, str]] = set()
 
@@ -167,7 +178,9 @@ def layering_violations(root: Path = ROOT) -> list[str]:
         parts = name.split(".")
         room = parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ROOMS) else None
         package = name if path.name == "__init__.py" else ".".join(parts[:-1])
-        for lineno, imported in imported_names(parsed(path), package):
+        tree = parsed(path)
+        at_top = {node.lineno for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)}
+        for lineno, imported in imported_names(tree, package):
             top = module_root(imported)
             if top in OUTSIDE_HARNESS:
                 say(where, lineno, "model", f"{where}:{lineno}: imports {imported}; harness/ never imports the model.")
@@ -182,13 +195,22 @@ def layering_violations(root: Path = ROOT) -> list[str]:
             target = imported.split(".")[1] if imported.count(".") >= 1 else None
             if target not in ROOMS:
                 continue
+            if target == "bench" and room != "bench":
+                if where != BENCH_USER:
+                    say(where, lineno, "bench", f"{where}:{lineno}: imports {imported}; only {BENCH_USER} imports "
+                                 "harness.bench, inside `ever simulate` and `ever bench recall`: the product never "
+                                 "imports a benchmark.")
+                    continue
+            if where == BENCH_USER and target in LAZY_IN_CLI and lineno in at_top:
+                say(where, lineno, "lazy", f"{where}:{lineno}: imports {imported} at its top; the CLI imports "
+                             f"harness.{target} inside the command that uses it, so no other command loads it.")
             if room is None:
                 allowed = ("chat",)  # harness/__main__.py is `ever`
             else:
                 allowed = ROOMS[room]
             if target == "localapi" and where in LOCALAPI_USERS:
                 continue
-            if room == "owner" and imported.startswith(OWNER_READS):
+            if imported.startswith(READS_OF_THE_CHAT.get(room, ())):
                 continue
             if target not in allowed:
                 say(where, lineno, "room", f"{where}:{lineno}: imports {imported}; harness/{room or ''}"

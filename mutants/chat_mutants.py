@@ -196,8 +196,8 @@ MUTANTS = [
     Mutant(
         name="tool_call_cap_one_late",
         path="harness/calls/agents.py",
-        old="            if self.tool_calls + len(uses) > caps.tool_calls:\n",
-        new="            if self.tool_calls + len(uses) > caps.tool_calls + 1:\n",
+        old="        if self.tool_calls + len(uses) <= caps.tool_calls:\n",
+        new="        if self.tool_calls + len(uses) <= caps.tool_calls + 1:\n",
         check=test("tests/calls/test_agents.py::test_a_subagent_ending_on_its_caps_and_on_an_error_still_reports"),
         note="a subagent runs one tool call past its cap [A1]",
     ),
@@ -259,7 +259,7 @@ MUTANTS = [
     ),
     Mutant(
         name="served_to_any_host",
-        path="harness/chat/browsing.py",
+        path="harness/browse/browsing.py",
         old='            if self.headers.get("Host", "") not in hosts:\n',
         new="            if False:\n",
         check=test("tests/chat/test_browse.py::test_the_served_page_needs_its_secret_and_a_loopback_host_answers_head_and_shows_new_messages"),
@@ -275,7 +275,7 @@ MUTANTS = [
     ),
     Mutant(
         name="simulate_tokens_without_escapes",
-        path="harness/chat/simulate_meter.py",
+        path="harness/bench/simulate_meter.py",
         old="""    return ('{"text":' + encode_basestring(text) + ',"type":"text"}').encode("utf-8")\n""",
         new="""    return ('{"text":"' + text + '","type":"text"}').encode("utf-8")\n""",
         check=test("tests/chat/test_simulate.py::test_the_meter_answers_as_the_local_apis_own_cache"),
@@ -283,7 +283,7 @@ MUTANTS = [
     ),
     Mutant(
         name="simulate_entries_never_expire",
-        path="harness/chat/simulate_meter.py",
+        path="harness/bench/simulate_meter.py",
         old="            if entry is not None and now >= entry.expires_at_seconds:\n",
         new="            if False:\n",
         check=test("tests/chat/test_simulate.py::test_pauses_past_the_cache_life_leave_a_turn_nothing_to_read"),
@@ -291,7 +291,7 @@ MUTANTS = [
     ),
     Mutant(
         name="simulate_growth_counted_as_rewrite",
-        path="harness/chat/simulate.py",
+        path="harness/bench/simulate.py",
         old="    if len(new) >= len(old) and new[:len(old)] == old:\n        return len(old)\n",
         new="    if len(new) >= len(old) and new[:len(old)] == old:\n        return 0\n",
         check=test("tests/chat/test_simulate.py::test_ever_as_its_view_grows_caches_every_line_but_the_new_one"),
@@ -299,7 +299,7 @@ MUTANTS = [
     ),
     Mutant(
         name="carried_summary_drops_the_new_message",
-        path="harness/chat/simulate_designs.py",
+        path="harness/bench/simulate_designs.py",
         old="            kept = history[-1:] if first else []\n",
         new="            kept = []\n",
         check=test("tests/chat/test_simulate.py::"
@@ -331,10 +331,37 @@ MUTANTS = [
         note="ever import reads a FIFO or /dev/zero as if it were a session file",
     ),
     Mutant(
+        name="tools_run_on_any_stop",
+        path="harness/calls/loop.py",
+        old="            runs = reply.stop is Stop.TOOLS and bool(uses)\n",
+        new="            runs = bool(uses)\n",
+        check=test("tests/calls/test_stop_policy.py::"
+                   "test_a_turn_and_a_subagent_end_the_same_way_on_each_stop_reason[end_turn-with_a_tool_call]"),
+        note="a reply cut at max_tokens, refused or ended still runs its tool calls [A7]",
+    ),
+    Mutant(
+        name="pause_taken_for_the_end",
+        path="harness/calls/anthropic.py",
+        old="    \"pause_turn\": Stop.PAUSED,\n",
+        new="    \"pause_turn\": Stop.WHOLE,\n",
+        check=test("tests/calls/test_stop_policy.py::"
+                   "test_a_turn_and_a_subagent_end_the_same_way_on_each_stop_reason[pause_turn-words_alone]"),
+        note="a paused reply ends the turn and the subagent as if it were whole [A7]",
+    ),
+    Mutant(
+        name="shell_maximum_untold",
+        path="harness/calls/tool.py",
+        old="            \"timeout_seconds\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": SHELL_TIMEOUT_SECONDS_MAX,\n",
+        new="            \"timeout_seconds\": {\"type\": \"integer\", \"minimum\": 1,\n",
+        check=test("tests/calls/test_tool_registry.py::"
+                   "test_a_shell_timeout_above_the_maximum_the_model_was_told_is_refused_in_one_sentence"),
+        note="the model is not told the shell timeout's maximum the check holds it to [H13]",
+    ),
+    Mutant(
         name="tell_never_read",
         path="harness/calls/agents.py",
-        old="            messages.append({\"role\": \"user\", \"content\": results + self.read_told()})\n",
-        new="            messages.append({\"role\": \"user\", \"content\": results})\n",
+        old="    def joined(self) -> list[JSON]:\n        return self.read_told()\n",
+        new="    def joined(self) -> list[JSON]:\n        return []\n",
         check=test("tests/calls/test_tell.py::"
                    "test_tell_reaches_a_running_subagent_between_its_tool_calls_and_is_in_its_log"),
         note="tell() answers \"told\", and the running subagent never reads it [gist §9]",
@@ -359,7 +386,7 @@ MUTANTS = [
     ),
     Mutant(
         name="browse_opens_at_the_top",
-        path="harness/chat/browse/page.js",
+        path="harness/browse/page.js",
         old="  if (!location.hash && main.lastElementChild) main.lastElementChild.scrollIntoView({block: \"end\"});\n",
         new="",
         check=test("tests/chat/test_browse.py::test_the_page_opens_at_the_newest_line_and_an_anchor_still_wins"),

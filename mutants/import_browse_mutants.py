@@ -17,7 +17,7 @@ def test(name: str) -> tuple:
 MUTANTS = [
     Mutant(
         name="browse_message_as_markup",
-        path="harness/chat/browse/page.js",
+        path="harness/browse/page.js",
         old='  box.append(meta, el("pre", "", text));\n',
         new='  const pre = el("pre"); pre.innerHTML = text; box.append(meta, pre);\n',
         check=test("tests/chat/test_browse.py::test_a_planted_script_is_shown_as_text_and_never_runs"),
@@ -25,7 +25,7 @@ MUTANTS = [
     ),
     Mutant(
         name="browse_json_unescaped",
-        path="harness/chat/browse/page.py",
+        path="harness/browse/page.py",
         old='    return text.replace("&", "\\\\u0026").replace("<", "\\\\u003c").replace(">", "\\\\u003e")\n',
         new="    return text\n",
         check=test("tests/chat/test_browse.py::test_a_planted_script_in_a_line_of_the_view_stays_text"),
@@ -33,7 +33,7 @@ MUTANTS = [
     ),
     Mutant(
         name="import_key_of_the_run",
-        path="harness/chat/imports/__init__.py",
+        path="harness/imports/rules.py",
         old="    return f\"import:{hashlib.sha256(identity.encode('utf-8')).hexdigest()[:40]}.{part}\"\n",
         new="    return f\"import:{hashlib.sha256((identity + str(os.getpid())).encode('utf-8')).hexdigest()[:40]}.{part}\"\n",
         check=test("tests/chat/test_import.py::test_importing_the_same_files_again_adds_nothing"),
@@ -41,7 +41,7 @@ MUTANTS = [
     ),
     Mutant(
         name="import_repeats_history",
-        path="harness/chat/imports/__init__.py",
+        path="harness/imports/rules.py",
         old="            continue  # [I3] repeated history\n",
         new="            pass\n",
         check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
@@ -49,7 +49,7 @@ MUTANTS = [
     ),
     Mutant(
         name="import_keeps_thoughts",
-        path="harness/chat/imports/claude_code.py",
+        path="harness/imports/claude_code.py",
         old='        if kind == "text":\n',
         new='        if kind == "thinking":\n            parts.append(str(block.get("thinking", "")))\n        elif kind == "text":\n',
         check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
@@ -57,15 +57,16 @@ MUTANTS = [
     ),
     Mutant(
         name="import_header_with_path",
-        path="harness/chat/imports/__init__.py",
-        old='    pieces = [f"imported: {SOURCE_NAMES[note.source]}", *note.marks, note.role,\n',
-        new='    pieces = [f"imported: {SOURCE_NAMES[note.source]}", f"{note.file} {note.position}", *note.marks, note.role,\n',
+        path="harness/imports/rules.py",
+        old='    pieces = [f"imported: {NAMED[note.source].source_name}", *note.marks, note.role,\n',
+        new='    pieces = [f"imported: {NAMED[note.source].source_name}", f"{note.file} {note.position}", *note.marks, '
+            'note.role,\n',
         check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),
         note="every note's header carries the file's absolute path into every view [I1]",
     ),
     Mutant(
         name="import_split_by_the_chats_rule",
-        path="harness/chat/imports/__init__.py",
+        path="harness/imports/rules.py",
         old="        return ZOOM_CHARS - len(\"note: \") - len(header_of(k, parts)) - len(\"\\n\")\n",
         new="        return ZOOM_CHARS\n",
         check=test("tests/chat/test_import.py::test_a_long_text_splits_into_notes_that_each_fill_one_page_of_zoom_but_the_last"),
@@ -73,7 +74,7 @@ MUTANTS = [
     ),
     Mutant(
         name="import_estimate_without_cache_reads",
-        path="harness/chat/imports/__init__.py",
+        path="harness/imports/rules.py",
         old="    read = calls * (prefix_bytes + context)\n",
         new="    read = 0\n",
         check=test("tests/chat/test_import.py::test_the_cost_of_two_long_notes_is_the_documented_rule_computed_by_hand"),
@@ -81,7 +82,7 @@ MUTANTS = [
     ),
     Mutant(
         name="import_estimate_from_an_empty_chat",
-        path="harness/chat/imports/__init__.py",
+        path="harness/imports/rules.py",
         old="    level: dict[int, int] = {}  # the import's nodes of one level, by their index\n",
         new="    level: dict[int, int] = {}  # the import's nodes of one level, by their index\n    first = 0\n",
         check=test("tests/chat/test_import.py::test_after_a_chat_of_1000_messages_the_estimate_still_counts_what_a_planner_asks_for[300]"),
@@ -90,7 +91,7 @@ MUTANTS = [
     ),
     Mutant(
         name="import_provenance_dropped",
-        path="harness/chat/imports/__init__.py",
+        path="harness/imports/rules.py",
         old="                          origin=message.origin or None)\n",
         new="                          origin=None)\n",
         check=test("tests/chat/test_import.py::test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met"),

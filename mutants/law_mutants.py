@@ -169,6 +169,10 @@ MUTANTS += [
            "from harness.memory.text import valid_text\nfrom harness.localapi.server import LocalAPI  # noqa: F401\n",
            test("tests/model/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
            "the product imports the local API outside the demo: the layering lint fails", lint=True),
+    Mutant("browse_imports_a_benchmark", "harness/browse/browsing.py", "from harness.memory.store import ChatBusy\n",
+           "from harness.memory.store import ChatBusy\nfrom harness.bench.planted import generate  # noqa: F401\n",
+           test("tests/model/test_subset.py::test_the_model_keeps_to_its_subset_and_harness_never_imports_it"),
+           "the product imports a benchmark: the layering lint fails", lint=True),
 ]
 
 # ---- the laws searched by Hypothesis (laws/searched.py) ----

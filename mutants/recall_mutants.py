@@ -21,7 +21,7 @@ END_TO_END = "tests/chat/test_recall.py::test_the_three_arms_run_end_to_end_and_
 MUTANTS = [
     Mutant(
         name="instruction_changes_out_of_order",
-        path="harness/memory/planted.py",
+        path="harness/bench/planted.py",
         old="        later = sorted(r.randint(first + 1, max(first + 1, messages - 1)) for _ in runs[1:])\n",
         new="        later = [r.randint(first + 1, max(first + 1, messages - 1)) for _ in runs[1:]]\n",
         check=test(PLANTED + "test_an_instructions_latest_value_is_the_last_said_and_the_older_come_before"),
@@ -29,7 +29,7 @@ MUTANTS = [
     ),
     Mutant(
         name="superseded_scored_right",
-        path="harness/memory/planted.py",
+        path="harness/bench/planted.py",
         old="    if any(holds(answer, old, fact.case) for old in fact.superseded):\n",
         new="    if False:\n",
         check=test(SCORING + "[instruction: 'French']"),
@@ -37,7 +37,7 @@ MUTANTS = [
     ),
     Mutant(
         name="number_without_its_unit",
-        path="harness/memory/planted.py",
+        path="harness/bench/planted.py",
         old="        right = bool(wanted) and wanted[0] in measures(answer)\n",
         new="        right = bool(wanted) and wanted[0][0] in [number for number, _ in measures(answer)]\n",
         check=test(SCORING + "[number: '347 s']"),
@@ -45,7 +45,7 @@ MUTANTS = [
     ),
     Mutant(
         name="zoom_arm_keeps_search",
-        path="harness/chat/recall.py",
+        path="harness/bench/recall.py",
         old='    drop = {"agent", "tell"} | ({"search"} if arm == "zoom" else set())\n',
         new='    drop = {"agent", "tell"}\n',
         check=test(END_TO_END),
@@ -53,7 +53,7 @@ MUTANTS = [
     ),
     Mutant(
         name="answers_in_the_built_chat",
-        path="harness/chat/recall.py",
+        path="harness/bench/recall.py",
         old="            memory = Memory.open(scratch)  # no compactor: nothing in the copy outlives the answer\n",
         new="            memory = Memory.open(s.home)\n",
         check=test(END_TO_END),

@@ -31,18 +31,19 @@ apart) and in its own log, from which `ever agents` gives each one's cost (harne
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.calls.approval import Approval, weakest
-from harness.calls.outcomes import Refused, RetriesExhausted, Unusable
-from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
+from harness.calls.loop import CAP, DONE, FAILED, End
+from harness.calls.outcomes import Reply, Stop
+from harness.calls.prompt import Prompt, chat_blocks, view_mark
 from harness.calls.redaction import redact
-from harness.calls.requests import finished, sent_back
+from harness.calls.tool import SUBAGENT
 from harness.calls.tools import WorkTools
-from harness.calls.turn import JSON, Output, Quiet, Turn, TurnSettings, end_marked, wire
+from harness.calls.turn import JSON, Output, Quiet, Turn, TurnSettings
 from harness.calls.usage import record_usage, usage_record
 from harness.memory import agentlog
 from harness.memory.agentlog import AgentCaps, AgentLog, NameTaken
@@ -85,12 +86,10 @@ def report_text(name: str, ending: Ending) -> str:
 
 
 def subagent_prompt(prompt: Prompt) -> Prompt:
-    """The turns' tools less `agent` and `tell`, their system blocks and SUBAGENT_ROLE, the mark
-    moved to it [A4]."""
-    system = [{k: v for k, v in block.items() if k != "cache_control"} for block in prompt.system]
-    system.append({"type": "text", "text": SUBAGENT_ROLE, "cache_control": dict(EPHEMERAL)})
-    tools = tuple(tool for tool in prompt.tools if tool["name"] not in ("agent", "tell"))
-    return Prompt(tools=tools, system=tuple(system))
+    """The turns' tools less `agent` and `tell` (the registry's: a subagent is not offered them),
+    their system blocks and SUBAGENT_ROLE, the system's end mark on it [A4]."""
+    tools = tuple(tool for tool in prompt.tools if SUBAGENT in tool.offered_to)
+    return Prompt(tools=tools, system=tuple(prompt.system) + (SUBAGENT_ROLE,))
 
 
 @dataclass
@@ -125,10 +124,16 @@ class Subagent(Turn):
         self.name = name
         self.agent_log = log
         self.started_by = started_by
-        self.tokens = 0
-        self.tool_calls = 0
         self.last_text = ""
         self.told: list[str] = []  # told while it works, logged already, read between its tool calls
+
+    @property
+    def tokens(self) -> int:
+        return self.spent["tokens"]
+
+    @property
+    def tool_calls(self) -> int:
+        return self.spent["tool_calls"]
 
     def read_told(self) -> list[JSON]:
         """What it was told since its last tool calls, joined after their results."""
@@ -139,8 +144,42 @@ class Subagent(Turn):
     def log(self, kind: str, text: str) -> None:
         self.agent_log.append({"kind": kind, "text": text})  # never the chat's log [gist §6]
 
-    async def work(self, task: str) -> Ending:
+    # ---- the tool loop's configuration (harness/calls/loop.py) ----
+
+    def over_cap(self) -> str:
         caps = self.agents.caps
+        if self.tokens >= caps.tokens:
+            return f"reached its cap of {caps.tokens:,} tokens ({self.tokens:,} used, {self.tool_calls} tool calls)"
+        return ""
+
+    def tool_cap(self, uses: list[JSON]) -> str:
+        caps = self.agents.caps
+        if self.tool_calls + len(uses) <= caps.tool_calls:
+            return ""
+        return f"reached its cap of {caps.tool_calls} tool calls; its last reply asked for {asked(uses)}, not run"
+
+    def end_mark_first(self) -> bool:
+        return True
+
+    def watches(self) -> bool:
+        return False  # its caps are its own (`AgentCaps`), its steps shown to nobody
+
+    def answered(self, reply: Reply) -> None:
+        record = usage_record("agent", self.started_by, self.settings.model, reply.usage)
+        self.agent_log.append({"kind": "usage", "record": record.to_json()})
+        if self.settings.home:
+            record_usage(self.settings.home, record)
+
+    def said(self, texts: list[str]) -> None:
+        self.last_text = "\n\n".join(texts)  # the last reply's words, all of them
+
+    def joined(self) -> list[JSON]:
+        return self.read_told()
+
+    def cancelled(self) -> None:
+        pass  # its end says it was stopped, and where its log ends (`Agents._life`)
+
+    async def work(self, task: str) -> Ending:
         # one wait at a time: the memory keeps one settle event, which a second waiter would replace
         async with self.agents.settling:
             view_text = await self.memory.settle(self.settings.settle_timeout_seconds)
@@ -149,57 +188,29 @@ class Subagent(Turn):
         state = (f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: "
                  f"{self.settings.workdir}; you are the subagent {self.name}]")
         first = chat_blocks(lines) + [{"type": "text", "text": state}, {"type": "text", "text": task}]
-        messages: list[JSON] = [{"role": "user", "content": first}]
-        while True:
-            if self.tokens >= caps.tokens:
-                return Ending("cap", f"reached its cap of {caps.tokens:,} tokens ({self.tokens:,} "
-                                     f"used, {self.tool_calls} tool calls)", self.last_text)
-            messages = end_marked(messages)
-            request = finished({"model": self.settings.model, "max_tokens": self.settings.max_tokens,
-                                "tools": list(self.prompt.tools), "system": list(self.prompt.system),
-                                "messages": wire(messages)}, self.settings.thinking, self.settings.cache_marks)
-            self.requests.append(request)
-            try:
-                reply = await self.client.stream(request)
-            except (Refused, Unusable, RetriesExhausted) as error:
-                return Ending("error", f"ended on an error: the call failed: {error}", self.last_text)
-            usage = reply.usage
-            self.tokens += usage.prompt_tokens + usage.output_tokens
-            record = usage_record("agent", self.started_by, self.settings.model, usage)
-            self.agent_log.append({"kind": "usage", "record": record.to_json()})
-            if self.settings.home:
-                record_usage(self.settings.home, record)
-            uses, said = [], []
-            for block in reply.content:
-                if block["type"] == "text" and block["text"].strip():
-                    self.log("ever", block["text"])
-                    said.append(block["text"])
-                elif block["type"] == "tool_use":
-                    uses.append(block)
-            if said:
-                self.last_text = "\n\n".join(said)  # the last reply's words, all of them
-            if not uses:
-                if reply.stop_reason == "max_tokens":
-                    return Ending("cap", f"stopped at the reply's cap of {self.settings.max_tokens:,} "
-                                         "output tokens", self.last_text)
-                return Ending("done", "ended with its reply", self.last_text)
-            asked = ", ".join(f"{b['name']} {json.dumps(b.get('input', {}), ensure_ascii=False)[:200]}"
-                              for b in uses)
-            if reply.stop_reason != "tool_use":
-                # a reply cut off inside its tool call: the call's input may be partial, so it is not run
-                return Ending("tool call", f"ended on a tool call: its last reply asked for {asked} and "
-                                           f"stopped there ({reply.stop_reason}); it was not run",
-                              self.last_text)
-            if self.tool_calls + len(uses) > caps.tool_calls:
-                return Ending("cap", f"reached its cap of {caps.tool_calls} tool calls; its last reply "
-                                     f"asked for {asked}, not run", self.last_text)
-            results = []
-            for block in uses:
-                self.tool_calls += 1
-                result = await self._call(block["name"], block.get("input", {}))
-                results.append(result.block(block["id"]))
-            messages.append({"role": "assistant", "content": sent_back(list(reply.content))})
-            messages.append({"role": "user", "content": results + self.read_told()})
+        return self.ending(await self.calls(first, view_mark(lines)))
+
+    def ending(self, end: End) -> Ending:
+        """The loop's end as the report says it [A5]."""
+        if end.how == DONE:
+            return Ending("done", "ended with its reply", self.last_text)
+        if end.how == CAP:
+            return Ending("cap", end.sentence, self.last_text)
+        if end.how == FAILED:
+            return Ending("error", f"ended on an error: the call failed: {end.error}", self.last_text)
+        if end.asked:
+            # a reply cut off inside its tool call: the call's input may be partial, so it is not run
+            return Ending("tool call", f"ended on a tool call: its last reply asked for {asked(end.asked)} and "
+                                       f"stopped there ({end.stop_reason}); it was not run", self.last_text)
+        if end.stop is Stop.LENGTH:
+            return Ending("cap", f"stopped at the reply's cap of {self.settings.max_tokens:,} output tokens",
+                          self.last_text)
+        return Ending("error", "ended without a whole reply: " + end.sentence.rstrip("."), self.last_text)
+
+
+def asked(uses: Sequence[JSON]) -> str:
+    """The tool calls a reply asked for, each with the head of its input."""
+    return ", ".join(f"{b['name']} {json.dumps(b.get('input', {}), ensure_ascii=False)[:200]}" for b in uses)
 
 
 class Agents:

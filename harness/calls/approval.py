@@ -8,10 +8,12 @@ import enum
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from harness.calls.tool import TOOLS, summary
+
 # The tools that change things and so ask first; `approve` may name these, and `read`, which asks
-# for a file outside the working directory [H4].
-ASKING_TOOLS = ("shell", "write", "edit")
-APPROVABLE_TOOLS = ASKING_TOOLS + ("read",)
+# for a file outside the working directory [H4]. The registry says which (harness/calls/tool.py).
+ASKING_TOOLS = tuple(tool.name for tool in TOOLS if tool.asks)
+APPROVABLE_TOOLS = ASKING_TOOLS + tuple(tool.name for tool in TOOLS if tool.approvable and not tool.asks)
 
 
 class Answer(enum.Enum):
@@ -95,31 +97,5 @@ def weakest(*approvals: Approval) -> Approval:
 
 
 def approval_summary(name: str, tool_input: Mapping[str, Any]) -> str:
-    """One line for the user's question: what the call would do."""
-    if name == "shell":
-        return f"shell: {tool_input.get('command', '')}"
-    if name == "write":
-        content = tool_input.get("content", "")
-        size = len(content.encode("utf-8", "replace")) if isinstance(content, str) else 0
-        return f"write: {target(tool_input)} ({size:,} bytes){because(tool_input)}"
-    if name == "edit":
-        return f"edit: {target(tool_input)}{because(tool_input)}"
-    if name == "read":
-        return f"read: {target(tool_input)}{because(tool_input)}"
-    if name == "zoom":
-        return f"zoom({tool_input.get('id', '')}, {tool_input.get('n', '')})"
-    if name == "date":
-        return f"date({tool_input.get('id', '')})"
-    return name
-
-
-def target(tool_input: Mapping[str, Any]) -> str:
-    """The path as the model gave it, and the file that will be touched when that differs (a link
-    followed, `..`): the question names the file that changes [H4]."""
-    path, resolved = str(tool_input.get("path", "")), tool_input.get("resolved")
-    return f"{path} -> {resolved}" if resolved and resolved != path else path
-
-
-def because(tool_input: Mapping[str, Any]) -> str:
-    why = tool_input.get("why")
-    return f" [{why}]" if why else ""
+    """One line for the user's question: what the call would do (the registry's summary)."""
+    return summary(name, tool_input)

@@ -1,76 +1,21 @@
 """The checks on a tool call's arguments, each giving the one sentence the model reads when they
-do not fit: the work tools' inputs against their JSON Schemas (`input_error`), and zoom's and
+do not fit: the work tools' inputs against the registry's schemas (`input_error`), and zoom's and
 date's ids, sizes and pages against the chat [gist §6]. No SDK here.
 """
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.calls.shell import SHELL_TIMEOUT_SECONDS_MAX
+from harness.calls.tool import TOOLS, TOOLS_BY_NAME
 
-# The input each work tool takes, as JSON Schema: the tool definitions (harness/calls/prompt.py) can use
-# these so that what the model is told and what the code checks cannot drift.
-INPUT_SCHEMAS: dict[str, dict[str, Any]] = {
-    "shell": {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string"},
-            "timeout_seconds": {"type": "integer", "minimum": 1,
-                                "maximum": SHELL_TIMEOUT_SECONDS_MAX},
-        },
-        "required": ["command"],
-    },
-    "read": {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "offset": {"type": "integer", "minimum": 1},
-            "limit": {"type": "integer", "minimum": 1},
-        },
-        "required": ["path"],
-    },
-    "write": {
-        "type": "object",
-        "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-        "required": ["path", "content"],
-    },
-    "edit": {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "old_text": {"type": "string"},
-            "new_text": {"type": "string"},
-        },
-        "required": ["path", "old_text", "new_text"],
-    },
-}
+# The input each work tool takes, as JSON Schema: the registry's (harness/calls/tool.py), the very
+# object the model is told.
+INPUT_SCHEMAS: dict[str, dict[str, Any]] = {tool.name: tool.input_schema for tool in TOOLS if tool.checked}
 
 
 def input_error(name: str, tool_input: Mapping[str, Any]) -> str | None:
     """None if `tool_input` fits the tool's schema; else the error text for the model."""
-    schema = INPUT_SCHEMAS[name]
-    for key in schema["required"]:
-        if key not in tool_input:
-            return f"{name}: {key} is missing."
-    for key, value in tool_input.items():
-        expected = schema["properties"].get(key)
-        if expected is None:
-            return f"{name}: there is no input {key!r}; it takes {', '.join(schema['properties'])}."
-        if expected["type"] == "string" and not isinstance(value, str):
-            return f"{name}: {key} must be a string; got {value!r}."
-        if expected["type"] == "integer":
-            if isinstance(value, bool) or not isinstance(value, int):
-                return f"{name}: {key} must be a whole number; got {value!r}."
-            if value < expected.get("minimum", -math.inf):
-                return f"{name}: {key} must be at least {expected['minimum']}; got {value}."
-            if value > expected.get("maximum", math.inf):
-                return f"{name}: {key} must be at most {expected['maximum']}; got {value}."
-    if name == "shell" and not tool_input["command"].strip():
-        return "shell: command is empty."
-    if "path" in tool_input and not tool_input["path"]:
-        return f"{name}: path is empty."
-    return None
+    return TOOLS_BY_NAME[name].check(tool_input)
 
 
 def whole_number_error(tool: str, name: str, value: Any) -> str | None:

@@ -1,5 +1,6 @@
-"""The one module that speaks to the Messages API: the official `anthropic` SDK, streamed, with
-Ever's own retry policy and the prefix gate [gist §3.3] [C5] [C6] [C7].
+"""The one module that imports the official `anthropic` SDK: a Messages API body (built by
+harness/calls/anthropic.py) streamed, with Ever's own retry policy and the prefix gate [gist §3.3]
+[C5] [C6] [C7].
 
     client = Client(ClientSettings.from_env())
     reply = await client.stream(request)      # a Messages API body; retried while the trouble passes
@@ -39,7 +40,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import hashlib
 import http
 import json
 import os
@@ -54,6 +54,7 @@ import anthropic
 import httpx2
 
 # what a call gives back and how it fails: apart, so the request builders need no SDK
+from harness.calls.anthropic import prefix_keys
 from harness.calls.models import request_problem, window_problem
 from harness.calls.outcomes import Refused, Reply, RetriesExhausted, SettingsError, Unusable, Usage
 from harness.calls.redaction import redact
@@ -277,52 +278,6 @@ def retry_after_seconds(error: BaseException, now_wall: float) -> float | None:
 
 
 # ---------------------------------------------------------------- the prefix gate
-
-
-def _canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def _content(content: Any) -> list:
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-
-
-def prefix_keys(request: JSON) -> tuple[list[bytes], list[int]]:
-    """The request's cache prefixes as the API orders them (tools → system → messages): one key per
-    block boundary (keys[p] is the prefix of the first p blocks), and the marked blocks' numbers.
-
-    A key hashes what makes a prefix the same on the API: the model, each block without its mark,
-    and for message blocks the role and the thinking and tool_choice settings (changing those
-    breaks the message part of the prefix)."""
-    blocks: list[tuple[bytes, bool]] = []
-    for tool in request.get("tools", ()):
-        blocks.append((b"tool\0" + _canonical(_bare(tool)), "cache_control" in tool))
-    system = request.get("system")
-    if system:
-        for block in _content(system):
-            blocks.append((b"system\0" + _canonical(_bare(block)), "cache_control" in block))
-    settings = _canonical({"thinking": request.get("thinking"), "tool_choice": request.get("tool_choice")})
-    for message in request["messages"]:
-        role = message["role"].encode("ascii")
-        for block in _content(message["content"]):
-            blocks.append((role + b"\0" + settings + b"\0" + _canonical(_bare(block)), "cache_control" in block))
-    digest = hashlib.sha256(b"model\0" + request["model"].encode("utf-8")).digest()
-    keys = [digest]
-    marks = []
-    for number, (identity, marked) in enumerate(blocks, start=1):
-        digest = hashlib.sha256(digest + len(identity).to_bytes(8, "big") + identity).digest()
-        keys.append(digest)
-        if marked:
-            marks.append(number)
-    if request.get("cache_control") is not None and blocks and (not marks or marks[-1] != len(blocks)):
-        marks.append(len(blocks))
-    return keys, marks
-
-
-def _bare(block: Any) -> Any:
-    if isinstance(block, dict):
-        return {name: value for name, value in block.items() if name != "cache_control"}
-    return block
 
 
 class _Writer:

@@ -31,10 +31,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
+from harness.calls.anthropic import provider_of
 from harness.calls.models import EFFORTS, THINKING_OFF, setting_problem
-from harness.calls.outcomes import Refused, RetriesExhausted, SettingsError, Unusable, Usage
-from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks, compress_task, merge_task
-from harness.calls.requests import finished, thinking_fields
+from harness.calls.outcomes import Refused, RetriesExhausted, SettingsError, Stop, Unusable, Usage
+from harness.calls.prompt import Prompt, chat_blocks, compress_task, merge_task, view_mark
+from harness.calls.provider import SYSTEM, Call
+from harness.calls.requests import thinking_fields
 from harness.memory.events import Built, Failed
 from harness.memory.line import Tries
 from harness.memory.planner import last_message
@@ -193,6 +195,7 @@ class Compactor:
     def __init__(self, client: "Client", prompt: Prompt, settings: MemorySettings,
                  marks: bool = True) -> None:
         self.client = client
+        self.provider = provider_of(client)  # the Messages API's, unless a provider is given
         self.prompt = prompt
         self.settings = settings
         self.marks = marks  # the config's cache.marks
@@ -207,17 +210,12 @@ class Compactor:
         for reply, follow_up in exchanges:
             messages.append({"role": "assistant", "content": [{"type": "text", "text": reply}]})
             messages.append({"role": "user", "content": [{"type": "text", "text": follow_up}]})
-        end = messages[-1]["content"][-1]
-        end["cache_control"] = dict(EPHEMERAL)
-        request: JSON = {
-            "model": s.model,
-            "max_tokens": s.max_tokens,
-            "tools": [dict(tool) for tool in self.prompt.tools],
-            "tool_choice": {"type": "none"},  # [C3]
-            "system": [dict(block) for block in self.prompt.system],
-            "messages": messages,
-        }
-        return finished(request, s.thinking, self.marks)
+        view_at = view_mark(job.context)
+        marks = ((SYSTEM, len(self.prompt.system) - 1),) + (((0, view_at),) if view_at is not None else ()) \
+            + ((len(messages) - 1, len(messages[-1]["content"]) - 1),)
+        call = Call(s.model, s.max_tokens, tuple(self.prompt.system), tuple(self.prompt.tools), tuple(messages),
+                    marks if self.marks else (), tools_off=True, thinking=s.thinking)  # [C3]
+        return self.provider.request(call)
 
     async def build(self, job: Job) -> Result:
         """Ask for the line, with follow-ups while it is too long; the line or a content failure."""
@@ -228,13 +226,13 @@ class Compactor:
         failure = "the reply was empty"
         while True:
             try:
-                reply = await self.client.stream(self.request(job, exchanges))
+                reply = await self.provider.stream(self.request(job, exchanges))
             except (Refused, Unusable, RetriesExhausted) as error:
                 # [C11] not the model's answer: no try is counted
                 raise Paused(str(error)) from None
             usage = usage + reply.spent
             attempts += reply.attempts
-            if reply.stop_reason == "refusal":
+            if reply.stop is Stop.REFUSED:
                 failure = "the model refused"
                 break
             text = valid_text(reply.text)  # [P14]

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.calls.prompt import READ_BYTES_MAX
+from harness.calls.tool import READ_BYTES_MAX
 from harness.memory.images import IMAGE_BYTES_MAX, ToolResult, error_result, image_type, text_result
 from harness.memory.text import OUTPUT_CHARS_MAX, clip_output, valid_text
 

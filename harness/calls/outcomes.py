@@ -3,6 +3,7 @@ and returns these), so the request builders and the commands that need no model 
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,17 +41,32 @@ class Usage:
                    usage.cache_read_input_tokens or 0, usage.output_tokens or 0)
 
 
+class Stop(enum.Enum):
+    """Why a reply ended, in Ever's words; each provider maps its own reasons onto these, and the
+    tool loop decides what each means, once (harness/calls/loop.py) [A7]."""
+
+    WHOLE = "whole"  # the reply is done (or stopped at a stop sequence)
+    TOOLS = "tools"  # it asks for its tool calls to be run
+    PAUSED = "paused"  # the API paused a long turn: sent back as it is, the call goes on
+    LENGTH = "length"  # cut at the reply's cap of output tokens
+    REFUSED = "refused"  # the model declined
+    WINDOW = "window"  # the context window filled
+    UNKNOWN = "unknown"  # a reason this Ever does not know
+
+
 @dataclass(frozen=True)
 class Reply:
     """One answer: its content blocks (text, thinking, tool_use, as dicts), its stop reason, the
     usage of the attempt that answered, the usage of every attempt (`spent`: an attempt cut after
-    its response started was billed for its prompt too) and how many attempts it took."""
+    its response started was billed for its prompt too) and how many attempts it took. `stop` is
+    the stop reason in Ever's words, which the provider sets."""
 
     content: tuple[JSON, ...]
-    stop_reason: str | None
+    stop_reason: str | None  # as the API named it: for the words that name it
     usage: Usage
     spent: Usage
     attempts: int
+    stop: Stop | None = None
 
     @property
     def text(self) -> str:

@@ -24,16 +24,14 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from harness.calls.tool import TURN, Tool, offered
 from harness.memory.line import LINE_BYTES_MAX
 from harness.memory.text import valid_text
 
 JSON = dict
-EPHEMERAL = {"type": "ephemeral"}  # a 5-minute entry: never "1h" [gist §3.3]
 BLOCK_LINES = 4  # [gist §3.3] the view goes in blocks of 4 lines
 INSTRUCTIONS_FILE = "instructions.md"
 INSTRUCTIONS_HEADING = "# The user's instructions"
-# [H7] the largest file `read` takes, told to the model in the tool's description
-READ_BYTES_MAX = 10_000_000
 RULER = "-" * LINE_BYTES_MAX  # [gist §4] the ruler is 512 dashes
 
 SYSTEM_PROMPT = """\
@@ -128,111 +126,8 @@ text to its real author. Never make anything look further along than it was. If
 told the line is too long, shorten it. Non-ASCII characters cost 2-4 bytes."""
 
 
-def _object(properties: dict, required: Sequence[str]) -> JSON:
-    return {"type": "object", "properties": properties, "required": list(required),
-            "additionalProperties": False}
-
-
-_PATH = {"type": "string", "description": "A file path, relative to the working directory or absolute."}
-
-TOOLS: tuple[JSON, ...] = (
-    {
-        "name": "zoom",
-        # [gist §6] verbatim
-        "description": "Open the line id+n of the view into the two lines of n/2 under it; "
-                       "n = 1 gives the message whole.",
-        "input_schema": _object({
-            "id": {"type": ["integer", "string"],
-                   "description": "The line's first message: a multiple of n; or a subagent's name, "
-                                  "for its whole conversation."},
-            "n": {"type": "integer", "minimum": 1, "description": "How many messages the line covers: a power of 2."},
-            "page": {"type": "integer", "minimum": 1,
-                     "description": "With n = 1, a long message comes in pages of 30,000 characters, "
-                                    "each headed [message id, page p of k]: the page to give (default 1)."},
-        }, ("id",)),
-    },
-    {
-        "name": "date",
-        "description": "The date and time of message id.",  # [gist §6] verbatim
-        "input_schema": _object({
-            "id": {"type": "integer", "minimum": 0, "description": "A message id."},
-        }, ("id",)),
-    },
-    {
-        "name": "search",  # [R1] beside the gist's zoom and date
-        "description": "Find the messages that hold these words (all of them, else any), best first: "
-                       "each hit gives the message's id, date, kind, a snippet and the view line that "
-                       "covers it, `id (in first+n)`; zoom(id, 1) gives the message whole. For a name, "
-                       "a number, a path or a command the view's lines may have dropped.",
-        "input_schema": _object({
-            "query": {"type": "string", "description": "Words to find; \"quoted words\" go together."},
-            "page": {"type": "integer", "minimum": 1, "description": "Which page of 10 hits (default 1)."},
-        }, ("query",)),
-    },
-    {
-        "name": "shell",
-        "description": "Run a command with bash on the user's computer, in the working directory, and give "
-                       "its exit status and output (stdout and stderr; a long output is clipped to its head "
-                       "and tail).",
-        "input_schema": _object({
-            "command": {"type": "string", "description": "The command line."},
-            "timeout_seconds": {"type": "integer", "minimum": 1,
-                                "description": "Stop the command after this many seconds."},
-        }, ("command",)),
-    },
-    {
-        "name": "read",
-        "description": "Read a text file, whole or `limit` lines from line `offset` (numbered from 1), "
-                       "with line numbers. An image file comes back as an image. Regular files only, "
-                       f"of at most {READ_BYTES_MAX:,} bytes: look into a larger one with shell.",
-        "input_schema": _object({
-            "path": _PATH,
-            "offset": {"type": "integer", "minimum": 1, "description": "The first line to read."},
-            "limit": {"type": "integer", "minimum": 1, "description": "How many lines to read."},
-        }, ("path",)),
-    },
-    {
-        "name": "write",
-        "description": "Write content to a file, creating it or replacing all it holds.",
-        "input_schema": _object({
-            "path": _PATH,
-            "content": {"type": "string", "description": "The file's whole new content."},
-        }, ("path", "content")),
-    },
-    {
-        "name": "edit",
-        "description": "Replace the exact text old_text, which must occur exactly once in the file, "
-                       "with new_text.",
-        "input_schema": _object({
-            "path": _PATH,
-            "old_text": {"type": "string", "description": "The text to replace, exactly as the file holds it."},
-            "new_text": {"type": "string", "description": "The text to put in its place."},
-        }, ("path", "old_text", "new_text")),
-    },
-    {
-        "name": "agent",
-        "description": "Start a subagent in the background: a fresh call that sees the view, then the task, "
-                       "with the shell, read, write, edit, zoom and date tools. Its report reaches you later "
-                       "as a message \"[Name] report\"; zoom(\"Name\") gives its whole conversation. Only "
-                       "when the user asks for one.",
-        "input_schema": _object({
-            "name": {"type": "string", "description": "Its name, unique in the chat: a letter, then "
-                                                      "letters, digits, - or _, at most 40."},
-            "task": {"type": "string", "description": "What it is to do, in full: it knows only the view "
-                                                      "and this."},
-        }, ("name", "task")),
-    },
-    {
-        "name": "tell",  # [gist §9] tell(id, message)
-        "description": "Send a message to a running subagent: it reads it between its tool calls, as "
-                       "you read the user's. The result says whether it was running; a subagent that "
-                       "has ended reads nothing more.",
-        "input_schema": _object({
-            "name": {"type": "string", "description": "The subagent's name, as agent was given it."},
-            "message": {"type": "string", "description": "What to tell it, in full."},
-        }, ("name", "message")),
-    },
-)
+# the turns' tools, the registry's (harness/calls/tool.py): a compaction sends them too, never called
+TOOLS: tuple[Tool, ...] = offered(TURN)
 
 
 def read_instructions(ever_home: str) -> str:
@@ -249,11 +144,13 @@ def read_instructions(ever_home: str) -> str:
 class Prompt:
     """The prefix every call of a chat shares: tools, then system blocks [gist §3.3, §5].
 
-    Built once per process from the user's instructions; nothing in it changes between calls.
+    Built once per process from the user's instructions; nothing in it changes between calls. A
+    call marks the system's end [C2]: compactions and turns share that entry, and a view of more
+    than 20 blocks could not find it from the view's own marks.
     """
 
-    tools: tuple[JSON, ...]
-    system: tuple[JSON, ...]  # text blocks; the last one carries the cache mark
+    tools: tuple[Tool, ...]
+    system: tuple[str, ...]  # the system prompt's blocks, each a text
 
     @classmethod
     def build(cls, instructions: str = "") -> "Prompt":
@@ -261,23 +158,26 @@ class Prompt:
         instructions = valid_text(instructions).strip()
         if instructions:
             texts.append(INSTRUCTIONS_HEADING + "\n\n" + instructions)
-        blocks = [{"type": "text", "text": text} for text in texts]
-        # [C2] a mark on the system's end: compactions and turns share this entry, and a
-        # view of more than 20 blocks could not find it from the view's own marks
-        blocks[-1]["cache_control"] = dict(EPHEMERAL)
-        return cls(tools=tuple(TOOLS), system=tuple(blocks))
+        return cls(tools=TOOLS, system=tuple(texts))
 
     @classmethod
     def load(cls, ever_home: str) -> "Prompt":
         return cls.build(read_instructions(ever_home))
 
     def system_text(self) -> str:
-        return "\n\n".join(block["text"] for block in self.system)
+        return "\n\n".join(self.system)
+
+
+def view_mark(lines: Sequence[str]) -> int | None:
+    """The view's block that ends its cached prefix: the last whole block of 4 lines [gist §3.3];
+    None when there is none."""
+    whole = len(lines) // BLOCK_LINES
+    return whole - 1 if whole else None
 
 
 def chat_blocks(lines: Sequence[str]) -> list[JSON]:
-    """The view `<chat>\\n{lines}</chat>` as text blocks of 4 lines, with a cache mark on the last
-    whole block [gist §3.3]. The blocks joined are the rendered view, byte for byte; `</chat>`
+    """The view `<chat>\\n{lines}</chat>` as text blocks of 4 lines; a call marks the last whole
+    one (`view_mark`) [gist §3.3]. The blocks joined are the rendered view, byte for byte; `</chat>`
     goes in the block after the last whole one (so a whole block never changes as the view grows
     at its end). Each line is already rendered (`id+n|text`, no line break)."""
     whole = len(lines) // BLOCK_LINES
@@ -286,8 +186,6 @@ def chat_blocks(lines: Sequence[str]) -> list[JSON]:
         head = "<chat>\n" if k == 0 else ""
         chunk = lines[k * BLOCK_LINES:(k + 1) * BLOCK_LINES]
         blocks.append({"type": "text", "text": head + "".join(line + "\n" for line in chunk)})
-    if blocks:
-        blocks[-1]["cache_control"] = dict(EPHEMERAL)
     head = "<chat>\n" if whole == 0 else ""
     rest = lines[whole * BLOCK_LINES:]
     blocks.append({"type": "text", "text": head + "".join(line + "\n" for line in rest) + "</chat>"})

@@ -1,7 +1,6 @@
-"""The last shaping every request gets before it is sent: the thinking fields the model takes,
-the cache marks on or off, and reply blocks fit to go back (harness/calls/models.py decides) [H9].
-
-    request = finished(request, thinking="off", marks=True)
+"""The shaping every request gets before it is sent, whatever its provider: the thinking fields
+the model takes (harness/calls/models.py decides) [H9], images within the API's limits, and reply
+blocks fit to go back. harness/calls/anthropic.py's `finished` applies them.
 
 Pure functions of their arguments; no SDK.
 """
@@ -29,36 +28,6 @@ def thinking_fields(model_id: str, thinking: Thinking) -> JSON:
     if isinstance(thinking, int) and not isinstance(thinking, bool):
         return {"thinking": {"type": "enabled", "budget_tokens": thinking}}
     return {"thinking": {"type": "adaptive"}, "output_config": {"effort": thinking}}
-
-
-def without_marks(request: JSON) -> JSON:
-    """The request with no `cache_control` anywhere (`cache.marks = false`: a server that
-    refuses them)."""
-
-    def bare(block: Any) -> Any:
-        if isinstance(block, dict):
-            return {k: v for k, v in block.items() if k != "cache_control"}
-        return block
-
-    out = {k: v for k, v in request.items() if k != "cache_control"}
-    if "tools" in out:
-        out["tools"] = [bare(tool) for tool in out["tools"]]
-    if isinstance(out.get("system"), list):
-        out["system"] = [bare(block) for block in out["system"]]
-    out["messages"] = [
-        dict(message, content=[bare(block) for block in message["content"]])
-        if isinstance(message.get("content"), list) else message
-        for message in out["messages"]
-    ]
-    return out
-
-
-def finished(request: JSON, thinking: Thinking = THINKING_OFF, marks: bool = True) -> JSON:
-    """`request` with its thinking fields, without its marks when `marks` is false, and with the
-    images the API would refuse it for replaced by a note (`within_image_limits`)."""
-    request = dict(request)
-    request.update(thinking_fields(request["model"], thinking))
-    return within_image_limits(request if marks else without_marks(request))
 
 
 def _image_places(request: JSON) -> list[tuple]:
@@ -132,16 +101,3 @@ def sent_back(content: list[JSON]) -> list[JSON]:
             continue
         kept.append({k: v for k, v in block.items() if k != "citations"})
     return kept
-
-
-def stop_problem(stop_reason: str | None) -> str | None:
-    """What a reply's stop reason means for a turn, in one sentence; None when the reply is whole
-    (end_turn, tool_use, stop_sequence) or to be continued (pause_turn)."""
-    if stop_reason == "max_tokens":
-        return ("The reply was cut at max_tokens before it ended; its tool calls were not run "
-                "(they may be incomplete).")
-    if stop_reason == "refusal":
-        return "The model declined to answer this (stop reason: refusal)."
-    if stop_reason == "model_context_window_exceeded":
-        return "The request filled the model's context window; the reply was cut."
-    return None

@@ -37,10 +37,11 @@ from harness.calls.shell import (
     run_command,
     shell_result,
 )
+from harness.calls.tool import TOOLS, WORK
 from harness.memory.images import ToolResult, error_result
 from harness.memory.text import clip_output, valid_text
 
-WORK_TOOLS = ("shell", "read", "write", "edit")
+WORK_TOOLS = tuple(tool.name for tool in TOOLS if tool.runs_in == WORK)
 
 
 class WorkTools:

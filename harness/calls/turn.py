@@ -10,7 +10,9 @@ then the view in blocks of 4 lines with a cache mark on the last whole block [gi
 per-turn state (the local date and time, the working directory) goes after the view, before the
 user's words, never in the system prompt [gist §6, §7.10]. A second mark sits on the request's
 end; inside the tool loop it moves with the conversation, so a turn never carries more than the
-system's, the view's and the end's: 3 of the 4 the API allows.
+system's, the view's and the end's: 3 of the 4 the API allows. The loop is harness/calls/loop.py's,
+which a turn configures (its caps, its log, what joins between calls); the provider
+(harness/calls/anthropic.py) puts the marks on the wire.
 
 Thoughts are shown, never logged [gist §1]; they go back to the API inside the tool loop only, as
 the API requires. A tool's output is clipped by the tools; any other long text (a long reply, a
@@ -27,7 +29,6 @@ a tool, or a reply that streams without end, so costs at most what the caps allo
 """
 
 import asyncio
-import dataclasses
 import json
 import os
 import time
@@ -37,12 +38,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
+from harness.calls.anthropic import provider_of
 from harness.calls.arguments import date_error, page_error, zoom_error
 from harness.calls.caps import TurnCaps
-from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
-from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
+from harness.calls.loop import CAP, FAILED, STOPPED, CapReached, ToolLoop
+from harness.calls.outcomes import Reply, Usage
+from harness.calls.prompt import Prompt, chat_blocks, view_mark
+from harness.calls.provider import Streamed
 from harness.calls.redaction import redact
-from harness.calls.requests import finished, sent_back, stop_problem
+from harness.calls.tool import AGENTS, MEMORY, TOOLS_BY_NAME
 from harness.calls.tools import WorkTools
 from harness.calls.usage import cost_e8, record_usage, usage_record
 from harness.memory.accepted import Accepted
@@ -59,8 +63,6 @@ MAX_TOKENS = 16_000
 STOPPED_MARK = "\n[stopped: the user stopped this reply here]"
 
 
-class CapReached(Exception):
-    """A turn's cap is reached; the message is the sentence's middle: "its cap of 3 calls"."""
 
 
 class Output(Protocol):
@@ -118,32 +120,8 @@ class TurnResult:
     cost_e8: int | None = None  # the last call's cost in 10^-8 dollars; None if unpriced
 
 
-def end_marked(messages: list[JSON]) -> list[JSON]:
-    """The conversation with one cache mark, on its last block [gist §3.3]; earlier end marks
-    removed (the view's mark stays: it is inside the first message's content)."""
-    marked = []
-    last = len(messages) - 1
-    for k, message in enumerate(messages):
-        content = []
-        for block in message["content"]:
-            block = dict(block)
-            if block.get("cache_control") and block.get("end_mark"):
-                block.pop("cache_control")
-            content.append(block)
-        if k == last:
-            content[-1] = dict(content[-1], cache_control=dict(EPHEMERAL), end_mark=True)
-        marked.append({"role": message["role"], "content": content})
-    return marked
-
-
-def wire(messages: list[JSON]) -> list[JSON]:
-    """The messages as sent: the `end_mark` bookkeeping key removed."""
-    return [{"role": m["role"], "content": [{k: v for k, v in b.items() if k != "end_mark"}
-                                            for b in m["content"]]} for m in messages]
-
-
-class Turn:
-    """One user message's call and its tool loop; see the module's text."""
+class Turn(ToolLoop):
+    """One user message's call and its tool loop (harness/calls/loop.py); see the module's text."""
 
     starts_agents = True  # the master's turns; a subagent starts none (harness/calls/agents.py)
 
@@ -151,6 +129,7 @@ class Turn:
                  settings: TurnSettings, output: Output | None = None, agents: Any = None):
         self.memory = memory
         self.client = client
+        self.provider = provider_of(client)  # the Messages API's, unless a provider is given
         self.prompt = prompt
         self.tools = tools
         self.settings = settings
@@ -163,6 +142,7 @@ class Turn:
         self.agents = agents  # the chat's subagents: `agent`, zoom("Name"), their reports
         self.spent = {"calls": 0, "tool_calls": 0, "tokens": 0, "output_bytes": 0}  # against the caps
         self.started = 0.0  # the monotonic time the turn's first call was about to be sent
+        self.result = TurnResult("")
 
     def add_message(self, message: Accepted) -> None:
         """A message typed while the call runs joins it between tool calls [gist §6]."""
@@ -215,87 +195,63 @@ class Turn:
             {"type": "text", "text": state},
             {"type": "text", "text": text},
         ]
-        messages: list[JSON] = [{"role": "user", "content": first}]
-        result = TurnResult("")
-        first_call = True
+        self.result = result = TurnResult("")
         self.started = self.settings.monotonic()
-        while True:
-            over = self._over_cap()
-            if over:
-                return self._capped(over, result)
-            if first_call and not self.settings.end_mark_first_call:
-                first_call = False  # the view's mark only: nothing after it is written
-            else:
-                messages = end_marked(messages)
-            request = finished({
-                "model": self.settings.model,
-                "max_tokens": self.settings.max_tokens,
-                "tools": list(self.prompt.tools),
-                "system": list(self.prompt.system),
-                "messages": wire(messages),
-            }, self.settings.thinking, self.settings.cache_marks)
-            self.requests.append(request)
-            self._shown, self._usage = [], None
-            try:
-                reply = await self.client.stream(request, on_event=self._show)
-            except asyncio.CancelledError:
-                self._stopped()
-                raise
-            except CapReached as cap:
-                return self._capped(str(cap), result, self._shown)
-            except (Refused, Unusable, RetriesExhausted) as error:
-                # every attempt that was billed counts in `ever cost`, the failed ones too
-                self._record(getattr(error, "spent", Usage()))
-                result.error = (f"The call failed: {error}. Your message is in the log, so do not send it again: "
-                                "the next turn will see it.")
-                self.output.notice(result.error)
-                return result
-            result.calls += 1
-            self.spent["calls"] += 1
-            usage = reply.usage
-            self.spent["tokens"] += usage.prompt_tokens + usage.output_tokens
-            prompt_tokens = usage.prompt_tokens or 1
-            result.cache_read_share = usage.cache_read_input_tokens / prompt_tokens
-            result.cost_e8 = self._record(reply.spent, answered=True)
-            problem = stop_problem(reply.stop_reason)
-            tool_results = []
-            uses = [block for block in reply.content if block["type"] == "tool_use"]
-            if problem is None and uses and self.spent["tool_calls"] + len(uses) > self.settings.caps.tool_calls:
-                for block in reply.content:
-                    if block["type"] == "text" and block["text"].strip():
-                        self.log("ever", block["text"])
-                        result.reply = self.checked(block["text"])
-                asked = ", ".join(block["name"] for block in uses)
-                return self._capped(f"its cap of {self.settings.caps.tool_calls:,} tool calls; "
-                                    f"its last reply asked for {asked}, not run", result)
-            for block in reply.content:
-                if block["type"] == "text" and block["text"].strip():
-                    self.log("ever", block["text"])
-                    result.reply = self.checked(block["text"])
-                elif block["type"] == "tool_use" and problem is None:
-                    self.spent["tool_calls"] += 1
-                    # a reply cut or refused runs none of its calls: their input may be cut too
-                    tool_result = await self._call(block["name"], block.get("input", {}))
-                    tool_results.append(tool_result.block(block["id"]))
-            if problem is not None:
-                result.error = problem
-                self.output.notice(problem)
-                return result
-            if reply.stop_reason == "pause_turn":
-                # the API paused a long turn: the reply goes back as it is and the call goes on
-                messages.append({"role": "assistant", "content": sent_back(list(reply.content))})
-                continue
-            if reply.stop_reason != "tool_use" or not tool_results:
-                return result
-            messages.append({"role": "assistant", "content": sent_back(list(reply.content))})
-            joined = list(tool_results)
-            while self.inbox:
-                typed = self.inbox.pop(0)
-                self.log_accepted(typed)
-                joined.append({"type": "text", "text": typed.text})
-            if self.agents is not None and self.starts_agents:
-                joined += self.agents.joined(self)  # subagents' reports, logged as `work` [gist §6]
-            messages.append({"role": "user", "content": joined})
+        end = await self.calls(first, view_mark(lines))
+        if end.how == CAP:
+            return self._capped(end.sentence, result, self._shown if end.cut else None)
+        if end.how == FAILED:
+            # every attempt that was billed counts in `ever cost`, the failed ones too
+            self._record(getattr(end.error, "spent", Usage()))
+            result.error = (f"The call failed: {end.error}. Your message is in the log, so do not send it "
+                            "again: the next turn will see it.")
+            self.output.notice(result.error)
+        elif end.how == STOPPED:
+            result.error = end.sentence
+            self.output.notice(end.sentence)
+        return result
+
+    # ---- the tool loop's configuration (harness/calls/loop.py) ----
+
+    def over_cap(self) -> str:
+        self._shown, self._usage = [], None
+        return self._over_cap()
+
+    def tool_cap(self, uses: list[JSON]) -> str:
+        if self.spent["tool_calls"] + len(uses) <= self.settings.caps.tool_calls:
+            return ""
+        asked = ", ".join(block["name"] for block in uses)
+        return (f"its cap of {self.settings.caps.tool_calls:,} tool calls; "
+                f"its last reply asked for {asked}, not run")
+
+    def end_mark_first(self) -> bool:
+        return self.settings.end_mark_first_call
+
+    def answered(self, reply: Reply) -> None:
+        result = self.result
+        result.calls += 1
+        prompt_tokens = reply.usage.prompt_tokens or 1
+        result.cache_read_share = reply.usage.cache_read_input_tokens / prompt_tokens
+        result.cost_e8 = self._record(reply.spent, answered=True)
+
+    def said(self, texts: list[str]) -> None:
+        self.result.reply = self.checked(texts[-1])
+
+    def joined(self) -> list[JSON]:
+        joined = []
+        while self.inbox:
+            typed = self.inbox.pop(0)
+            self.log_accepted(typed)
+            joined.append({"type": "text", "text": typed.text})
+        if self.agents is not None and self.starts_agents:
+            joined += self.agents.joined(self)  # subagents' reports, logged as `work` [gist §6]
+        return joined
+
+    async def run_tool(self, name: str, tool_input: Any) -> ToolResult:
+        return await self._call(name, tool_input)
+
+    def cancelled(self) -> None:
+        self._stopped()
 
     def _over_cap(self) -> str:
         """Which cap a next call would pass, as the sentence names it; "" if none."""
@@ -343,41 +299,34 @@ class Turn:
         if self._usage is not None:
             self._record(self._usage)
 
-    def _show(self, event: Any) -> None:
-        kind = getattr(event, "type", "")
-        if kind == "message_start":
-            self._usage = Usage.of(event.message.usage)
-        elif kind == "message_delta" and self._usage is not None and getattr(event, "usage", None):
-            self._usage = dataclasses.replace(self._usage, output_tokens=event.usage.output_tokens or 0)
-        if kind != "content_block_delta":
+    def on_streamed(self, piece: Streamed) -> None:
+        if piece.kind == "usage":
+            self._usage = piece.usage
             return
-        delta = event.delta
-        streamed = getattr(delta, "text", None) or getattr(delta, "thinking", None) \
-            or getattr(delta, "partial_json", None) or ""
-        self.spent["output_bytes"] += len(streamed.encode("utf-8", "surrogatepass"))
+        self.spent["output_bytes"] += len(piece.text.encode("utf-8", "surrogatepass"))
         caps = self.settings.caps
         if self.spent["output_bytes"] > caps.output_bytes:
             raise CapReached(f"its cap of {caps.output_bytes:,} output bytes")
         if self.settings.monotonic() - self.started >= caps.seconds:
             raise CapReached(f"its cap of {caps.seconds:g} s of wall time")
-        if delta.type == "text_delta":
-            self._shown.append(delta.text)
-            self.output.text(delta.text)
-        elif delta.type == "thinking_delta":
-            self.output.thinking(delta.thinking)
+        if piece.kind == "text":
+            self._shown.append(piece.text)
+            self.output.text(piece.text)
+        elif piece.kind == "thinking":
+            self.output.thinking(piece.text)
 
     async def _call(self, name: str, tool_input: Any) -> ToolResult:
         """Run one tool call; log it and its result as they happen [gist §1, §6]."""
         self.log("tool", f"{name} {json.dumps(tool_input, ensure_ascii=False, sort_keys=True)}")
         self.output.tool(name, tool_input if isinstance(tool_input, dict) else {})
-        if name == "agent" and self.agents is not None and self.starts_agents:
-            result = self.agents.start(tool_input, self)
-        elif name == "tell" and self.agents is not None and self.starts_agents:
-            result = self.agents.tell_tool(tool_input)
+        tool = TOOLS_BY_NAME.get(name)
+        runs_in = tool.runs_in if tool is not None else None
+        if runs_in == AGENTS and self.agents is not None and self.starts_agents:
+            result = self.agents.start(tool_input, self) if name == "agent" else self.agents.tell_tool(tool_input)
         elif name == "zoom" and isinstance(tool_input, dict) and isinstance(tool_input.get("id"), str) \
                 and self.agents is not None:
             result = self.agents.zoom(tool_input)  # zoom("Name") [gist §6]
-        elif name in ("zoom", "date", "search"):
+        elif runs_in == MEMORY and name in ("zoom", "date", "search"):
             result = self._memory_tool(name, tool_input)
         else:
             result = await asyncio.to_thread(self.tools.run, name, tool_input)

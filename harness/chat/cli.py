@@ -51,6 +51,29 @@ def fail(sentence: str) -> None:
 BUG = "(a bug in Ever: please report it)"
 
 
+class Registered(click.Choice):
+    """A choice among the names a registry holds, read only when a command parses or shows them, so
+    that no other command loads the registry's modules (`ever send` above all)."""
+
+    def __init__(self, names) -> None:
+        self.names = names
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.names())
+
+    @choices.setter
+    def choices(self, _) -> None:  # click.Choice sets it; the registry says it
+        pass
+
+
+def import_formats() -> tuple[str, ...]:
+    from harness.imports.formats import NAMED
+
+    return tuple(NAMED)
+
+
 class Ever(click.Group):
     """Every command's errors end as one sentence on stderr and exit 1, never a traceback."""
 
@@ -372,13 +395,13 @@ def mcp(http: bool, port: int, allow_send: bool) -> None:
 
 @main.command("import")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["claude-code", "codex", "pi", "llm", "text"]),
+@click.option("--format", "fmt", type=Registered(import_formats),
               default=None, help="The files' format (default: told from each file).")
 @click.option("--yes", is_flag=True, help="Go on without asking, however many compactions it costs.")
 def import_command(paths, fmt, yes: bool) -> None:
     """Old sessions (Claude Code, Codex CLI, pi, llm's logs.db, text or Markdown) as notes, oldest first."""
-    from harness.chat.importing import run_import
-    from harness.chat.imports import ImportFailed
+    from harness.imports.importing import run_import
+    from harness.imports.notes import ImportFailed
 
     try:
         run_import(load_settings(), paths, fmt, yes, say=echo)
@@ -398,7 +421,7 @@ def import_command(paths, fmt, yes: bool) -> None:
               help="The port for --serve (default: any free one).")
 def browse(out_path, serve: bool, port: int) -> None:
     """The whole memory as one self-contained HTML page: the view's lines, down to each message."""
-    from harness.chat.browsing import serve_page, write_page
+    from harness.browse.browsing import serve_page, write_page
 
     settings = load_settings()
     try:
@@ -547,7 +570,7 @@ def simulate(messages: int, seed: int, workload_name: str, import_notes: int, fr
              no_pictures: bool, as_json: bool, processes: int) -> None:
     """What a chat costs, replayed with no key and no network: Ever beside the designs a user would
     pick instead, on the same messages at the same prices (docs/simulate.md)."""
-    from harness.chat.simulate import run_command
+    from harness.bench.simulate import run_command
 
     settings = load_settings()
     memory_model = settings.model if settings.memory_model == "turns" else settings.memory_model
@@ -600,9 +623,9 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
     that sees one summary of the whole chat. Scored exactly (docs/recall.md)."""
     from pathlib import Path
 
+    from harness.bench.planted import LoadFailed, generate, load
+    from harness.bench.recall import ARMS, BenchFailed, BenchSettings, run, table
     from harness.chat.config import load_key
-    from harness.chat.recall import ARMS, BenchFailed, BenchSettings, run, table
-    from harness.memory.planted import LoadFailed, generate, load
 
     settings = load_settings()
     chosen = tuple(arm.strip() for arm in arms.split(",") if arm.strip())

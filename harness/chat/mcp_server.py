@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from harness.calls.tool import MCP, offered
 from harness.chat.config import Settings
 
 INSTRUCTIONS = (
@@ -29,18 +30,6 @@ INSTRUCTIONS = (
     "messages by their words and names the view line that covers each. `date(id)` gives when message "
     "id was written. Message kinds: user (the user's words), ever (Ever's replies), tool (its tool "
     "calls), echo (tool results), work (a subagent's report), note (imported history).")
-
-VIEW = ("The chat's memory as Ever's next turn sees it, between <chat> tags: one line per "
-        "`id+n|summary`, covering messages id to id+n-1, oldest first. Zoom into a line for detail.")
-ZOOM = ("Open line id+n of the view into the two lines of n/2 messages under it; n = 1 gives message "
-        "id whole (a long message in pages of 30,000 characters: `page`). id is a multiple of n, n a "
-        "power of 2, as the view's `id+n` names them.")
-SEARCH = ("Find the messages holding these words (all of them, else any), best first, 10 a page: each "
-          "hit is `id (in first+n) date kind: snippet`, where first+n is the view line covering it. "
-          "\"quoted words\" go together. zoom(id, 1) gives a hit whole.")
-DATE = "The date and time (with its UTC offset) when message id was logged."
-SEND = ("Send a message into Ever's chat, as the user would, and get Ever's reply. It is logged for "
-        "ever. Tools that ask first (shell, write, edit) are declined for it.")
 
 Ask = Callable[[dict[str, Any]], Any]
 
@@ -76,18 +65,18 @@ def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
     async def date(id: int) -> str:
         return (await answer({"op": "date", "id": id}))["text"]
 
-    server.add_tool(view, name="view", description=VIEW)
-    server.add_tool(zoom, name="zoom", description=ZOOM)
-    server.add_tool(search, name="search", description=SEARCH)
-    server.add_tool(date, name="date", description=DATE)
-    if allow_send:
-        async def send(message: str) -> str:
-            reply = await send_once(settings, message, yes=False)
-            if reply.get("error"):
-                return f"{reply.get('reply', '')}\n[not answered: {reply['error']}]".strip()
-            return reply["reply"]
+    async def send(message: str) -> str:
+        reply = await send_once(settings, message, yes=False)
+        if reply.get("error"):
+            return f"{reply.get('reply', '')}\n[not answered: {reply['error']}]".strip()
+        return reply["reply"]
 
-        server.add_tool(send, name="send", description=SEND)
+    # the registry's MCP tools, in its order, each with its MCP words (harness/calls/tool.py)
+    runs = {"view": view, "zoom": zoom, "search": search, "date": date, "send": send}
+    for tool in offered(MCP):
+        if tool.name == "send" and not allow_send:
+            continue
+        server.add_tool(runs[tool.name], name=tool.name, description=tool.mcp_description)
     return server
 
 

@@ -22,11 +22,9 @@
     agentlog    a subagent's own log: its steps, its end, where its report went; its caps
     search      every message found by its words: SQLite FTS5, a cache of the logs [R1]
     trace       the planner's state printed for the bridge (bridge/FORMAT.md)
-    planted     facts planted at known ids in a synthetic chat, the published benchmarks' files as
-                chats, and an answer's exact score, for `ever bench recall` [M1] [M2]
 
-May import: the standard library and harness.memory. Never the SDK, harness.calls, harness.chat or
-harness.localapi; never model/.
+May import: the standard library and harness.memory. Never the SDK, harness.calls, harness.chat,
+harness.bench or harness.localapi; never model/.
 """
 
 # Who hears a damaged log line said, once per sentence (harness/memory/store.py): every command of

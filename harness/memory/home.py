@@ -103,13 +103,13 @@ PLACES = (
     Place("usage/", "chat/usage/", "harness/calls/usage.py", TRUTH, FOLDER, "the calls' usage"),
     Place("usage", "chat/usage/YYYY-MM-DD.jsonl", "harness/calls/usage.py", TRUTH, FILE,
           "each API call's tokens, for `ever cost`"),
-    Place("page", "chat/memory.html", "harness/chat/browsing.py", CACHE, FILE,
+    Place("page", "chat/memory.html", "harness/browse/browsing.py", CACHE, FILE,
           "`ever browse`'s page of the whole memory, when no --out is given"),
     Place("replacing", "<file>.tmp", "harness/memory/logfile.py", CACHE, FILE,
           "a file being replaced whole; a crash may leave it, and the next write replaces it"),
     Place("demo/", "demo/", "harness/chat/demo.py", CACHE, FOLDER,
           "`ever chat --local`'s chat: a home of its own, on a local API that echoes", holds="home"),
-    Place("bench/", "bench/", "harness/chat/recall.py", CACHE, FOLDER,
+    Place("bench/", "bench/", "harness/bench/recall.py", CACHE, FOLDER,
           "`ever bench recall`'s chats, each with its bench's files", holds="anything"),
 )
 PARTS = re.compile(r"YYYY-MM-DD|<[^>]+>")

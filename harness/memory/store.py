@@ -20,7 +20,7 @@ A message line: these keys in this order, no spaces, UTF-8 with non-ASCII writte
 - `from` (only on an import's notes, before `key`): where the note was read, in words (the
   file, its line or row, the session and the original id): provenance for a person or a tool
   that reads the log. No request carries it: the planner and the view see `kind` and `text`
-  alone, so it costs no byte of any view (harness/chat/imports/__init__.py, [I1]).
+  alone, so it costs no byte of any view (harness/imports/rules.py, [I1]).
 - `key` (only on some lines, last): a name the writer gave the message so that it is logged once
   however often the writing is tried again (an import's note, [S8]); letters, digits and
   `._:+/=-`, at most 128 of them. `keys()` reads them back.

@@ -8,7 +8,7 @@ the compactor left to finish (`ever memory status` asked until it says idle); th
 Every request the API received is measured: no `<chat>` past its ceiling and the tags (128,000 and
 32,000 bytes [gist §3.2, §4]), no request past its model's window (the models' pages; the request's
 bytes bound its tokens from above). The import says its figures are upper bounds ("input tokens at
-most", harness/chat/imports `Cost`), so the calls, the input tokens (the sum, the cache reads and
+most", harness/imports/rules.py `Cost`), so the calls, the input tokens (the sum, the cache reads and
 the writes) and the dollars it announced are asserted to be at least what the compactor's calls
 used (the usage log, harness/calls/usage.py, beside the API's own records), priced here at Claude
 Haiku 4.5's list prices written out from the pricing page. The compactor's answers are lines of

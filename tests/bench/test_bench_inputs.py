@@ -181,7 +181,7 @@ def test_a_message_past_the_limit_is_refused_in_bounded_time_and_memory_against_
 
 
 
-JSON_LINE_BYTES_MAX = 64 << 20  # harness/chat/imports/notes.py: a longer line is skipped, never held
+JSON_LINE_BYTES_MAX = 64 << 20  # harness/imports/notes.py: a longer line is skipped, never held
 
 READ_ONCE = """
 import os, sys

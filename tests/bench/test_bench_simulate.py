@@ -12,8 +12,8 @@ that checks the measured code really ran (every mode costed, every turn answered
 import resource
 import time
 
-from harness.chat.simulate import MODES, figures, simulate, view_unit
-from harness.chat.simulate_workloads import seeded
+from harness.bench.simulate import MODES, figures, simulate, view_unit
+from harness.bench.simulate_workloads import seeded
 from harness.memory.planner import Config
 
 BUDGET_SECONDS = 120  # 30,000 messages on 2 cores

@@ -82,7 +82,7 @@ def test_a_report_between_turns_is_logged_as_work_and_starts_a_turn(tmp_path, ap
     sub = [b for b in bodies if is_sub("Scout")(b)]
     assert len(sub) == 1
     # its own system prompt: the turns' blocks, then the role, marked; the turns' tools less agent
-    assert sub[0]["system"] == [{"type": "text", "text": Prompt.build().system[0]["text"]},
+    assert sub[0]["system"] == [{"type": "text", "text": Prompt.build().system[0]},
                                 {"type": "text", "text": SUBAGENT_ROLE, "cache_control": MARK}]
     assert [t["name"] for t in sub[0]["tools"]] == ["zoom", "date", "search", "shell", "read", "write", "edit"]
     # the view, settled, as the turn would send it (the tool's result is logged before the

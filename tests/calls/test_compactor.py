@@ -23,6 +23,7 @@ import threading
 import httpx2
 import pytest
 
+from harness.bench.replay import replay, share
 from harness.calls.client import (
     Client,
     ClientSettings,
@@ -32,7 +33,6 @@ from harness.calls.client import (
 )
 from harness.calls.compactor import Compactor, Compress, Job, MemorySettings, Merge, job_for
 from harness.calls.prompt import SYSTEM_PROMPT, TOOLS, Prompt
-from harness.localapi.replay import replay, share
 from harness.localapi.server import (
     LocalAPI,
     Reply,
@@ -51,6 +51,7 @@ from harness.localapi.server import (
 from harness.memory.events import Built, Failed, Message
 from harness.memory.planner import Config, Planner
 from harness.memory.service import Paused
+from tests.support.wire import system_sent, tools_sent
 
 pytestmark = pytest.mark.local_api(every_reply_used=True)
 
@@ -156,7 +157,7 @@ def test_a_compaction_request_is_the_prefix_then_its_context_in_blocks_of_4_then
         "model": MODEL,
         "max_tokens": 16000,
         "stream": True,
-        "tools": list(TOOLS),
+        "tools": tools_sent(TOOLS),
         "tool_choice": {"type": "none"},
         "system": [{"type": "text", "text": SYSTEM_PROMPT, "cache_control": EPHEMERAL}],
         "messages": [{"role": "user", "content": [
@@ -192,7 +193,7 @@ def test_a_compaction_reads_the_tools_and_system_prompt_a_turn_wrote(api, client
              "cache_control": EPHEMERAL},
             {"type": "text", "text": "</chat>"},
             {"type": "text", "text": "What did we decide about the cache?", "cache_control": EPHEMERAL}]
-    turn = {"model": MODEL, "max_tokens": 4096, "tools": list(prompt.tools), "system": list(prompt.system),
+    turn = {"model": MODEL, "max_tokens": 4096, "tools": tools_sent(prompt.tools), "system": system_sent(prompt.system),
             "thinking": {"type": "adaptive"}, "output_config": {"effort": "high"},
             "messages": [{"role": "user", "content": view}]}
     api.enqueue("We decided to batch.")
@@ -203,7 +204,7 @@ def test_a_compaction_reads_the_tools_and_system_prompt_a_turn_wrote(api, client
     turn_body, compaction_body = (request.body for request in api.requests)
     assert compaction_body["tools"] == turn_body["tools"]
     assert compaction_body["system"] == turn_body["system"]
-    prefix_tokens = sum(rule_tokens(block) for block in list(TOOLS) + list(prompt.system))
+    prefix_tokens = sum(rule_tokens(block) for block in tools_sent(TOOLS) + system_sent(prompt.system))
     assert prefix_tokens > 1024  # above the model's minimum, so the turn's entry exists
     assert api.requests[0].cache.cache_creation_input_tokens == api.requests[0].cache.prompt_tokens
     assert api.requests[1].cache.cache_read_input_tokens == prefix_tokens
@@ -484,7 +485,7 @@ def test_eight_compactions_on_one_prefix_write_it_once(api, client, runner):
     assert all(not result.failed for result in results)
     body = api.requests[0].body
     content = body["messages"][0]["content"]
-    through_view = sum(rule_tokens(block) for block in list(TOOLS) + body["system"] + content[:10])
+    through_view = sum(rule_tokens(block) for block in tools_sent(TOOLS) + body["system"] + content[:10])
     assert "cache_control" in content[9]  # the last whole block: 40 lines, 10 blocks
     first, *others = (request.cache for request in api.requests)
     assert first.cache_read_input_tokens == 0

@@ -20,10 +20,12 @@ from harness.calls.prompt import (
     compress_task,
     merge_task,
     read_instructions,
+    view_mark,
 )
 from harness.memory.events import Message
 from harness.memory.line import too_long
 from harness.memory.planner import Planner
+from tests.support.wire import tools_sent
 
 # [gist §5] verbatim, between the code fences of "Here is UniiChat's prompt verbatim".
 GIST_PROMPT = """\
@@ -176,18 +178,13 @@ def test_no_word_of_unii_is_left_and_the_subagents_lines_are_the_gists():
 
 def test_the_users_instructions_follow_the_prompt_as_a_second_block():
     prompt = Prompt.build("I am Ada.\nMy code lives in ~/src.\n\n")
-    assert [block["text"] for block in prompt.system] == [
-        SYSTEM_PROMPT, "# The user's instructions\n\nI am Ada.\nMy code lives in ~/src."]
-    # the cache mark sits on the system's end, and only there
-    assert "cache_control" not in prompt.system[0]
-    assert prompt.system[1]["cache_control"] == {"type": "ephemeral"}
+    assert prompt.system == (SYSTEM_PROMPT, "# The user's instructions\n\nI am Ada.\nMy code lives in ~/src.")
 
 
 def test_no_instructions_append_nothing():
     for instructions in ("", "  \n\n "):
         prompt = Prompt.build(instructions)
-        assert [block["text"] for block in prompt.system] == [SYSTEM_PROMPT]
-        assert prompt.system[0]["cache_control"] == {"type": "ephemeral"}
+        assert prompt.system == (SYSTEM_PROMPT,)
 
 
 def test_instructions_are_read_from_ever_home(tmp_path):
@@ -195,20 +192,20 @@ def test_instructions_are_read_from_ever_home(tmp_path):
     (tmp_path / INSTRUCTIONS_FILE).write_bytes(b"Call me Bo.\nna\xc3\xafve \xff")  # 0xFF is no UTF-8
     text = read_instructions(str(tmp_path))
     assert text == "Call me Bo.\nna\xefve \ufffd"  # the bad byte replaced [P14]
-    assert Prompt.load(str(tmp_path)).system[-1]["text"].endswith("Call me Bo.\nna\xefve \ufffd")
+    assert Prompt.load(str(tmp_path)).system[-1].endswith("Call me Bo.\nna\xefve \ufffd")
 
 
 def test_the_prefix_is_the_same_bytes_on_every_build_and_holds_no_date():
     one, two = Prompt.build("x"), Prompt.build("x")
-    assert json.dumps([one.tools, one.system]) == json.dumps([two.tools, two.system])
-    prefix = json.dumps([one.tools, one.system])
+    assert json.dumps([tools_sent(one.tools), one.system]) == json.dumps([tools_sent(two.tools), two.system])
+    prefix = json.dumps([tools_sent(one.tools), one.system])
     assert not re.search(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}", prefix)
 
 
 def test_the_tools_are_zoom_and_date_with_the_gists_descriptions_then_the_machine_tools():
     # [R1] search joins the gist's two memory tools, before the machine's
-    assert [tool["name"] for tool in TOOLS] == ["zoom", "date", "search", "shell", "read", "write", "edit", "agent", "tell"]
-    by_name = {tool["name"]: tool for tool in TOOLS}
+    assert [tool.name for tool in TOOLS] == ["zoom", "date", "search", "shell", "read", "write", "edit", "agent", "tell"]
+    by_name = {tool["name"]: tool for tool in tools_sent(TOOLS)}
     # [gist §6] verbatim
     assert by_name["zoom"]["description"] == ("Open the line id+n of the view into the two lines of n/2 under "
                                               "it; n = 1 gives the message whole.")
@@ -225,7 +222,7 @@ def test_the_tools_are_zoom_and_date_with_the_gists_descriptions_then_the_machin
     assert properties["shell"] == ["command", "timeout_seconds"]
     assert properties["read"] == ["limit", "offset", "path"]
     assert "image" in by_name["read"]["description"]
-    for tool in TOOLS:
+    for tool in tools_sent(TOOLS):
         assert tool["input_schema"]["type"] == "object"
         assert tool["description"].endswith(".")
 
@@ -272,8 +269,7 @@ def test_the_view_goes_in_blocks_of_4_lines_marked_on_the_last_whole_block(count
     assert len(blocks) == whole + 1
     for k in range(whole):
         assert blocks[k]["text"].count("\n") == 4 + (1 if k == 0 else 0)
-    marked = [k for k, block in enumerate(blocks) if "cache_control" in block]
-    assert marked == ([whole - 1] if whole else [])
+    assert view_mark(rendered) == (whole - 1 if whole else None)
     assert blocks[-1]["text"].endswith("</chat>")
     assert blocks[-1]["text"].count("\n") == count - 4 * whole + (1 if whole == 0 else 0)
 
@@ -281,7 +277,7 @@ def test_the_view_goes_in_blocks_of_4_lines_marked_on_the_last_whole_block(count
 def test_the_work_tools_schemas_are_what_the_tools_take():
     from harness.calls.arguments import INPUT_SCHEMAS
 
-    by_name = {tool["name"]: tool["input_schema"] for tool in TOOLS}
+    by_name = {tool.name: tool.input_schema for tool in TOOLS}
     for name, schema in INPUT_SCHEMAS.items():
         assert sorted(by_name[name]["properties"]) == sorted(schema["properties"]), name
         assert by_name[name]["required"] == schema["required"], name

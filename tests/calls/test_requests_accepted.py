@@ -329,7 +329,7 @@ def test_3_an_image_over_8000_pixels_is_neither_kept_nor_sent(tmp_path):
 
 
 def test_3_more_than_20_images_drop_those_over_2000_pixels_and_the_strict_api_takes_the_rest(api):
-    from harness.calls.requests import finished
+    from harness.calls.anthropic import finished
     content = [image_block(2500, 100)] + [image_block(10, 10) for _ in range(20)] + [
         {"type": "text", "text": "what are these?"}]
     request = finished({"model": "claude-sonnet-4-6", "max_tokens": 64,

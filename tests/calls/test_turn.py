@@ -12,13 +12,14 @@ import json
 import pytest
 
 from harness.calls.approval import Answer
-from harness.calls.prompt import TOOLS, Prompt
+from harness.calls.prompt import SYSTEM_PROMPT, TOOLS
 from harness.localapi.server import Reply, status_error, text, thinking, tool_use
 from harness.memory.accepted import Accepted
 from harness.memory.service import Job, JobResult
 from tests.support.agents import until
 from tests.support.chat import logged
 from tests.support.turns import make_turn
+from tests.support.wire import tools_sent
 
 MARK = {"type": "ephemeral"}
 def marks(body) -> int:
@@ -47,8 +48,8 @@ def test_a_turn_sends_tools_system_the_view_in_blocks_the_state_and_the_message(
     memory, result = run(go())
     try:
         body = api.requests[-1].body
-        assert body["tools"] == list(TOOLS)
-        assert body["system"] == list(Prompt.build().system)
+        assert body["tools"] == tools_sent(TOOLS)
+        assert body["system"] == [{"type": "text", "text": SYSTEM_PROMPT, "cache_control": MARK}]
         lines = [f"{k}+1|user: note {k}" for k in range(6)]
         assert body["messages"] == [{"role": "user", "content": [
             {"type": "text", "text": "<chat>\n" + "".join(line + "\n" for line in lines[:4]), "cache_control": MARK},

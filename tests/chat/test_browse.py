@@ -20,7 +20,7 @@ import urllib.request
 
 import pytest
 
-from harness.chat.browse.page import first_screen_bytes, page
+from harness.browse.page import first_screen_bytes, page
 from harness.memory.service import Memory
 from tests.support.chat import EVER
 from tests.support.chat_files import write_chat

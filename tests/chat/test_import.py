@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.chat.imports import detect, estimate_compactions
+from harness.imports.formats import detect
+from harness.imports.rules import estimate_compactions
 from harness.memory.events import Built, Message
 from harness.memory.planner import Config, Planner
 from tests.support.chat import EVER
@@ -492,7 +493,7 @@ HAIKU_READ, HAIKU_WRITE, HAIKU_OUTPUT = 0.10, 1.25, 5.00
 
 def test_the_cost_of_two_long_notes_is_the_documented_rule_computed_by_hand():
     from harness.calls.models import capabilities
-    from harness.chat.imports import estimate_cost
+    from harness.imports.rules import estimate_cost
 
     # two notes of 1,000 bytes: each over 512 with `note: `, so 2 summaries; the two lines of 480
     # bytes join to 961 > 512, so 1 merge: 3 calls. With a prefix of 20,000 bytes:
@@ -576,3 +577,13 @@ def test_an_llm_logs_db_with_an_empty_responses_table_says_why_it_gives_no_notes
     assert done.stdout == (f"{path}: 0 notes (llm logs.db): its responses table is empty: llm 0.32 and later log "
                            "new exchanges to the tables of its message store, which Ever does not read\n"
                            "Nothing to add.\n")
+
+
+def test_format_takes_every_registered_format_and_only_those(tmp_path: Path):
+    from harness.imports.formats import FORMATS
+
+    shown = run(tmp_path / "home", "--help").stdout
+    assert f"--format [{'|'.join(known.name for known in FORMATS)}]" in shown
+    refused = run(tmp_path / "home", "--format", "gemini", str(tmp_path))
+    assert refused.returncode == 2
+    assert "'gemini' is not one of " + ", ".join(f"'{known.name}'" for known in FORMATS) in refused.stderr

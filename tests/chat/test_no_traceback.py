@@ -350,7 +350,7 @@ def test_hostile_files_in_an_import_are_each_passed_over_in_one_sentence_and_the
 
 def test_a_folder_that_cannot_be_read_is_named_not_passed_over_silently(tmp_path, monkeypatch):
     """Run as root, no permission bit hides a folder: its listing is made to fail as it would."""
-    from harness.chat.imports import plan
+    from harness.imports.rules import plan
 
     folder = tmp_path / "old"
     (folder / "locked").mkdir(parents=True)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.chat.recall import Bench, BenchSettings, arm_prompt, loopback, report
-from harness.memory.planted import Chat, generate, load, logged
+from harness.bench.planted import Chat, generate, load, logged
+from harness.bench.recall import Bench, BenchSettings, arm_prompt, loopback, report
 from harness.memory.service import Memory
 from harness.memory.store import Store
 from tests.support.chat import environment, ever
@@ -135,8 +135,8 @@ def test_a_build_stopped_half_way_goes_on_from_the_first_message_not_logged(tmp_
 
 def test_the_zoom_arm_has_no_search_and_no_arm_has_subagents():
     zoom, search = arm_prompt("zoom"), arm_prompt("search")
-    assert [tool["name"] for tool in zoom.tools] == ["zoom", "date", "shell", "read", "write", "edit"]
-    assert [tool["name"] for tool in search.tools] == ["zoom", "date", "search", "shell", "read", "write", "edit"]
+    assert [tool.name for tool in zoom.tools] == ["zoom", "date", "shell", "read", "write", "edit"]
+    assert [tool.name for tool in search.tools] == ["zoom", "date", "search", "shell", "read", "write", "edit"]
     assert "search(query)" not in zoom.system_text() and "search(query)" in search.system_text()
     assert zoom.system_text().replace("\n", "") in search.system_text().replace("\n", "").replace(
         "- search(query) finds the messages holding words, each with the line that covers it", "")

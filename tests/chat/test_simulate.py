@@ -20,8 +20,7 @@ from datetime import UTC
 
 import pytest
 
-from harness.calls.prompt import TOOLS, Prompt, compress_task
-from harness.chat.simulate import (
+from harness.bench.simulate import (
     ViewMode,
     figures,
     run_command,
@@ -29,8 +28,8 @@ from harness.chat.simulate import (
     simulate,
     view_unit,
 )
-from harness.chat.simulate_designs import run_carried, run_window, state_text
-from harness.chat.simulate_workloads import (
+from harness.bench.simulate_designs import run_carried, run_window, state_text
+from harness.bench.simulate_workloads import (
     Message,
     Workload,
     bulk_import,
@@ -38,16 +37,20 @@ from harness.chat.simulate_workloads import (
     full_lines,
     seeded,
 )
+from harness.calls.prompt import TOOLS, Prompt, compress_task
 from harness.localapi.validation import block_tokens
 from harness.memory.planner import Config
+from tests.support.wire import system_sent, tools_sent
 
 SONNET, HAIKU = "claude-sonnet-4-6", "claude-haiku-4-5"
 # the tools and the system prompt, below: 1,864 for the gist's tools and prompt, then the search
 # tool [R1] (152 by the token rule) and its line in the prompt (85 bytes and a newline: 21), then
-# the tell tool [gist §9] (its canonical JSON is 477 bytes: 120 by the token rule). At 2,157 the
-# prefix passes Sonnet 4.6's 2,048-token minimum, so its own mark (the system prompt's end) is an
-# entry: every call within 5 minutes of another reads at least the prefix.
-PREFIX_TOKENS = 1_864 + 152 + 21 + 120
+# the tell tool [gist §9] (its canonical JSON is 477 bytes: 120 by the token rule), then the
+# shell timeout's maximum, which the checks hold a call to (`"maximum":600,`: the shell tool's
+# canonical JSON grows from 479 to 493 bytes, 120 to 124 by the token rule).
+# At 2,161 the prefix passes Sonnet 4.6's 2,048-token minimum, so its own mark (the system
+# prompt's end) is an entry: every call within 5 minutes of another reads at least the prefix.
+PREFIX_TOKENS = 1_864 + 152 + 21 + 120 + 4
 
 
 def text_tokens(size: int, newlines: int = 0) -> int:
@@ -61,7 +64,8 @@ def chat(*messages) -> Workload:
 
 def test_the_tools_and_system_prompt_are_the_tokens_the_hand_figures_assume():
     system = Prompt.build("").system
-    assert sum(block_tokens(tool) for tool in TOOLS) + sum(block_tokens(block) for block in system) == PREFIX_TOKENS
+    assert sum(block_tokens(tool) for tool in tools_sent(TOOLS)) + sum(
+        block_tokens(block) for block in system_sent(system)) == PREFIX_TOKENS
 
 
 def test_ever_as_its_view_grows_caches_every_line_but_the_new_one():
@@ -223,8 +227,8 @@ def test_the_meter_answers_as_the_local_apis_own_cache(monkeypatch):
     """Every request of a replay with tool calls, results and images, through the fast meter and
     through the local API's `prompt_blocks`, `cache_marks` and `PromptCache.look`: the same
     outcome each time."""
-    import harness.chat.simulate as simulate_module
-    from harness.chat.simulate_meter import Meter
+    import harness.bench.simulate as simulate_module
+    from harness.bench.simulate_meter import Meter
 
     bodies = {}
     compared = []
@@ -258,7 +262,7 @@ def test_the_meter_answers_as_the_local_apis_own_cache(monkeypatch):
 
 
 def test_the_fast_compaction_context_is_the_planners(monkeypatch):
-    import harness.chat.simulate as simulate_module
+    import harness.bench.simulate as simulate_module
 
     checked = []
     original = simulate_module.Rendered.context
@@ -332,7 +336,7 @@ def test_a_users_log_gives_its_kinds_sizes_and_timing(tmp_path):
 
 
 def test_the_chat_starts_without_matplotlib():
-    code = "import sys, harness.chat.cli; print('matplotlib' in sys.modules, 'harness.chat.simulate' in sys.modules)"
+    code = "import sys, harness.chat.cli; print('matplotlib' in sys.modules, 'harness.bench.simulate' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.stdout.split() == ["False", "False"], done.stderr
 
@@ -370,7 +374,7 @@ def test_an_image_in_a_carried_conversation_breaks_what_the_next_request_reads()
     # the request after the echo (S + 308 + 308 + the image's tokens: the image count changed, so
     # the messages' part is another prefix, and only the tools and system prompt are read), then
     # turn 2, which reads all of that request's prompt.
-    from harness.chat.simulate_designs import TINY_PNG
+    from harness.bench.simulate_designs import TINY_PNG
 
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": TINY_PNG}}
     workload = Workload("image", (Message("user", 1200, 0), Message("echo", 1200, 10, image=True),
@@ -388,11 +392,11 @@ def test_a_turns_first_request_is_the_one_a_real_turn_sends(tmp_path, api):
     import asyncio
     from datetime import datetime
 
+    from harness.bench.simulate_designs import TurnConversation
     from harness.calls.client import Client, ClientSettings
-    from harness.calls.prompt import chat_blocks
+    from harness.calls.prompt import chat_blocks, view_mark
     from harness.calls.tools import Approval, WorkTools
     from harness.calls.turn import Turn, TurnSettings
-    from harness.chat.simulate_designs import TurnConversation
     from harness.memory.service import JobResult, Memory
 
     now = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
@@ -419,5 +423,6 @@ def test_a_turns_first_request_is_the_one_a_real_turn_sends(tmp_path, api):
     sent = api.requests[-1].body
     state = f"[2026-11-30 09:15 UTC; working directory: {tmp_path}]"
     ours = TurnConversation([{"role": "user", "content": chat_blocks(lines) + [
-        {"type": "text", "text": state}, {"type": "text", "text": "what next?"}]}]).body(SONNET, Prompt.build())
+        {"type": "text", "text": state}, {"type": "text", "text": "what next?"}]}],
+        view_at=view_mark(lines)).body(SONNET, Prompt.build())
     assert {key: sent[key] for key in ours} == ours

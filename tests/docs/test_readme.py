@@ -67,7 +67,7 @@ def test_a_module_only_mentioned_in_passing_is_not_named():
 
 
 def test_a_rooms_modules_are_its_files_and_its_packages():
-    assert "store" in modules("harness/memory") and "imports/" in modules("harness/chat")
+    assert "store" in modules("harness/memory") and "contracts/" in modules("laws")
     assert "__init__" not in modules("harness/memory")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.memory.planted import KINDS, Fact, LoadFailed, generate, load, score, write
+from harness.bench.planted import KINDS, Fact, LoadFailed, generate, load, score, write
 from harness.memory.service import Memory
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -84,10 +84,34 @@ def test_the_product_importing_the_local_api_is_said_but_the_demo_may(tmp_path: 
     assert planted(tmp_path / "again", "harness/chat/demo.py", "from harness.localapi import faults") == []
 
 
-def test_the_simulators_meter_may_import_the_local_api_but_the_rest_of_it_may_not(tmp_path: Path):
-    assert planted(tmp_path, "harness/chat/simulate_meter.py", "from harness.localapi import cache") == []
-    said = planted(tmp_path / "again", "harness/chat/simulate.py", "from harness.localapi.cache import PromptCache")
-    assert [sentence.split(":")[0] for sentence in said] == ["harness/chat/simulate.py"]
+def test_the_benchmarks_may_import_the_local_api(tmp_path: Path):
+    assert planted(tmp_path, "harness/bench/simulate.py", "from harness.localapi.cache import PromptCache") == []
+
+
+def test_the_product_importing_a_benchmark_is_said_in_one_sentence(tmp_path: Path):
+    said = planted(tmp_path, "harness/owner/owner.py", "def f():\n    from harness.bench.planted import generate")
+    assert len(said) == 1
+    assert said[0].startswith("harness/owner/owner.py:")
+    assert "only harness/chat/cli.py imports harness.bench" in said[0]
+    said = planted(tmp_path / "again", "harness/chat/terminal.py", "def f():\n    import harness.bench.simulate")
+    assert [sentence.split(":")[0] for sentence in said] == ["harness/chat/terminal.py"]
+
+
+def test_the_cli_importing_a_benchmark_at_its_top_is_said(tmp_path: Path):
+    assert planted(tmp_path, "harness/chat/cli.py", "def f():\n    from harness.bench import recall") == []
+    said = planted(tmp_path / "again", "harness/chat/cli.py", "from harness.imports.rules import ImportFailed")
+    assert len(said) == 1
+    assert "imports harness.imports.rules at its top" in said[0]
+
+
+def test_import_and_browse_read_the_chats_settings_and_nothing_else_of_it(tmp_path: Path):
+    assert planted(tmp_path, "harness/browse/page.py", "from harness.chat.config import Settings") == []
+    said = planted(tmp_path / "again", "harness/imports/rules.py", "from harness.chat.terminal import visible")
+    assert len(said) == 1
+    assert "harness/imports/ may import only harness.memory, harness.calls, harness.imports" in said[0]
+    said = planted(tmp_path / "third", "harness/browse/page.py", "from harness.calls import prompt")
+    assert len(said) == 1
+    assert "harness/browse/ may import only harness.memory, harness.browse" in said[0]
 
 
 def test_the_bridge_importing_the_local_api_is_said(tmp_path: Path):
@@ -121,7 +145,8 @@ def unnamed_modules(room: Path) -> list:
 
 def test_every_module_of_a_room_is_named_in_its_index():
     rooms = [path for path in (ROOT / "harness").iterdir() if (path / "__init__.py").is_file()]
-    assert sorted(room.name for room in rooms) == ["calls", "chat", "localapi", "memory", "owner"]
+    assert sorted(room.name for room in rooms) == ["bench", "browse", "calls", "chat", "imports", "localapi",
+                                                   "memory", "owner"]
     assert {room.name: unnamed_modules(room) for room in rooms} == {room.name: [] for room in rooms}
 
 

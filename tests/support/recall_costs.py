@@ -13,8 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from harness.bench.planted import generate
 from harness.localapi.server import LocalAPI
-from harness.memory.planted import generate
 from tests.support.chat import environment, ever
 from tests.support.recall_model import scripted
 

@@ -20,7 +20,7 @@ repeated pastes are).
 import hashlib
 from pathlib import Path
 
-from harness.chat.imports.notes import Note, Parsed, json_lines, tool_call, tool_result, utc_date
+from harness.imports.notes import Format, Note, Parsed, json_lines, tool_call, tool_result, utc_date
 
 ITEM_TYPES = ("message", "function_call", "function_call_output", "custom_tool_call",
               "custom_tool_call_output", "local_shell_call", "reasoning", "web_search_call")
@@ -102,3 +102,11 @@ def parse(path: Path) -> Parsed:
         parsed.notes.append(Note("codex", identity, date, role, body, str(path), f"line {number}", (),
                                  (f"session {session}",)))
     return parsed
+
+
+def is_codex_line(record: dict) -> bool:
+    return record.get("type") in ("session_meta", "response_item", "turn_context", "event_msg") or (
+        "payload" in record and "timestamp" in record)
+
+
+FORMAT = Format("codex", "Codex CLI", parse, record=is_codex_line)

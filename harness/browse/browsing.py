@@ -1,4 +1,4 @@
-"""`ever browse`: the memory's page written to a file, or served on 127.0.0.1 (harness/chat/browse/
+"""`ever browse`: the memory's page written to a file, or served on 127.0.0.1 (harness/browse/
 makes the page).
 
 **Decision [B3], a running chat is browsed from a copy.** One process owns a chat [gist §1], and
@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.chat.browse.page import page
+from harness.browse.page import page
 from harness.chat.config import ConfigError, Settings
 from harness.memory.logfile import FILE_MODE
 from harness.memory.service import Memory

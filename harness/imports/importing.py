@@ -1,4 +1,4 @@
-"""`ever import`: old sessions as notes [gist §1] (harness/chat/imports/ reads them and writes
+"""`ever import`: old sessions as notes [gist §1] (harness/imports/ reads them and writes
 them once); here, what the person sees: what will be added, what it will cost, a question when
 that is a lot, and a progress bar."""
 
@@ -9,12 +9,13 @@ from collections.abc import Callable, Sequence
 import click
 from tqdm import tqdm
 
+from harness.calls.anthropic import wire_system, wire_tools
 from harness.calls.models import capabilities
 from harness.calls.prompt import Prompt
 from harness.chat.config import Settings
-from harness.chat.imports import (
+from harness.imports.formats import NAMED
+from harness.imports.rules import (
     CALL_SECONDS,
-    SOURCE_NAMES,
     Cost,
     ImportFailed,
     estimate_compactions,
@@ -39,7 +40,7 @@ def compaction_model(settings: Settings) -> str:
 def prefix_bytes(settings: Settings) -> int:
     """The bytes of the prefix every call shares: the tools and the system prompt, as sent."""
     prompt = Prompt.load(str(settings.home))
-    return len(json.dumps([list(prompt.tools), list(prompt.system)], ensure_ascii=False).encode("utf-8"))
+    return len(json.dumps([wire_tools(prompt.tools), wire_system(prompt.system)], ensure_ascii=False).encode("utf-8"))
 
 
 def duration(seconds: int) -> str:
@@ -69,7 +70,7 @@ def run_import(settings: Settings, paths: Sequence[str], fmt: str | None, yes: b
         for path, this, notes, skipped, empty_because in todo.files:
             note = f"; {counted(skipped, 'line')} not read (not JSON, or no time)" if skipped else ""
             note += f": {empty_because}" if empty_because and not notes else ""
-            say(f"{path}: {counted(notes, 'note')} ({SOURCE_NAMES[this]}){note}")
+            say(f"{path}: {counted(notes, 'note')} ({NAMED[this].source_name}){note}")
         for path, why in todo.passed_over:
             say(f"{path}: not imported: {why}")
         first = memory.store.count

@@ -1,6 +1,6 @@
 """Facts planted in a chat, and the exact score of an answer about each [M1] [M2].
 
-`ever bench recall` (harness/chat/recall.py) asks a fresh turn about facts it knows the place of.
+`ever bench recall` (harness/bench/recall.py) asks a fresh turn about facts it knows the place of.
 This module makes the chat and judges the answers; it calls no model.
 
     chat = generate(seed=7, messages=10_000)        # a synthetic chat and its planted facts

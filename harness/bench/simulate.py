@@ -1,14 +1,14 @@
 """`ever simulate`: what a chat costs, replayed with no key and no network, beside the designs a user
 would pick instead (docs/simulate.md).
 
-Each message of a workload (harness/chat/simulate_workloads.py) goes through the production planner
+Each message of a workload (harness/bench/simulate_workloads.py) goes through the production planner
 (harness/memory/planner.py); each call it leads to is built by the real request builders (the
-compactor's `Compactor.request`, the turn's `chat_blocks`, `end_marked`, `wire` and `finished`) and
-costed against the local API's prompt cache (harness/chat/simulate_meter.py) at the capability
+compactor's `Compactor.request`, the turn's `chat_blocks` and the provider's body) and
+costed against the local API's prompt cache (harness/bench/simulate_meter.py) at the capability
 table's prices. The compactor is never late: after each message every call the planner starts
 runs, up to 8 at once in waves, before the next message [gist §4]; its line is 380 to 512 bytes
 (lines use the space [gist §7.8]). A turn's replies and tool results are the workload's own
-messages (harness/chat/simulate_designs.py). Thinking is not simulated.
+messages (harness/bench/simulate_designs.py). Thinking is not simulated.
 
 The modes, on the same messages at the same prices:
 
@@ -32,9 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.calls.compactor import Compactor, MemorySettings, job_for
-from harness.calls.prompt import Prompt, chat_blocks
-from harness.chat.simulate_designs import (
+from harness.bench.simulate_designs import (
     Run,
     TurnConversation,
     call_points,
@@ -43,8 +41,10 @@ from harness.chat.simulate_designs import (
     run_window,
     state_text,
 )
-from harness.chat.simulate_meter import Meter, Prices, reply_tokens, tokens_of
-from harness.chat.simulate_workloads import Workload, with_pauses
+from harness.bench.simulate_meter import Meter, Prices, reply_tokens, tokens_of
+from harness.bench.simulate_workloads import Workload, with_pauses
+from harness.calls.compactor import Compactor, MemorySettings, job_for
+from harness.calls.prompt import Prompt, chat_blocks, view_mark
 from harness.memory.events import Built, Message
 from harness.memory.planner import Config, Planner, last_message
 
@@ -272,7 +272,7 @@ def run_view(workload: Workload, config: Config, modes: Sequence[ViewMode], turn
                 view = [rendered.rendered(l, i) for l, i in lines]
                 first = chat_blocks(view) + [{"type": "text", "text": state_text(workload.messages[m].seconds)},
                                              {"type": "text", "text": text or "(empty)"}]
-                conversation = TurnConversation([{"role": "user", "content": first}])
+                conversation = TurnConversation([{"role": "user", "content": first}], view_at=view_mark(view))
                 for run in runs:  # zoom reaches every message word for word [gist §3]
                     run.keep(all_bytes, planner.view.bytes, all_bytes)
                 turn_request(m, at, True)
@@ -525,8 +525,8 @@ def workload_for(messages: int | None, seed: int, workload: str, import_notes: i
     """The workload asked for: `messages` of it (None: 30,000, or the whole log)."""
     from pathlib import Path
 
-    from harness.chat.simulate_workloads import bulk_import, full_lines, seeded
-    from harness.chat.simulate_workloads import from_log as read_log
+    from harness.bench.simulate_workloads import bulk_import, full_lines, seeded
+    from harness.bench.simulate_workloads import from_log as read_log
 
     if from_log:
         return read_log(Path(from_log), messages)
@@ -578,7 +578,7 @@ def run_command(messages: int | None, seed: int, workload_name: str, import_note
         "gist": gist_comparison(all_figures),
     }
     if out:
-        from harness.chat.simulate_pictures import draw, page
+        from harness.bench.simulate_pictures import draw, page
 
         folder = Path(out)
         pictures = draw(runs, folder)

@@ -6,7 +6,7 @@ import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness.chat.imports.notes import TEXT_FILE_BYTES_MAX, ImportFailed, Note, Parsed
+from harness.imports.notes import TEXT_FILE_BYTES_MAX, Format, ImportFailed, Note, Parsed
 from harness.memory.logfile import read_regular
 
 
@@ -20,3 +20,6 @@ def parse(path: Path) -> Parsed:
     date = datetime.fromtimestamp(path.stat().st_mtime, UTC).replace(microsecond=0)
     identity = "text:" + hashlib.sha256(data).hexdigest()
     return Parsed([Note("text", identity, date, "file", text, str(path), "whole")])
+
+
+FORMAT = Format("text", "text file", parse, suffixes=(".md", ".markdown", ".txt", ".text"))

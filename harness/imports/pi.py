@@ -16,7 +16,7 @@ being lost, with the mark "side branch" in its header. A thought is not imported
 
 from pathlib import Path
 
-from harness.chat.imports.notes import ImportFailed, Note, Parsed, json_lines, tool_call, tool_result, utc_date
+from harness.imports.notes import Format, ImportFailed, Note, Parsed, json_lines, tool_call, tool_result, utc_date
 
 
 def parts_text(content: object) -> str:
@@ -98,3 +98,10 @@ def parse(path: Path) -> Parsed:
         parsed.notes.append(Note("pi", f"pi:{session}:{entry_id}", date, role, body, str(path),
                                  f"line {number}", tuple(marks), origin))
     return parsed
+
+
+def is_pi_line(record: dict) -> bool:
+    return record.get("type") == "session" and "id" in record
+
+
+FORMAT = Format("pi", "pi", parse, record=is_pi_line)

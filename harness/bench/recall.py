@@ -5,7 +5,7 @@ asked about each, the answer scored exactly [M1] [M2] [M3].
     ever bench recall --file longmemeval_s.json --questions 20      # a published benchmark
     ever bench recall --json                                         # every answer, for scripts
 
-The chat (harness/memory/planted.py makes it) is written into a chat of its own under
+The chat (harness/bench/planted.py makes it) is written into a chat of its own under
 `$EVER_HOME/bench/` (never the user's), as turns or as notes, and the chat's own compactor
 (harness/memory/service.py, harness/calls/compactor.py) builds its tree on the compaction model,
 all of it, before any question. A built chat is kept and used again by the next run with the same
@@ -46,18 +46,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from harness.bench.planted import ANSWER_ALONE, Chat, Fact, logged, score
+from harness.calls.anthropic import finished
 from harness.calls.approval import Approval
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
 from harness.calls.compactor import Job as CompactorJob
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
 from harness.calls.prompt import SYSTEM_PROMPT, Prompt
-from harness.calls.requests import finished
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
 from harness.calls.usage import cost_e8, dollars_text, record_usage, usage_record
 from harness.memory.images import ToolResult, error_result
 from harness.memory.planner import Config
-from harness.memory.planted import ANSWER_ALONE, Chat, Fact, logged, score
 from harness.memory.search import run_search
 from harness.memory.service import Job, JobResult, Memory
 
@@ -169,13 +169,13 @@ def arm_prompt(arm: str) -> Prompt:
     `search` in the zoom arm, nor its line in the system prompt."""
     base = Prompt.build()
     drop = {"agent", "tell"} | ({"search"} if arm == "zoom" else set())
-    tools = tuple(tool for tool in base.tools if tool["name"] not in drop)
+    tools = tuple(tool for tool in base.tools if tool.name not in drop)
     system = base.system
     if arm == "zoom":
         if SEARCH_LINE not in SYSTEM_PROMPT:
             raise BenchFailed("the system prompt's line on search is not where the zoom arm removes it "
                               "(a bug in Ever: please report it)")
-        system = tuple(dict(block, text=block["text"].replace(SEARCH_LINE, "")) for block in system)
+        system = tuple(text.replace(SEARCH_LINE, "") for text in system)
     return Prompt(tools=tools, system=system)
 
 
@@ -232,7 +232,8 @@ class Bench:
         """The chat written and its view built by the compaction model; what it cost. A chat
         built before with the same marker is used again, and costs nothing."""
         s = self.settings
-        s.home.mkdir(parents=True, exist_ok=True)
+        for folder in (s.home.parent, s.home):  # the chat's files are the user's alone (harness/memory/home.py)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         marker_path = s.home / "bench.json"
         marker = self.marker(chat)
         if marker_path.exists():
@@ -373,7 +374,7 @@ class Bench:
         try:
             shutil.copytree(s.home / "chat", scratch / "chat")
             workdir = scratch / "work"
-            workdir.mkdir()
+            workdir.mkdir(mode=0o700)
             memory = Memory.open(scratch)  # no compactor: nothing in the copy outlives the answer
             try:
                 prompt = arm_prompt(arm)
@@ -381,7 +382,7 @@ class Bench:
                 turn_settings = TurnSettings(s.model, settle_timeout_seconds=5.0, workdir=str(workdir), home=s.home,
                                              cache_marks=s.cache_marks)
                 turn = BenchTurn(memory, metered, prompt, tools, turn_settings,
-                                 offered=[tool["name"] for tool in prompt.tools])
+                                 offered=[tool.name for tool in prompt.tools])
                 result = await turn.run(question)
                 return result.reply, result.error, turn.called
             finally:

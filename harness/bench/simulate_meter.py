@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
 
+from harness.calls.anthropic import bare, is_marked, mark_of
 from harness.calls.models import capabilities
 from harness.localapi.cache import (
     CacheOutcome,
@@ -91,7 +92,7 @@ class Meter:
 
     def _identity(self, prefix: bytes, block: JSON) -> tuple[bytes, int]:
         """The digest of the block's identity as `prompt_blocks` makes it, and its tokens."""
-        if block.get("type") == "text" and (len(block) == 2 or (len(block) == 3 and "cache_control" in block)):
+        if block.get("type") == "text" and (len(block) == 2 or (len(block) == 3 and is_marked(block))):
             key: Any = (prefix, block["text"])
             found = self._known.get(key)
             if found is None:
@@ -101,11 +102,10 @@ class Meter:
             schema = block.get("input_schema")
             # a tool definition is one of the chat's own constant objects, copied shallowly
             key = (prefix, block.get("name"), id(schema)) if schema is not None else (
-                prefix, canonical_json({k: v for k, v in block.items() if k != "cache_control"}))
+                prefix, canonical_json(bare(block)))
             found = self._known.get(key)
             if found is None:
-                bare = {k: v for k, v in block.items() if k != "cache_control"}
-                found = (hashlib.sha256(prefix + canonical_json(bare)).digest(), block_tokens(block))
+                found = (hashlib.sha256(prefix + canonical_json(bare(block))).digest(), block_tokens(block))
             else:
                 return found
         if len(self._known) > KNOWN_MAX:
@@ -143,7 +143,7 @@ class Meter:
 
     def call(self, body: JSON, now_seconds: float) -> CacheOutcome:
         """The request as the local API answers it at `now_seconds`: what it reads and writes."""
-        if self.exact or "cache_control" in body:
+        if self.exact or is_marked(body):
             blocks = prompt_blocks(body)
             outcome, writes = self.cache.look(body["model"], blocks, cache_marks(body, blocks), now_seconds)
             self.cache.commit(writes, now_seconds)
@@ -165,7 +165,7 @@ class Meter:
         for block, prefix, index in self._parts(body):
             size = len(block)
             found = None
-            if block.get("type") == "text" and (size == 2 or (size == 3 and "cache_control" in block)):
+            if block.get("type") == "text" and (size == 2 or (size == 3 and is_marked(block))):
                 found = known.get((prefix, block["text"]))  # the usual case, as `_identity` keys it
             if found is None:
                 found = self._identity(prefix, block)
@@ -178,7 +178,7 @@ class Meter:
             joined[-1] = is_tool and last_tool_message == index
             joined.append(False)
             last_tool_message = index if is_tool else -3
-            mark = block.get("cache_control")
+            mark = mark_of(block)
             if mark is not None:
                 marks.append((len(digests) - 1, mark.get("ttl", "5m")))
         return Prepared(digests, prefix_tokens, joined, marks)

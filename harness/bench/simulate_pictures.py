@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.chat.simulate_designs import Run
+from harness.bench.simulate_designs import Run
 
 DAYS_IN_A_MONTH = 30
 SHARE_WINDOW_MESSAGES = 500  # the cache-read share is drawn over windows of this many messages

@@ -19,7 +19,7 @@ Its traps, each met here:
 import hashlib
 from pathlib import Path
 
-from harness.chat.imports.notes import Note, Parsed, json_lines, tool_call, tool_result, utc_date
+from harness.imports.notes import Format, Note, Parsed, json_lines, tool_call, tool_result, utc_date
 
 
 def content_text(content: object) -> list[str]:
@@ -104,3 +104,10 @@ def parse(path: Path) -> Parsed:
         parsed.notes.append(Note("claude-code", identity, date, role_of(record, content), body,
                                  str(path), f"line {number}", tuple(marks), tuple(origin)))
     return parsed
+
+
+def is_claude_code_line(record: dict) -> bool:
+    return "parentUuid" in record or "sessionId" in record or "leafUuid" in record
+
+
+FORMAT = Format("claude-code", "Claude Code", parse, record=is_claude_code_line)

@@ -14,7 +14,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from harness.chat.imports.notes import ImportFailed, Note, Parsed, utc_date
+from harness.imports.notes import Format, ImportFailed, Note, Parsed, utc_date
 from harness.memory.logfile import open_regular
 
 NAME_CHARS_MAX = 80  # a conversation's name in a header: the header stays within HEADER_CHARS_MAX
@@ -69,3 +69,10 @@ def parse(path: Path) -> Parsed:
                 parsed.notes.append(Note("llm", f"llm:{row['id']}:{part}", date, role, str(text),
                                          str(path), where, tuple(marks), origin))
     return parsed
+
+
+def is_sqlite(head: bytes) -> bool:
+    return head.startswith(b"SQLite format 3\x00")
+
+
+FORMAT = Format("llm", "llm logs.db", parse, head=is_sqlite)

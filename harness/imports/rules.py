@@ -1,9 +1,9 @@
 """`ever import`: old sessions from other tools become `note` messages [gist §1], oldest first.
 
-A parser per format (`claude_code`, `codex`, `pi`, `llm_db`, `text_files` in this package) turns a
-file into `Note`s (`notes`: the note, the times, a tool's text, which every parser shares): a
-source identity, the original time, a role and a body. This module then applies the rules every
-format shares, and writes the notes once:
+A parser per format (`claude_code`, `codex`, `pi`, `llm_db`, `text_files` in this package, each
+registered in `formats`) turns a file into `Note`s (`notes`: the note, the times, a tool's text,
+which every parser shares): a source identity, the original time, a role and a body. This module
+then applies the rules every format shares, and writes the notes once:
 
 - **[I1], a header per note**: `[imported: SOURCE · ROLE · TIME]` (with a mark such as
   "sidechain" or "side branch" before the role), the body on the next line. No path, session or
@@ -37,7 +37,6 @@ chat's length (`estimate_compactions`), then the tokens and dollars (`estimate_c
 """
 
 import hashlib
-import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,69 +44,12 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from harness.chat.imports import claude_code, codex, llm_db, pi, text_files
-from harness.chat.imports.notes import ImportFailed, Note, Parsed
+from harness.imports.formats import NAMED, detect, parse
+from harness.imports.notes import ImportFailed, Note
 from harness.memory.line import LINE_BYTES_MAX
-from harness.memory.logfile import NotReadable, open_regular
 from harness.memory.text import valid_text
 
 PASTE_CHARS_MIN = 1_000  # a body this long met again is a repeated paste [I3]
-FORMATS = ("claude-code", "codex", "pi", "llm", "text")
-SOURCE_NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI", "pi": "pi", "llm": "llm logs.db",
-                "text": "text file"}
-
-
-def detect(path: Path) -> str:
-    """The format of `path`, from its name and its first lines."""
-    name = path.name.lower()
-    if name.endswith((".md", ".markdown", ".txt", ".text")):
-        return "text"
-    try:
-        with os.fdopen(open_regular(path), "rb") as f:  # never a FIFO's wait or /dev/zero's end
-            head = f.read(1 << 16)
-    except NotReadable as refused:
-        raise ImportFailed(f"{path} {refused}") from None
-    except OSError as error:
-        raise ImportFailed(f"{path} cannot be read: {error.strerror or error}") from None
-    if head.startswith(b"SQLite format 3\x00"):
-        return "llm"
-    for raw in head.split(b"\n")[:20]:
-        try:
-            record = json.loads(raw.decode("utf-8", "replace"))  # one bad byte spoils no session
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(record, dict):
-            continue
-        if record.get("type") in ("session_meta", "response_item", "turn_context", "event_msg") or (
-                "payload" in record and "timestamp" in record):
-            return "codex"
-        if record.get("type") == "session" and "id" in record:
-            return "pi"
-        if "parentUuid" in record or "sessionId" in record or "leafUuid" in record:
-            return "claude-code"
-    if name.endswith(".jsonl"):
-        raise ImportFailed(f"{path} is JSON Lines of no format Ever knows; name one with --format")
-    return "text"
-
-
-def parse(path: Path, fmt: str) -> Parsed:
-    parsers: dict[str, Callable[[Path], Parsed]] = {
-        "claude-code": claude_code.parse, "codex": codex.parse, "pi": pi.parse,
-        "llm": llm_db.parse, "text": text_files.parse}
-    try:
-        return parsers[fmt](path)
-    except ImportFailed:
-        raise
-    except UnicodeDecodeError:
-        raise ImportFailed(f"{path} is not UTF-8 text, so it is not a {SOURCE_NAMES[fmt]} file") from None
-    except NotReadable as refused:
-        raise ImportFailed(f"{path} {refused}") from None
-    except RecursionError:
-        raise ImportFailed(f"{path} nests its brackets deeper than Ever reads") from None
-    except OSError as error:
-        raise ImportFailed(f"{path} cannot be read: {error.strerror or error}") from None
-
-
 SIDE_DIRECTORIES = ("tool-results",)  # Claude Code's copies of long tool output: noise, not sessions
 
 
@@ -159,7 +101,7 @@ def header(note: Note, part: int, parts: int) -> str:
     """What the model needs of a note's origin [I1]: the tool, the role (after a mark such as
     "sidechain") and the original time; never a path or an id, which would cost bytes in every
     view and say nothing (the key names the note, [I4])."""
-    pieces = [f"imported: {SOURCE_NAMES[note.source]}", *note.marks, note.role,
+    pieces = [f"imported: {NAMED[note.source].source_name}", *note.marks, note.role,
               note.date.isoformat(timespec="seconds")]
     if parts > 1:
         pieces.append(f"part {part} of {parts}")

@@ -19,11 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.calls.prompt import EPHEMERAL, Prompt
-from harness.calls.requests import finished
-from harness.calls.turn import end_marked, wire
-from harness.chat.simulate_meter import Meter, Prices, reply_tokens, tokens_of
-from harness.chat.simulate_workloads import Workload
+from harness.bench.simulate_meter import Meter, Prices, reply_tokens, tokens_of
+from harness.bench.simulate_workloads import Workload
+from harness.calls.anthropic import body as wire_body
+from harness.calls.anthropic import finished, marked, wire_system, wire_tools
+from harness.calls.prompt import Prompt
+from harness.calls.provider import SYSTEM, Call
 
 JSON = dict[str, Any]
 MAX_TOKENS = 16_000  # the turns' max_tokens (harness/calls/turn.py MAX_TOKENS)
@@ -90,6 +91,7 @@ class TurnConversation:
     reply: list[JSON] = field(default_factory=list)
     results: list[JSON] = field(default_factory=list)
     tool_id: str = ""
+    view_at: int | None = None  # the view's last whole block, which a turn marks
 
     def add(self, m: int, kind: str, text: str, image: bool) -> None:
         if kind in ("ever", "tool"):
@@ -118,8 +120,10 @@ class TurnConversation:
 
     def body(self, model: str, prompt: Prompt) -> JSON:
         """The request as `Turn.run` finishes it: an end mark on the last block, thinking off."""
-        return finished({"model": model, "max_tokens": MAX_TOKENS, "tools": list(prompt.tools),
-                         "system": list(prompt.system), "messages": wire(end_marked(self.messages))})
+        marks = [(SYSTEM, len(prompt.system) - 1), (len(self.messages) - 1, len(self.messages[-1]["content"]) - 1)]
+        if self.view_at is not None:
+            marks.insert(1, (0, self.view_at))
+        return wire_body(Call(model, MAX_TOKENS, prompt.system, prompt.tools, tuple(self.messages), tuple(marks)))
 
 
 def reblocked(body: JSON, block_lines: int, lines: Sequence[str] | None = None) -> JSON:
@@ -138,7 +142,7 @@ def reblocked(body: JSON, block_lines: int, lines: Sequence[str] | None = None) 
         chunk = lines[k * block_lines:(k + 1) * block_lines]
         blocks.append({"type": "text", "text": head + "".join(line + "\n" for line in chunk)})
     if blocks:
-        blocks[-1]["cache_control"] = dict(EPHEMERAL)
+        blocks[-1] = marked(blocks[-1])
     rest = lines[whole * block_lines:]
     blocks.append({"type": "text", "text": ("<chat>\n" if whole == 0 else "")
                    + "".join(line + "\n" for line in rest) + "</chat>"})
@@ -242,7 +246,7 @@ def marked_at_end(blocks: Sequence[tuple[str, JSON]]) -> list[JSON]:
     without copying every block: the history's blocks carry no mark of their own)."""
     messages = grouped(blocks[:-1])
     role, last = blocks[-1]
-    return grouped_onto(messages, role, dict(last, cache_control=dict(EPHEMERAL)))
+    return grouped_onto(messages, role, marked(last))
 
 
 def grouped_onto(messages: list[JSON], role: str, block: JSON) -> list[JSON]:
@@ -279,7 +283,7 @@ def run_carried(workload: Workload, turn_model: str, progress: Any | None = None
     run = Run("carried", n, workload.messages_per_day,
               notes=f"summarized at {summarize_at_tokens:,} tokens into {summary_bytes:,} bytes")
     prefix_tokens = sum(block.tokens for block in meter.blocks(
-        {"model": turn_model, "tools": list(prompt.tools), "system": list(prompt.system), "messages": []}))
+        {"model": turn_model, "tools": wire_tools(prompt.tools), "system": wire_system(prompt.system), "messages": []}))
     history: list[tuple[str, JSON]] = []  # since the last summary (the summary first)
     history_tokens = 0
     verbatim_bytes = summary_bytes_now = all_bytes = 0
@@ -298,8 +302,8 @@ def run_carried(workload: Workload, turn_model: str, progress: Any | None = None
             kept = history[-1:] if first else []
             summarized = history[:-1] if first else history
             task = ("user", {"type": "text", "text": SUMMARIZE_TASK})
-            body = finished({"model": turn_model, "max_tokens": MAX_TOKENS, "tools": list(prompt.tools),
-                             "system": list(prompt.system),
+            body = finished({"model": turn_model, "max_tokens": MAX_TOKENS, "tools": wire_tools(prompt.tools),
+                             "system": wire_system(prompt.system),
                              "messages": marked_at_end(summarized + [task])})
             outcome = meter.call(body, at)
             run.spend(m, (run.compactions,), outcome, prices.dollars(outcome, 0))
@@ -310,8 +314,8 @@ def run_carried(workload: Workload, turn_model: str, progress: Any | None = None
             history_tokens = sum(block_tokens_of(block) for block in history)
             summary_bytes_now = summary_bytes
             verbatim_bytes = workload.messages[m].size_bytes if first else 0
-        body = finished({"model": turn_model, "max_tokens": MAX_TOKENS, "tools": list(prompt.tools),
-                         "system": list(prompt.system), "messages": marked_at_end(history)})
+        body = finished({"model": turn_model, "max_tokens": MAX_TOKENS, "tools": wire_tools(prompt.tools),
+                         "system": wire_system(prompt.system), "messages": marked_at_end(history)})
         outcome = meter.call(body, at)
         run.spend(m, (run.turn_first, run.turn_all) if first else (run.turn_all,), outcome, prices.dollars(outcome, 0))
         if first:  # what the history before the user's message keeps

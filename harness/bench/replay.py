@@ -2,8 +2,8 @@
 compactions and turns, through the real SDK, the real compactor and the production planner
 [gist §3.3]. docs/compactor.md's figures come from it.
 
-    python -m harness.localapi.replay --messages 3000                      # compactions on their own model
-    python -m harness.localapi.replay --messages 3000 --same-model         # compactions on the turns' model
+    python -m harness.bench.replay --messages 3000                # compactions on their own model
+    python -m harness.bench.replay --messages 3000 --same-model   # compactions on the turns' model
 
 The chat: `messages` messages of the gist's sizes (the bridge's `gist_3000` mix: 2 % empty, 45 %
 of 1–150 bytes, which are free nodes, 35 % of 300–1,500 and 18 % of 1,500–6,000), kinds drawn
@@ -28,10 +28,11 @@ import hashlib
 import random
 from dataclasses import dataclass, field
 
+from harness.calls.anthropic import marked, wire_system, wire_tools
 from harness.calls.client import Client, ClientSettings, Usage
 from harness.calls.compactor import Compactor, MemorySettings, job_for
 from harness.calls.models import MODELS
-from harness.calls.prompt import EPHEMERAL, Prompt, chat_blocks
+from harness.calls.prompt import Prompt, chat_blocks, view_mark
 from harness.localapi.server import LocalAPI, Reply, block_tokens
 from harness.memory.events import Message
 from harness.memory.planner import Config, Planner
@@ -134,8 +135,11 @@ class Figures:
 def turn_request(prompt: Prompt, planner: Planner, model: str, text: str) -> dict:
     """A turn's shape [gist §3.3, §6]: the view rendered before the message is logged, then it."""
     lines = [planner.rendered(l, i) for l, i in planner.view.lines()]
-    content = chat_blocks(lines) + [{"type": "text", "text": text or "(empty)", "cache_control": dict(EPHEMERAL)}]
-    return {"model": model, "max_tokens": 1024, "tools": list(prompt.tools), "system": list(prompt.system),
+    content = chat_blocks(lines) + [marked({"type": "text", "text": text or "(empty)"})]
+    at = view_mark(lines)
+    if at is not None:
+        content[at] = marked(content[at])
+    return {"model": model, "max_tokens": 1024, "tools": wire_tools(prompt.tools), "system": wire_system(prompt.system),
             "messages": [{"role": "user", "content": content}]}
 
 
@@ -184,7 +188,7 @@ def task_tokens(body: dict) -> int:
 
 
 def main(argv: list | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m harness.localapi.replay", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m harness.bench.replay", description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--turn-model", default=TURN_MODEL, choices=sorted(PRICES))

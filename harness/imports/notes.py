@@ -1,8 +1,8 @@
-"""What every parser of `ever import` makes and uses: a `Note`, the times, a tool's text."""
+"""What every parser of `ever import` makes and uses: a `Note`, its `Format`, the times, a tool's text."""
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +28,7 @@ class ImportFailed(Exception):
 class Note:
     """One message of an old session, as a parser read it."""
 
-    source: str  # a format in FORMATS
+    source: str  # its Format's name
     identity: str  # what makes it the same note in another file or another run [I4]
     date: datetime  # the original time, timezone-aware
     role: str  # user, assistant, tool call, tool result, compaction summary, ...
@@ -44,6 +44,23 @@ class Parsed:
     notes: list[Note] = field(default_factory=list)
     skipped: int = 0  # lines or rows that were not JSON, or not a message
     empty_because: str = ""  # a known format that gave no notes: why, in words
+
+
+def never(_: object) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class Format:
+    """A format `ever import` reads, as one value: harness/imports/formats.py's `FORMATS` lists
+    each, and `--format`, the detection, the parsing and a note's header read them from there."""
+
+    name: str  # what `--format` takes, and each of its notes' `source`
+    source_name: str  # what a note's header calls the tool [I1]
+    parse: Callable[[Path], Parsed]
+    suffixes: tuple[str, ...] = ()  # a file named so is this format, before a byte of it is read
+    head: Callable[[bytes], bool] = never  # the file's first bytes say it is this format
+    record: Callable[[dict], bool] = never  # one of its first JSON lines says it is this format
 
 
 def json_lines(path: Path, parsed: Parsed) -> Iterator[tuple[int, object]]:
