@@ -2,10 +2,11 @@
 
 `python -m laws` (`make laws`) runs the subset lint, then every law, one line each; a law fails when
 it earns less than its registered label. The strengths, strongest first: Proved (Z3), Confirmed
-(CrossHair), Bounded, Searched, Example (`core`). The README's laws table is generated from
-`registry` (`python -m laws --write-readme`) and checked by tests/laws/test_laws_table.py.
+(CrossHair), Bounded, Searched, Example (`core`). docs/laws.md's table is generated from
+`registry` (`python -m laws --write-table`) and checked by tests/laws/test_laws_table.py, as are
+the README's counts.
 
-    __main__    `python -m laws`: the lint, the laws, a closing count; `--write-readme`
+    __main__    `python -m laws`: the lint, the laws, a closing count; `--write-table`
     registry    the one list of laws: name, gist section, claim, engine, registered strength
     core        the budget, the verdict, the order of the strengths and the weakest-part rule
     subset      the model's subset lint and the rooms' layering rules (`make lint`)

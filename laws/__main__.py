@@ -18,8 +18,8 @@ from laws.core import STRENGTHS, Budget, Verdict, kind, opening, shortfall, stro
 from laws.registry import (
     DEEP_LAWS,
     EUKHE_UNIVERSAL,
-    README_BEGIN,
-    README_END,
+    TABLE_BEGIN,
+    TABLE_END,
     eukhe_count,
     laws,
     markdown_table,
@@ -49,9 +49,9 @@ def main() -> int:
     parser.add_argument("--deep", action="store_true",
                         help="run only push_agrees, to --t, and the history laws with a replay of a chat past T = 100,000 as a cross-check")
     parser.add_argument("--only", action="append", default=[], help="run only this law (repeatable)")
-    parser.add_argument("--markdown", action="store_true", help="print the README's laws table and stop")
-    parser.add_argument("--write-readme", action="store_true",
-                        help="run every law and, if every one passes, write the table, with this run's seconds, into README.md")
+    parser.add_argument("--markdown", action="store_true", help="print docs/laws.md's laws table and stop")
+    parser.add_argument("--write-table", action="store_true",
+                        help="run every law and, if every one passes, write the table, with this run's seconds, into docs/laws.md")
     arguments = parser.parse_args()
     registered = laws()
     if arguments.markdown:
@@ -110,11 +110,11 @@ def main() -> int:
         print(text)
     for note in understated:
         print(f"note: {note}")
-    if arguments.write_readme:
+    if arguments.write_table:
         if failed or selected != registered:
-            print("README.md not written: it takes a full run where every law passes at the registry's strength")
+            print("docs/laws.md not written: it takes a full run where every law passes at the registry's strength")
             return 1
-        write_readme(markdown_table(registered, seconds_by_law))
+        write_table(markdown_table(registered, seconds_by_law))
     return 1 if failed else 0
 
 
@@ -148,12 +148,12 @@ def closing_counts(selected, earned: dict[str, str], full: bool) -> list[str]:
     return found
 
 
-def write_readme(table: str) -> None:
-    readme = Path(__file__).resolve().parent.parent / "README.md"
-    text = readme.read_text()
-    head, rest = text.split(README_BEGIN, 1)
-    _, tail = rest.split(README_END, 1)
-    readme.write_text(head + README_BEGIN + "\n" + table + "\n" + README_END + tail)
+def write_table(table: str) -> None:
+    page = Path(__file__).resolve().parent.parent / "docs" / "laws.md"
+    text = page.read_text()
+    head, rest = text.split(TABLE_BEGIN, 1)
+    _, tail = rest.split(TABLE_END, 1)
+    page.write_text(head + TABLE_BEGIN + "\n" + table + "\n" + TABLE_END + tail)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ import os
 import random
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -28,8 +27,8 @@ from bridge.scenarios import built_text, message_text
 from harness.memory import events as he
 from harness.memory.planner import Config, Planner
 from model import planner as mp
+from tests.support.million import KINDS, timed
 
-KINDS = ("user", "ever", "tool", "echo", "work", "note")
 RATIO_FLOOR = 50  # the production planner is the model's fast twin: at least 50 times its speed
 SHORT_RATIO_FLOOR = 20  # the short run's smaller view merges less per message, and is noisier
 PER_MESSAGE_GROWTH_MAX = 1.5
@@ -85,13 +84,6 @@ def replay_production(events):
     return planner
 
 
-def timed(replay, events):
-    """(CPU seconds, wall seconds, result) of one replay."""
-    cpu, wall = time.process_time(), time.perf_counter()
-    result = replay(events)
-    return time.process_time() - cpu, time.perf_counter() - wall, result
-
-
 @pytest.mark.slow
 def test_production_planner_against_the_model(benchmark, request):
     full = enabled(request)
@@ -126,53 +118,8 @@ def test_production_planner_against_the_model(benchmark, request):
     assert ratio >= floor, f"the production planner is {ratio:.1f}x the model, under the {floor}x floor"
 
 
-def million_messages(messages: int) -> Planner:
-    """Replay with pools of texts: a million distinct texts would hold gigabytes, and drawing from
-    a pool keeps the generator's share of the time small."""
-    rng = random.Random(1_000_000)
-    message_pool = [message_text(rng) for _ in range(2048)]
-    built_pool = [built_text(rng) for _ in range(2048)]
-    planner = Planner(Config())
-    apply, Message, Built = planner.apply, he.Message, he.Built
-    for n in range(messages):
-        apply(Message(KINDS[n % 6], message_pool[rng.getrandbits(11)]))
-        running = planner.running
-        while running:
-            l, i = running[rng.getrandbits(3) % len(running)]
-            apply(Built(l, i, built_pool[rng.getrandbits(11)]))
-            running = planner.running
-    return planner
-
-
-def million_report(messages: int) -> dict:
-    """Run in a child process (`python -c`), so its peak memory is the replay's alone: the
-    planner, and the MemoryTexts store standing in for the files, which holds every message and
-    node (as references into the pools)."""
-    import resource
-
-    baseline = min(20_000, messages // 2)
-    base_seconds, _, _ = timed(million_messages, baseline)
-    seconds, wall, planner = timed(million_messages, messages)
-    lines = planner.view.lines()
-    return {
-        "messages": messages,
-        "T": planner.T,
-        "cpu_seconds": round(seconds, 2),
-        "wall_seconds": round(wall, 2),
-        "baseline_cpu_seconds": round(base_seconds, 3),
-        "baseline": baseline,
-        "per_message_growth": round((seconds / messages) / (base_seconds / baseline), 2),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "view_lines": len(lines),
-        "view_bytes": planner.view.bytes,
-        "first_line": lines[0],
-        "texts_cached": len(planner._recent),
-        "built_beyond": sum(len(beyond) for beyond in planner.built_nodes.beyond),
-    }
-
-
 def run_million(messages: int) -> dict:
-    code = f"import json; from tests.bench.test_bench import million_report; print(json.dumps(million_report({messages})))"
+    code = f"import json; from tests.support.million import million_report; print(json.dumps(million_report({messages})))"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -14,7 +14,7 @@ import pytest
 from harness.localapi.server import Reply, tool_use
 from harness.memory import agentlog
 from harness.owner.commands import answer as slash
-from tests.calls.test_agents import agent_records, chat_for, closed, compactions, is_master, is_sub, run, until
+from tests.support.agents import agent_records, chat_for, closed, compactions, is_master, is_sub, run, until
 from tests.support.chat import EVER, environment, logged
 
 

@@ -8,39 +8,20 @@ each expected log is the kinds a person would see, in order.
 
 import asyncio
 import json
-from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
-from harness.calls.approval import Answer, Approval
-from harness.calls.client import Client, ClientSettings
-from harness.calls.prompt import SYSTEM_PROMPT, TOOLS, Prompt
-from harness.calls.tools import WorkTools
-from harness.calls.turn import Turn, TurnSettings
-from harness.localapi.server import LocalAPI, Reply, status_error, text, thinking, tool_use
+from harness.calls.approval import Answer
+from harness.calls.prompt import SYSTEM_PROMPT, TOOLS
+from harness.localapi.server import Reply, status_error, text, thinking, tool_use
 from harness.memory.accepted import Accepted
-from harness.memory.service import Job, JobResult, Memory
+from harness.memory.service import Job, JobResult
+from tests.support.agents import until
 from tests.support.chat import logged
+from tests.support.turns import make_turn
 from tests.support.wire import tools_sent
 
 MARK = {"type": "ephemeral"}
-NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
-
-
-async def answer(job: Job) -> JobResult:
-    return JobResult(f"{job.kind}: summary of {job.name}" if job.l == 0 else f"merged {job.name}")
-
-
-async def make_turn(tmp_path: Path, api: LocalAPI, yes: bool = True, ask=None, build=answer, timeout=5.0):
-    memory = Memory.open(tmp_path / "home", build=build)
-    client = Client(ClientSettings(api_key="test-key", base_url=api.base_url, attempts_max=2,
-                                   backoff_first_seconds=0.01))
-    tools = WorkTools(str(tmp_path), Approval(yes=yes, ask=ask), secrets=("test-key",))
-    settings = TurnSettings("claude-sonnet-4-6", timeout, workdir=str(tmp_path), clock=lambda: NOW)
-    return memory, client, Turn(memory, client, Prompt.build(), tools, settings)
-
-
 def marks(body) -> int:
     found = sum(1 for block in body["system"] if "cache_control" in block)
     for message in body["messages"]:
@@ -270,8 +251,7 @@ def test_a_turn_stopped_while_it_waits_keeps_its_message_and_ends_the_wait(tmp_p
         memory, client, turn = await make_turn(tmp_path, api, build=stuck, timeout=30.0)
         memory.append("tool", "y" * 900)
         running = asyncio.create_task(turn.run("are you there?"))
-        await asyncio.sleep(0.05)
-        assert memory.planner.waiting
+        await until(lambda: memory.planner.waiting)  # the turn waits for the view: Ctrl-C lands in the wait
         running.cancel()  # Ctrl-C while the turn waits for the view
         with pytest.raises(asyncio.CancelledError):
             await running

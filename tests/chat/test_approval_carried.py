@@ -20,7 +20,7 @@ from harness.calls.approval import Approval
 from harness.chat.config import load_settings
 from harness.localapi.server import Reply, tool_use
 from harness.owner.owner import Owner
-from tests.calls.test_agents import closed, until
+from tests.support.agents import closed, until
 from tests.support.chat import EVER, environment, logged
 
 TURN_MODEL = "claude-sonnet-4-6"

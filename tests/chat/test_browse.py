@@ -229,14 +229,14 @@ def test_ever_browse_writes_the_page_and_serves_it_on_the_loopback(tmp_path):
     try:
         said = server.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:[0-9]+/\S+/", said)[0]
-        with urllib.request.urlopen(url, timeout=10) as answer:
+        with urllib.request.urlopen(url, timeout=60) as answer:  # a hang guard
             served = answer.read()
         assert served.startswith(b"<!doctype html>") and b"40 messages" in served
         made = re.compile(rb'"made":"[^"]*"')  # the two pages differ only in when they were made
         assert made.sub(b"", served) == made.sub(b"", out.read_bytes())
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        server.wait(timeout=60)
 
 
 def request(url: str, method: str = "GET", host: str | None = None):
@@ -279,7 +279,7 @@ def test_the_served_page_needs_its_secret_and_a_loopback_host_answers_head_and_s
         assert status == 200 and b"44 messages" in again
     finally:
         server.terminate()
-        _, errors = server.communicate(timeout=10)
+        _, errors = server.communicate(timeout=60)
     assert path.strip("/") not in errors  # the secret is logged nowhere
 
 

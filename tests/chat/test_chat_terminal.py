@@ -21,56 +21,21 @@ import tomllib
 from pathlib import Path
 
 import pexpect
-import pyte
 import pytest
 
 from harness.chat.terminal import paste_parser
 from harness.localapi.server import LocalAPI, Reply, thinking, tool_use
 from tests.support.chat import EVER, environment, handed_over, is_compaction, lines
 from tests.support.chat import logged_in_full as logged
+from tests.support.terminal import STATUS, Chat, StallingAPI
 
 LONG = bool(os.environ.get("EVER_LONG_TESTS"))
 SUMMARY = "a summary line"
-STATUS = r"mem \d+K/128K · cache [^\r\n]*\r?\n"  # printed once a turn is over
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 ALT_ENTER = "\x1b\r"  # what a terminal sends for Alt-Enter (or Esc, then Enter)
 UP = "\x1b[A"
 MESSAGE_CHARS_MAX = 30_000  # [H2] the longest piece of a long text in the log
-
-
-class StallingAPI(LocalAPI):
-    """The local API, with one more fault: `stall(n)` makes the next turn's reply stop after its
-    first n SSE chunks, the connection open, until `release` is set (a model that streams, then
-    goes quiet)."""
-
-    def __init__(self, **options):
-        super().__init__(**options)
-        self.release = threading.Event()
-        self._stall_after = None
-
-    def stall(self, chunks: int) -> None:
-        self.release.clear()
-        self._stall_after = chunks
-
-    def _answer(self, handler, body, *rest):
-        if self._stall_after is None or is_compaction(body):
-            return super()._answer(handler, body, *rest)
-        chunks, self._stall_after = self._stall_after, None
-        sent = [0]
-        send_chunk = handler.send_chunk
-
-        def stalling_send_chunk(data: bytes) -> None:
-            if sent[0] == chunks:
-                self.release.wait(60)
-            sent[0] += 1
-            send_chunk(data)
-
-        handler.send_chunk = stalling_send_chunk
-        try:
-            return super()._answer(handler, body, *rest)
-        finally:
-            del handler.send_chunk  # the handler serves the connection's next request too
 
 
 pytestmark = pytest.mark.local_api(server=StallingAPI)
@@ -105,64 +70,6 @@ def sent_view(request) -> str:
 def records(*pairs):
     """The JSONL fields expected for (kind, text) pairs logged in this order from message 0."""
     return [(i, kind, text, len(text.encode("utf-8"))) for i, (kind, text) in enumerate(pairs)]
-
-
-class Chat:
-    """`ever chat` in a pseudo-terminal, and the screen a person reads there: every byte the chat
-    writes goes through a terminal emulator (pyte), so what the tests read is what is shown after
-    the line editor's redraws."""
-
-    columns, rows = 160, 40
-
-    def __init__(self, home: Path, api: LocalAPI, **env: str):
-        environ = environment(home, api)
-        environ.pop("VISUAL", None)
-        environ.update(env)
-        self.child = pexpect.spawn(EVER, ["chat"], env=environ, encoding="utf-8", timeout=60,
-                                   dimensions=(self.rows, self.columns))
-        self.child.delaybeforesend = None  # the chat never hides what is typed
-        self.screen = pyte.Screen(self.columns, self.rows)
-        self.stream = pyte.Stream(self.screen)
-        self.printed: list[str] = []  # all the chat wrote, rows scrolled off the screen included
-        self.expect("/help")
-        self.expect("›")
-        self.opening = self.shown()
-
-    def expect(self, pattern, timeout: float = 60) -> None:
-        self.child.expect(pattern, timeout=timeout)
-        after = self.child.after if isinstance(self.child.after, str) else ""
-        self.printed.append(self.child.before + after)
-        self.stream.feed(self.child.before + after)
-
-    def shown(self) -> list:
-        return [row.rstrip() for row in self.screen.display if row.strip()]
-
-    def send(self, keys: str) -> None:
-        self.child.send(keys)
-
-    def turn(self, keys: str, answer: str, timeout: float = 60) -> None:
-        """Send keys that end a message; wait for the reply and the status line after it."""
-        self.send(keys)
-        self.expect(re.escape(answer), timeout=timeout)
-        self.expect(STATUS, timeout=timeout)
-
-    def answer(self, typed: str, last: str) -> list:
-        """Type a line; the rows the chat shows in answer, down to the one holding `last`."""
-        self.send(typed + "\r")
-        self.expect(re.escape(typed) + r"[^\n]*\n")  # the line as accepted, then the answer
-        self.expect(re.escape(last) + r"[^\n]*\n")
-        rows = self.shown()
-        begin = max(k for k, row in enumerate(rows) if row == f"› {typed}")
-        return [row for row in rows[begin + 1:] if row != "›"]
-
-    def leave(self) -> None:
-        self.send("\x04")  # Ctrl-D
-        self.expect(pexpect.EOF)
-        self.child.close()
-        assert self.child.exitstatus == 0
-
-    def close(self) -> None:
-        self.child.close(force=True)
 
 
 @pytest.mark.slow

@@ -13,8 +13,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from harness.localapi.server import LocalAPI, Reply, text, timeout, tool_use
+from harness.localapi.server import Reply, text, timeout, tool_use
 from tests.support.chat import EVER, environment, ever, lines
+from tests.support.terminal import spawn_chat
 
 
 @pytest.mark.slow
@@ -74,14 +75,6 @@ def test_ever_send_declines_a_shell_call_without_yes(tmp_path, api):
     assert not (Path.cwd() / "made").exists()
     echo = [r["text"] for r in lines(tmp_path) if r["kind"] == "echo"]
     assert len(echo) == 1 and echo[0].startswith("Not run")
-
-
-def spawn_chat(home: Path, api: LocalAPI) -> pexpect.spawn:
-    child = pexpect.spawn(EVER, ["chat"], env=environment(home, api), encoding="utf-8",
-                          timeout=60, dimensions=(40, 160))
-    child.expect("/help")
-    child.expect("›")
-    return child
 
 
 @pytest.mark.slow

@@ -18,7 +18,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from harness.memory.store import Store
-from tests.chat.test_cli import EVER, ever
+from tests.support.chat import EVER, ever
 
 NOW = datetime(2026, 10, 8, 9, 30, tzinfo=UTC)
 

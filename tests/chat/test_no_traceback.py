@@ -375,8 +375,8 @@ def test_a_disk_that_fills_under_a_running_chat_gives_one_sentence_and_no_traceb
     editor's history."""
     import pexpect
 
-    from tests.chat.test_send_reliability import Disk
     from tests.support.chat import EVER, environment
+    from tests.support.full_disk import Disk
 
     disk = Disk(tmp_path / "disk")
     try:

@@ -1,5 +1,5 @@
 """Strategy: `ever bench recall` end to end, the installed command in a subprocess, on a tiny
-planted chat against the local Messages API, whose scripted "model" is written here: compactions
+planted chat against the local Messages API, whose scripted "model" is tests/support/recall_model.py's: compactions
 keep the first 200 bytes of what they compress (so most facts are lost from the lines), the
 baseline's summary keeps the first words of each chunk, and a question is answered from what the
 turn's tools brought back. In the search arm the script searches for the fact's value and zooms
@@ -13,68 +13,18 @@ formats run from the hand-made files of tests/memory/fixtures/, one chat per ins
 import asyncio
 import dataclasses
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from harness.bench.planted import Chat, generate, load, logged
 from harness.bench.recall import Bench, BenchSettings, arm_prompt, loopback, report
-from harness.localapi.server import Reply, tool_use
 from harness.memory.service import Memory
 from harness.memory.store import Store
-from tests.chat.test_cli import environment, ever
+from tests.support.chat import environment, ever
+from tests.support.recall_model import scripted
 
 SEED, MESSAGES, PER_KIND = 3, 120, 1
-
-
-def last_user_texts(body):
-    texts = []
-    for block in body["messages"][-1]["content"]:
-        if block.get("type") == "text":
-            texts.append(block["text"])
-        elif block.get("type") == "tool_result":
-            texts += [part["text"] for part in block.get("content", []) if part.get("type") == "text"]
-    return texts
-
-
-def scripted(chat):
-    by_question = {fact.question: fact for fact in chat.facts}
-
-    def answer_from(fact, seen):
-        if all(value in seen for value in fact.expected):
-            return Reply(" and ".join(fact.expected))
-        return Reply("I do not know.")
-
-    def respond(body):
-        task = last_user_texts(body)[-1] if body["messages"][-1]["role"] == "user" else ""
-        first = " ".join(b["text"] for b in body["messages"][0]["content"] if b.get("type") == "text")
-        if task.startswith("Compaction:"):
-            said = task.split("<input>\n", 1)[1].rsplit("\n</input>", 1)[0]
-            return Reply(" ".join(said.split())[:200])
-        if task.startswith("Summary:"):
-            chunk = body["messages"][0]["content"][1]["text"]
-            return Reply(" ".join(chunk.split())[:300])
-        if first.startswith("Question: "):  # the judge, asked only with --judge
-            given = first.split("\nGiven answer: ", 1)[1]
-            expected = first.split("\nExpected answer: ", 1)[1].split("\n", 1)[0]
-            return Reply("yes" if given.split("\n")[0].rstrip(".") in expected else "no")
-        fact = next(fact for question, fact in by_question.items() if question in first)
-        if not body.get("tools"):  # the baseline: its summary is all it has
-            return answer_from(fact, first)
-        names = {tool["name"] for tool in body["tools"]}
-        rounds = (len(body["messages"]) - 1) // 2
-        if "search" in names:
-            if rounds == 0:
-                return Reply([tool_use("search", {"query": f'"{fact.expected[0]}"'})])  # the words together
-            if rounds == 1:
-                hit = re.search(r"^(\d+) \(in ", last_user_texts(body)[0], re.M)
-                return Reply([tool_use("zoom", {"id": int(hit.group(1)), "n": 1})])
-        elif rounds == 0:
-            return Reply([tool_use("zoom", {"id": fact.id, "n": 1})])
-        return answer_from(fact, "\n".join(last_user_texts(body)))
-
-    return respond
 
 
 @pytest.mark.slow

@@ -148,12 +148,7 @@ def test_a_home_config_instructions_or_key_another_user_can_change_is_refused(tm
 import subprocess  # noqa: E402
 
 from harness.localapi.server import Reply, tool_use  # noqa: E402
-from tests.support.chat import EVER, lines  # noqa: E402
-
-
-def ever_in(workdir: Path, args, env, stdin=None):
-    return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, cwd=workdir,
-                          timeout=300)  # a hang guard
+from tests.support.chat import EVER, ever_in, lines  # noqa: E402
 
 
 def pieces_of_the_key(text: str) -> list:

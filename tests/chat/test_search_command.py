@@ -7,7 +7,7 @@ import os
 from datetime import UTC, datetime
 
 from harness.memory.store import Store
-from tests.chat.test_cli import ever
+from tests.support.chat import ever
 
 NOW = datetime(2026, 10, 8, 9, 30, tzinfo=UTC)
 

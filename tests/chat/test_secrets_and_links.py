@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.localapi.server import Reply, tool_use
-from tests.chat.test_chat_terminal import Chat, StallingAPI, is_compaction
-from tests.chat.test_reliability import ever_in
-from tests.support.chat import environment, lines
+from tests.support.chat import environment, ever_in, is_compaction, lines
+from tests.support.terminal import Chat, StallingAPI
 
 pytestmark = pytest.mark.local_api(server=StallingAPI)
 turn = lambda body: not is_compaction(body)  # noqa: E731

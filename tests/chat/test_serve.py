@@ -20,8 +20,7 @@ import pexpect
 import pytest
 
 from harness.localapi.server import LocalAPI, Reply, echo, tool_use
-from tests.chat.test_cli import EVER, environment, ever, lines
-from tests.support.chat import is_compaction
+from tests.support.chat import EVER, environment, ever, is_compaction, lines
 
 SUMMARY = "a summary line"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")

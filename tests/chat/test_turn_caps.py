@@ -11,8 +11,8 @@ import asyncio
 import pytest
 
 from harness.localapi.server import Reply, text, tool_use
-from tests.calls.test_turn import make_turn
 from tests.support.chat import environment, ever, logged
+from tests.support.turns import make_turn
 
 TURN_MODEL = "claude-sonnet-4-6"
 LOGGED_UNANSWERED = 3
@@ -111,7 +111,7 @@ def test_the_wall_time_cap_ends_a_turn_by_its_own_clock(tmp_path, api):
 
     async def go():
         memory, client, turn = await make_turn(tmp_path, api)
-        turn.settings = TurnSettings(TURN_MODEL, 5.0, workdir=str(tmp_path), caps=TurnCaps(seconds=100),
+        turn.settings = TurnSettings(TURN_MODEL, 120.0, workdir=str(tmp_path), caps=TurnCaps(seconds=100),
                                      monotonic=lambda: next(ticks))
         result = await turn.run("what is the date?")
         await client.aclose()

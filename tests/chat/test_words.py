@@ -14,8 +14,8 @@ import pexpect
 import pytest
 
 from harness.localapi.server import Reply, tool_use
-from tests.chat.test_cli import spawn_chat
 from tests.support.chat import EVER, environment, ever, is_compaction, lines
+from tests.support.terminal import spawn_chat
 
 ROOT = Path(__file__).resolve().parents[2]
 

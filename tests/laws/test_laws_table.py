@@ -1,7 +1,7 @@
-"""Strategy: the README's laws table must be the registry's, row for row (the seconds column
-aside, which a run writes); every law the README, the gist's rules (docs/gist-rules.md) and the docs cite must exist; a label
+"""Strategy: docs/laws.md's laws table must be the registry's, row for row (the seconds column
+aside, which a run writes), and the README's counts its counts; every law the README, the gist's rules (docs/gist-rules.md) and the docs cite must exist; a label
 is compared with the registry's by the order of strengths (Proved > Confirmed > Bounded > Searched
-> Example) and by its minimum counts, and `python -m laws` fails, and refuses to write the README,
+> Example) and by its minimum counts, and `python -m laws` fails, and refuses to write the table,
 when a law passes with less than the registry says.
 """
 
@@ -14,17 +14,32 @@ import pytest
 
 import laws.__main__ as runner
 from laws.core import STRENGTHS, Budget, Law, Verdict, kind, shortfall, stronger
-from laws.registry import README_BEGIN, README_END, laws, markdown_table, without_seconds
+from laws.registry import TABLE_BEGIN, TABLE_END, laws, markdown_table, strength_counts, without_seconds
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+LAWS_PAGE = ROOT / "docs" / "laws.md"
 
 
-def test_the_readme_laws_table_is_the_registrys():
-    text = README.read_text()
-    assert README_BEGIN in text and README_END in text
-    table = text.split(README_BEGIN, 1)[1].split(README_END, 1)[0]
+def test_the_laws_pages_table_is_the_registrys():
+    text = LAWS_PAGE.read_text()
+    assert TABLE_BEGIN in text and TABLE_END in text
+    table = text.split(TABLE_BEGIN, 1)[1].split(TABLE_END, 1)[0]
     assert without_seconds(table) == without_seconds(markdown_table(laws()))
+
+
+def test_the_readme_counts_the_laws_as_the_registry_ranks_them_and_links_the_table():
+    text = " ".join(README.read_text().split())
+    assert TABLE_BEGIN not in text  # the table lives in docs/laws.md alone
+    assert f"{strength_counts(laws())} ([docs/laws.md](docs/laws.md):" in text
+
+
+def test_the_counts_rank_each_law_by_its_weakest_part():
+    proved = Law("a", "§0", "A.", "z3", "Proved (Z3): any view", lambda budget: None)
+    mixed = Law("b", "§0", "B.", "z3", "Proved (Z3): its steps; steps = events: Searched, at least 3 events",
+                lambda budget: None)
+    example = Law("c", "§0", "C.", "example", "Example: the gist's T = 10", lambda budget: None)
+    assert strength_counts([proved, mixed, example, proved]) == "4 laws: 2 Proved (Z3), 1 Searched, 1 Example"
 
 
 def test_every_law_has_a_claimed_strength_in_the_projects_words():
@@ -85,22 +100,22 @@ def run_laws(monkeypatch, capsys, earned: str, *flags: str):
     written = []
     monkeypatch.setattr(runner, "laws", lambda: [registered])
     monkeypatch.setattr(runner, "all_violations", lambda: [])
-    monkeypatch.setattr(runner, "write_readme", written.append)
+    monkeypatch.setattr(runner, "write_table", written.append)
     monkeypatch.setattr(sys, "argv", ["python -m laws", *flags])
     status = runner.main()
     return status, capsys.readouterr().out, written
 
 
-def test_a_law_that_earns_less_than_the_registry_fails_the_run_and_writes_no_readme(monkeypatch, capsys):
+def test_a_law_that_earns_less_than_the_registry_fails_the_run_and_writes_no_table(monkeypatch, capsys):
     status, out, written = run_laws(monkeypatch, capsys, "Searched (CrossHair, 1 iterations / 2 s): views of ≤ 3 lines",
-                                    "--write-readme")
+                                    "--write-table")
     assert status == 1
     assert "claim_holds" in out and " FAIL " in out and "weaker kind" in out
     assert written == []
 
 
-def test_a_law_that_earns_the_registrys_label_passes_and_writes_the_readme(monkeypatch, capsys):
-    status, out, written = run_laws(monkeypatch, capsys, "Confirmed (CrossHair): views of ≤ 3 lines", "--write-readme")
+def test_a_law_that_earns_the_registrys_label_passes_and_writes_the_table(monkeypatch, capsys):
+    status, out, written = run_laws(monkeypatch, capsys, "Confirmed (CrossHair): views of ≤ 3 lines", "--write-table")
     assert status == 0 and " pass " in out
     assert len(written) == 1 and "claim_holds" in written[0]
 

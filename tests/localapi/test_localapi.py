@@ -85,7 +85,7 @@ def ask(api, client, *, system=None, messages=None, model=MODEL, **options):
 
 def post(api, path: str, body, headers=None) -> tuple[int, dict, dict]:
     """A raw POST: (status, headers, parsed body)."""
-    connection = http.client.HTTPConnection(api.base_url.removeprefix("http://"), timeout=5)
+    connection = http.client.HTTPConnection(api.base_url.removeprefix("http://"), timeout=60)  # a hang guard
     sent = {"content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "sk-raw-secret"}
     if headers is not None:
         sent = headers

@@ -137,8 +137,17 @@ def test_a_writer_killed_mid_write_loses_no_acknowledged_line(tmp_path, log):
     if log is ConfigFile:
         assert int(read[0].split(":")[0]) >= max(acknowledged), f"seed {SEED}"
         return
-    # every acknowledged line, each once and in order; any line beyond was written whole
-    assert read == [text(n) for n in range(len(read))], f"seed {SEED}"
+    # every acknowledged line, each once and in order; any line beyond was written whole. In the
+    # store an id a kill tore is recorded lost and never given again [S13]: never an acknowledged
+    # one, at most one a kill; where a kill lands mid-line is the machine's speed, so any run may
+    # hold none or several
+    lost = [n for n in range(len(read)) if read[n] != text(n)]
+    if log.name == "store":
+        assert all(read[n] == f"(message {n} was lost to damage in the log: `ever doctor` says more)"
+                   for n in lost), f"seed {SEED}"
+        assert not set(lost) & set(acknowledged) and len(lost) <= KILLS, f"seed {SEED}"
+    else:
+        assert lost == [], f"seed {SEED}"
     assert max(acknowledged) < len(read), f"seed {SEED}"
     torn = []
     for line in all_lines(log, tmp_path)[:-1]:

@@ -1,7 +1,8 @@
 """What the chat's tests share: the installed `ever`, an environment that points it at a home and
 at the local Messages API, and the log read back as the tests compare it.
 
-- `EVER`, `environment(home, api)`, `ever(args, env)`: the command as a person or a script runs it.
+- `EVER`, `environment(home, api)`, `ever(args, env)`: the command as a person or a script runs it;
+  `ever_in(workdir, args, env)` the same in a folder of the test's, its output as bytes.
 - `lines(home)`: every record of a log folder, in order; `whole_lines(home)` leaves out a last line
   torn by a kill (never acknowledged: the next open cuts it off), where `lines` fails on it.
 - `handed_over(home, raw)`: a raw line on the running chat's socket, as `ever send` hands one, and
@@ -41,6 +42,12 @@ def ever(args, env, stdin=None, timeout_seconds=300):
     """`ever ARGS` in a subprocess; the timeout only stops a hang."""
     return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, text=True,
                           timeout=timeout_seconds)
+
+
+def ever_in(workdir: Path, args, env, stdin=None):
+    """`ever ARGS` run in `workdir`, its output as bytes (a test of bytes that are not UTF-8)."""
+    return subprocess.run([EVER, *args], env=env, input=stdin, capture_output=True, cwd=workdir,
+                          timeout=300)  # a hang guard
 
 
 def _records(home: Path, folder: str, torn_tail: bool) -> list:

@@ -1,5 +1,5 @@
 """The token counts behind docs/recall.md's cost estimate: `ever bench recall` run whole against
-the local Messages API with the scripted model of tests/chat/test_recall.py, its `--json` printed.
+the local Messages API with the scripted model of tests/support/recall_model.py, its `--json` printed.
 
     python -m tests.support.recall_costs --messages 10000 --questions 30 > recall-local.json
 
@@ -15,8 +15,8 @@ from pathlib import Path
 
 from harness.bench.planted import generate
 from harness.localapi.server import LocalAPI
-from tests.chat.test_cli import environment, ever
-from tests.chat.test_recall import scripted
+from tests.support.chat import environment, ever
+from tests.support.recall_model import scripted
 
 
 def main() -> None:
