@@ -107,7 +107,7 @@ class Terminal:
         elif isinstance(event, protocol.Result):
             self.result(event.text, event.is_error)
         elif isinstance(event, protocol.Notice):
-            self.notice(event.sentence)
+            self.notice(event.sentence, event.aside)
         elif isinstance(event, protocol.Row):
             self.row(f"{DIM}{self.shown(event.text)}{RESET}\n")
         elif isinstance(event, protocol.End):
@@ -198,7 +198,12 @@ class Terminal:
         mark = "✗" if is_error else "→"
         self._write(f"{DIM}  {mark} {self.shown(first[:160])}{RESET}\n")
 
-    def notice(self, sentence: str) -> None:
+    def notice(self, sentence: str, aside: bool = False) -> None:
+        """A line to show. An aside (another sender's message, named) waits for the streaming
+        reply's end, as a `memory:` row does: shown at once it would cut the reply's line in two."""
+        if aside and self.replying:
+            self.held.append(f"{self.shown(sentence)}\n")
+            return
         self.end_line()
         self._write(f"{self.shown(sentence)}\n")
 

@@ -100,8 +100,8 @@ class Hub:
     def result(self, text: str, is_error: bool) -> None:
         self._each(protocol.Result(text[:RESULT_CHARS_MAX], is_error))
 
-    def notice(self, sentence: str, skip: Any = None) -> None:
-        self._each(protocol.Notice(sentence), skip)
+    def notice(self, sentence: str, skip: Any = None, aside: bool = False) -> None:
+        self._each(protocol.Notice(sentence, aside), skip)
 
     def end_line(self) -> None:
         pass  # each terminal ends its line at the turn's End

@@ -351,7 +351,7 @@ class Owner:
             client.send(protocol.Notice(socket.failed_append(error)))
             return
         first_line = text.strip().split("\n", 1)[0]
-        self.hub.notice(f"[another terminal] {first_line[:160]}", skip=client)
+        self.hub.notice(f"[another terminal] {first_line[:160]}", skip=client, aside=True)
 
     def answered(self, delivery: Delivery, result: TurnResult) -> None:
         key = delivery.message.key

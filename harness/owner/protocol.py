@@ -25,7 +25,8 @@ owner's events,
     {"event": "text"|"thinking", "delta": "..."}     a reply streaming
     {"event": "tool", "name": "...", "input": {...}}
     {"event": "result", "text": "...", "is_error": false}
-    {"event": "notice", "sentence": "..."}            a line to show (another sender's message, ...)
+    {"event": "notice", "sentence": "...", "aside": false}   a line to show; an aside names another
+                                                      sender's message, held while a reply streams
     {"event": "row", "text": "..."}                   a `memory:` row
     {"event": "wait", "what": "..." | null, "seconds": 12.0, "source": "call"}
     {"event": "end", "status": "mem 64K/128K · ..."}  a turn ended
@@ -188,6 +189,7 @@ class Result:
 @dataclasses.dataclass(frozen=True)
 class Notice:
     sentence: str
+    aside: bool = False  # about another sender: a terminal may hold it while a reply streams
 
 
 @dataclasses.dataclass(frozen=True)
@@ -323,7 +325,9 @@ def event_of(raw: bytes) -> Event | None:
     kind = EVENTS.get(line.get("event")) if line is not None else None
     if kind is None:
         return None
-    fields = {field.name: line.get(field.name) for field in dataclasses.fields(kind)}
+    # a field the line lacks takes its default: an owner older than this terminal sent none
+    fields = {field.name: line.get(field.name) for field in dataclasses.fields(kind)
+              if field.name in line or field.default is dataclasses.MISSING}
     try:
         return kind(**{name: _typed(kind, name, value) for name, value in fields.items()})
     except (TypeError, ValueError):

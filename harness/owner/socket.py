@@ -134,7 +134,7 @@ async def answer_send(owner: Owner, request: protocol.Send,
     writer.write(protocol.answer_line({"accepted": True}))
     # the person at the chat sees what a script adds to it
     first_line = message.text.strip().split("\n", 1)[0]
-    owner.hub.notice(f"[ever send] {first_line[:160]}")
+    owner.hub.notice(f"[ever send] {first_line[:160]}", aside=True)
     try:
         await writer.drain()
     except (ConnectionError, BrokenPipeError):
