@@ -28,10 +28,12 @@ def test_an_event_read_back_is_the_event_written(event):
 
 def test_the_documented_lines_read_as_their_values():
     assert protocol.event_of(b'{"event": "notice", "sentence": "x"}\n') == protocol.Notice("x", False)
-    assert protocol.event_of(b'{"event": "wait", "what": null, "seconds": 12.0}\n') == protocol.Wait(None, 12.0, "owner")
+    waited = protocol.event_of(b'{"event": "wait", "what": null, "seconds": 12.0}\n')
+    assert waited == protocol.Wait(None, 12.0, "owner")
     assert protocol.event_of(b'{"event": "question", "id": "3", "text": "t"}\n') is None  # an id is a number
     assert protocol.event_of(b'{"event": "from a newer owner"}\n') is None
-    assert protocol.request_of(b'{"op": "send", "text": "hi", "yes": true, "key": "k1"}\n') == protocol.Send("hi", True, "k1")
+    sent = protocol.request_of(b'{"op": "send", "text": "hi", "yes": true, "key": "k1"}\n')
+    assert sent == protocol.Send("hi", True, "k1")
     assert protocol.request_of(b'{"op": "messages", "ids": [4, 9]}\n') == protocol.Messages(ids=(4, 9))
     assert protocol.terminal_request_of(b'{"op": "answer", "id": 3, "answer": "y"}\n') == protocol.Answer(3, "y")
     assert protocol.terminal_request_of(b'{"op": "say", "text": "   "}\n') is None  # nothing to say
