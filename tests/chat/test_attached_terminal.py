@@ -11,7 +11,6 @@ says the same of a line the terminal's own check would have stopped: the owner a
 import json
 import re
 import socket
-import threading
 
 import pexpect
 import pytest
@@ -19,6 +18,7 @@ import pytest
 from harness.localapi.server import echo
 from harness.memory.accepted import MESSAGE_BYTES_MAX
 from tests.support.chat import EVER, environment, is_compaction, logged
+from tests.support.terminal import write_all
 
 pytestmark = pytest.mark.slow  # real processes in pseudo-terminals
 
@@ -64,20 +64,6 @@ class Terminal:
 
     def close(self) -> None:
         self.child.close(force=True)
-
-
-def write_all(fd: int, data: bytes) -> threading.Thread:
-    """Type `data` on a thread: a pty takes a 10 MB paste only as the chat reads it."""
-    import os
-
-    def run() -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view[:65536]):]
-
-    writer = threading.Thread(target=run, daemon=True)
-    writer.start()
-    return writer
 
 
 def test_an_attached_terminals_line_comes_back_with_up_and_is_in_the_history_file(tmp_path, local):

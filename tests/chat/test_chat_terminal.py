@@ -27,7 +27,7 @@ from harness.chat.terminal import paste_parser
 from harness.localapi.server import LocalAPI, Reply, thinking, tool_use
 from tests.support.chat import EVER, environment, handed_over, is_compaction, lines
 from tests.support.chat import logged_in_full as logged
-from tests.support.terminal import STATUS, Chat, StallingAPI
+from tests.support.terminal import STATUS, Chat, StallingAPI, write_all
 
 LONG = bool(os.environ.get("EVER_LONG_TESTS"))
 SUMMARY = "a summary line"
@@ -255,19 +255,6 @@ def test_the_paste_parser_reads_what_prompt_toolkits_own_reads_in_reads_of_any_s
         for start in range(0, len(typed), size):
             parser.feed(typed[start:start + size])
         assert keys == expected, size
-
-
-def write_all(fd: int, data: bytes) -> threading.Thread:
-    """Write `data` to the terminal from a thread, so the test reads what the chat prints
-    meanwhile (a terminal's buffers hold a few kilobytes each way)."""
-    def write() -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view[:65536]):]
-
-    writer = threading.Thread(target=write, daemon=True)
-    writer.start()
-    return writer
 
 
 def peak_memory_kb(pid: int) -> int:

@@ -7,6 +7,7 @@
 - `StallingAPI`: the local API with one more fault, a reply that streams, then goes quiet.
 """
 
+import os
 import re
 import threading
 from pathlib import Path
@@ -120,3 +121,15 @@ def spawn_chat(home: Path, api: LocalAPI) -> pexpect.spawn:
     child.expect("›")
     return child
 
+
+def write_all(fd: int, data: bytes) -> threading.Thread:
+    """Write `data` to the terminal from a thread, so the test reads what the chat prints
+    meanwhile (a terminal's buffers hold a few kilobytes each way)."""
+    def write() -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view[:65536]):]
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return writer
