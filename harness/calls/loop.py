@@ -119,6 +119,8 @@ class ToolLoop:
         """The reply's texts, logged already."""
 
     def log(self, kind: str, text: str) -> None:
+        """Where a line of the call goes: no default, as a turn logs to the chat and a subagent
+        to its own log [gist §6]; each configuration says which."""
         raise NotImplementedError
 
     def joined(self) -> list[JSON]:
@@ -126,6 +128,7 @@ class ToolLoop:
         return []
 
     async def run_tool(self, name: str, tool_input: Any) -> ToolResult:
+        """A tool call run: no default, as the tools offered are each configuration's own."""
         raise NotImplementedError
 
     def cancelled(self) -> None:
