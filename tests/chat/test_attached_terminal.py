@@ -66,6 +66,13 @@ class Terminal:
         self.child.close(force=True)
 
 
+def leave(*terminals: Terminal) -> None:
+    """Ctrl-D in each, in order: the attached terminal first, so the owner leaves none behind."""
+    for terminal in terminals:
+        terminal.child.sendcontrol("d")
+        terminal.expect(pexpect.EOF)
+
+
 def test_an_attached_terminals_line_comes_back_with_up_and_is_in_the_history_file(tmp_path, local):
     owner = Terminal(tmp_path, local, "/help")
     attached = Terminal(tmp_path, local, "attached to the running chat")
@@ -73,10 +80,7 @@ def test_an_attached_terminals_line_comes_back_with_up_and_is_in_the_history_fil
         attached.turn("a line typed in the attached terminal")
         attached.child.send(UP + "\r")  # the line editor recalls it, and Enter sends it again
         attached.turn("and one after it")
-        attached.child.sendcontrol("d")
-        attached.expect(pexpect.EOF)
-        owner.child.sendcontrol("d")
-        owner.expect(pexpect.EOF)
+        leave(attached, owner)
     finally:
         attached.close()
         owner.close()
@@ -97,10 +101,7 @@ def test_a_line_past_the_limit_typed_in_an_attached_terminal_is_one_sentence_and
         attached.expect(TOO_LONG_SENTENCE, timeout=120)
         writer.join(60)
         attached.turn("a short one after it")  # still attached: the owner answers it
-        attached.child.sendcontrol("d")
-        attached.expect(pexpect.EOF)
-        owner.child.sendcontrol("d")
-        owner.expect(pexpect.EOF)
+        leave(attached, owner)
     finally:
         attached.close()
         owner.close()
