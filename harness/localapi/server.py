@@ -97,13 +97,15 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable
+import urllib.parse
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from harness.calls.models import IMAGES
+from harness.calls.models import IMAGES, Model
 from harness.localapi.cache import CacheOutcome, ManualClock, PendingWrite, PromptCache, WallClock
+from harness.localapi.catalogue import Catalogue
 from harness.localapi.faults import (
     Fault,
     Item,
@@ -130,6 +132,7 @@ from harness.localapi.validation import (
     content_blocks,
     invalid,
     prompt_blocks,
+    signed_by,
 )
 
 # The names a test scripts the server with, all from here.
@@ -344,8 +347,12 @@ class LocalAPI:
                  responder: Responder | None = None,
                  minimum_cacheable_tokens: dict[str, int] | None = None,
                  minimum_cacheable_tokens_default: int = minimum_cacheable_tokens_default,
-                 unknown_models: bool = False) -> None:
+                 unknown_models: bool = False, models: Iterable[Model] = ()) -> None:
         self.clock = clock if clock is not None else ManualClock()
+        # what `GET /v1/models` lists and what a request's model is checked against: the
+        # capability table's models, after `models` (a test's: one only the API knows, or the
+        # API's own figures for one the table knows)
+        self.catalogue = Catalogue(models)
         self.responder = responder
         # Strict by default, as the real API: a model id the capability table does not know is a
         # 404. A test of a compatible server's own model ids asks for leniency by this name.
@@ -509,18 +516,25 @@ class LocalAPI:
                                          received))
 
         try:
-            if handler.command != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
+            listing = handler.command == "GET" and (path == "/v1/models" or path.startswith("/v1/models/"))
+            if not listing and (handler.command != "POST"
+                                or path not in ("/v1/messages", "/v1/messages/count_tokens")):
                 raise ApiError(404, "not_found_error", f"Not found: {handler.command} {path}")
             if "x-api-key" not in headers and "authorization" not in headers:
                 raise ApiError(401, "authentication_error", "x-api-key header is required")
             if "anthropic-version" not in headers:
                 raise invalid("anthropic-version: header is required")
+            if listing:
+                answer = self._models_answer(path, handler.path)
+                record(200, "models")
+                handler.send_json(200, answer, request_id)
+                return
             if too_large:  # errors: "The maximum request size is 32 MB for standard API endpoints"
                 raise ApiError(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
             if not isinstance(body, dict):
                 raise invalid("There was an issue with your request body: it is not a JSON object")
             counting = path == "/v1/messages/count_tokens"
-            check_request(body, counting, unknown_models=self.unknown_models)
+            check_request(body, counting, unknown_models=self.unknown_models, catalogue=self.catalogue)
             blocks = prompt_blocks(body)
             marks = cache_marks(body, blocks)
             if counting:
@@ -553,6 +567,20 @@ class LocalAPI:
         record(200, "reply" if fault is None else fault.kind, outcome)
         self._answer(handler, body, reply, fault, outcome, writes, number, request_id, now)
 
+    def _models_answer(self, path: str, full_path: str) -> JSON:
+        """`GET /v1/models` (a page) or `GET /v1/models/{id}` (one), as the Models API answers."""
+        if path != "/v1/models":
+            model_id = urllib.parse.unquote(path[len("/v1/models/"):])
+            model = self.catalogue.find(model_id)
+            if model is None:
+                raise ApiError(404, "not_found_error", f"model: {model_id}")
+            return self.catalogue.info(model)
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(full_path).query))
+        try:
+            return self.catalogue.page(query)
+        except ValueError as error:
+            raise invalid(str(error)) from None
+
     def _answer_fault(self, handler: _Handler, fault: Fault, request_id: str,
                       record: Callable[..., None]) -> None:
         if fault.kind == "status":
@@ -584,7 +612,7 @@ class LocalAPI:
     def _answer(self, handler: _Handler, body: JSON, reply: Reply, fault: Fault | None,
                 outcome: CacheOutcome, writes: tuple[PendingWrite, ...], number: int,
                 request_id: str, started: float) -> None:
-        blocks = reply.blocks()
+        blocks = shaped(reply.blocks(), body, self.catalogue.find(body["model"]))
         for index, block in enumerate(blocks):
             if block["type"] == "tool_use" and "id" not in block:
                 block["id"] = f"toolu_local_{number:06d}_{index}"
@@ -634,6 +662,33 @@ class LocalAPI:
             data = json.dumps(message).encode("utf-8")
             handler.send_raw_body(200, data[:len(data) // 2], len(data), request_id)
             handler.hang_up()
+
+
+def shaped(blocks: list[JSON], body: JSON, model: Model | None) -> list[JSON]:
+    """A reply's blocks as the model gives them: a thinking block signed for its model; on the
+    models whose text between tool calls comes back as thinking (whats-new-opus-5-5: "text
+    between tool calls comes back in thinking blocks whose text is empty at the default display
+    setting"), each text block before a tool call made a thinking block, and every thinking
+    block's text empty unless `thinking.display` is "summarized" (or the thinking is
+    between_tools, whose progress notes "still come back as thinking blocks, with their summary
+    text", whats-new-sonnet-5-5)."""
+    model_id = body["model"]
+    for block in blocks:
+        if block["type"] == "thinking" and block.get("signature") == "local-signature":
+            block["signature"] = signed_by(model_id)
+    if model is None or not model.display_omitted:
+        return blocks
+    setting = body.get("thinking") if isinstance(body.get("thinking"), dict) else {}
+    shown = setting.get("display") == "summarized" or setting.get("type") == "between_tools"
+    last_tool = max((index for index, block in enumerate(blocks) if block["type"] == "tool_use"), default=-1)
+    result = []
+    for index, block in enumerate(blocks):
+        if block["type"] == "text" and index < last_tool:
+            block = {"type": "thinking", "thinking": block["text"], "signature": signed_by(model_id)}
+        if block["type"] == "thinking" and not shown:
+            block = {**block, "thinking": ""}
+        result.append(block)
+    return result
 
 
 error_statuses = {"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
