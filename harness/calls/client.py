@@ -403,6 +403,20 @@ class Client:
         tokens = getattr(counted, "input_tokens", None)
         return tokens if isinstance(tokens, int) else None
 
+    async def list_models(self) -> list[JSON]:
+        """The Models API's answer (`GET /v1/models`, every page), each model as its JSON, newest
+        first; `Unusable` with one sentence when it cannot be had (the key, the endpoint, the
+        network), never retried: the table answers meanwhile."""
+        try:
+            return [info.model_dump(mode="json") async for info in self.sdk.models.list(limit=1000)]
+        except Exception as error:
+            kind = classify(error)
+            if kind is None:
+                raise
+            secrets = (self.settings.api_key, *url_secrets(self.settings.base_url))
+            url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)
+            raise Unusable(redact(failure_sentence(error, kind, url, ""), secrets)) from None
+
     def backoff_seconds(self, failures: int) -> float:
         """Wait after the n-th transient failure in a row: first·2^(n−1), capped, then between half
         and all of it (the jitter spreads calls that failed together)."""

@@ -211,11 +211,12 @@ def read_usage(home: Path, disk: Disk = REAL_DISK) -> UsageLog:
 
 
 def cost_e8(record: UsageRecord) -> int | None:
-    """The call's cost in 10^-8 dollars (tokens × cents per million tokens); None if unpriced."""
+    """The call's cost in 10^-8 dollars (tokens × cents per million tokens), rounded up where a
+    price is not a whole number of cents (Haiku 5.5's 12.5-cent writes); None if unpriced."""
     price = price_of(record.model)
     if price is None:
         return None
-    return (record.input_tokens * price.input
+    return math.ceil(record.input_tokens * price.input
             + record.cache_creation_input_tokens * price.cache_write
             + record.cache_read_input_tokens * price.cache_read
             + record.output_tokens * price.output)

@@ -532,6 +532,36 @@ def files_command() -> None:
 
 
 @main.command()
+def models() -> None:
+    """The models the key can use: window, output cap, thinking and effort, price, status."""
+    import asyncio
+    from datetime import datetime, timezone
+
+    from harness.calls.capabilities import models_report, read_listing, refresh, rows
+    from harness.calls.models import listing
+    from harness.chat.config import load_key
+
+    settings = load_settings()
+    uses = {settings.model: "the turns"}
+    memory_model = settings.model if settings.memory_model == "turns" else settings.memory_model
+    uses[memory_model] = "the turns and the compactor" if memory_model == settings.model else "the compactor"
+    try:
+        key = load_key(settings.home)
+    except ConfigError as error:
+        key, problem = None, str(error)
+
+    async def ask() -> tuple[str, str]:
+        from harness.calls.client import Client, ClientSettings
+
+        async with Client(ClientSettings(api_key=key.reveal(), base_url=settings.base_url)) as client:
+            return await refresh(client, settings.home, settings.base_url, datetime.now(timezone.utc), force=True)
+
+    where, problem = asyncio.run(ask()) if key is not None else ("table", problem)
+    cached = read_listing(settings.home, settings.base_url)
+    echo(models_report(rows(listing()), where, problem, cached[1] if cached else None, uses))
+
+
+@main.command()
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON, for scripts.")
 @click.option("--turns", type=int, default=20, help="How many of the last turns to list.")
 def cost(as_json: bool, turns: int) -> None:

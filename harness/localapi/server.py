@@ -5,7 +5,10 @@ the official SDK talks to through `base_url=`; nothing in the SDK is mocked, and
 imports the SDK. It serves `POST /v1/messages` (JSON, or SSE with `"stream": true`) and
 `POST /v1/messages/count_tokens`, validates requests like the API (400 `invalid_request_error`),
 answers each request with a scripted reply or a fault, keeps Anthropic's prompt cache [gist §3.3],
-and records every request so a test can assert exactly what was sent.
+and records every request so a test can assert exactly what was sent (`requests` the Messages
+API's, `listings` the Models API's). It also serves `GET /v1/models` and `GET /v1/models/{id}` as
+the Models API does (harness/localapi/catalogue.py), from the capability table's models and any a
+test adds (`LocalAPI(models=[...])`, a model only the API knows, or the API's own figures).
 
     with LocalAPI() as api:
         api.enqueue("Hello.")                                  # a text reply
@@ -366,6 +369,7 @@ class LocalAPI:
         self._arrived = threading.Condition(self._lock)
         self._queue: list[tuple[Reply | Fault, Predicate | None]] = []
         self._requests: list[RecordedRequest] = []
+        self._listings: list[RecordedRequest] = []  # GET /v1/models: apart, see `listings`
         self._connections: set[socket.socket] = set()
         self._failures: list[str] = []
         self._stopping = threading.Event()
@@ -413,6 +417,7 @@ class LocalAPI:
         with self._lock:
             self._queue.clear()
             self._requests.clear()
+            self._listings.clear()
             self._failures.clear()
             self.cache.clear()
             self.responder = None
@@ -478,7 +483,19 @@ class LocalAPI:
             self._count += 1
             return self._count
 
+    @property
+    def listings(self) -> list[RecordedRequest]:
+        """The Models API's requests (`GET /v1/models`, `/v1/models/{id}`), in order: apart from
+        `requests`, which holds what was sent to the Messages API, so a test of the chat's calls
+        counts its calls whether or not the chat asked which models there are."""
+        with self._lock:
+            return list(self._listings)
+
     def _record(self, request: RecordedRequest) -> None:
+        if request.method == "GET" and request.path.startswith("/v1/models"):
+            with self._lock:
+                self._listings.append(request)
+            return
         with self._arrived:
             self._requests.append(request)
             self._arrived.notify_all()
@@ -496,10 +513,13 @@ class LocalAPI:
         return as_reply_or_fault(responder(body))
 
     def _handle(self, handler: _Handler) -> None:
+        path = handler.path.split("?", 1)[0]
+        if handler.command == "GET" and (path == "/v1/models" or path.startswith("/v1/models/")):
+            self._handle_listing(handler, path)
+            return
         number = self._next_id()
         request_id = f"req_local_{number:06d}"
         now = self.clock.now()
-        path = handler.path.split("?", 1)[0]
         headers = {name.lower(): ("<redacted>" if name.lower() in redacted_headers else value)
                    for name, value in handler.headers.items()}
         length = int(handler.headers.get("content-length") or 0)
@@ -516,19 +536,12 @@ class LocalAPI:
                                          received))
 
         try:
-            listing = handler.command == "GET" and (path == "/v1/models" or path.startswith("/v1/models/"))
-            if not listing and (handler.command != "POST"
-                                or path not in ("/v1/messages", "/v1/messages/count_tokens")):
+            if handler.command != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
                 raise ApiError(404, "not_found_error", f"Not found: {handler.command} {path}")
             if "x-api-key" not in headers and "authorization" not in headers:
                 raise ApiError(401, "authentication_error", "x-api-key header is required")
             if "anthropic-version" not in headers:
                 raise invalid("anthropic-version: header is required")
-            if listing:
-                answer = self._models_answer(path, handler.path)
-                record(200, "models")
-                handler.send_json(200, answer, request_id)
-                return
             if too_large:  # errors: "The maximum request size is 32 MB for standard API endpoints"
                 raise ApiError(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
             if not isinstance(body, dict):
@@ -566,6 +579,32 @@ class LocalAPI:
             outcome, writes = self.cache.look(body["model"], blocks, marks, now)
         record(200, "reply" if fault is None else fault.kind, outcome)
         self._answer(handler, body, reply, fault, outcome, writes, number, request_id, now)
+
+    def _handle_listing(self, handler: _Handler, path: str) -> None:
+        """`GET /v1/models[/{id}]`: answered from the catalogue, recorded in `listings`; it
+        takes nothing from the queue and no message id."""
+        with self._lock:
+            request_id = f"req_local_models_{len(self._listings) + 1:06d}"
+        headers = {name.lower(): ("<redacted>" if name.lower() in redacted_headers else value)
+                   for name, value in handler.headers.items()}
+        now = self.clock.now()
+
+        def record(status: int, answer: str) -> None:
+            self._record(RecordedRequest("GET", path, headers, None, now, status, answer, None,
+                                         time.perf_counter()))
+
+        try:
+            if "x-api-key" not in headers and "authorization" not in headers:
+                raise ApiError(401, "authentication_error", "x-api-key header is required")
+            if "anthropic-version" not in headers:
+                raise invalid("anthropic-version: header is required")
+            answer = self._models_answer(path, handler.path)
+        except ApiError as error:
+            record(error.status, "invalid" if error.status == 400 else "error")
+            handler.send_json(error.status, error_json(error.error_type, error.message, request_id), request_id)
+            return
+        record(200, "models")
+        handler.send_json(200, answer, request_id)
 
     def _models_answer(self, path: str, full_path: str) -> JSON:
         """`GET /v1/models` (a page) or `GET /v1/models/{id}` (one), as the Models API answers."""

@@ -13,11 +13,13 @@ import asyncio
 import dataclasses
 import os
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from harness.calls.agents import Agents
 from harness.calls.approval import Approval, weakest
+from harness.calls.capabilities import refresh
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
 from harness.calls.compactor import Job as CompactorJob
 from harness.calls.prompt import Prompt
@@ -147,6 +149,9 @@ class Owner:
                                     silence_seconds=TURN_SILENCE_SECONDS,
                                     retry_after_max_seconds=TURN_RETRY_AFTER_MAX_SECONDS,
                                     gate=compactor_client.gate)
+            # each model's window, output cap and thinking from the Models API, kept a day under
+            # the home; offline, the table answers (harness/calls/capabilities.py)
+            await refresh(client, settings.home, settings.base_url, datetime.now(UTC), world.disk)
         except BaseException:
             memory.close()
             raise
