@@ -165,4 +165,4 @@ def test_without_yes_a_script_is_told_it_costs_money_and_nothing_is_built(tmp_pa
     assert not (tmp_path / "bench").exists()
     wrong = ever(["bench", "recall", "--arms", "zoom,grep", "--yes"], env)
     assert wrong.returncode == 1 and wrong.stderr.strip() == \
-        "ever: --arms takes zoom, search and baseline, comma-separated, not 'zoom,grep'"
+        "ever: --arms takes zoom, search, baseline and search-alone, comma-separated, not 'zoom,grep'"
