@@ -40,7 +40,9 @@ def test_the_three_arms_run_end_to_end_and_say_the_figure_measures_nothing(tmp_p
     result = json.loads(run.stdout)
     assert any("measure nothing about memory" in note for note in result["notes"])
     arms = result["arms"]
-    assert list(arms) == ["zoom", "search", "baseline"]
+    assert list(arms) == ["zoom", "search", "baseline", "search-alone"]
+    # the model-free arm: no calls, no dollars, each of the 6 questions searched once
+    assert (arms["search-alone"]["asked"], arms["search-alone"]["calls"], arms["search-alone"]["cost_e8"]) == (6, 0, 0)
     answers = result["chats"][0]["answers"]
     assert len(answers) == 18
     # the tools, in a copy of the built chat, bring back every planted message
