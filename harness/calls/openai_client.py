@@ -263,10 +263,12 @@ class OpenAIProvider:
 def openai_provider(settings: ClientSettings, config: Any, **changes: Any) -> OpenAIProvider:
     """A provider for `config` (harness/calls/providers.py's ProviderConfig) with the owner's
     settings and their changes (attempts, silence, window)."""
-    gate = changes.pop("gate", None)
-    del gate  # [H27] no gate on this wire
+    from harness.owner.world import provider_key
+
+    changes.pop("gate", None)  # [H27] no gate on this wire
     window = changes.pop("context_window", None) or config.context_window
-    settings = dataclasses.replace(settings, **changes, context_window=window)
+    settings = dataclasses.replace(settings, **changes, context_window=window, api_key=provider_key(config),
+                                   base_url=config.base_url)
     return OpenAIProvider(settings, api=config.api, name=config.name, key_env=config.key_env, window=window)
 
 
