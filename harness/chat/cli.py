@@ -536,9 +536,10 @@ def files_command() -> None:
 @click.option("--turns", type=int, default=20, help="How many of the last turns to list.")
 def cost(as_json: bool, turns: int) -> None:
     """Tokens, cache reads and writes per day and per turn, and what they cost."""
-    from harness.calls.usage import format_report, read_usage, report, report_json
+    from harness.calls.usage import format_report, read_usage, report, report_json, use_provider_prices
 
     settings = load_settings()
+    use_provider_prices(settings.providers)  # [H29] a local model priced in config.toml
     usage = read_usage(settings.home)
     result = report(usage.records, usage.skipped)
     if as_json:

@@ -25,7 +25,7 @@ from harness.calls.providers import route
 from harness.calls.redaction import redact
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Output, Turn, TurnResult, TurnSettings
-from harness.calls.usage import dollars_text, record_usage, usage_record
+from harness.calls.usage import dollars_text, record_usage, usage_record, use_provider_prices
 from harness.chat.config import Secret, Settings, check_memory_setting, load_key
 from harness.memory.accepted import Accepted, TooLong, entering
 from harness.memory.agentlog import AgentCaps
@@ -140,6 +140,7 @@ class Owner:
             anthropic = any(route(model, settings.providers).provider.api == "anthropic"
                             for model in (settings.model, memory_settings.model))
             key = Secret(api_key) if api_key is not None else load_key(settings.home) if anthropic else Secret("")
+            use_provider_prices(settings.providers)  # [H29]
             from harness.calls.client import ClientSettings
 
             client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
@@ -494,7 +495,9 @@ class Owner:
         ceiling = self.memory.planner.config.view_bytes_ceiling
         last = self.last if self.last and self.last.calls else None
         share = f"{last.cache_read_share:.0%}" if last else "-"
-        cost = "-" if last is None else "?" if last.cost_e8 is None else dollars_text(last.cost_e8)
+        # [H29] an unpriced model's tokens, never a dollar figure made up for it
+        cost = ("-" if last is None else f"{last.tokens:,} tokens, unpriced" if last.cost_e8 is None
+                else dollars_text(last.cost_e8))
         line = f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
         if self.memory.paused:  # [C11] what failed, where, what to do
             line += f" · the compactor is paused: {self.memory.paused}"
