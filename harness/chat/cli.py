@@ -567,19 +567,34 @@ def cost(as_json: bool, turns: int) -> None:
 @click.option("--no-pictures", is_flag=True, help="Only the table (or JSON): no files.")
 @click.option("--json", "as_json", is_flag=True, help="The figures as JSON, for scripts.")
 @click.option("--processes", type=click.IntRange(1), default=2, show_default=True, help="Processes to share the runs.")
+@click.option("--provider", default=None,
+              help="Replay on this provider's cache and prices ([providers.NAME] in config.toml, or openai).")
 def simulate(messages: int, seed: int, workload_name: str, import_notes: int, from_log, modes: str, out: str,
-             no_pictures: bool, as_json: bool, processes: int) -> None:
+             no_pictures: bool, as_json: bool, processes: int, provider: str | None) -> None:
     """What a chat costs, replayed with no key and no network: Ever beside the designs a user would
     pick instead, on the same messages at the same prices (docs/simulate.md)."""
     from harness.bench.simulate import run_command
+    from harness.bench.simulate_meter import use_provider
+    from harness.calls.providers import BUILT_IN
 
     settings = load_settings()
     memory_model = settings.model if settings.memory_model == "turns" else settings.memory_model
+    model = settings.model
+    if provider is not None:  # [H29] the chat's models on that provider, by their bare names
+        known = {**BUILT_IN, **settings.providers}
+        if provider not in known:
+            fail(f"There is no provider {provider!r}: the providers are {', '.join(sorted(known))}.")
+        try:
+            use_provider(known[provider])
+        except ValueError as error:
+            fail(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+        if provider != "anthropic":
+            model, memory_model = (f"{provider}/{name.partition('/')[2] or name}" for name in (model, memory_model))
     chosen = [name.strip() for name in modes.split(",") if name.strip()]
     command = "ever simulate " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["simulate"] else "ever simulate"
     try:
         run_command(messages, seed, workload_name, import_notes, from_log, chosen, None if no_pictures else out,
-                    as_json, processes, settings.model, memory_model, command.strip(), click.echo)
+                    as_json, processes, model, memory_model, command.strip(), click.echo)
     except ValueError as error:
         fail(f"{error}.")
 
