@@ -42,6 +42,7 @@ from harness.calls.client import (
 from harness.calls.openai import ChatStream, ResponsesStream, chat_body, responses_body
 from harness.calls.outcomes import Refused, Reply, RetriesExhausted, Unusable, Usage
 from harness.calls.provider import Call, OnStreamed, Streamed
+from harness.calls.providers import provider_key
 from harness.calls.redaction import redact
 
 JSON = dict[str, Any]
@@ -263,8 +264,6 @@ class OpenAIProvider:
 def openai_provider(settings: ClientSettings, config: Any, **changes: Any) -> OpenAIProvider:
     """A provider for `config` (harness/calls/providers.py's ProviderConfig) with the owner's
     settings and their changes (attempts, silence, window)."""
-    from harness.owner.world import provider_key
-
     changes.pop("gate", None)  # [H27] no gate on this wire
     window = changes.pop("context_window", None) or config.context_window
     settings = dataclasses.replace(settings, **changes, context_window=window, api_key=provider_key(config),

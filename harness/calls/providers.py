@@ -20,6 +20,7 @@ compactor may serve a hosted master or the reverse; `-m` switches the turns' per
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -128,3 +129,15 @@ def route(model: str, providers: Mapping[str, ProviderConfig] | None = None) -> 
 
 def with_window(config: ProviderConfig, window: int | None) -> ProviderConfig:
     return config if window is None else replace(config, context_window=window)
+
+
+def provider_key(provider: ProviderConfig, environ: Mapping[str, str] | None = None) -> str:
+    """The key a provider's `key_env` names; "" for one that takes none (a local server)."""
+    from harness.calls.outcomes import SettingsError
+
+    if not provider.key_env:
+        return ""
+    key = (os.environ if environ is None else environ).get(provider.key_env, "").strip()
+    if not key:
+        raise SettingsError(f"{provider.key_env} is not set: the provider {provider.name} needs its API key there.")
+    return key

@@ -154,10 +154,11 @@ def check_chat(body: JSON, models: dict[str, LocalModel]) -> tuple[list[JSON], L
         role = message["role"]
         if role == "tool":
             call_id = message.get("tool_call_id")
-            if call_id not in awaited:
+            if call_id in awaited:
+                awaited.remove(call_id)
+            else:
                 raise invalid(f"Invalid parameter: messages with role 'tool' must be a response to a preceeding "
                               f"message with 'tool_calls' ({where}.tool_call_id {call_id!r} answers no call).")
-            awaited.remove(call_id)
             content = check_parts(message.get("content"), ("text",), f"{where}.content", may_be_empty=True)
             parts += [{"role": "tool", "id": call_id, "part": part} for part in content]
             continue

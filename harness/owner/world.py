@@ -38,7 +38,7 @@ def real_clients(client_settings: Any, **changes: Any) -> Any:
     """A client of the model's API (harness/calls/client.py), with `changes` to its settings; the
     SDK is loaded only here, by an owner about to call. `model` and `providers` pick the API
     (harness/calls/providers.py): an OpenAI one is harness/calls/openai_client.py's provider."""
-    from harness.calls.providers import route
+    from harness.calls.providers import provider_key, route
 
     chosen = route(changes.pop("model", None) or "", changes.pop("providers", None)).provider
     if chosen.openai:
@@ -53,18 +53,6 @@ def real_clients(client_settings: Any, **changes: Any) -> Any:
         if chosen.key_env:
             changes["api_key"] = provider_key(chosen)
     return Client(dataclasses.replace(client_settings, **changes), gate=gate)
-
-
-def provider_key(provider: Any, environ: Any = None) -> str:
-    """The key a provider's `key_env` names; "" for one that takes none."""
-    from harness.calls.outcomes import SettingsError
-
-    if not provider.key_env:
-        return ""
-    key = (os.environ if environ is None else environ).get(provider.key_env, "").strip()
-    if not key:
-        raise SettingsError(f"{provider.key_env} is not set: the provider {provider.name} needs its API key there.")
-    return key
 
 
 @dataclasses.dataclass(frozen=True)

@@ -53,7 +53,8 @@ def test_ever_cost_reads_the_configs_prices_and_lists_each_provider(tmp_path):
     home.chmod(0o700)
     (home / "config.toml").write_text(CONFIG)
     (home / "config.toml").chmod(0o600)
-    lines = [record("local/qwen3-coder", 200_000, 800_000, 10_000), record("ollama/llama3.3", 5_000, 0, 700, "compaction")]
+    lines = [record("local/qwen3-coder", 200_000, 800_000, 10_000),
+             record("ollama/llama3.3", 5_000, 0, 700, "compaction")]
     (home / "chat" / "usage" / "2026-12-02.jsonl").write_text("".join(json.dumps(r.to_json()) + "\n" for r in lines))
     env = {"EVER_HOME": str(home), "PATH": "/usr/bin:/bin"}
     done = ever(["cost", "--json"], env)

@@ -145,8 +145,8 @@ def test_an_error_that_retrying_cannot_cure_stops_at_once_with_one_sentence(wire
     async def go():
         provider = Compactor(client, Prompt.build(), MemorySettings(model=wire.model)).provider
         try:
-            return await provider.stream(provider.request(
-                Call(wire.model, 100, ("s",), (), ({"role": "user", "content": [{"type": "text", "text": job.task()}]},))))
+            said = {"role": "user", "content": [{"type": "text", "text": job.task()}]}
+            return await provider.stream(provider.request(Call(wire.model, 100, ("s",), (), (said,))))
         finally:
             await client.aclose()
 
@@ -175,3 +175,42 @@ def test_each_wires_stop_reasons_come_back_as_the_same_outcomes(wire, script, st
     reply = asyncio.run(go())
     assert reply.stop is stop
     assert reply.text == "Cut here"
+
+
+def test_a_second_call_on_the_same_prefix_reads_it_from_the_cache_as_each_wire_reports_it(tmp_path, wire):
+    """Anthropic's cache at the marks Ever places; OpenAI's by itself on the repeated prefix, in
+    steps of 128 tokens, both read back from the wire's own usage fields."""
+    (tmp_path / "notes.txt").write_text("x\n")
+    wire.api.enqueue([tool_use("read", {"path": "notes.txt"}, id="call_read_1")])
+    wire.api.enqueue("Done.")
+    client = wire.client()
+    usages = []
+
+    async def go():
+        memory = Memory.open(tmp_path / "home", build=answer)
+        tools = WorkTools(str(tmp_path), Approval(yes=True))
+        settings = TurnSettings(wire.model, 120.0, workdir=str(tmp_path), clock=lambda: NOW)
+        turn = Turn(memory, client, Prompt.build(), tools, settings)
+        stream = turn.provider.stream
+
+        async def kept(request, on_event=None):
+            reply = await stream(request, on_event)
+            usages.append(reply.usage)
+            return reply
+
+        turn.provider.stream = kept
+        try:
+            return await turn.run("read the notes")
+        finally:
+            memory.close()
+            await client.aclose()
+
+    assert asyncio.run(go()).reply == "Done."
+    served = [request.cache for request in wire.api.requests]
+    assert [usage.cache_read_input_tokens for usage in usages] == [c.cache_read_input_tokens for c in served]
+    assert usages[0].prompt_tokens == served[0].prompt_tokens and usages[1].cache_read_input_tokens > 1024
+    if wire.kind != "anthropic":
+        assert usages[1].cache_read_input_tokens % 128 == 0 and usages[1].cache_creation_input_tokens == 0
+    if wire.kind == "openai-responses":  # [H27] one key for the chat's prefix, on every call
+        keys = {request.body["prompt_cache_key"] for request in wire.api.requests}
+        assert len(keys) == 1 and keys.pop().startswith("ever-")

@@ -70,7 +70,8 @@ def test_ever_chat_streams_a_reply_through_the_configured_provider(tmp_path, wir
         child.sendline("hi there")
         child.expect("Streaming through the provider.")
         # a priced model's dollars; an unpriced one's tokens, never a dollar figure [H29]
-        child.expect(r"cache \d+% · \$\d+\.\d{4}" if wire.kind == "anthropic" else r"cache \d+% · [\d,]+ tokens, unpriced")
+        priced = wire.kind == "anthropic"
+        child.expect(r"cache \d+% · \$\d+\.\d{4}" if priced else r"cache \d+% · [\d,]+ tokens, unpriced")
         child.expect("›")
         time.sleep(0.2)
         child.sendcontrol("d")

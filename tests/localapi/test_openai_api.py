@@ -35,6 +35,15 @@ def responses(servers):
             openai.OpenAI(base_url=servers["openai-responses"].base_url, api_key="k", max_retries=0))
 
 
+def refusal(send) -> str:
+    """The 400's message; "" when the request was taken (an assertion on it fails, as it should)."""
+    try:
+        send()
+    except openai.BadRequestError as error:
+        return error.message
+    return ""
+
+
 USER = {"role": "user", "content": "hi"}
 CALL = {"role": "assistant", "content": None,
         "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{}"}}]}
@@ -60,9 +69,7 @@ def test_chat_refuses_what_chat_completions_refuses(chat, change, words):
     api, client = chat
     body = {"model": "qwen3-coder", "messages": [USER], **change}
     extra = {key: body.pop(key) for key in list(body) if key not in ("model", "messages", "max_tokens")}
-    with pytest.raises(openai.BadRequestError) as raised:
-        client.chat.completions.create(**body, extra_body=extra or None)
-    assert words in raised.value.message
+    assert words in refusal(lambda: client.chat.completions.create(**body, extra_body=extra or None))
     assert [request.answer for request in api.requests] == ["invalid"]
 
 
@@ -94,9 +101,7 @@ def test_responses_refuses_what_the_responses_api_refuses(responses, change, wor
     api, client = responses
     body = {"model": "gpt-5.5", "input": [SAID], **change}
     extra = {key: body.pop(key) for key in list(body) if key not in ("model", "input")}
-    with pytest.raises(openai.BadRequestError) as raised:
-        client.responses.create(**body, extra_body=extra or None)
-    assert words in raised.value.message
+    assert words in refusal(lambda: client.responses.create(**body, extra_body=extra or None))
     assert [request.answer for request in api.requests] == ["invalid"]
 
 
