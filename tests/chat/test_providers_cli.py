@@ -81,3 +81,26 @@ def test_ever_chat_streams_a_reply_through_the_configured_provider(tmp_path, wir
     assert child.exitstatus == 0
     assert [(r["kind"], r["text"]) for r in lines(home)] == [("user", "hi there"),
                                                              ("ever", "Streaming through the provider.")]
+
+
+def test_the_five_lines_docs_usage_shows_for_a_local_server_run_the_chat(tmp_path):
+    """The block in docs/usage.md, as a user copies it, its URL pointed at the Chat stand-in."""
+    from pathlib import Path
+
+    from harness.localapi.openai_api import OpenAILocalAPI
+
+    usage = (Path(__file__).resolve().parents[2] / "docs" / "usage.md").read_text()
+    block = usage.split("compactions both, is five lines:\n\n", 1)[1].split("\n\n", 1)[0]
+    config = [line.strip() for line in block.splitlines()]
+    assert len(config) == 5 and config[-1] == 'base_url = "http://localhost:8080/v1"'
+    with OpenAILocalAPI("openai-chat") as api:
+        wire = Wire("openai-chat", api)
+        home, env = chat_env(tmp_path, wire)
+        (home / "config.toml").write_text("\n".join(config).replace("http://localhost:8080/v1", api.base_url) + "\n")
+        env.pop("EVER_MODEL")
+        api.responder = lambda body: "line: a summary." if is_compaction(body) else "Unscripted."
+        api.enqueue("Local and well.", when=lambda body: not is_compaction(body))
+        done = ever(["send", "hello " * 200], env)  # long enough to be compacted
+        assert (done.returncode, done.stdout, done.stderr) == (0, "Local and well.\n", "")
+        assert {request.body["model"] for request in api.requests} == {"qwen3-coder"}
+        assert any(is_compaction(request.body) for request in api.requests)
