@@ -21,8 +21,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from mutants import (bridge_mutants, chat_mutants, guard_mutants, import_browse_mutants, law_mutants,
-                     recall_mutants)
+from mutants import bridge_mutants, chat_mutants, guard_mutants, import_browse_mutants, law_mutants, recall_mutants
 from mutants.base import Mutant
 from mutants.judge import HOW, how_caught, judge, kind_of, malformed
 

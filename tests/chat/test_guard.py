@@ -81,7 +81,8 @@ def test_a_message_whose_every_reports_turn_starts_a_subagent_stops_at_the_chain
     assert refused and "one message and what it led to" in refused[0], refused
 
 
-def test_past_the_chats_calls_per_hour_the_work_stops_every_terminal_hears_it_and_the_next_message_resumes(tmp_path, api):
+def test_past_the_chats_calls_per_hour_the_work_stops_every_terminal_hears_it_and_the_next_message_resumes(
+        tmp_path, api):
     def reply(body):
         if is_master(body):
             return Reply([tool_use("date", {"id": 0})])  # never stops calling a tool
@@ -219,7 +220,8 @@ async def events_until(reader, kind):
             return event, seen
 
 
-def test_a_question_whose_only_terminal_leaves_is_declined_and_the_chat_answers_the_next_sender(tmp_path, api, monkeypatch):
+def test_a_question_whose_only_terminal_leaves_is_declined_and_the_chat_answers_the_next_sender(
+        tmp_path, api, monkeypatch):
     api.responder = lambda body: Reply("Done.") if is_master(body) else compactions(body)
     api.enqueue(touch("ASKED"), when=asked_for("do it"))
     api.enqueue(Reply("hello"), when=asked_for("hi"))
