@@ -11,7 +11,8 @@ import shutil
 
 from harness.memory.logfile import LogFile
 from harness.memory.store import Store
-from tests.memory.test_store import append_bytes, clock, fill, home, main_file, message_line  # noqa: F401
+from tests.memory.test_store import append_bytes, clock, fill, main_file, message_line
+from tests.memory.test_store import home as home  # noqa: F401 (the fixture)
 
 
 def test_an_id_lost_when_a_day_file_was_cut_is_not_given_again_when_the_index_is_lost_too(home):
