@@ -166,13 +166,27 @@ def service() -> None:
 
 @service.command("install")
 def service_install() -> None:
-    """Write ~/.config/systemd/user/ever.service and say how to start it."""
-    from harness.chat.serve import install_unit
+    """Write ~/.config/systemd/user/ever.service (checked by systemd-analyze where there is
+    one) and say how to start it and see its log; the key must be in EVER_HOME's key file."""
+    from harness.chat.serve import UnitRefused, install_unit
 
     try:
         install_unit(load_settings(), click.echo)
+    except (UnitRefused, ConfigError) as error:
+        fail(str(error))
     except OSError as error:
         fail(f"the unit could not be written: {error.strerror or error}")
+
+
+@service.command("uninstall")
+def service_uninstall() -> None:
+    """Stop and disable the unit, and remove it."""
+    from harness.chat.serve import uninstall_unit
+
+    try:
+        uninstall_unit(click.echo)
+    except OSError as error:
+        fail(f"the unit could not be removed: {error.strerror or error}")
 
 
 # `ever send`'s exit codes [S9]: a script can tell a message to send again from one kept
@@ -381,7 +395,7 @@ def search(query, page: int, as_json: bool) -> None:
               "answered as any turn (tools that ask first are declined for it).")
 def mcp(http: bool, port: int, allow_send: bool) -> None:
     """The memory's tools (view, zoom, search, date; send if allowed) over MCP, for Claude Code,
-    Codex or any agent: `claude mcp add ever -- ever mcp`."""
+    Codex or any agent: `claude mcp add --scope user ever -- ever mcp`."""
     from harness.chat.mcp_server import serve_http, serve_stdio
 
     settings = load_settings()
