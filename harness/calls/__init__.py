@@ -7,7 +7,8 @@
     openai      OpenAI's Chat Completions and Responses wires: bodies, finish reasons, usage [H26]
     openai_client  the one module that imports the `openai` SDK: those wires as providers, retried
     outcomes    what a call gives back and how it fails (Usage, Reply, Refused, …), without the SDK
-    models      the capability table: what each model id takes, its limits and prices, dated
+    models      the capability record and the hand table: what each model takes, its limits and prices
+    capabilities  the Models API's answer as records, cached under the home with its date
     requests    the shaping of every request: thinking fields, images within limits, reply blocks
     prompt      the system prompt, the view's blocks and where its mark goes, the compaction tasks
     compactor   a compaction's call: a message summarized, two lines merged
@@ -21,6 +22,7 @@
     loop        the one tool loop and its stop policy, which a turn and a subagent configure [A7]
     turn        a turn: the view, the message, its configuration of the loop
     caps        what one turn may spend (TurnCaps), read by the settings without loading the turn
+    budget      what the whole chat may spend, per hour and day, and a chain's shared budget [H15]
     usage       each call's tokens and what they cost
     agents      subagents: the `agent` tool, their runs in the background, their reports
 
