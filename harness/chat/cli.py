@@ -482,14 +482,17 @@ def doctor(repair: bool, yes: bool) -> None:
     try:
         found = examine(chat_dir)
         echo(report_text(chat_dir, found))
-        for sentence in wider_modes(settings.home):
+        wider = wider_modes(settings.home)
+        for sentence in wider:
             echo(f"{sentence}.")
         if not repair or found.whole:
+            doctor_exit(len(found.damaged), len(wider))
             return
         if sys.stdin.isatty() and not yes:
             if not click.confirm(f"Set {len(found.damaged)} damaged line{'' if len(found.damaged) == 1 else 's'} aside and record the lost ids?",
                                  default=False):
                 echo("Nothing was changed.")
+                doctor_exit(len(found.damaged), len(wider))
                 return
         elif not yes:
             fail("--repair asks first: run it on a terminal, or add --yes")
@@ -502,6 +505,18 @@ def doctor(repair: bool, yes: bool) -> None:
     where = ", ".join(str(chat_dir / copy) for copy in copies) or "no file"
     echo(f"Set aside {len(found.damaged)} line{'' if len(found.damaged) == 1 else 's'} in {where}, byte for byte; the day files are as they "
          f"were. The chat opens with ids 0 to {count - 1}; the next message is {count}.")
+
+
+def doctor_exit(damaged: int, wider: int) -> None:
+    """`ever doctor` exits 1 while it reports a damaged line or a file open too wide, so a script
+    sees what a person reads; 0 when there is nothing to fix."""
+    problems = [f"{damaged:,} damaged line{'' if damaged == 1 else 's'} (`ever doctor --repair` sets "
+                f"{'it' if damaged == 1 else 'them'} aside)" if damaged else "",
+                f"{wider:,} file{'' if wider == 1 else 's'} open wider than Ever keeps {'it' if wider == 1 else 'them'} "
+                "(the chmod above)" if wider else ""]
+    said = " and ".join(problem for problem in problems if problem)
+    if said:
+        fail(f"found {said}")
 
 
 @main.command("log")
