@@ -163,6 +163,7 @@ class Settings:
     context_window: int | None = None
     memory_context_window: int | None = None
     memory_quiet: bool = False  # the terminal shows no `memory:` rows
+    priced: bool = True  # False: `ever chat --local`, whose echo costs nothing, whatever the model's name
     # where each key's value came from: "environment EVER_MODEL", "config.toml" or "default"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 

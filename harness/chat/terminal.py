@@ -320,11 +320,12 @@ def quiet_toggled(terminal: Terminal) -> str:
 
 
 def waiting_prompt(terminal: "Terminal", waits: dict) -> str:
-    """The prompt, with what the chat waits for and its countdown on the line above [C12]."""
+    """The prompt, with what the chat waits for and its countdown on the line above [C12]: the
+    seconds "left", so they never read as the seconds gone."""
     if not waits:
         return "› "
     now = time.monotonic()
-    shown = " | ".join(f"{terminal.shown(what)} · {max(0.0, deadline - now):.0f} s · Ctrl-C stops"
+    shown = " | ".join(f"{terminal.shown(what)} · {max(0.0, deadline - now):.0f} s left · Ctrl-C stops"
                        for what, deadline in waits.values())
     return f"({shown})\n› "
 

@@ -489,6 +489,8 @@ class Owner:
         last = self.last if self.last and self.last.calls else None
         share = f"{last.cache_read_share:.0%}" if last else "-"
         cost = "-" if last is None else "?" if last.cost_e8 is None else dollars_text(last.cost_e8)
+        if last is not None and not self.settings.priced:
+            cost = "free: a local echo"  # the demo's model name has a price; its echo costs nothing
         line = f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
         if self.memory.paused:  # [C11] what failed, where, what to do
             line += f" · the compactor is paused: {self.memory.paused}"
