@@ -338,12 +338,17 @@ def memory_view() -> None:
 @click.argument("line", nargs=-1)
 def memory_zoom(line) -> None:
     """Open line ID+N (given as ID N, or ID+N) into the two lines under it; N = 1 gives the
-    message whole, a long one in pages: ID 1 PAGE shows page PAGE (1 by default)."""
+    message whole, a long one in pages: ID 1 PAGE shows page PAGE (1 by default). A subagent's
+    name for ID gives its whole conversation, as the model's zoom("Name") does (NAME, NAME N or
+    NAME N PAGE: N means nothing for a name, as for the model)."""
     from harness.calls.arguments import zoom_arguments
     from harness.memory.images import named_images
 
     page = 1
     words = list(line)
+    if words and not words[0].lstrip("-").replace("+", "").isdigit():
+        memory_zoom_agent(words)
+        return
     if len(words) == 3 or (len(words) == 2 and words[0].count("+") == 1):
         last = words.pop()
         try:
@@ -363,6 +368,24 @@ def memory_zoom(line) -> None:
         fail(text)
     text = named_images(text, load_settings().chat_dir) if n == 1 else text
     echo(text)
+
+
+def memory_zoom_agent(words: list[str]) -> None:
+    """`ever memory zoom NAME [N [PAGE]]`: a subagent's conversation, read from its log."""
+    from harness.memory import agentlog
+    from harness.memory.images import named_images
+    from harness.memory.service import PAGE_CHARS
+
+    if len(words) > 3:
+        fail(f"zoom takes a subagent's name, then at most N and a page, not {' '.join(words)}")
+    for word in words[1:]:
+        if not word.isdigit():
+            fail(f"zoom's N and page are whole numbers after a subagent's name, not {word}")
+    chat_dir = load_settings().chat_dir
+    text, error = agentlog.zoomed(chat_dir, words[0], int(words[2]) if len(words) == 3 else 1, PAGE_CHARS)
+    if error:
+        fail(error)
+    echo(named_images(text, chat_dir))
 
 
 @main.command()
