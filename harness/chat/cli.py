@@ -338,12 +338,17 @@ def memory_view() -> None:
 @click.argument("line", nargs=-1)
 def memory_zoom(line) -> None:
     """Open line ID+N (given as ID N, or ID+N) into the two lines under it; N = 1 gives the
-    message whole, a long one in pages: ID 1 PAGE shows page PAGE (1 by default)."""
+    message whole, a long one in pages: ID 1 PAGE shows page PAGE (1 by default). A subagent's
+    name for ID gives its whole conversation, as the model's zoom("Name") does (NAME, NAME N or
+    NAME N PAGE: N means nothing for a name, as for the model)."""
     from harness.calls.arguments import zoom_arguments
     from harness.memory.images import named_images
 
     page = 1
     words = list(line)
+    if words and not words[0].lstrip("-").replace("+", "").isdigit():
+        memory_zoom_agent(words)
+        return
     if len(words) == 3 or (len(words) == 2 and words[0].count("+") == 1):
         last = words.pop()
         try:
@@ -363,6 +368,24 @@ def memory_zoom(line) -> None:
         fail(text)
     text = named_images(text, load_settings().chat_dir) if n == 1 else text
     echo(text)
+
+
+def memory_zoom_agent(words: list[str]) -> None:
+    """`ever memory zoom NAME [N [PAGE]]`: a subagent's conversation, read from its log."""
+    from harness.memory import agentlog
+    from harness.memory.images import named_images
+    from harness.memory.service import PAGE_CHARS
+
+    if len(words) > 3:
+        fail(f"zoom takes a subagent's name, then at most N and a page, not {' '.join(words)}")
+    for word in words[1:]:
+        if not word.isdigit():
+            fail(f"zoom's N and page are whole numbers after a subagent's name, not {word}")
+    chat_dir = load_settings().chat_dir
+    text, error = agentlog.zoomed(chat_dir, words[0], int(words[2]) if len(words) == 3 else 1, PAGE_CHARS)
+    if error:
+        fail(error)
+    echo(named_images(text, chat_dir))
 
 
 @main.command()
@@ -482,14 +505,17 @@ def doctor(repair: bool, yes: bool) -> None:
     try:
         found = examine(chat_dir)
         echo(report_text(chat_dir, found))
-        for sentence in wider_modes(settings.home):
+        wider = wider_modes(settings.home)
+        for sentence in wider:
             echo(f"{sentence}.")
         if not repair or found.whole:
+            doctor_exit(len(found.damaged), len(wider))
             return
         if sys.stdin.isatty() and not yes:
             if not click.confirm(f"Set {len(found.damaged)} damaged line{'' if len(found.damaged) == 1 else 's'} aside and record the lost ids?",
                                  default=False):
                 echo("Nothing was changed.")
+                doctor_exit(len(found.damaged), len(wider))
                 return
         elif not yes:
             fail("--repair asks first: run it on a terminal, or add --yes")
@@ -502,6 +528,18 @@ def doctor(repair: bool, yes: bool) -> None:
     where = ", ".join(str(chat_dir / copy) for copy in copies) or "no file"
     echo(f"Set aside {len(found.damaged)} line{'' if len(found.damaged) == 1 else 's'} in {where}, byte for byte; the day files are as they "
          f"were. The chat opens with ids 0 to {count - 1}; the next message is {count}.")
+
+
+def doctor_exit(damaged: int, wider: int) -> None:
+    """`ever doctor` exits 1 while it reports a damaged line or a file open too wide, so a script
+    sees what a person reads; 0 when there is nothing to fix."""
+    problems = [f"{damaged:,} damaged line{'' if damaged == 1 else 's'} (`ever doctor --repair` sets "
+                f"{'it' if damaged == 1 else 'them'} aside)" if damaged else "",
+                f"{wider:,} file{'' if wider == 1 else 's'} open wider than Ever keeps {'it' if wider == 1 else 'them'} "
+                "(the chmod above)" if wider else ""]
+    said = " and ".join(problem for problem in problems if problem)
+    if said:
+        fail(f"found {said}")
 
 
 @main.command("log")

@@ -176,6 +176,7 @@ class Settings:
     context_window: int | None = None
     memory_context_window: int | None = None
     memory_quiet: bool = False  # the terminal shows no `memory:` rows
+    priced: bool = True  # False: `ever chat --local`, whose echo costs nothing, whatever the model's name
     # the config's [providers.NAME] tables (harness/calls/providers.py); the built-ins beside them
     providers: Mapping[str, Any] = field(default_factory=dict)
     # where each key's value came from: "environment EVER_MODEL", "config.toml" or "default"

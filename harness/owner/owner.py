@@ -525,6 +525,8 @@ class Owner:
         # [H29] an unpriced model's tokens, never a dollar figure made up for it
         cost = ("-" if last is None else f"{last.tokens:,} tokens, unpriced" if last.cost_e8 is None
                 else dollars_text(last.cost_e8))
+        if last is not None and not self.settings.priced:
+            cost = "free: a local echo"  # the demo's model name has a price; its echo costs nothing
         line = f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
         if self.spend.stopped:
             line += f" · {self.spend.stopped}"
