@@ -254,7 +254,7 @@ def models_report(shown: list[Model], where: str, problem: str, fetched_at: date
                                                     "  - not listed: sent as configured, the smallest "
                                                     "known window assumed"))
     if where == "api":
-        source = f"From the Models API now ({fetched_at:%Y-%m-%d %H:%M} UTC)" if fetched_at else "From the Models API now"
+        source = "From the Models API now" + (f" ({fetched_at:%Y-%m-%d %H:%M} UTC)" if fetched_at else "")
     elif where == "cache":
         source = (f"From the Models API's answer of {fetched_at:%Y-%m-%d %H:%M} UTC, kept under the home"
                   if fetched_at else "From the Models API's answer kept under the home")

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from harness.calls.anthropic import provider_of
 from harness.calls.arguments import date_error, page_error, zoom_error
+from harness.calls.budget import Chain
 from harness.calls.caps import TurnCaps
 from harness.calls.loop import CAP, FAILED, STOPPED, CapReached, ToolLoop
 from harness.calls.outcomes import Reply, Usage
@@ -118,6 +119,7 @@ class TurnResult:
     calls: int = 0
     cache_read_share: float = 0.0  # of the turn's last call
     cost_e8: int | None = None  # the last call's cost in 10^-8 dollars; None if unpriced
+    tokens: int = 0  # the last call's prompt and output tokens, shown when it is unpriced
 
 
 class Turn(ToolLoop):
@@ -140,7 +142,9 @@ class Turn(ToolLoop):
         self._shown: list[str] = []  # the running call's text as shown so far
         self._usage: Usage | None = None  # the running call's usage as the API told it
         self.agents = agents  # the chat's subagents: `agent`, zoom("Name"), their reports
-        self.spent = {"calls": 0, "tool_calls": 0, "tokens": 0, "output_bytes": 0}  # against the caps
+        self.chain = Chain()  # [H15] its message's chain; a report's turn gets its chain's
+        self.spent = self.chain.spent  # against the caps: the chain's, shared by its report turns
+        self.subagents_started = 0
         self.started = 0.0  # the monotonic time the turn's first call was about to be sent
         self.result = TurnResult("")
 
@@ -233,6 +237,7 @@ class Turn(ToolLoop):
         prompt_tokens = reply.usage.prompt_tokens or 1
         result.cache_read_share = reply.usage.cache_read_input_tokens / prompt_tokens
         result.cost_e8 = self._record(reply.spent, answered=True)
+        result.tokens = reply.spent.prompt_tokens + reply.spent.output_tokens
 
     def said(self, texts: list[str]) -> None:
         self.result.reply = self.checked(texts[-1])
@@ -322,7 +327,8 @@ class Turn(ToolLoop):
         tool = TOOLS_BY_NAME.get(name)
         runs_in = tool.runs_in if tool is not None else None
         if runs_in == AGENTS and self.agents is not None and self.starts_agents:
-            result = self.agents.start(tool_input, self) if name == "agent" else self.agents.tell_tool(tool_input)
+            result = (self.agents.start(tool_input, self) if name == "agent"
+                      else self.agents.tell_tool(tool_input, self))
         elif name == "zoom" and isinstance(tool_input, dict) and isinstance(tool_input.get("id"), str) \
                 and self.agents is not None:
             result = self.agents.zoom(tool_input)  # zoom("Name") [gist §6]
