@@ -1,4 +1,4 @@
-"""What each model takes, learned from its provider where the provider says: Anthropic's Models
+"""What each model takes, learned from its provider where the provider says [H20]: Anthropic's Models
 API (`GET /v1/models`) gives each model's window (`max_input_tokens`), output cap (`max_tokens`),
 thinking types, effort levels and image input; the hand table (harness/calls/models.py) fills in
 what no API says (prices, the minimum cacheable prompt, a row's notes) and answers alone offline.

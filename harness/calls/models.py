@@ -168,7 +168,7 @@ class Model:
 
     def thinking_fields(self, thinking: Thinking) -> dict[str, Any]:
         """The request fields for a setting this model takes (`thinking_problem` is None)."""
-        if thinking == THINKING_OFF:
+        if thinking == THINKING_OFF:  # [H21]
             if not self.thinking_default_on:
                 return {}
             if self.can_disable:
