@@ -91,6 +91,8 @@ class Message:
     date: datetime
     text: str
     origin: str = ""  # the log line's `from`: the file, the place in it, the session and the id [I1]
+    file: str = ""  # the file its note came from: the per-file counts add up to the total
+    parts: int = 1  # how many pages its note was split into [I2]
 
 
 def key_of(identity: str, part: int) -> str:
@@ -131,7 +133,8 @@ def messages_of(notes: Iterable[Note]) -> list[Message]:
         for k, piece in enumerate(pieces, 1):
             origin = " · ".join((f"{note.file} {note.position}", *note.origin))
             messages.append(Message(key_of(note.identity, k), note.date,
-                                    header(note, k, len(pieces)) + "\n" + piece, origin))
+                                    header(note, k, len(pieces)) + "\n" + piece, origin, str(note.file),
+                                    len(pieces)))
     return messages
 
 
