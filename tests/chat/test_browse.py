@@ -481,9 +481,19 @@ def test_search_on_5000_messages_scrolls_to_each_hit_and_marks_it(browser, tmp_p
                          header: document.querySelector('header').getBoundingClientRect().bottom}};
             }})()""")
 
+        def says(text: str) -> None:
+            from playwright.sync_api import TimeoutError as Waited
+
+            try:
+                tab.wait_for_function(f"() => document.getElementById('searching').textContent === {text!r}",
+                                      timeout=120_000)  # a hang guard on a loaded machine
+            except Waited:
+                raise AssertionError(f"the search never said {text!r}: "
+                                     f"{tab.text_content('#searching')!r}") from None
+
         tab.fill("#search", SOUGHT_WORD)
         tab.press("#search", "Enter")
-        tab.wait_for_function("() => document.getElementById('searching').textContent === '1 of 4 found'")
+        says("1 of 4 found")
         links = tab.eval_on_selector_all("#results a", "as => as.map(a => a.getAttribute('href'))")
         assert links == [f"#m{i}" for i in SOUGHT_AT]
         first = on_screen("m120")
@@ -495,16 +505,16 @@ def test_search_on_5000_messages_scrolls_to_each_hit_and_marks_it(browser, tmp_p
                  ("#previous", "m1600", "2 of 4 found")]
         for button, element_id, said in steps:
             tab.click(button)
-            tab.wait_for_function(f"() => document.getElementById('searching').textContent === {said!r}")
+            says(said)
             shown = on_screen(element_id)
             assert shown["sought"] and shown["mark"] == SOUGHT_WORD, element_id
             assert shown["header"] <= shown["markTop"] < shown["height"], (element_id, shown)
             assert tab.eval_on_selector_all("mark.hit", "ms => ms.length") == 1  # only the current hit is marked
         tab.press("#search", "Shift+Enter")  # Enter again steps, Shift-Enter steps back
-        tab.wait_for_function("() => document.getElementById('searching').textContent === '1 of 4 found'")
+        says("1 of 4 found")
         assert on_screen("m120")["sought"]
         tab.press("#search", "Shift+Enter")  # from the first, back to the last
-        tab.wait_for_function("() => document.getElementById('searching').textContent === '4 of 4 found'")
+        says("4 of 4 found")
         last = on_screen("m4990")
         assert last["header"] <= last["markTop"] < last["height"]
         assert errors == []
