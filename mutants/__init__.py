@@ -10,6 +10,7 @@
     chat_mutants            bugs in the chat (store, service, turn, tools), each caught by a test
     import_browse_mutants   bugs in `ever import` and `ever browse`, each caught by a test
     recall_mutants          bugs in `ever bench recall`: its facts, its scoring, its arms, each caught by a test
+    view_mutants            bugs in the view's ceiling in rendered bytes: its rules, its bound, its precondition
 
 May import: anything.
 """
