@@ -10,6 +10,8 @@
     chat_mutants            bugs in the chat (store, service, turn, tools), each caught by a test
     import_browse_mutants   bugs in `ever import` and `ever browse`, each caught by a test
     recall_mutants          bugs in `ever bench recall`: its facts, its scoring, its arms, each caught by a test
+    claims_mutants          the review's planted bugs of the laws' own claims, each caught by the check named for it
+    guard_mutants           bugs in the chat's guards: spend per chain and chat, approvals, questions, entrances
     view_mutants            bugs in the view's ceiling in rendered bytes: its rules, its bound, its precondition
 
 May import: anything.
