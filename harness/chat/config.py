@@ -27,6 +27,9 @@ ignored):
                                            # as the model takes (harness/calls/models.py)
     settle_timeout_seconds = 20            # how long a turn waits for its view [D10]
     quiet = false                          # true: the chat shows no `memory:` rows (/quiet toggles)
+    [backup]
+    dest = "/mnt/drive/ever"               # or "restic:REPOSITORY": backed up after each turn [S24]
+    every_seconds = 600                    # and on this timer, with its restore test
     [cache]
     marks = true                           # false: send no cache marks (servers that reject them)
     [agents]                               # each subagent's caps [A1]
@@ -104,6 +107,8 @@ DEFAULTS: dict[str, Any] = {
     "context_window": None,
     "memory.context_window": None,
     "memory.quiet": False,
+    "backup.dest": None,  # a folder or restic:REPOSITORY: the owner backs up after each turn [S24]
+    "backup.every_seconds": 600,  # and on this timer, checking it (harness/memory/backup.py)
 }
 KEYS = tuple(DEFAULTS)
 
@@ -163,6 +168,8 @@ class Settings:
     context_window: int | None = None
     memory_context_window: int | None = None
     memory_quiet: bool = False  # the terminal shows no `memory:` rows
+    backup_dest: str | None = None  # where the owner backs the chat up [S24]
+    backup_every_seconds: int = 600
     # where each key's value came from: "environment EVER_MODEL", "config.toml" or "default"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -250,6 +257,8 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         context_window=values["context_window"],
         memory_context_window=values["memory.context_window"],
         memory_quiet=values["memory.quiet"],
+        backup_dest=values["backup.dest"],
+        backup_every_seconds=values["backup.every_seconds"],
         sources=sources,
     )
 
@@ -355,10 +364,14 @@ def checked(key: str, value: Any, where: str) -> Any:
         return value
     if key in ("agents.tokens_max", "agents.tool_calls_max", "agents.seconds_max", "turn.calls_max",
                "turn.tool_calls_max", "turn.tokens_max", "turn.seconds_max", "turn.output_bytes_max",
-               "context_window", "memory.context_window"):
+               "context_window", "memory.context_window", "backup.every_seconds"):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise wrong("a whole number above 0")
         return value
+    if key == "backup.dest":
+        if not isinstance(value, str) or not value.strip():
+            raise wrong("a folder, or restic:REPOSITORY")
+        return value.strip()
     if key in ("cache.marks", "memory.quiet"):
         if not isinstance(value, bool):
             raise wrong("true or false")
