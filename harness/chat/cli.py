@@ -281,7 +281,11 @@ def ask_owner_or_open(request: dict[str, Any]) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="The figures as JSON, for scripts.")
 def memory_status(as_json: bool) -> None:
     """Messages, the view's size, what the compactor is doing."""
+    from harness.memory.backup import state_sentence
+
     status = ask_owner_or_open({"op": "status"})["status"]
+    settings = load_settings()
+    status["backup"] = state_sentence(settings.home, settings.backup_dest)  # [S24] the last one and its check
     if as_json:
         echo(json.dumps(status, indent=2, ensure_ascii=False))
         return
@@ -310,6 +314,8 @@ def status_sentences(status: dict[str, Any]) -> str:
         said.append("Compactions that failed: " + ", ".join(
             f"{name} ({many(count, 'time')})" for name, count in status["failures"].items()) + ".")
     said.append(f"The compactor is {status['compactor']}.")
+    if "backup" in status:
+        said.append(status["backup"])
     return "\n".join(said)
 
 

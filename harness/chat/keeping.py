@@ -91,7 +91,7 @@ def forget(ids, why: str, yes: bool) -> None:
     if not (settings.chat_dir / "main").is_dir():
         fail(f"there is no chat in {settings.chat_dir}: nothing to forget")
     lock = ChatLock(settings.chat_dir)
-    lock.take(read_only=True)  # ChatBusy while an owner runs: one sentence
+    lock.take(read_only=False)  # ChatBusy while an owner runs: one sentence
     try:
         going = doomed(settings.home, list(ids))
     except ForgetError as error:

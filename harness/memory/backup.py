@@ -230,7 +230,9 @@ def messages_in(home: Path, disk: Disk = REAL_DISK, sizes: dict[str, int] | None
         return 0
     for name in reversed(names):
         path = main / name
-        size = (sizes or {}).get(f"chat/main/{name}", disk.stat(path).st_size)
+        if sizes is not None and f"chat/main/{name}" not in sizes:
+            continue  # made after the instant the backup stands for
+        size = disk.stat(path).st_size if sizes is None else sizes[f"chat/main/{name}"]
         data = read_file(path, disk, bytes_max=size)
         for line in reversed(data.split(b"\n")):
             i = message_id(line)

@@ -325,7 +325,8 @@ def forget(home: Path, ids: list[int], why: str, disk: Disk = REAL_DISK, dests: 
         try:
             backups.backup(home, dest, disk)
             if backups.is_restic(dest):
-                backups.restic(dest[len(backups.RESTIC):], "forget", "--tag", "ever", "--keep-last", "1", "--prune")
+                backups.restic(dest[len(backups.RESTIC):], "forget", "--tag", "ever", "--group-by", "host,tags",
+                                 "--keep-last", "1", "--prune")
             report.backups_rewritten.append(dest)
         except (backups.BackupError, OSError) as error:
             report.unreadable.append(f"{dest} (its backup could not be rewritten: {error})")
@@ -376,6 +377,10 @@ def search_tree(root: Path, patterns: list[bytes], report: Report, label: str, k
 
 def prove(home: Path, dests, patterns: list[bytes], report: Report) -> None:
     search_tree(home, patterns, report, str(home), key=home / "key")
+    if os.path.exists(home / "chat" / "search.sqlite"):
+        # its words are kept split and lowercased, where no search of bytes finds them
+        report.unreadable.append(f"{home / 'chat' / 'search.sqlite'} (a search database, whose words no byte "
+                                 "search finds: it should have been removed)")
     for dest in dests:
         if backups.is_restic(dest):
             repository = dest[len(backups.RESTIC):]
