@@ -669,9 +669,9 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
     echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else table(result))
 
 
-from harness.chat import keeping  # noqa: E402  (it takes echo and fail from here)
+from harness.chat.keeping import commands  # noqa: E402  backup, restore, forget
 
-for command in (keeping.backup, keeping.restore, keeping.forget):
+for command in commands(echo, fail, ask_owner_or_open):
     main.add_command(command)
 
 if __name__ == "__main__":

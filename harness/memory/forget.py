@@ -65,7 +65,7 @@ SECRET = re.compile(
     r"|AIza[0-9A-Za-z_-]{35}"  # Google
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
 )
-LONG_WORD = re.compile(r"[A-Za-z0-9_\-+/=]{%d,}" % LONG_WORD_CHARS)
+LONG_WORD = re.compile(r"[A-Za-z0-9_\-+/=]{" + str(LONG_WORD_CHARS) + ",}")
 CACHES = ("chat/view.json", "chat/search.sqlite", "chat/search.sqlite-journal", "chat/memory.html",
           "chat/index/meta.json")
 

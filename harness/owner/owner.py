@@ -11,6 +11,7 @@ benchmarks all hold the chat through it. Its edges (clock, randomness, provider)
 
 import asyncio
 import dataclasses
+import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -559,7 +560,7 @@ class Owner:
                 await asyncio.to_thread(backup.backup, home, dest, disk, at)
                 said = ""
                 if live is not None:
-                    verdict = await asyncio.to_thread(backup.check, home, dest, disk, lambda: live)
+                    verdict = await asyncio.to_thread(backup.check, home, dest, disk, functools.partial(tuple, live))
                     self.backups.checked = now
                     said = "" if verdict.passed else verdict.sentence
             except (backup.BackupError, OSError) as error:

@@ -83,9 +83,10 @@ def test_a_backup_holds_the_truth_and_not_the_key_and_its_check_passes(chat, tmp
     assert done.stdout == (f"The backup in {dest} of {manifest['taken']} passed its check: 3 files "
                            f"({sum(e['size'] for e in manifest['files']):,} bytes) match their manifest and the "
                            "live files, and the view rebuilt from its 64 messages is the live view, byte for byte.\n")
-    status = run(chat, "memory", "status")
-    assert status.stdout.splitlines()[-1] == (f"The last backup into {dest} was taken at {manifest['taken']}; its last "
-                                              f"check, at {status.stdout.split('check, at ')[1].split(',')[0]}, passed.")
+    said = run(chat, "memory", "status").stdout.splitlines()[-1]
+    checked_at = said.split("check, at ")[1].split(",")[0]
+    assert said == (f"The last backup into {dest} was taken at {manifest['taken']}; its last check, at "
+                    f"{checked_at}, passed.")
 
 
 def test_a_second_backup_appends_only_what_is_new_to_the_stored_files(chat, tmp_path):
@@ -169,7 +170,8 @@ def test_a_restore_into_a_new_home_gives_the_same_day_files_and_the_same_view(ch
     done = run(new, "restore", str(dest))
     assert done.returncode == 0, done.stderr
     for log in ("main", "tree"):
-        assert (new / "chat" / log / "2026-01-01.jsonl").read_bytes() == (chat / "chat" / log / "2026-01-01.jsonl").read_bytes()
+        day = Path("chat") / log / "2026-01-01.jsonl"
+        assert (new / day).read_bytes() == (chat / day).read_bytes()
     assert not (new / "key").exists()
     assert oct((new / "chat/main/2026-01-01.jsonl").stat().st_mode & 0o777) == "0o600"
     view_there, view_here = run(new, "memory", "view"), run(chat, "memory", "view")
@@ -236,7 +238,8 @@ def test_forget_removes_a_secret_from_the_home_and_the_backup_and_changes_no_oth
     # a subagent's log and the usage quoted it too, and a backup of its base64 sat in the inbox
     (chat / "chat/agents").mkdir()
     (chat / "chat/agents/Scout.jsonl").write_text(json.dumps({"step": 1, "text": f"saw {SECRET}"}) + "\n")
-    (chat / "chat/inbox.jsonl").write_text(json.dumps({"key": "k1", "text": base64.b64encode(SECRET.encode()).decode()}) + "\n")
+    encoded = base64.b64encode(SECRET.encode()).decode()
+    (chat / "chat/inbox.jsonl").write_text(json.dumps({"key": "k1", "text": encoded}) + "\n")
     backed_up(chat, dest)
     assert holders(chat, secret_forms()) and holders(dest, secret_forms())
     before = {r["i"]: r for r in lines(chat)}
@@ -277,7 +280,8 @@ def test_forget_says_not_clean_when_another_message_still_holds_the_secret_or_a_
     assert f"NOT clean: {chat}/chat/odd (not a regular file)" in done.stderr
     os.unlink(chat / "chat" / "odd")
     with open(chat / "chat/main/2026-01-01.jsonl", "ab") as f:
-        quoted = {"i": 64, "kind": "ever", "text": f"you wrote {SECRET}", "size": 1, "date": "2026-01-01T12:12:00+00:00"}
+        quoted = {"i": 64, "kind": "ever", "text": f"you wrote {SECRET}", "size": 1,
+                  "date": "2026-01-01T12:12:00+00:00"}
         f.write(json.dumps(quoted, separators=(",", ":")).encode() + b"\n")
     done = run(chat, "forget", str(LEAK), "--why", "a leaked key", "--yes")
     assert done.returncode == 1
@@ -287,7 +291,8 @@ def test_forget_says_not_clean_when_another_message_still_holds_the_secret_or_a_
 
 def test_forget_asks_first_and_is_refused_while_an_owner_runs(chat):
     done = run(chat, "forget", str(LEAK), "--why", "a leaked key")
-    assert done.returncode == 1 and done.stderr.endswith("ever: forget asks first: run it on a terminal, or add --yes\n")
+    assert done.returncode == 1
+    assert done.stderr.endswith("ever: forget asks first: run it on a terminal, or add --yes\n")
     assert SECRET.encode() in (chat / "chat/main/2026-01-01.jsonl").read_bytes()
     lock = ChatLock(chat / "chat")
     lock.take(read_only=False)
