@@ -10,6 +10,7 @@
     chat_mutants            bugs in the chat (store, service, turn, tools), each caught by a test
     import_browse_mutants   bugs in `ever import` and `ever browse`, each caught by a test
     recall_mutants          bugs in `ever bench recall`: its facts, its scoring, its arms, each caught by a test
+    claims_mutants          the review's planted bugs of the laws' own claims, each caught by the check named for it
     backup_mutants          bugs in `ever backup`, `--check`, `ever restore` and `ever forget`, each caught by a test
 
 May import: anything.
