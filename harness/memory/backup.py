@@ -64,9 +64,11 @@ from harness.memory import home as table
 from harness.memory.daylog import message_id, node_ids
 from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.logfile import (
+    exists,
     fsync_directory,
     is_directory,
     make_directory,
+    make_parents,
     open_file,
     read_at,
     read_file,
@@ -554,7 +556,7 @@ def empty_home_problem(home: Path, disk: Disk) -> str:
     """"" when `home` is empty enough to restore into (missing, empty, or the key alone)."""
     from harness.memory.lock import ChatBusy, ChatLock
 
-    if is_directory(home / "chat", disk) and os.path.exists(home / "chat" / "lock"):
+    if is_directory(home / "chat", disk) and exists(home / "chat" / "lock", disk):
         lock = ChatLock(home / "chat", disk)
         try:
             lock.take(read_only=True)
@@ -596,7 +598,7 @@ def restore_folder(dest: Path, home: Path, upto: int | None, source_disk: Disk, 
         raise BackupError(f"the backup holds messages 0 to {manifest.messages - 1}; there is no message {upto} "
                           "to restore up to")
     if not is_directory(home, disk):
-        os.makedirs(home.parent, exist_ok=True)
+        make_parents(home.parent, disk)
         make_directory(home, disk)
     make_directory(home / "chat", disk)
     from harness.memory.lock import ChatLock

@@ -49,7 +49,7 @@ from harness.memory import home as table
 from harness.memory.daylog import message_id, message_id_key, node_ids
 from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.lock import ChatLock
-from harness.memory.logfile import LogFile, encode_line, read_file, remove, write_whole
+from harness.memory.logfile import LogFile, encode_line, is_directory, is_file, read_file, remove, write_whole
 
 FORGOTTEN = "(forgotten)"
 RECORD = "chat/forgotten.jsonl"
@@ -279,7 +279,7 @@ def other_files(home: Path, disk: Disk) -> list[str]:
     for relative, place in backups.live_files(home, disk):
         if place.name in ("inbox", "subagents", "usage", "damage", "set aside"):
             found.append(relative)
-    if os.path.isfile(home / "history"):
+    if is_file(home / "history", disk):
         found.append("history")
     return found
 
@@ -307,8 +307,9 @@ def forget(home: Path, ids: list[int], why: str, disk: Disk = REAL_DISK, dests: 
                 report.files_rewritten.append(relative)
         for relative in CACHES:
             remove(home / relative, disk)
-        for name in os.listdir(home / "chat" / "index") if os.path.isdir(home / "chat" / "index") else ():
-            remove(home / "chat" / "index" / name, disk)
+        index = home / "chat" / "index"
+        for name in disk.listdir(index) if is_directory(index, disk) else ():
+            remove(index / name, disk)
         for relative, _ in table.walk(home):
             if relative.endswith(".tmp"):
                 remove(home / relative, disk)
