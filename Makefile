@@ -97,5 +97,7 @@ install:
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "$(PREFIX)/bin is not on your PATH: add it, e.g. export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
 
 uninstall:
+	@if [ -x $(PREFIX)/bin/ever ]; then $(PREFIX)/bin/ever service uninstall || true; fi
 	rm -f $(PREFIX)/bin/ever
 	rm -rf $(PREFIX)/share/ever
+	@echo "Claude Code and Codex may still list ever: claude mcp remove --scope user ever; in ~/.codex/config.toml, delete [mcp_servers.ever]."

@@ -11,6 +11,7 @@
     import_browse_mutants   bugs in `ever import` and `ever browse`, each caught by a test
     recall_mutants          bugs in `ever bench recall`: its facts, its scoring, its arms, each caught by a test
     claims_mutants          the review's planted bugs of the laws' own claims, each caught by the check named for it
+    guard_mutants           bugs in the chat's guards: spend per chain and chat, approvals, questions, entrances
     backup_mutants          bugs in `ever backup`, `--check`, `ever restore` and `ever forget`, each caught by a test
 
 May import: anything.

@@ -19,6 +19,7 @@
     loop        the one tool loop and its stop policy, which a turn and a subagent configure [A7]
     turn        a turn: the view, the message, its configuration of the loop
     caps        what one turn may spend (TurnCaps), read by the settings without loading the turn
+    budget      what the whole chat may spend, per hour and day, and a chain's shared budget [H15]
     usage       each call's tokens and what they cost
     agents      subagents: the `agent` tool, their runs in the background, their reports
 

@@ -169,13 +169,27 @@ def service() -> None:
 
 @service.command("install")
 def service_install() -> None:
-    """Write ~/.config/systemd/user/ever.service and say how to start it."""
-    from harness.chat.serve import install_unit
+    """Write ~/.config/systemd/user/ever.service (checked by systemd-analyze where there is
+    one) and say how to start it and see its log; the key must be in EVER_HOME's key file."""
+    from harness.chat.serve import UnitRefused, install_unit
 
     try:
         install_unit(load_settings(), click.echo)
+    except (UnitRefused, ConfigError) as error:
+        fail(str(error))
     except OSError as error:
         fail(f"the unit could not be written: {error.strerror or error}")
+
+
+@service.command("uninstall")
+def service_uninstall() -> None:
+    """Stop and disable the unit, and remove it."""
+    from harness.chat.serve import uninstall_unit
+
+    try:
+        uninstall_unit(click.echo)
+    except OSError as error:
+        fail(f"the unit could not be removed: {error.strerror or error}")
 
 
 # `ever send`'s exit codes [S9]: a script can tell a message to send again from one kept
@@ -281,11 +295,7 @@ def ask_owner_or_open(request: dict[str, Any]) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="The figures as JSON, for scripts.")
 def memory_status(as_json: bool) -> None:
     """Messages, the view's size, what the compactor is doing."""
-    from harness.memory.backup import state_sentence
-
     status = ask_owner_or_open({"op": "status"})["status"]
-    settings = load_settings()
-    status["backup"] = state_sentence(settings.home, settings.backup_dest)  # [S24] the last one and its check
     if as_json:
         echo(json.dumps(status, indent=2, ensure_ascii=False))
         return
@@ -295,27 +305,30 @@ def memory_status(as_json: bool) -> None:
 def status_sentences(status: dict[str, Any]) -> str:
     """The memory's status for a person: one sentence a line."""
 
-    def many(count: int, word: str) -> str:
-        return f"{count:,} {word}{'' if count == 1 else 's'}"
+    def many(count: int, word: str, plural: str = "") -> str:
+        return f"{count:,} {word if count == 1 else plural or word + 's'}"
 
-    said = [f"The chat holds {many(status['messages'], 'message')}.",
-            f"The view the next turn sends is {many(status['view_bytes'], 'byte')} in "
-            f"{many(status['view_lines'], 'line')}; the compactor's own view is "
-            f"{many(status['cview_bytes'], 'byte')}."]
     unsummarized = status["unsummarized"]
-    said.append("Every line of the view is summarized." if not unsummarized else
-                f"{many(unsummarized, 'line')} of the view {'is' if unsummarized == 1 else 'are'} not "
-                "summarized yet.")
-    if status["shrinking"]:
-        said.append("The view is shrinking: its lines merge until it is back under its floor.")
+    said = [f"The chat holds {many(status['messages'], 'message')}.",
+            f"The view the next turn sends (`ever memory view`) is {many(status['view_bytes'], 'byte')} in "
+            f"{many(status['view_lines'], 'line')}, "
+            + ("every one summarized." if not unsummarized else
+               f"{unsummarized:,} of them not summarized yet (shown as a placeholder to zoom)."),
+            f"Work that waits: {many(status['summaries_waiting'], 'summary', 'summaries')} of long messages, "
+            f"{many(status['merges_ready'], 'merge')} ready, at most {status['merges_at_most']:,} merges in all "
+            "(a pair that fits one line joins for free).",
+            ("Shrinking: " if status["shrinking"] else "Not shrinking: ") + status["shrinking_because"] + "."]
     if status["running"]:
         said.append(f"Compactions running: {', '.join(status['running'])}.")
     if status["failures"]:
         said.append("Compactions that failed: " + ", ".join(
             f"{name} ({many(count, 'time')})" for name, count in status["failures"].items()) + ".")
     said.append(f"The compactor is {status['compactor']}.")
-    if "backup" in status:
-        said.append(status["backup"])
+    backup = status.get("last_backup")
+    if backup:  # [S24] the last backup taken, and its last restore test
+        from harness.memory.backup_state import backup_sentence
+
+        said.append(backup_sentence(backup))
     return "\n".join(said)
 
 
@@ -387,7 +400,7 @@ def search(query, page: int, as_json: bool) -> None:
               "answered as any turn (tools that ask first are declined for it).")
 def mcp(http: bool, port: int, allow_send: bool) -> None:
     """The memory's tools (view, zoom, search, date; send if allowed) over MCP, for Claude Code,
-    Codex or any agent: `claude mcp add ever -- ever mcp`."""
+    Codex or any agent: `claude mcp add --scope user ever -- ever mcp`."""
     from harness.chat.mcp_server import serve_http, serve_stdio
 
     settings = load_settings()

@@ -82,7 +82,7 @@ def commands(echo, fail, ask_owner_or_open) -> tuple[click.Command, ...]:
         """Remove messages IDS from every place Ever keeps them (the log, the tree's lines over them,
         the indexes, the inbox, the subagents' logs, the backups it manages), then search every file
         for the text and its encodings to prove it is gone. The chat must be closed."""
-        from harness.memory.backup import load_state
+        from harness.memory.backup_state import load_state
         from harness.memory.forget import ForgetError, doomed, report_text
         from harness.memory.forget import forget as forget_them
         from harness.memory.lock import ChatLock

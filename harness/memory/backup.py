@@ -61,6 +61,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness.memory import home as table
+from harness.memory.backup_state import record_state
 from harness.memory.daylog import message_id, node_ids
 from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.logfile import (
@@ -80,7 +81,6 @@ from harness.memory.logfile import (
 MANIFEST = "manifest.json"
 FORMAT = 1
 CHUNK_BYTES = 1 << 20
-STATE = "chat/backup.json"  # the backups made from this home and their last check (a cache)
 RESTIC = "restic:"
 # the rows a backup copies, and of those the ones that only grow (appended, never rewritten but by
 # `ever forget`)
@@ -685,41 +685,3 @@ def rebuilt_view(home: Path, read_only: bool = False) -> tuple[int, str]:
         return memory.planner.T, memory.render()
     finally:
         memory.close()
-
-
-# ---- what this home knows of its backups ----
-
-
-def load_state(home: Path, disk: Disk = REAL_DISK) -> dict:
-    """The backups made from `home`, by destination: when each was taken and last checked."""
-    try:
-        raw = json.loads(read_file(home / STATE, disk, bytes_max=1 << 20))
-    except (FileNotFoundError, NotADirectoryError, ValueError):
-        return {}
-    return raw if isinstance(raw, dict) else {}
-
-
-def record_state(home: Path, dest: str, disk: Disk, **values) -> None:
-    state = load_state(home, disk)
-    state.setdefault(dest, {}).update(values)
-    try:
-        write_whole(home / STATE, json.dumps(state, ensure_ascii=False, indent=1).encode("utf-8"), disk)
-    except OSError:
-        pass  # a cache: `ever memory status` says less, and the next backup writes it
-
-
-def state_sentence(home: Path, configured: str | None = None) -> str:
-    """`ever memory status`'s line on the backups: the last one taken, and its check."""
-    state = load_state(home)
-    if not state:
-        return ("No backup has been taken: `ever backup DEST`, or `[backup] dest = ...` in config.toml "
-                "to back up after each turn.") if configured is None else \
-            f"No backup into {configured} has been taken yet."
-    dest = configured if configured in state else max(state, key=lambda d: state[d].get("taken", ""))
-    last = state[dest]
-    said = f"The last backup into {dest} was taken at {last.get('taken', 'an unknown time')}"
-    if "check" not in last:
-        return said + "; it has not been checked yet (`ever backup --check`)."
-    outcome = "passed" if last["check"] == "passed" else f"failed: {last.get('sentence', '')}"
-    return said + f"; its last check, at {last.get('checked')}, {outcome}".rstrip(".") + "."
-

@@ -107,7 +107,7 @@ PLACES = (
           "each API call's tokens, for `ever cost`"),
     Place("forgotten", "chat/forgotten.jsonl", "harness/memory/forget.py", TRUTH, FILE,
           "what `ever forget` removed: the ids, when, why and a hash, never the text [S23]"),
-    Place("backups", "chat/backup.json", "harness/memory/backup.py", CACHE, FILE,
+    Place("backups", "chat/backup.json", "harness/memory/backup_state.py", CACHE, FILE,
           "the backups made from this home, when each was taken and last checked [S20]"),
     Place("page", "chat/memory.html", "harness/browse/browsing.py", CACHE, FILE,
           "`ever browse`'s page of the whole memory, when no --out is given"),

@@ -232,7 +232,8 @@ def test_the_status_line_shows_the_view_the_cache_share_and_the_last_calls_cost(
     from harness.owner.owner import Owner as Chat
 
     planner = SimpleNamespace(view=SimpleNamespace(bytes=96_512), config=Config())
-    chat = SimpleNamespace(memory=SimpleNamespace(planner=planner, paused=""), last=None)
+    chat = SimpleNamespace(memory=SimpleNamespace(planner=planner, paused=""), last=None,
+                           spend=SimpleNamespace(stopped=""), hub=SimpleNamespace(waiting_question=lambda: ""))
     assert Chat.status_line(chat) == "mem 96K/128K · cache - · -"
     chat.last = TurnResult("ok", calls=2, cache_read_share=0.9862, cost_e8=1_234_567)
     assert Chat.status_line(chat) == "mem 96K/128K · cache 99% · $0.0123"  # 1,234,567e-8 dollars

@@ -74,7 +74,7 @@ def test_a_wrong_key_pauses_the_compactor_counts_no_try_and_the_line_is_built_on
     assert failures == {} and paused["failures"] == {}
     assert view.split("\n")[1] == "0+1|user: a long message, summarized"
     assert "not summarized, cut" not in view
-    assert status["compactor"] == "idle: every line is summarized" and status["failures"] == {}
+    assert status["compactor"] == "idle: nothing waits" and status["failures"] == {}
     assert KEY[:20] not in sentence + status_line
 
 
