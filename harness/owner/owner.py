@@ -23,10 +23,11 @@ from harness.calls.budget import Chain, ChatCaps, Spend
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
 from harness.calls.compactor import Job as CompactorJob
 from harness.calls.prompt import Prompt
+from harness.calls.providers import route
 from harness.calls.redaction import redact
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Output, Turn, TurnResult, TurnSettings
-from harness.calls.usage import dollars_text, record_usage, usage_record
+from harness.calls.usage import dollars_text, record_usage, usage_record, use_provider_prices
 from harness.chat.config import Secret, Settings, check_memory_setting, load_key
 from harness.memory.accepted import Accepted, TooLong, entering
 from harness.memory.agentlog import AgentCaps
@@ -165,17 +166,23 @@ class Owner:
         memory_ref["m"] = memory
         try:
             check_memory_setting(settings)  # a thinking setting the model lacks: refused at the start
-            key = load_key(settings.home) if api_key is None else Secret(api_key)
             prompt = Prompt.load(str(settings.home))
             memory_settings = MemorySettings.from_config(
                 {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
+            # [H25] Anthropic's key only when a model is Anthropic's; another provider's is its own
+            anthropic = any(route(model, settings.providers).provider.api == "anthropic"
+                            for model in (settings.model, memory_settings.model))
+            key = Secret(api_key) if api_key is not None else load_key(settings.home) if anthropic else Secret("")
+            use_provider_prices(settings.providers)  # [H29]
             from harness.calls.client import ClientSettings
 
             client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
             # a compaction retries while its call runs [P16]; a turn, whose user waits, gives
             # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
-            compactor_client = world.provider(client_settings, context_window=settings.memory_context_window)
-            client = world.provider(client_settings, attempts_max=TURN_ATTEMPTS,
+            compactor_client = world.provider(client_settings, context_window=settings.memory_context_window,
+                                              model=memory_settings.model, providers=settings.providers)
+            client = world.provider(client_settings, model=settings.model, providers=settings.providers,
+                                    attempts_max=TURN_ATTEMPTS,
                                     context_window=settings.context_window,
                                     silence_seconds=TURN_SILENCE_SECONDS,
                                     retry_after_max_seconds=TURN_RETRY_AFTER_MAX_SECONDS,
@@ -614,7 +621,11 @@ class Owner:
         ceiling = self.memory.planner.config.view_bytes_ceiling
         last = self.last if self.last and self.last.calls else None
         share = f"{last.cache_read_share:.0%}" if last else "-"
-        cost = "-" if last is None else "?" if last.cost_e8 is None else dollars_text(last.cost_e8)
+        # [H29] an unpriced model's tokens, never a dollar figure made up for it
+        cost = ("-" if last is None else f"{last.tokens:,} tokens, unpriced" if last.cost_e8 is None
+                else dollars_text(last.cost_e8))
+        if last is not None and not self.settings.priced:
+            cost = "free: a local echo"  # the demo's model name has a price; its echo costs nothing
         line = f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
         if self.spend.stopped:
             line += f" · {self.spend.stopped}"
