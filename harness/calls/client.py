@@ -196,7 +196,9 @@ def what_to_do(error: BaseException, model: str) -> str:
         return "the key may not do this: check its workspace and permissions in the Console"
     if status == 404:
         return f"check the model name ({model}) and the base URL"
-    if status == 413 or too_long(error):
+    if status == 413:
+        return "the request is too large for this server"
+    if too_long(error):
         # the view is within its ceiling, so what passes a window is the message itself, a paste
         return (f"the request is too long for {model}: a message this long does not fit one turn; "
                 "keep it in a file and ask about the file, or send it in parts")
