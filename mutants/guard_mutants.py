@@ -77,3 +77,59 @@ MUTANTS = [
         note="a terminal that attaches while a question waits is never asked it [A9]",
     ),
 ]
+
+ENTRANCES = "tests/chat/test_guard_entrances.py::"
+RAISES = ENTRANCES + ("test_search_text_sqlite_cannot_bind_is_answered_and_a_request_that_raises_is_one_sentence_"
+                      "logged_once")
+
+MUTANTS += [
+    Mutant(
+        name="entrance_lets_an_exception_through",
+        path="harness/owner/socket.py",
+        old="        except Exception as error:  # [S26] whatever a request raises: one sentence, logged once\n",
+        new="        except ZeroDivisionError as error:\n",
+        check=test(RAISES),
+        note="a request whose answer raises closes the connection unanswered: its sender retries it [S26]",
+    ),
+    Mutant(
+        name="entrance_failure_logged_each_time",
+        path="harness/owner/socket.py",
+        old="        if self.seen[sentence] == 1:\n",
+        new="        if True:\n",
+        check=test(RAISES),
+        note="the same failure is written to the owner's output each time it is sent: a flood [S26]",
+    ),
+    Mutant(
+        name="search_nul_reaches_sqlite",
+        path="harness/memory/search.py",
+        old='        if "\\0" in query:  # [S27] SQLite cannot bind it: said, not raised\n',
+        new="        if False:\n",
+        check=test(ENTRANCES + "test_a_nul_in_the_models_search_is_a_tool_error_and_the_turn_goes_on"),
+        note="a NUL in the model's search reaches SQLite and ends the turn [S27]",
+    ),
+    Mutant(
+        name="attached_terminals_uncapped",
+        path="harness/owner/socket.py",
+        old="                if len(owner.hub.clients) >= ATTACHED_MAX:\n",
+        new="                if False:\n",
+        check=test(ENTRANCES + "test_past_the_most_terminals_and_connections_each_is_refused_in_a_sentence_and_the_"
+                               "owner_goes_on"),
+        note="terminals attach without end, each holding a descriptor (EMFILE) [S26]",
+    ),
+    Mutant(
+        name="say_never_acknowledged",
+        path="harness/owner/owner.py",
+        old="            client.send(protocol.Took(ok=not refused))\n",
+        new="            pass\n",
+        check=test(ENTRANCES + "test_an_attached_terminals_line_is_acknowledged_and_one_never_taken_is_said_not_sent"),
+        note="an attached terminal's line is never acknowledged, so one lost to a dying owner is never said [S25]",
+    ),
+    Mutant(
+        name="zoom_past_the_end_answers_a_placeholder",
+        path="harness/owner/socket.py",
+        old="        if 0 <= first < T and n >= 1 and first + n > T:  # a line past the chat's end is none [gist §6]\n",
+        new="        if False:\n",
+        check=test(ENTRANCES + "test_a_zoom_past_the_chats_end_is_no_such_line_over_the_socket_and_through_mcp"),
+        note="zoom(0, 2**62) answers a placeholder line instead of no such line",
+    ),
+]

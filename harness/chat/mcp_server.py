@@ -41,10 +41,22 @@ def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
 
     from harness.owner.sender import local_answer, send_once
 
-    async def answer(request: dict[str, Any]) -> dict[str, Any]:
+    async def asked(request: dict[str, Any]) -> dict[str, Any]:
         if ask is not None:
             return await ask(request)
         return await local_answer(settings, request)
+
+    class Answer(dict):
+        """[S26] An answer whose field a refused request lacks reads as its one sentence."""
+
+        def __missing__(self, name: str) -> str:
+            return str(self.get("error") or f"no {name} in the chat's answer")
+
+    async def answer(request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return Answer(await asked(request))
+        except Exception as error:  # [S26] the MCP client hears one sentence, never a traceback
+            return Answer(error=f"{request.get('op')}: the chat could not answer ({type(error).__name__}: {error})")
 
     server = MCPServer(name="ever", instructions=INSTRUCTIONS)
 
@@ -66,7 +78,10 @@ def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
         return (await answer({"op": "date", "id": id}))["text"]
 
     async def send(message: str) -> str:
-        reply = await send_once(settings, message, yes=False)
+        try:
+            reply = await send_once(settings, message, yes=False)
+        except Exception as error:  # [S26] the owner silent, a setting to fix: one sentence
+            return f"[not answered: {type(error).__name__}: {error}]"
         if reply.get("error"):
             return f"{reply.get('reply', '')}\n[not answered: {reply['error']}]".strip()
         return reply["reply"]

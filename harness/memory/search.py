@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.memory.store import Store
+from harness.memory.text import valid_text
 
 SEARCH_FILE = "search.sqlite"
 SEARCH_FORMAT = 1
@@ -241,6 +242,9 @@ class SearchIndex:
     def search(self, query: str, lines: Sequence[Node], page: int = 1,
                per_page: int = HITS_PER_PAGE) -> Found:
         """The query's hits, best first, page `page` of them (each page `per_page` hits)."""
+        if "\0" in query:  # [S27] SQLite cannot bind it: said, not raised
+            raise SearchError("a search cannot hold a NUL character; search for the words around it")
+        query = valid_text(query)  # [S27] a lone surrogate (bytes not UTF-8) becomes U+FFFD
         if len(query) > QUERY_CHARS_MAX:
             raise SearchError(f"a search is at most {QUERY_CHARS_MAX:,} characters; this one has {len(query):,}")
         terms = words(query)
