@@ -133,3 +133,24 @@ MUTANTS += [
         note="zoom(0, 2**62) answers a placeholder line instead of no such line",
     ),
 ]
+
+FILES = "tests/chat/test_guard_files.py::"
+
+MUTANTS += [
+    Mutant(
+        name="lost_range_unbounded",
+        path="harness/memory/damage.py",
+        old="        if lost[1] - lost[0] + 1 > LOST_IDS_MAX:\n",
+        new="        if False:\n",
+        check=test(FILES + "test_a_lost_range_of_six_billion_ids_is_not_believed_said_by_doctor_and_set_aside"),
+        note="a damage record line naming six billion lost ids is believed: MemoryError, a lying doctor [S13]",
+    ),
+    Mutant(
+        name="record_checksum_unchecked",
+        path="harness/memory/damage.py",
+        old='    return "sum" not in entry or entry["sum"] == entry_sum(entry)\n',
+        new="    return True\n",
+        check=test(FILES + "test_an_ever_written_record_line_whose_fields_changed_fails_its_checksum"),
+        note="a damage record line whose fields changed is believed: its checksum is never checked [S13]",
+    ),
+]
