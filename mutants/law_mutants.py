@@ -457,7 +457,7 @@ MUTANTS += [
            law("tree_lookup_gives_what_was_put"), "a put of node 2^15 + 1 lands on the digit below"),
 ]
 
-# the same two ties, caught in `make test` by the tiny bridge's high_levels run (T = 3,135)
+# the same two ties, caught in `make test-slow` by the tiny bridge's high_levels run (T = 3,135)
 MUTANTS += [
     Mutant("most_due_tie_to_newer_high_bridge", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
            test("tests/bridge/test_bridge.py::test_every_tiny_run_agrees"),
@@ -489,7 +489,7 @@ MUTANTS += [
 
 # ---- the gaps of the laws that rank as Searched or Bounded: each bug passes its law in `make
 # laws` (it shows only past T = 5,000, or t = 30,000) and is caught further on ----
-BRIDGE_TEST = test("tests/bridge/test_bridge.py::test_every_tiny_run_agrees")
+BRIDGE_TEST = test("tests/bridge/test_bridge.py::test_every_fast_tiny_run_agrees")  # make test's tiny runs
 MUTANTS += [
     Mutant("cview_drops_line_past_5000", PLANNER, "        cview=appended(state.cview, line),\n",
            "        cview=choose(i < 5_000, appended(state.cview, line), state.cview),\n", law("cview_covers"),
