@@ -154,3 +154,22 @@ MUTANTS += [
         note="a damage record line whose fields changed is believed: its checksum is never checked [S13]",
     ),
 ]
+
+MUTANTS += [
+    Mutant(
+        name="import_follows_links_out",
+        path="harness/imports/rules.py",
+        old="    return None if target.is_relative_to(Path(os.path.realpath(folder))) else target\n",
+        new="    return None\n",
+        check=test(FILES + "test_an_import_refuses_a_link_out_of_its_folder_and_says_how_to_include_it"),
+        note="an import follows notes.txt -> ~/.ssh/id_ed25519 out of the folder it was given [H16]",
+    ),
+    Mutant(
+        name="url_userinfo_logged",
+        path="harness/chat/mcp_server.py",
+        old='        hidden = URL_USERINFO.sub(r"\\1<hidden>@", text)\n',
+        new="        hidden = text\n",
+        check=test(FILES + "test_a_password_in_the_base_url_and_an_mcp_session_id_reach_no_log_line"),
+        note="a log line shows a base URL's password [H16]",
+    ),
+]

@@ -12,6 +12,8 @@ user starts the server with `--allow-send`; a message sent so carries no approva
 that ask first are declined for it, as for `ever send` without `--yes`.
 """
 
+import logging
+import re
 import secrets
 import socket
 import sys
@@ -95,8 +97,39 @@ def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
     return server
 
 
+# [H16] the loggers that would write a request's URL (its userinfo: a password in the base URL), a
+# session id or a request line: kept at WARNING, and every record's text has a URL's userinfo
+# hidden, whoever configured the handlers
+CHATTY_LOGGERS = ("httpx", "httpcore", "anthropic", "mcp", "uvicorn", "uvicorn.access", "uvicorn.error")
+URL_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@]*@")
+
+
+def quiet_logs() -> None:
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    made = logging.getLogRecordFactory()
+    if getattr(made, "hides_userinfo", False):
+        return
+
+    def record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        made_record = made(*args, **kwargs)
+        try:
+            text = made_record.getMessage()
+        except Exception:  # a record whose arguments do not format: left to logging's own report
+            return made_record
+        hidden = URL_USERINFO.sub(r"\1<hidden>@", text)
+        if hidden != text:
+            made_record.msg, made_record.args = hidden, ()
+        return made_record
+
+    record.hides_userinfo = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(record)
+
+
 def serve_stdio(settings: Settings, allow_send: bool) -> None:
-    build_server(settings, allow_send).run("stdio")
+    server = build_server(settings, allow_send)
+    quiet_logs()
+    server.run("stdio")
 
 
 def serve_http(settings: Settings, allow_send: bool, port: int, say: Callable[[str], None],
@@ -109,6 +142,7 @@ def serve_http(settings: Settings, allow_send: bool, port: int, say: Callable[[s
     path = f"/{secret}/mcp"
     app = build_server(settings, allow_send).streamable_http_app(streamable_http_path=path,
                                                                   host="127.0.0.1")
+    quiet_logs()
     listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listening.bind(("127.0.0.1", port))

@@ -59,3 +59,72 @@ def test_an_ever_written_record_line_whose_fields_changed_fails_its_checksum(tmp
     doctor = ever(["doctor"], environment(home, api))
     assert "a line of the damage record: its checksum does not match its fields" in doctor.stdout, doctor.stdout
     assert "the next message is 6." in doctor.stdout, doctor.stdout
+
+
+def test_an_import_refuses_a_link_out_of_its_folder_and_says_how_to_include_it(tmp_path, api):
+    home, folder = tmp_path / "home", tmp_path / "unpacked"
+    folder.mkdir()
+    secret = tmp_path / "id_ed25519"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- PLANTED-SECRET-93\n")
+    (folder / "notes.txt").symlink_to(secret)
+    (folder / "real.txt").write_text("a real note, PLANTED-NOTE-17\n")
+    (folder / "inner.txt").symlink_to(folder / "real.txt")  # a link within the folder is the folder's
+    env = environment(home, api)
+    imported = ever(["import", str(folder)], env)
+    assert imported.returncode == 0, imported.stderr
+    assert (f"{folder / 'notes.txt'}: not imported: it is a link to {secret}, outside {folder}; to import "
+            f"that file on purpose, name it: ever import {secret}") in imported.stdout, imported.stdout
+    log = ever(["log"], env).stdout
+    assert "PLANTED-NOTE-17" in log
+    assert "PLANTED-SECRET-93" not in log
+
+
+def test_a_password_in_the_base_url_and_an_mcp_session_id_reach_no_log_line(tmp_path, api):
+    import asyncio
+    import re
+    import signal
+    import subprocess
+
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from harness.localapi.server import Reply
+    from tests.support.agents import compactions, is_master
+    from tests.support.chat import EVER
+
+    api.responder = lambda body: Reply("Done.") if is_master(body) else compactions(body)
+    home = tmp_path / "home"
+    env = environment(home, api)
+    env["ANTHROPIC_BASE_URL"] = api.base_url.replace("://", "://ever:PASSWORD-SECRET-41@")
+    errors = tmp_path / "mcp-stderr.txt"
+
+    async def over_stdio():
+        parameters = StdioServerParameters(command=EVER, args=["mcp", "--allow-send"], env=env)
+        with open(errors, "w") as errlog:
+            async with stdio_client(parameters, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return await session.call_tool("send", {"message": "hello"})
+
+    sent = asyncio.run(asyncio.wait_for(over_stdio(), 120))  # a hang guard only
+    assert "Done." in str(sent), sent
+    assert api.requests, "the send reached the API, through the URL with the password"
+    assert "PASSWORD-SECRET-41" not in errors.read_text(), errors.read_text()
+
+    process = subprocess.Popen([EVER, "mcp", "--http"], env=env, text=True, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+/\S+/mcp", process.stdout.readline()).group(0)
+
+        async def over_http():
+            async with streamable_http_client(url) as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await session.initialize()
+                    return await session.call_tool("view", {})
+
+        asyncio.run(asyncio.wait_for(over_http(), 120))
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60)
+    assert "session" not in stderr.lower(), stderr
+    assert url.rsplit("/", 2)[1] not in stderr  # the URL's secret
