@@ -173,3 +173,14 @@ MUTANTS += [
         note="a log line shows a base URL's password [H16]",
     ),
 ]
+
+MUTANTS += [
+    Mutant(
+        name="subagent_cost_outside_its_chain",
+        path="harness/calls/agents.py",
+        old="reply.usage, chain=self.chain.root)",
+        new="reply.usage)",
+        check=test(GUARD + "test_ever_cost_shows_what_each_chain_spent_its_subagents_and_report_turns_included"),
+        note="a subagent's calls are not counted in its chain's cost [H15]",
+    ),
+]
