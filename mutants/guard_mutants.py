@@ -184,3 +184,24 @@ MUTANTS += [
         note="a subagent's calls are not counted in its chain's cost [H15]",
     ),
 ]
+
+HOSTILE = FILES + "test_hostile_files_for_simulate_and_bench_recall_are_refused_in_one_sentence"
+
+MUTANTS += [
+    Mutant(
+        name="recall_file_nested_past_the_parser",
+        path="harness/bench/planted.py",
+        old="    except RecursionError:  # [H16] nested deeper than the parser goes: no benchmark's file is\n",
+        new="    except ZeroDivisionError:\n",
+        check=test(HOSTILE),
+        note="`ever bench recall --file` on JSON nested past the parser ends in RecursionError [H16]",
+    ),
+    Mutant(
+        name="simulate_naive_date_taken",
+        path="harness/bench/simulate_workloads.py",
+        old="                    if not isinstance(kind, str) or date.tzinfo is None:\n",
+        new="                    if not isinstance(kind, str):\n",
+        check=test(HOSTILE),
+        note="`ever simulate --from-log` takes a date without its offset, and subtracting it fails [H16]",
+    ),
+]

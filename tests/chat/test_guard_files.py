@@ -128,3 +128,28 @@ def test_a_password_in_the_base_url_and_an_mcp_session_id_reach_no_log_line(tmp_
         _, stderr = process.communicate(timeout=60)
     assert "session" not in stderr.lower(), stderr
     assert url.rsplit("/", 2)[1] not in stderr  # the URL's secret
+
+
+def test_hostile_files_for_simulate_and_bench_recall_are_refused_in_one_sentence(tmp_path, api):
+    env = environment(tmp_path / "home", api)
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 100_000 + "]" * 100_000)
+    recall = ever(["bench", "recall", "--file", str(nested)], env)
+    assert recall.returncode == 1, recall
+    assert "nested deeper than Python's parser goes" in recall.stderr and "a bug in Ever" not in recall.stderr
+
+    shaped = tmp_path / "shaped.json"
+    shaped.write_text(json.dumps([{"haystack_sessions": 5}]))
+    wrong = ever(["bench", "recall", "--file", str(shaped)], env)
+    assert wrong.returncode == 1 and "so it is not LongMemEval's format" in wrong.stderr, wrong.stderr
+    assert "a bug in Ever" not in wrong.stderr
+
+    log = tmp_path / "main" / "2026-10-08.jsonl"
+    log.parent.mkdir()
+    rows = [{"i": 0, "kind": "user", "text": "hello", "date": "2026-10-08T09:00:00+00:00"},
+            {"i": 1, "kind": "ever", "text": "hi", "date": "2026-10-08T09:00:05"},  # naive: no offset
+            {"i": 2, "kind": "user", "text": "again", "date": "2026-10-08T09:01:00+00:00"}]
+    log.write_text("\n".join([json.dumps(row) for row in rows] + ["[" * 100_000 + "]" * 100_000]) + "\n")
+    simulated = ever(["simulate", "--from-log", str(tmp_path), "--modes", "ever", "--json"], env)
+    assert simulated.returncode == 0, simulated.stderr
+    assert "a bug in Ever" not in simulated.stderr and "Traceback" not in simulated.stderr
