@@ -205,3 +205,25 @@ MUTANTS += [
         note="`ever simulate --from-log` takes a date without its offset, and subtracting it fails [H16]",
     ),
 ]
+
+INDEX = FILES + "test_the_search_index_forgets_a_message_set_aside_and_a_fifo_in_its_place_hangs_nothing"
+
+MUTANTS += [
+    Mutant(
+        name="index_keeps_what_is_set_aside",
+        path="harness/memory/search.py",
+        old='        if meta.get("aside") != self.aside():  # [H17] a message set aside since is found no more\n',
+        new="        if False:\n",
+        check=test(INDEX),
+        note="the search index is not checked against the damage record: a message set aside is still found [H17]",
+    ),
+    Mutant(
+        name="index_opens_a_fifo",
+        path="harness/memory/search.py",
+        old=("            if not stat.S_ISREG(os.lstat(path).st_mode):\n"
+             "                raise OSError(f\"{path} is not a regular file\")\n"),
+        new="            pass\n",
+        check=test(INDEX),
+        note="a FIFO in the search index's place is opened as the index [H17]",
+    ),
+]

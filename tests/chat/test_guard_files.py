@@ -7,6 +7,7 @@ hand from the six messages.
 
 import json
 import os
+import subprocess
 
 from harness.memory.planner import Config
 from harness.memory.service import Memory
@@ -153,3 +154,31 @@ def test_hostile_files_for_simulate_and_bench_recall_are_refused_in_one_sentence
     simulated = ever(["simulate", "--from-log", str(tmp_path), "--modes", "ever", "--json"], env)
     assert simulated.returncode == 0, simulated.stderr
     assert "a bug in Ever" not in simulated.stderr and "Traceback" not in simulated.stderr
+
+
+def test_the_search_index_forgets_a_message_set_aside_and_a_fifo_in_its_place_hangs_nothing(tmp_path, api):
+    home = tmp_path / "home"
+    memory = Memory.open(home, Config(), build=None)
+    try:
+        for k in range(6):
+            memory.append("user", f"message {k}" + (" PLANTED-ASIDE-52" if k == 2 else ""))
+    finally:
+        memory.close()
+    env = environment(home, api)
+    assert "PLANTED-ASIDE-52" in ever(["search", "PLANTED-ASIDE-52"], env).stdout  # the index is made
+    day = next((home / "chat" / "main").glob("*.jsonl"))
+    data = day.read_bytes()
+    assert data.count(b'{"i":2,') == 1
+    day.write_bytes(data.replace(b'{"i":2,', b'{"i":2,,'))  # message 2's line damaged
+    assert ever(["doctor", "--repair", "--yes"], env).returncode == 0
+    after = ever(["search", "PLANTED-ASIDE-52"], env)
+    assert after.returncode == 0 and after.stdout.startswith("search: no message holds"), after.stdout
+
+    index = home / "chat" / "search.sqlite"
+    index.unlink()
+    os.mkfifo(index, 0o600)
+    try:
+        found = ever(["search", "message"], env, timeout_seconds=120)  # the timeout only stops a hang
+    except subprocess.TimeoutExpired:
+        raise AssertionError("search hung on the FIFO in the index's place") from None
+    assert found.returncode == 0 and "message 5" in found.stdout, (found.stdout, found.stderr)
