@@ -227,3 +227,14 @@ MUTANTS += [
         note="a FIFO in the search index's place is opened as the index [H17]",
     ),
 ]
+
+MUTANTS += [
+    Mutant(
+        name="full_disk_index_ends_the_turn",
+        path="harness/memory/search.py",
+        old="    except sqlite3.Error as error:\n        raise SearchError(f\"the search index could not be made",
+        new="    except ZeroDivisionError as error:\n        raise SearchError(f\"the search index could not be made",
+        check=test(ENTRANCES + "test_a_full_disk_when_the_index_is_made_is_a_tool_error_and_the_turn_goes_on"),
+        note="an index SQLite cannot make (a full disk) ends the turn that searched [S27]",
+    ),
+]

@@ -96,6 +96,8 @@ def leaves(file: Path, folder: Path) -> Path | None:
     if not file.is_symlink():
         return None
     target = Path(os.path.realpath(file))
+    if not target.is_file():
+        return None  # a device, a FIFO, a folder: refused as what it is, where the file is read
     return None if target.is_relative_to(Path(os.path.realpath(folder))) else target
 
 

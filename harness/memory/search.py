@@ -320,9 +320,17 @@ def found_text(found: Found) -> str:
 
 def run_search(store: Store, lines: Sequence[Node], query: str, page: int = 1,
                per_page: int = HITS_PER_PAGE) -> Found | None:
-    """Open the index, search, close: for a process that searches once."""
-    index = SearchIndex.open(store)
+    """Open the index, search, close: for a process that searches once. [S27] An index SQLite
+    cannot make or read (a full disk) is a sentence, never the end of the turn that searched."""
+    try:
+        index = SearchIndex.open(store)
+    except sqlite3.Error as error:
+        raise SearchError(f"the search index could not be made ({error}); the log is whole, and "
+                          "zoom still reads it") from None
     try:
         return index.search(query, lines, page, per_page)
+    except sqlite3.Error as error:
+        raise SearchError(f"the search index could not be read ({error}); the log is whole, and "
+                          "zoom still reads it") from None
     finally:
         index.close()

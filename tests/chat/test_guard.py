@@ -56,7 +56,7 @@ def test_a_message_whose_every_reports_turn_starts_a_subagent_stops_at_the_chain
     def reply(body):
         if is_master(body):
             if last_texts(body) and not any(b.get("type") == "tool_result" for b in body["messages"][-1]["content"]):
-                return Reply([tool_use("agent", {"name": f"S{next(numbers)}", "task": "look around"})])
+                return Reply([tool_use("agent", {"name": f"Scout{next(numbers)}", "task": "look around"})])
             return Reply("Started one.")
         if body["system"][-1]["text"].startswith("# Subagents"):
             return Reply("Looked.")
@@ -294,7 +294,7 @@ def test_ever_cost_shows_what_each_chain_spent_its_subagents_and_report_turns_in
     def reply(body):
         if is_master(body):
             if last_texts(body) and not any(b.get("type") == "tool_result" for b in body["messages"][-1]["content"]):
-                return Reply([tool_use("agent", {"name": f"S{next(numbers)}", "task": "look around"})])
+                return Reply([tool_use("agent", {"name": f"Scout{next(numbers)}", "task": "look around"})])
             return Reply("Started one.")
         if body["system"][-1]["text"].startswith("# Subagents"):
             return Reply("Looked.")
@@ -314,6 +314,6 @@ def test_ever_cost_shows_what_each_chain_spent_its_subagents_and_report_turns_in
     asyncio.run(go())
     made = report(read_usage(home).records)
     # by hand: the message's turn (2 calls), two subagents (1 call each), two report turns: the
-    # first starts S2 (2 calls), the second is refused a third subagent (2 calls): 8 calls
+    # first starts the second subagent (2 calls), the second is refused a third subagent (2 calls): 8 calls
     assert [(row.turn, row.totals.calls) for row in made.chains] == [(0, 8)], made.chains
     assert "chain (with all it led to)" in format_report(made)

@@ -193,3 +193,25 @@ def test_a_nul_in_the_models_search_is_a_tool_error_and_the_turn_goes_on(tmp_pat
     result, kept = owned(tmp_path, api, go)
     assert result.error == "" and result.reply == "Done."
     assert ("echo", "search: a search cannot hold a NUL character; search for the words around it.") in kept, kept
+
+
+def test_a_full_disk_when_the_index_is_made_is_a_tool_error_and_the_turn_goes_on(tmp_path, api, monkeypatch):
+    import sqlite3
+
+    from harness.memory.search import SearchIndex
+
+    def full(self):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(SearchIndex, "sync", full)
+    api.enqueue(Reply([tool_use("search", {"query": "anything"})]),
+                when=lambda body: is_master(body) and body["messages"][-1]["content"][-1].get("text") == "find it")
+
+    async def go(chat):
+        result = await chat.submit(chat.entering("find it", None, "socket"))
+        return result, logged(chat.memory)
+
+    result, kept = owned(tmp_path, api, go)
+    assert result.error == "" and result.reply == "Done."
+    assert ("echo", "search: the search index could not be made (database or disk is full); the log is whole, "
+                    "and zoom still reads it.") in kept, kept
