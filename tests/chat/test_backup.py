@@ -17,6 +17,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from harness.memory.lock import ChatLock
@@ -385,3 +386,22 @@ def test_the_owner_backs_up_after_each_turn_and_status_says_its_check_passed(tmp
     status = ever(["memory", "status"], env)
     assert f"The last backup into {dest} was taken at {manifest['taken']}; its last check" in status.stdout
     assert status.stdout.rstrip().endswith("passed."), status.stdout
+
+
+@pytest.mark.slow
+def test_a_message_holding_a_key_is_offered_for_forgetting_when_its_turn_ends(tmp_path, api):
+    from tests.support.terminal import spawn_chat
+
+    api.enqueue("Noted.")
+    child = spawn_chat(tmp_path, api)
+    try:
+        child.send(f"my key is {SECRET}\r")
+        child.expect("Noted.")
+        child.expect(r"Message 0 holds what looks like a secret \(an API key or a token\)\. To remove it from "
+                     r"every place Ever keeps it: close the chat and run `ever forget 0 --why \"a leaked "
+                     r"secret\"`; then change the secret\.")
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert [r["text"] for r in lines(tmp_path)][0] == f"my key is {SECRET}"
