@@ -389,16 +389,20 @@ class Owner:
         see its first line. A message past its limit, or one the disk would not take, gets one
         sentence in that terminal, which stays as it was [S12] [S5]."""
         approval = self.approval_of(client)
+        refused = ""
         try:
             self.submit(self.entering(text, None, "terminal"), None, approval)
         except TooLong as error:
-            client.send(protocol.Notice(f"{error}."))
-            return
+            refused = f"{error}."
         except socket.Leaving:
-            client.send(protocol.Notice("The chat's owner is leaving; nothing was logged: send it again."))
-            return
+            refused = "The chat's owner is leaving; nothing was logged: send it again."
         except (OSError, StoreError) as error:
-            client.send(protocol.Notice(socket.failed_append(error)))
+            refused = socket.failed_append(error)
+        if refused:
+            client.send(protocol.Notice(refused))
+        if isinstance(client, hubs.Client):  # [S25] an attached terminal hears its line was taken
+            client.send(protocol.Took(ok=not refused))
+        if refused:
             return
         first_line = text.strip().split("\n", 1)[0]
         self.hub.notice(f"[another terminal] {first_line[:160]}", skip=client, aside=True)
