@@ -10,6 +10,7 @@
     chat_mutants            bugs in the chat (store, service, turn, tools), each caught by a test
     import_browse_mutants   bugs in `ever import` and `ever browse`, each caught by a test
     recall_mutants          bugs in `ever bench recall`: its facts, its scoring, its arms, each caught by a test
+    sim_mutants             bugs in the log, the inbox and the owner, each caught by `make sim`'s seeds
 
 May import: anything.
 """
