@@ -14,7 +14,7 @@ SIM_LONG_SEEDS ?= 3000
 PREFIX ?= $(HOME)/.local
 
 .DEFAULT_GOAL := help
-.PHONY: help laws laws-deep test test-slow test-long bridge sim sim-long mutants lint check chat install uninstall bench
+.PHONY: help laws laws-deep laws-order test test-slow test-long bridge sim sim-long mutants lint check chat install uninstall bench
 
 help:
 	@echo "Ever: one chat that never ends."
@@ -31,7 +31,8 @@ help:
 	@echo "  make mutants     plant each bug, run the check that must catch it (a crash is not a catch)"
 	@echo "  make lint        ruff (pyproject.toml), the model's subset lint and the layering rules"
 	@echo "  make bench       benchmarks (pytest-benchmark, ratios against a baseline)"
-	@echo "  make check       lint, laws, test-long (PROFILE=deep), bridge and mutants"
+	@echo "  make laws-order  the laws in an order shuffled by SEED (default 1), then each Z3 law in its own process"
+	@echo "  make check       lint, laws, laws-order, test-long (PROFILE=deep), bridge and mutants"
 	@echo "  make chat        the chat (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVER_HOME); installs only what it needs"
 	@echo "  make install     \`ever\` in PREFIX/bin (default ~/.local/bin), in an environment of its own"
 	@echo "  make uninstall   removes what make install put there"
@@ -90,7 +91,12 @@ bench: $(VENV)/.installed
 
 # the deep Hypothesis profile (tests/conftest.py): random examples, ten times as many
 check: PROFILE = deep
-check: lint laws test-long bridge mutants
+check: lint laws laws-order test-long bridge mutants
+
+# the same verdicts in another order and alone: the registry shuffled, each Z3 law in its own process
+laws-order: $(VENV)/.installed
+	$(PY) -m laws --t $(T) --shuffle $(or $(SEED),1)
+	$(PY) -m laws --t $(T) --apart --engine z3
 
 chat: $(VENV)/.chat-installed
 	$(VENV)/bin/ever chat
@@ -107,5 +113,7 @@ install:
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "$(PREFIX)/bin is not on your PATH: add it, e.g. export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
 
 uninstall:
+	@if [ -x $(PREFIX)/bin/ever ]; then $(PREFIX)/bin/ever service uninstall || true; fi
 	rm -f $(PREFIX)/bin/ever
 	rm -rf $(PREFIX)/share/ever
+	@echo "Claude Code and Codex may still list ever: claude mcp remove --scope user ever; in ~/.codex/config.toml, delete [mcp_servers.ever]."

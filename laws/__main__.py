@@ -7,14 +7,16 @@ CRASH. The exit status is 1 if the lint or any law fails.
 """
 
 import argparse
+import random
 import resource
+import subprocess
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
 from laws import confirmed
-from laws.core import STRENGTHS, Budget, Verdict, kind, opening, shortfall, stronger
+from laws.core import ENGINES, STRENGTHS, Budget, Verdict, kind, opening, shortfall, stronger
 from laws.registry import (
     DEEP_LAWS,
     EUKHE_UNIVERSAL,
@@ -49,6 +51,11 @@ def main() -> int:
     parser.add_argument("--deep", action="store_true",
                         help="run only push_agrees, to --t, and the history laws with a replay of a chat past T = 100,000 as a cross-check")
     parser.add_argument("--only", action="append", default=[], help="run only this law (repeatable)")
+    parser.add_argument("--shuffle", type=int, metavar="SEED",
+                        help="run the laws in an order shuffled by SEED: a verdict must not depend on the laws before it")
+    parser.add_argument("--apart", action="store_true",
+                        help="run each law in a fresh process of its own (`--only NAME`): its verdict alone")
+    parser.add_argument("--engine", choices=ENGINES, help="run only the laws this engine checks")
     parser.add_argument("--markdown", action="store_true", help="print docs/laws.md's laws table and stop")
     parser.add_argument("--write-table", action="store_true",
                         help="run every law and, if every one passes, write the table, with this run's seconds, into docs/laws.md")
@@ -65,6 +72,13 @@ def main() -> int:
         if unknown:
             parser.error(f"no such law: {', '.join(sorted(unknown))}")
         selected = [law for law in registered if law.name in arguments.only]
+    if arguments.engine:
+        selected = [law for law in selected if law.engine == arguments.engine]
+    if arguments.shuffle is not None:
+        selected = random.Random(arguments.shuffle).sample(selected, len(selected))
+        print(f"laws in an order shuffled by seed {arguments.shuffle}: " + " ".join(law.name for law in selected))
+    if arguments.apart:
+        return apart(selected, arguments.t)
     budget = Budget(t=arguments.t, deep=arguments.deep)
     started = time.monotonic()
     confirmed.start_ahead([law.name for law in selected])  # CrossHair's jobs run beside the others
@@ -115,6 +129,23 @@ def main() -> int:
             print("docs/laws.md not written: it takes a full run where every law passes at the registry's strength")
             return 1
         write_table(markdown_table(registered, seconds_by_law))
+    return 1 if failed else 0
+
+
+def apart(selected, t: int) -> int:
+    """Each law in a fresh process of its own, one after another: the verdict of the law alone,
+    with nothing run before it in its process. Each process prints the lint's line and the law's."""
+    failed = []
+    started = time.monotonic()
+    for law in selected:
+        found = subprocess.run([sys.executable, "-m", "laws", "--only", law.name, "--t", str(t)],
+                               capture_output=True, text=True)
+        lines = [row for row in found.stdout.splitlines() if row.startswith(law.name + " ")]
+        print(lines[0] if lines else f"{law.name}: no line printed; {found.stderr.strip()[-300:]}", flush=True)
+        if found.returncode != 0:
+            failed.append(law.name)
+    print(f"laws apart: {len(selected) - len(failed)} of {len(selected)} passed, each in its own process, "
+          f"in {time.monotonic() - started:.1f}s" + (f"; FAILED: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0
 
 

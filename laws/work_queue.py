@@ -69,7 +69,24 @@ def summary(l: int, i: int) -> str:
     return f"summary of ({l}, {i})"
 
 
-def tiled_state(nodes: tuple[Node, ...]) -> State:
+def long_summary(l: int, i: int) -> str:
+    """A summary of 200, 300 or 400 bytes: two halves of these pass a capped merge's room, or fit."""
+    head = f"summary of ({l}, {i}) "
+    return head + "x" * (200 + 100 * ((l + i) % 3) - len(head))
+
+
+def capped_merge_expected(a: str, b: str) -> str:
+    """[P9] A merge's input within the room the mark leaves: both halves joined by a newline,
+    whole when they fit; else the first keeps at least half the room (or all but what the second
+    needs), the second the rest. ASCII only: a byte is a character."""
+    room = LINE_BYTES_MAX - len(CAPPED_MARK) - 1  # the mark, and the newline between the halves
+    if len(a) + len(b) <= room:
+        return CAPPED_MARK + a + "\n" + b
+    a_kept = a[: max(room // 2, room - len(b))]
+    return CAPPED_MARK + a_kept + "\n" + b[: room - len(a_kept)]
+
+
+def tiled_state(nodes: tuple[Node, ...], summary=summary) -> State:
     """A state whose view is `nodes`: every level-0 line waits for its summary, every merged line
     is built; the tree holds every merged line and its halves, all the way down."""
     tree = Tree()
@@ -86,24 +103,29 @@ def tiled_state(nodes: tuple[Node, ...]) -> State:
     return State(Config(), T=T, view=tuple(view), cview=tuple(view), tree=tree)
 
 
-def capped_source_problem() -> tuple[str | None, int]:
-    cases = 0
+def capped_source_problem() -> tuple[str | None, int, int, int]:
+    """(problem, cases, the largest T checked, the merges whose halves were cut)."""
+    cases = T_checked = cut_merges = 0
     for T in range(1, TILED_MAX + 1):
         for nodes in tilings(0, T):
-            state = tiled_state(nodes)
-            for l, i in nodes:
-                cases += 1
-                if l == 0:
-                    expected = CAPPED_MARK + source(i)
-                    got = capped_text(state, 0, i)
+            for texts in (summary, long_summary):
+                state = tiled_state(nodes, texts)
+                for l, i in nodes:
+                    cases += 1
+                    if l == 0:
+                        expected = CAPPED_MARK + source(i)
+                        got = capped_text(state, 0, i)
+                        if got != expected:
+                            return f"T={T}, view {nodes}: message {i}'s capped line is {got!r}, not {expected!r}", cases, T, cut_merges
+                        continue
+                    # a merged line's node, read as the merge one level up would read it: its halves
+                    a, b = texts(l - 1, 2 * i), texts(l - 1, 2 * i + 1)
+                    expected = capped_merge_expected(a, b)
+                    cut_merges += len(expected) < len(CAPPED_MARK) + len(a) + 1 + len(b)
+                    got = capped_text(state, l, i)
                     if got != expected:
-                        return f"T={T}, view {nodes}: message {i}'s capped line is {got!r}, not {expected!r}", cases
-                    continue
-                # a merged line's node, read as the merge one level up would read it: its halves
-                expected = CAPPED_MARK + summary(l - 1, 2 * i) + "\n" + summary(l - 1, 2 * i + 1)
-                got = capped_text(state, l, i)
-                if got != expected:
-                    return f"T={T}, view {nodes}: merge ({l}, {i})'s capped line is {got!r}, not {expected!r}", cases
+                        return f"T={T}, view {nodes}: merge ({l}, {i})'s capped line is {got!r}, not {expected!r}", cases, T, cut_merges
+        T_checked = T
     # a source past the line's 512 bytes: the mark, then the source's first bytes (ASCII: one
     # byte a character), 512 in all
     long_source = "user: " + "x" * 700
@@ -111,21 +133,34 @@ def capped_source_problem() -> tuple[str | None, int]:
     cases += 1
     expected = CAPPED_MARK + long_source[: LINE_BYTES_MAX - len(CAPPED_MARK)]
     if capped_text(state, 0, 0) != expected:
-        return "a 706-byte source: the capped line is not the mark and its first bytes", cases
-    return None, cases
+        return "a 706-byte source: the capped line is not the mark and its first bytes", cases, T_checked, cut_merges
+    return None, cases, T_checked, cut_merges
 
 
 def capped_text_finds_its_source(budget: Budget) -> Verdict:
     """[D5] [P16] A node's third failed try builds the mark, then its own
-    input: a message's source, however the lines after it have merged; a merge's two halves."""
-    problem, cases = capped_source_problem()
+    input: a message's source, however the lines after it have merged; a merge's two halves,
+    cut when together they pass the room the mark leaves [P9]. The label is the run's: the
+    largest T it tiled and the cases it checked."""
+    problem, cases, T_checked, cut_merges = capped_source_problem()
     if problem:
         return Verdict(False, "none", problem)
-    return Verdict(True, CAPPED_LABEL, f"{cases:,} cases")
+    return Verdict(True, capped_label(T_checked, cases, cut_merges), f"{cases:,} cases")
 
 
-CAPPED_LABEL = ("Bounded: every view tiling T ≤ 16 messages by tree nodes (every level-0 line waiting, every "
-                "merged line built), each of its lines as the node that failed, and a 706-byte source")
+def counted(value) -> str:
+    return f"{value:,}" if isinstance(value, int) else value
+
+
+def capped_label(T_checked, cases, cut_merges) -> str:
+    cases, cut_merges = counted(cases), counted(cut_merges)
+    return (f"Bounded: every view tiling each T from 1 to {T_checked} messages by tree nodes (every level-0 line "
+            f"waiting, every merged line built, with short summaries and with summaries of 200 to 400 bytes), "
+            f"each of its lines as the node that failed, and a 706-byte source: {cases} cases, "
+            f"{cut_merges} merges whose halves were cut")
+
+
+CAPPED_LABEL = capped_label(16, "at least 30,000", "at least 5,000")
 
 
 # ---- the work queue ----
@@ -178,8 +213,12 @@ def expected_start(view, running, ready, retry_later, jobs_max: int, waiting: bo
     return tuple(wanted[: max(0, jobs_max - len(running))])
 
 
+SCHEDULED = {"waiting retries": 0}  # the cases of the last schedule_problem with a turn waiting and a window line to retry
+
+
 def schedule_problem() -> tuple[str | None, int]:
     cases = 0
+    SCHEDULED["waiting retries"] = 0
     pool = ((1, 0), (1, 2), (2, 1))  # ready merges, by last message: 1, 5, 7
     for T in range(1, 6):
         for pattern in range(1 << T):
@@ -195,6 +234,7 @@ def schedule_problem() -> tuple[str | None, int]:
                             for retry in ((),) + tuple((node,) for node in candidates if node not in running):
                                 for waiting in (False, True):
                                     cases += 1
+                                    SCHEDULED["waiting retries"] += waiting and bool(retry) and retry[0] in unbuilt[:jobs_max]
                                     state = State(config, T=T, view=view, cview=view, ready=ready,
                                                   running=running, retry_later=retry, waiting=waiting)
                                     still_waiting, after = schedule(state)
@@ -219,12 +259,18 @@ def schedule_case(state: State, still_waiting: bool, after: tuple[Node, ...]) ->
         return f"a call stopped with no turn waiting: {after}"
     if waiting:
         # a waiting turn may stop merges for its lines (need_first_running); what starts are
-        # window lines in view order, never a merge
+        # window lines in view order, never a merge, and never one that failed since the last
+        # message [gist §4]: a waiting turn does not make a failed line retry at once
         window = [(0, line.i) for line in state.view if not line.built][: state.config.jobs_max]
         if any(node not in window for node in started):
             return f"a call outside the window started while a turn waits: {started}"
-        if list(started) != [node for node in window if node in started]:
-            return f"window lines started out of order: {started}"
+        if any(node in state.retry_later for node in started):
+            return f"a line waiting for its retry started while a turn waits: {started}"
+        if any(node in window for node in state.running if node not in kept):
+            return f"a window line's running call stopped while a turn waits: {after}"
+        wanted = [node for node in window if node not in state.running and node not in state.retry_later]
+        if list(started) != wanted[: state.config.jobs_max - len(kept)]:
+            return f"started {started}, not the window's free lines {wanted} in order"
         return None
     expected = expected_start(state.view, state.running, state.ready, state.retry_later, state.config.jobs_max, False)
     if started != expected:
@@ -241,13 +287,18 @@ def queue_functions_hold(budget: Budget) -> Verdict:
     problem, more = schedule_problem()
     if problem:
         return Verdict(False, "none", problem)
-    return Verdict(True, QUEUE_LABEL, f"{cases + more:,} cases")
+    return Verdict(True, queue_label(cases, more, SCHEDULED["waiting retries"]), f"{cases + more:,} cases")
 
 
-QUEUE_LABEL = ("Bounded: queue_by_last on every ordered queue of ≤ 4 of 14 merges and every other merge; "
-               "schedule on every view of ≤ 5 messages built or not, 1 to 3 jobs, ≤ 3 ready merges, every "
-               "running set, one or no retry, waiting or not; without, failures_without and failure_count "
-               "on every tuple of ≤ 4 from 3 nodes")
+def queue_label(queue_cases, schedule_cases, retries) -> str:
+    return ("Bounded: queue_by_last on every ordered queue of ≤ 4 of 14 merges and every other merge; "
+            "schedule on every view of ≤ 5 messages built or not, 1 to 3 jobs, ≤ 3 ready merges, every "
+            "running set, one or no retry, waiting or not; without, failures_without and failure_count "
+            f"on every tuple of ≤ 4 from 3 nodes: {counted(queue_cases)} queue cases, {counted(schedule_cases)} "
+            f"schedule cases, {counted(retries)} with a turn waiting and a window line waiting for its retry")
+
+
+QUEUE_LABEL = queue_label("at least 15,000", "at least 50,000", "at least 4,000")
 
 LAWS = [
     Law("capped_text_finds_its_source", "§4", "A node's third failed try builds the mark, then its own input: a message's source however the lines after it merged, a merge's two halves from the tree.", "exhaustive", CAPPED_LABEL, capped_text_finds_its_source),

@@ -979,6 +979,9 @@ SEQUENCE_TWINS = ("length", "item", "appended", "pair_replaced", "prefix", "mapp
 TREE_TWINS = ("length", "item", "replaced", "padded")  # model/tree.py's, on levels and on tries
 LOOP_RULES = ("fold", "repeat")
 UNKNOWN_FUNCTIONS = ("decimal", "utf8_bytes", "tree_has", "tree_text", "tree_put")
+# Named facts a proof assumes as rules (not proved by it): each must have a canary in
+# laws/canaries.py, aimed at "rule NAME" (tests/laws/test_canaries.py lists them from here).
+TRUSTED_FACTS: tuple[str, ...] = ()
 MODULES = (base, tree_module, model.view, model.planner, model.push, model.line)
 RAN: dict[Any, None] = {}  # the model's code objects that ran on Z3 terms, in order
 RECORDED = {"complete": True}

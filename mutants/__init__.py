@@ -10,6 +10,9 @@
     chat_mutants            bugs in the chat (store, service, turn, tools), each caught by a test
     import_browse_mutants   bugs in `ever import` and `ever browse`, each caught by a test
     recall_mutants          bugs in `ever bench recall`: its facts, its scoring, its arms, each caught by a test
+    claims_mutants          the review's planted bugs of the laws' own claims, each caught by the check named for it
+    guard_mutants           bugs in the chat's guards: spend per chain and chat, approvals, questions, entrances
+    week_mutants            bugs in a first week's commands: the import's estimate at its edges, status, the service unit
     sim_mutants             bugs in the log, the inbox and the owner, each caught by `make sim`'s seeds
 
 May import: anything.

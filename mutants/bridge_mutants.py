@@ -1,9 +1,10 @@
-"""Bugs planted in the production planner, each of which a check that `make test` runs must catch.
+"""Bugs planted in the production planner, each caught by a fast check of the planner.
 
 Strategy: each mutant changes one line of harness/memory/planner.py (or harness/memory/view_text.py, harness/memory/line.py) into a mistake
-the gist names or a plausible misreading of docs/planner.md. Its check is one of the fast checks
-`make test` runs: the tiny bridge (`python -m bridge --scale tiny`, which exits 1 on the first
-trace difference from the model), the fixed histories of tests/bridge/test_bridge_paths.py, or the
+the gist names or a plausible misreading of docs/planner.md. Its check is one of the fast checks:
+the tiny bridge (`python -m bridge --scale tiny`, which exits 1 on the first trace difference
+from the model; `make test` runs all its runs but high_levels, in
+tests/bridge/test_bridge.py::test_every_fast_tiny_run_agrees, and `make test-slow` the rest), the fixed histories of tests/bridge/test_bridge_paths.py, or the
 planner state machine of tests/bridge/test_planner_agreement.py (its `ci` examples, unshrunk). Where a
 bug hides on a path the seeded scenarios once missed (stale outcomes, lines built smaller than
 counted while shrinking, small job counts, the five-try limit, a wait with free slots, line

@@ -457,7 +457,7 @@ MUTANTS += [
            law("tree_lookup_gives_what_was_put"), "a put of node 2^15 + 1 lands on the digit below"),
 ]
 
-# the same two ties, caught in `make test` by the tiny bridge's high_levels run (T = 3,135)
+# the same two ties, caught in `make test-slow` by the tiny bridge's high_levels run (T = 3,135)
 MUTANTS += [
     Mutant("most_due_tie_to_newer_high_bridge", VIEW, MOST_DUE_WINS, TIE_TO_NEWER_HIGH,
            test("tests/bridge/test_bridge.py::test_every_tiny_run_agrees"),
@@ -489,7 +489,7 @@ MUTANTS += [
 
 # ---- the gaps of the laws that rank as Searched or Bounded: each bug passes its law in `make
 # laws` (it shows only past T = 5,000, or t = 30,000) and is caught further on ----
-BRIDGE_TEST = test("tests/bridge/test_bridge.py::test_every_tiny_run_agrees")
+BRIDGE_TEST = test("tests/bridge/test_bridge.py::test_every_fast_tiny_run_agrees")  # make test's tiny runs
 MUTANTS += [
     Mutant("cview_drops_line_past_5000", PLANNER, "        cview=appended(state.cview, line),\n",
            "        cview=choose(i < 5_000, appended(state.cview, line), state.cview),\n", law("cview_covers"),
@@ -597,6 +597,74 @@ RULE_MUTANTS = [
            "    key = (\"fold\", fingerprint(body), fingerprint(start), fingerprint(count))",
            "    key = (\"fold\", fingerprint(body), fingerprint(start))",
            law("loop_cache_refuses"), "a fold's cached result is reused for a call with another count"),
+    # l1: the loop cache keyed without the fold's start
+    Mutant("fold_cache_ignores_the_start", Z3_MODEL,
+           "    key = (\"fold\", fingerprint(body), fingerprint(start), fingerprint(count))",
+           "    key = (\"fold\", fingerprint(body), fingerprint(count))",
+           law("loop_cache_refuses"), "a fold's cached result is reused for a call from another start"),
+    Mutant("fold_cache_ignores_the_body", Z3_MODEL,
+           "    key = (\"fold\", fingerprint(body), fingerprint(start), fingerprint(count))",
+           "    key = (\"fold\", fingerprint(start), fingerprint(count))",
+           law("loop_cache_refuses"), "a fold's cached result is reused for a call of another body"),
+    Mutant("repeat_cache_ignores_the_guard", Z3_MODEL,
+           "    key = (\"repeat\", fingerprint(going_on), fingerprint(body), fingerprint(state))",
+           "    key = (\"repeat\", fingerprint(body), fingerprint(state))",
+           law("loop_cache_refuses"), "a while's cached result is reused for a call with another guard"),
+    Mutant("repeat_cache_ignores_the_body", Z3_MODEL,
+           "    key = (\"repeat\", fingerprint(going_on), fingerprint(body), fingerprint(state))",
+           "    key = (\"repeat\", fingerprint(going_on), fingerprint(state))",
+           law("loop_cache_refuses"), "a while's cached result is reused for a call of another body"),
+    Mutant("repeat_cache_ignores_the_state", Z3_MODEL,
+           "    key = (\"repeat\", fingerprint(going_on), fingerprint(body), fingerprint(state))",
+           "    key = (\"repeat\", fingerprint(going_on), fingerprint(body))",
+           law("loop_cache_refuses"), "a while's cached result is reused for a call from another state"),
+    # l4: mapped's twin dropping its obligations
+    Mutant("mapped_twin_drops_its_obligations", Z3_MODEL,
+           "    for condition, why in inner.found:\n"
+           "        oblige(z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < items.n), condition)), why)\n",
+           "", law("sequence_twins_refuse"), "mapped's twin drops what the change of each line obliges"),
+    Mutant("mapped_twin_reads_the_next_line", Z3_MODEL, "        new = change(items.at(j))\n",
+           "        new = change(items.at(j + 1))\n",
+           law("sequence_twins_refuse"), "mapped's twin changes each line's successor"),
+    Mutant("mapped_twin_one_line_more", Z3_MODEL,
+           "    arrays = {f: z3.Lambda([j], LIFT[s](parts[f])) for f, s in items.kind.fields}\n    return ZSeq(items.kind, arrays, items.n)\n",
+           "    arrays = {f: z3.Lambda([j], LIFT[s](parts[f])) for f, s in items.kind.fields}\n    return ZSeq(items.kind, arrays, items.n + 1)\n",
+           law("sequence_twins_refuse"), "mapped's twin gives one line more than it maps"),
+    Mutant("appended_twin_keeps_the_length", Z3_MODEL, "        return ZSeq(items.kind, arrays, items.n + 1)\n    return items + (new,)\n",
+           "        return ZSeq(items.kind, arrays, items.n)\n    return items + (new,)\n",
+           law("sequence_twins_refuse"), "appended's twin stores the line but keeps the old length"),
+    Mutant("appended_twin_over_the_last_line", Z3_MODEL,
+           "        arrays = {f: z3.Store(items.arrays[f], items.n, LIFT[s](items.kind.parts(new)[f]))",
+           "        arrays = {f: z3.Store(items.arrays[f], items.n - 1, LIFT[s](items.kind.parts(new)[f]))",
+           law("sequence_twins_refuse"), "appended's twin writes the new line over the last one"),
+    Mutant("replaced_twin_allows_the_length", Z3_MODEL,
+           "oblige(z3.And(0 <= index, index < items.n), \"replaced: the item is not inside the tuple\")",
+           "oblige(z3.And(0 <= index, index <= items.n), \"replaced: the item is not inside the tuple\")",
+           law("sequence_twins_refuse"), "replaced's twin lets an index equal to the length through"),
+    Mutant("replaced_twin_one_after", Z3_MODEL,
+           "    arrays = {f: z3.Store(items.arrays[f], index, LIFT[s](parts[f])) for f, s in items.kind.fields}\n",
+           "    arrays = {f: z3.Store(items.arrays[f], index + 1, LIFT[s](parts[f])) for f, s in items.kind.fields}\n",
+           law("sequence_twins_refuse"), "replaced's twin writes the item after the one it replaces"),
+    Mutant("padded_twin_cuts", Z3_MODEL, "    return ZSeq(items.kind, arrays, z3.If(size > items.n, size, items.n))\n",
+           "    return ZSeq(items.kind, arrays, size)\n",
+           law("sequence_twins_refuse"), "padded's twin cuts a sequence longer than its count, where Python pads by nothing"),
+    Mutant("padded_twin_one_short", Z3_MODEL, "    return ZSeq(items.kind, arrays, z3.If(size > items.n, size, items.n))\n",
+           "    return ZSeq(items.kind, arrays, z3.If(size > items.n, size - 1, items.n))\n",
+           law("sequence_twins_refuse"), "padded's twin pads one line short"),
+    Mutant("length_twin_one_more", Z3_MODEL, "        return count if count is not None else Sym(items.n)\n",
+           "        return count if count is not None else Sym(items.n + 1)\n",
+           law("sequence_twins_refuse"), "length's twin counts one line more than the sequence holds"),
+    Mutant("choose_twin_takes_its_first", Z3_MODEL, "    return merged(condition.term, then, otherwise)\n",
+           "    return then\n", law("sequence_twins_refuse"), "choose's twin gives its first value whatever the condition"),
+    Mutant("choose_twin_ignores_a_known_condition", Z3_MODEL, "        return then if known else otherwise\n    from laws.z3_core",
+           "        return then\n    from laws.z3_core",
+           law("sequence_twins_refuse"), "choose's twin gives its first value for a condition known false"),
+    Mutant("integer_lift_takes_a_float", Z3_CORE, "        if is_python_int(value):\n            return z3.IntVal(value)\n",
+           "        if isinstance(value, (int, float)):\n            return z3.IntVal(int(value))\n",
+           law("integer_encoding_refuses"), "an integer term computes with a float, rounded down"),
+    Mutant("condition_lift_takes_an_int", Z3_CORE, "        if isinstance(value, bool):\n            return z3.BoolVal(value)\n",
+           "        if isinstance(value, (bool, int)):\n            return z3.BoolVal(bool(value))\n",
+           law("integer_encoding_refuses"), "a condition term combines with an integer as with its truth"),
 ]
 MUTANTS += RULE_MUTANTS
 

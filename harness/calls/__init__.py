@@ -4,7 +4,8 @@
     anthropic   the Messages API as a provider: its body, its cache marks, its stop reasons
     client      the one module that imports the `anthropic` SDK: retries, errors, the prefix gate
     outcomes    what a call gives back and how it fails (Usage, Reply, Refused, …), without the SDK
-    models      the capability table: what each model id takes, its limits and prices, dated
+    models      the capability record and the hand table: what each model takes, its limits and prices
+    capabilities  the Models API's answer as records, cached under the home with its date
     requests    the shaping of every request: thinking fields, images within limits, reply blocks
     prompt      the system prompt, the view's blocks and where its mark goes, the compaction tasks
     compactor   a compaction's call: a message summarized, two lines merged
@@ -18,6 +19,7 @@
     loop        the one tool loop and its stop policy, which a turn and a subagent configure [A7]
     turn        a turn: the view, the message, its configuration of the loop
     caps        what one turn may spend (TurnCaps), read by the settings without loading the turn
+    budget      what the whole chat may spend, per hour and day, and a chain's shared budget [H15]
     usage       each call's tokens and what they cost
     agents      subagents: the `agent` tool, their runs in the background, their reports
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.calls.approval import Approval, weakest
+from harness.calls.budget import Chain, ChatCaps
 from harness.calls.loop import CAP, DONE, FAILED, End
 from harness.calls.outcomes import Reply, Stop
 from harness.calls.prompt import Prompt, chat_blocks, view_mark
@@ -48,7 +49,7 @@ from harness.calls.usage import record_usage, usage_record
 from harness.memory import agentlog
 from harness.memory.agentlog import AgentCaps, AgentLog, NameTaken
 from harness.memory.disk import REAL_DISK, Disk
-from harness.memory.images import ToolResult, error_result, pages, text_result, with_images
+from harness.memory.images import ToolResult, error_result, text_result, with_images
 from harness.memory.service import PAGE_CHARS, Memory
 from harness.memory.text import split_long, valid_text
 
@@ -105,6 +106,9 @@ class Report:
     # that asks
     approval: Approval | None = None
     disk: Disk = REAL_DISK  # the disk the agent's log is on
+    # the chain of the turn that started it: the turn the report starts is the chain's [H15];
+    # None (a report found at a restart): a chain of its own
+    chain: Chain | None = None
 
     def logged(self, message_id: int | None) -> None:
         """The report is in the chat's log as message `message_id`: note it in the agent's log."""
@@ -128,6 +132,8 @@ class Subagent(Turn):
         self.started_by = started_by
         self.last_text = ""
         self.told: list[str] = []  # told while it works, logged already, read between its tool calls
+        self.chain = Chain()  # the starting turn's, set by `Agents.start` [H15]
+        self.spend = agents.spend
 
     @property
     def tokens(self) -> int:
@@ -153,6 +159,10 @@ class Subagent(Turn):
         if self.tokens >= caps.tokens:
             return f"reached its cap of {caps.tokens:,} tokens ({self.tokens:,} used, {self.tool_calls} tool calls)"
         return ""
+
+    def chat_cap(self) -> str:
+        cap = super().chat_cap()
+        return f"reached {cap}" if cap else ""
 
     def tool_cap(self, uses: list[JSON]) -> str:
         caps = self.agents.caps
@@ -237,6 +247,8 @@ class Agents:
         self.starter: asyncio.Task | None = None
         self.closing = False
         self.settling = asyncio.Lock()
+        self.chat_caps = ChatCaps()  # [H15] the chat's caps on subagents, the owner's settings
+        self.spend = None  # the chat's window (harness/calls/budget.py), the owner's
 
     @property
     def chat(self) -> Path:
@@ -260,6 +272,9 @@ class Agents:
             return error_result("agent: task is missing; give the subagent its task in words.")
         if self.closing:
             return error_result("agent: the chat is closing; no subagent can start now.")
+        capped = self.start_cap(turn)
+        if capped:
+            return error_result(capped)
         started_by = turn.turn_id
         start = {"task": task, "turn": started_by, "T": self.memory.planner.T, "caps": self.caps.to_json()}
         try:
@@ -269,6 +284,9 @@ class Agents:
         tools = WorkTools(turn.tools.workdir, turn.tools.approval, secrets=turn.tools.secrets,
                           environ=turn.tools.environ, private=turn.tools.private)
         sub = Subagent(self, name, log, started_by, tools)
+        sub.chain = turn.chain
+        turn.chain.subagents += 1
+        turn.subagents_started += 1
         self.subs[name] = sub
         self.running[name] = asyncio.get_running_loop().create_task(self._life(sub, task))
         self.output.notice(f"[{name}] started in the background")
@@ -276,17 +294,37 @@ class Agents:
                            f"as a message \"[{name}] report\"; zoom(\"{name}\") shows its steps so far. "
                            "Do not wait for it: go on, or end your turn and tell the user it is running.")
 
-    def tell_tool(self, tool_input: Any) -> ToolResult:
-        """`tell(name, message)`: the master's words to a running subagent."""
+    def start_cap(self, turn: Turn) -> str:
+        """[H15] Why no subagent may start now, or "": the chat stopped its work, or a cap on
+        subagents alive in the chat, started by this turn or by its whole chain."""
+        caps = self.chat_caps
+        if self.spend is not None and self.spend.stopped:
+            return f"agent: not started: {self.spend.stopped}"
+        alive = sum(1 for task in self.running.values() if not task.done())
+        for count, cap, what in ((alive, caps.subagents_alive, "subagents running at once in the chat"),
+                                 (turn.subagents_started, caps.subagents_per_message, "subagents started by one turn"),
+                                 (turn.chain.subagents, caps.subagents_per_chain,
+                                  "subagents started by one message and what it led to")):
+            if count >= cap:
+                sentence = (f"agent: not started: the chat's cap of {cap:,} {what} is reached "
+                            "(chat.subagents_* in config.toml). Do the work yourself, or tell the user.")
+                self.output.notice(sentence)
+                return sentence
+        return ""
+
+    def tell_tool(self, tool_input: Any, turn: Turn | None = None) -> ToolResult:
+        """`tell(name, message)`: the master's words to a running subagent. The words carry the
+        teller's approval: from here the subagent's tools run only where both allow [A8]."""
         if not isinstance(tool_input, dict):
             return error_result("tell: the input must be a JSON object.")
         message = tool_input.get("message")
         if not isinstance(message, str) or not message.strip():
             return error_result("tell: message is missing; give the words to tell the subagent.")
-        told, said = self.tell(tool_input.get("name"), message, "Ever")
+        told, said = self.tell(tool_input.get("name"), message, "Ever",
+                               turn.tools.approval if turn is not None else None)
         return text_result(said) if told else error_result(said)
 
-    def tell(self, name: Any, message: str, by: str) -> tuple[bool, str]:
+    def tell(self, name: Any, message: str, by: str, approval: Approval | None = None) -> tuple[bool, str]:
         """Log `message` in the running subagent `name`'s log and hand it over; it reads it between
         its tool calls. (False, why) when there is no such subagent running."""
         path = agentlog.find(self.chat, name, self.disk) if agentlog.name_error(name) is None else None
@@ -301,6 +339,8 @@ class Agents:
             return False, (f"tell: the subagent {path.stem} has ended{how}, so it reads nothing more; "
                            "nothing was told.")
         text = f"[{by} tells you] {redact(valid_text(message), sub.tools.secrets)}"
+        if approval is not None:  # [A8] told words carry their teller's approval: it only narrows
+            sub.tools.approval = weakest(sub.tools.approval, approval)
         sub.agent_log.append({"kind": "told", "by": by, "text": text})
         sub.told.append(text)
         return True, (f"Told {path.stem}: it reads this between its tool calls; its report comes as a "
@@ -308,21 +348,10 @@ class Agents:
 
     def zoom(self, tool_input: dict[str, Any]) -> ToolResult:
         """`zoom("Name")`: the subagent's whole conversation, in pages like a long message."""
-        name, page = tool_input.get("id"), tool_input.get("page", 1)
-        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-            return error_result(f"zoom: page must be a whole number, 1 or more; got {page!r}.")
-        path = agentlog.find(self.chat, name, self.disk) if agentlog.name_error(name) is None else None
-        if path is None:
-            known = agentlog.names(self.chat, self.disk)
-            listed = f"; its subagents are {', '.join(known)}" if known else "; it has none yet"
-            return error_result(f"zoom: this chat has no subagent named {name!r}{listed}.")
-        bodies = pages(agentlog.conversation(agentlog.read_log(path, self.disk)), PAGE_CHARS)
-        if page > len(bodies):
-            return error_result(f"zoom: subagent {path.stem}'s conversation has {len(bodies)} pages, "
-                                f"not page {page}")
-        body = bodies[page - 1]
-        if len(bodies) > 1:
-            body = f"[subagent {path.stem}, page {page} of {len(bodies)}]\n{body}"
+        body, error = agentlog.zoomed(self.chat, tool_input.get("id"), tool_input.get("page", 1), PAGE_CHARS,
+                                      self.disk)
+        if error:
+            return error_result(error)
         return ToolResult(with_images(body, self.chat, self.disk), False)
 
     # ---- a subagent's life ----
@@ -355,7 +384,7 @@ class Agents:
             self.running.pop(name, None)
             self.subs.pop(name, None)
         self.output.notice(f"[{name}] ended: {ending.how}")
-        self._arrive(Report(name, text, sub.agent_log.path, sub.tools.approval, self.disk))
+        self._arrive(Report(name, text, sub.agent_log.path, sub.tools.approval, self.disk, sub.chain))
 
     def _arrive(self, report: Report) -> None:
         self.pending.append(report)

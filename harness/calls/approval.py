@@ -19,7 +19,8 @@ APPROVABLE_TOOLS = ASKING_TOOLS + tuple(tool.name for tool in TOOLS if tool.appr
 class Answer(enum.Enum):
     YES = "yes"
     NO = "no"
-    ALWAYS = "always"  # this tool, without asking, while this chat runs
+    ALWAYS = "always"  # this tool, without asking, for this sender's messages
+    GONE = "gone"  # [A9] no terminal is left to answer: declined, and the log says why
 
 
 # The CLI's question to the user: (tool name, its input) -> the answer.
@@ -62,6 +63,9 @@ class Approval:
             return None
         if answer is Answer.YES:
             return None
+        if answer is Answer.GONE:
+            return (f"Not run: the terminal asked about this {name} call left, and no other terminal "
+                    "is attached to answer it, so it was declined.")
         return f"Not run: the user declined this {name} call."
 
 
@@ -82,9 +86,9 @@ class Weakest(Approval):
                          all(p.yes for p in self.parts), None)
 
     def decline(self, name: str, tool_input: Mapping[str, Any],
-                asks: bool | None = None) -> str | None:
+                asks: bool | None = None, why: str = "") -> str | None:
         for part in self.parts:
-            declined = part.decline(name, tool_input, asks)
+            declined = part.decline(name, tool_input, asks, why)
             if declined is not None:
                 return declined
         return None

@@ -91,6 +91,7 @@ class ToolLoop:
     settings: Any
     requests: list[Any]
     spent: dict[str, int]
+    spend: Any = None  # the chat's window (harness/calls/budget.py `Spend`); None: no chat cap
 
     # ---- the configuration ----
 
@@ -101,6 +102,10 @@ class ToolLoop:
     def tool_cap(self, uses: list[JSON]) -> str:
         """The cap running these calls would pass; "" if none."""
         return ""
+
+    def chat_cap(self) -> str:
+        """The chat's cap a next call would pass, whoever's loop this is [H15]; "" if none."""
+        return self.spend.over() if self.spend is not None else ""
 
     def end_mark_first(self) -> bool:
         """Whether the first call marks its end as well as the view [H11]."""
@@ -158,7 +163,7 @@ class ToolLoop:
         messages: list[JSON] = [{"role": "user", "content": first}]
         first_call = True
         while True:
-            over = self.over_cap()
+            over = self.over_cap() or self.chat_cap()
             if over:
                 return End(CAP, over)
             request = self.provider.request(self.call(messages, self.marks(messages, view_at, first_call)))
@@ -175,6 +180,8 @@ class ToolLoop:
                 return End(FAILED, str(error), error=error)
             self.spent["calls"] += 1
             self.spent["tokens"] += reply.usage.prompt_tokens + reply.usage.output_tokens
+            if self.spend is not None:  # [H15] every call of the chat counts in its window
+                self.spend.record(self.settings.model, reply.spent)
             self.answered(reply)
             uses = [block for block in reply.content if block["type"] == "tool_use"]
             runs = reply.stop is Stop.TOOLS and bool(uses)

@@ -25,7 +25,9 @@ it without paying for the SDK (harness/localapi reads its model facts here too).
 """
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Union
 
 from harness.memory.pixels import MANY_IMAGES_OVER, SIDE_PX_MAX, SIDE_PX_MAX_MANY
@@ -55,17 +57,25 @@ THINKING_BUDGET_MIN = 1024  # extended-thinking: "The minimum budget is 1,024 to
 ACTIVE, DEPRECATED, RETIRED = "active", "deprecated", "retired"
 
 Thinking = Union[str, int]
+Cents = Union[int, Fraction]
+
+# Where a capability record's facts came from: the provider's own model list (Anthropic's
+# `GET /v1/models`), the hand table below, the config (a `[providers.NAME]` window or price), or
+# nothing at all (a model nobody listed: the smallest known window, no price).
+API, TABLE, CONFIG, ASSUMED = "api", "table", "config", "assumed"
+SOURCE_NAMES = (API, TABLE, CONFIG, ASSUMED)
 
 
 @dataclass(frozen=True)
 class Price:
-    """US cents per million tokens: every list price is a whole number of them."""
+    """US cents per million tokens, exact: a whole number, or a Fraction where a list price is
+    not (Haiku 5.5's $0.10 input makes a 5-minute write of 12.5 cents)."""
 
-    input: int
-    cache_write_5m: int  # 1.25 × input
-    cache_write_1h: int  # 2 × input
-    cache_read: int  # 0.1 × input
-    output: int
+    input: Cents
+    cache_write_5m: Cents  # 1.25 × input
+    cache_write_1h: Cents  # 2 × input
+    cache_read: Cents  # 0.1 × input on the pages read, except where a row says otherwise
+    output: Cents
 
 
 @dataclass(frozen=True)
@@ -101,10 +111,34 @@ class Model:
     notes: str = ""
     images: Images = IMAGES
     context_window: int = 0  # tokens: the prompt and max_tokens together (set from WINDOWS)
+    between_tools: bool = False  # thinking: {type: between_tools}: "off" where disabled is refused
+    forced_tool_choice: bool = True  # tool_choice {type: any | tool} accepted (a 400 where not)
+    display_omitted: bool = False  # thinking text (and the text between tool calls) comes back
+    # empty unless `thinking.display` asks for it
+    image_input: bool = True
+    legacy: bool = False  # still answers, but the overview names a newer model to move to
+    source: str = TABLE  # API, TABLE, CONFIG or ASSUMED
+    display_name: str = ""
+    page: str = ""  # the page the row's figures were read on
+
+    @property
+    def window(self) -> int:
+        """The context window in tokens (the name other providers' code reads)."""
+        return self.context_window
+
+    @property
+    def thinking_types(self) -> tuple[str, ...]:
+        """The `thinking.type` values the model accepts, as the Models API names them."""
+        kinds = (("adaptive", self.adaptive), ("enabled", self.budget),
+                 ("disabled", self.can_disable), ("between_tools", self.between_tools))
+        return tuple(kind for kind, accepted in kinds if accepted)
+
+    def can_turn_off(self) -> bool:
+        return self.can_disable or self.between_tools or not self.thinking_default_on
 
     def thinking_options(self) -> str:
         """The model's thinking settings, in words, for a refusal."""
-        options = [THINKING_OFF] if (self.can_disable or not self.thinking_default_on) else []
+        options = [THINKING_OFF] if self.can_turn_off() else []
         if self.adaptive and self.efforts:
             options.append("an effort (" + ", ".join(self.efforts) + ")")
         if self.budget:
@@ -116,7 +150,7 @@ class Model:
         if max_tokens > self.output_cap:
             return f"max_tokens {max_tokens:,} is above its output cap of {self.output_cap:,}"
         if thinking == THINKING_OFF:
-            return None if (self.can_disable or not self.thinking_default_on) else "it cannot turn thinking off"
+            return None if self.can_turn_off() else "it cannot turn thinking off"
         if isinstance(thinking, bool):
             return f"{thinking!r} is no thinking setting"
         if isinstance(thinking, int):
@@ -135,10 +169,26 @@ class Model:
     def thinking_fields(self, thinking: Thinking) -> dict[str, Any]:
         """The request fields for a setting this model takes (`thinking_problem` is None)."""
         if thinking == THINKING_OFF:
-            return {"thinking": {"type": "disabled"}} if self.thinking_default_on else {}
+            if not self.thinking_default_on:
+                return {}
+            if self.can_disable:
+                return {"thinking": {"type": "disabled"}}
+            if self.between_tools:
+                # whats-new-sonnet-5-5: "send thinking: {"type": "between_tools"}, instead of
+                # "disabled""; the progress notes between tool calls still come back as thinking
+                return {"thinking": {"type": "between_tools"}}
+            # a model whose thinking is always on (Opus 5.5, Fable): a turn's "off" runs its
+            # default, adaptive; the compactor's "off" is refused before (`setting_problem`)
+            return {"thinking": self._displayed({"type": "adaptive"})}
         if isinstance(thinking, int):
             return {"thinking": {"type": "enabled", "budget_tokens": thinking}}
-        return {"thinking": {"type": "adaptive"}, "output_config": {"effort": thinking}}
+        return {"thinking": self._displayed({"type": "adaptive"}), "output_config": {"effort": thinking}}
+
+    def _displayed(self, thinking: dict[str, Any]) -> dict[str, Any]:
+        # whats-new-opus-5-5: "text between tool calls comes back in thinking blocks whose text
+        # is empty at the default display setting"; Ever shows that text as the model writes it,
+        # so it asks for it (extended-thinking: display "summarized" or "omitted")
+        return {**thinking, "display": "summarized"} if self.display_omitted else thinking
 
 
 def _price(input_cents: int, output_cents: int, cache_write_1h: int | None = None) -> Price:
@@ -153,31 +203,76 @@ SONNET_PRICE = _price(300, 1500)
 HAIKU_4_5_PRICE = _price(100, 500)
 HAIKU_3_5_PRICE = Price(80, 100, 160, 8, 400)
 HAIKU_3_PRICE = Price(25, 30, 50, 3, 125)
+# The Claude 5 lineup's prices, each from its model page (the row's `page`); the cache columns
+# follow the pricing page's multipliers unless the row's notes name another figure.
+FABLE_5_2_PRICE = _price(800, 4000)
+FABLE_5_PRICE = _price(1000, 5000)
+OPUS_5_5_PRICE = Price(400, 500, 800, 20, 2000)  # cache read $0.20 (opus-5-5 migration notes)
+OPUS_5_PRICE = _price(500, 2500)
+# sonnet-5-5/overview's pricing block: 5m write $2.50, 1h write $4; cache read $0.10 as the
+# English migration guide gives it ("half the Claude Sonnet 5 rate"), its overview's older $0.20
+SONNET_5_5_PRICE = Price(200, 250, 400, 10, 1000)
+# Fable 5.1: $10 / $50 (the lineup tables), cache read $0.25 as a price tracker read the pricing
+# page on 2026-09-01 (kurofune/claudit v1.8.1), not on a page read here
+FABLE_5_1_PRICE = Price(1000, 1250, 2000, 25, 5000)
+SONNET_5_PRICE = _price(200, 1000)
+HAIKU_5_5_PRICE = Price(10, Fraction(25, 2), 20, 1, 50)
 
 ALL_EFFORTS = EFFORTS
 NO_XHIGH = ("low", "medium", "high", "max")
 
+MODELS_PAGE = f"{DOCS}/models"
 # Each row: (id, adaptive, budget, efforts, default on, can disable, sampling fixed,
 # minimum cacheable tokens, output cap, price, status, retired on, notes).
 _ROWS = (
+    ("claude-fable-5-2", True, False, ALL_EFFORTS, True, False, True, 512, 128_000, FABLE_5_2_PRICE,
+     ACTIVE, "", "adaptive thinking always on; $8/$40 as the lineup table of models/sonnet-5/overview "
+     "(id) prints it, while older copies of that table list Fable 5.1 at $10/$50; its own overview "
+     "page was not found; efforts and the 512-token cache minimum are those of the Claude 5.5 "
+     "family (openrouter's claude-5-5 migration notes), not read on an Anthropic page"),
+    ("claude-fable-5-1", True, False, ALL_EFFORTS, True, False, True, 512, 128_000, FABLE_5_1_PRICE,
+     ACTIVE, "", "adaptive thinking always on (whats-new-opus-5-5: the same breaking changes \"also "
+     "apply on Claude Fable 5.1\"); fable-5-2/migration-guide names it as a model to move from"),
+    ("claude-opus-5-5", True, False, ALL_EFFORTS, True, False, True, 512, 128_000, OPUS_5_5_PRICE,
+     ACTIVE, "", "thinking can't be disabled, forced tool use returns an error, default effort "
+     "medium (whats-new-opus-5-5); cache read $0.20 is openrouter's figure, not Anthropic's page"),
+    ("claude-sonnet-5-5", True, False, ALL_EFFORTS, True, False, True, 512, 128_000, SONNET_5_5_PRICE,
+     ACTIVE, "", "thinking off is between_tools (disabled is a 400), forced tool choice, budgets, "
+     "sampling and prefill are 400s (sonnet-5-5/migration-guide); cache read $0.10 (the English "
+     "migration guide), $0.20 on an older copy of its overview"),
+    ("claude-haiku-5-5", True, False, ("low", "medium", "high"), True, True, True, 512, 128_000,
+     HAIKU_5_5_PRICE, ACTIVE, "", "\"From $0.10 / MTok\" input, \"From $0.50\" output "
+     "(haiku-5-5/overview); a higher price above 100K input tokens is a third party's report, not "
+     "read on Anthropic's page; cache prices not found there: 1.25x/2x/0.1x assumed (a price tracker, "
+     "TheKrush/PromptFuel v1.0.23, lists the same $0.125/$0.20/$0.01); its efforts and "
+     "turning thinking off are from openrouter's model page (\"can be turned off at low, medium, "
+     "and high effort\")"),
+    ("claude-opus-5", True, False, ALL_EFFORTS, True, True, True, 1024, 128_000, OPUS_5_PRICE,
+     ACTIVE, "", "legacy: opus-5/overview names Opus 5.5; disabled accepted at effort high or below "
+     "(whats-new-opus-5-5)"),
+    ("claude-fable-5", True, False, ALL_EFFORTS, True, False, True, 1024, 128_000, FABLE_5_PRICE,
+     ACTIVE, "", "legacy: fable-5/overview names Fable 5.1; adaptive thinking only (Bedrock's "
+     "adaptive-thinking page)"),
     ("claude-opus-4-8", True, False, ALL_EFFORTS, False, True, True, 1024, 128_000, OPUS_4_5_PRICE,
      ACTIVE, "", "adaptive thinking only: budget_tokens is a 400 (whats-new-opus-4-8)"),
     ("claude-opus-4-7", True, False, ALL_EFFORTS, False, True, True, 4096, 128_000, OPUS_4_5_PRICE,
      ACTIVE, "", "adaptive thinking only (adaptive-thinking); xhigh first offered here (effort)"),
     ("claude-opus-4-6", True, True, NO_XHIGH, False, True, False, 4096, 128_000, OPUS_4_5_PRICE,
      ACTIVE, "", "budget_tokens deprecated here (adaptive-thinking)"),
-    ("claude-sonnet-5", True, False, ALL_EFFORTS, True, True, True, 2048, 128_000, SONNET_PRICE,
-     ACTIVE, "", "thinking on by default; the introductory $2/$10 ended 2026-08-31; the minimum "
-     "cacheable prompt was not on the pages read: Sonnet 4.6's is assumed"),
+    ("claude-sonnet-5", True, False, ALL_EFFORTS, True, True, True, 2048, 128_000, SONNET_5_PRICE,
+     ACTIVE, "", "legacy: sonnet-5/overview (\"Input pricing: $2 / MTok\") names Sonnet 5.5; the "
+     "$3/$15 once announced from 2026-09-01 was called off (the overview's $2/$10 stands); the "
+     "minimum cacheable prompt was not on the pages read: Sonnet 4.6's is assumed"),
     ("claude-sonnet-4-6", True, True, NO_XHIGH, False, True, False, 2048, 64_000, SONNET_PRICE,
-     ACTIVE, "", "budget_tokens deprecated here (adaptive-thinking)"),
+     ACTIVE, "", "legacy; budget_tokens deprecated here (adaptive-thinking)"),
     ("claude-opus-4-5", False, True, ("low", "medium", "high"), False, True, False, 4096, 64_000,
      OPUS_4_5_PRICE, DEPRECATED, "2027-01-22", "effort without adaptive thinking; end of life "
      "January 22nd, 2027 (SDK 2.14, anthropic/_data/deprecated_models.py)"),
     ("claude-sonnet-4-5", False, True, (), False, True, False, 1024, 64_000, SONNET_PRICE,
      RETIRED, "2026-11-30", "end of life November 30th, 2026 (SDK 2.14, anthropic/_data/deprecated_models.py)"),
     ("claude-haiku-4-5", False, True, (), False, True, False, 4096, 64_000, HAIKU_4_5_PRICE,
-     ACTIVE, "", "no effort: the effort page's model list has no Haiku 4.5"),
+     ACTIVE, "", "legacy: haiku-4-5/overview names Haiku 5.5; no effort: the effort page's model "
+     "list has no Haiku 4.5"),
     ("claude-opus-4-1", False, True, (), False, True, False, 1024, 32_000, OPUS_4_PRICE,
      ACTIVE, "", ""),
     ("claude-opus-4-0", False, True, (), False, True, False, 1024, 32_000, OPUS_4_PRICE,
@@ -196,17 +291,43 @@ _ROWS = (
 # may not pass it (extended-thinking: "a validation error if prompt tokens + max_tokens exceeds the
 # context window").
 WINDOWS = {
+    "claude-fable-5-2": 1_000_000, "claude-fable-5-1": 1_000_000, "claude-opus-5-5": 1_000_000,
+    "claude-sonnet-5-5": 1_000_000, "claude-haiku-5-5": 1_000_000, "claude-opus-5": 1_000_000,
+    "claude-fable-5": 1_000_000,
     "claude-opus-4-8": 1_000_000, "claude-opus-4-7": 1_000_000, "claude-opus-4-6": 1_000_000,
     "claude-sonnet-5": 1_000_000, "claude-sonnet-4-6": 1_000_000,
     "claude-opus-4-5": 200_000, "claude-sonnet-4-5": 200_000, "claude-haiku-4-5": 200_000,
     "claude-opus-4-1": 200_000, "claude-opus-4-0": 200_000, "claude-sonnet-4-0": 200_000,
     "claude-3-7-sonnet": 200_000, "claude-3-5-haiku": 200_000, "claude-3-haiku": 200_000,
 }
+# What the Claude 5.5 family and Fable 5.1 changed (whats-new-opus-5-5, whats-new-sonnet-5-5):
+# forced tool use is a 400, text between tool calls comes back as thinking blocks, empty at the
+# default display; Sonnet 5.5 turns thinking off with between_tools.
+_NEWER = {"forced_tool_choice": False, "display_omitted": True}
+_EXTRAS: dict[str, dict[str, Any]] = {
+    "claude-fable-5-2": {**_NEWER, "page": f"{MODELS_PAGE}/fable-5-2/migration-guide"},
+    "claude-fable-5-1": {**_NEWER, "legacy": True, "page": f"{MODELS_PAGE}/fable-5-1/overview"},
+    "claude-opus-5-5": {**_NEWER, "page": f"{MODELS_PAGE}/opus-5-5/whats-new-opus-5-5"},
+    "claude-sonnet-5-5": {**_NEWER, "between_tools": True,
+                          "page": f"{MODELS_PAGE}/sonnet-5-5/overview, .../whats-new-sonnet-5-5"},
+    "claude-haiku-5-5": {**_NEWER, "page": f"{MODELS_PAGE}/haiku-5-5/overview"},
+    "claude-opus-5": {"legacy": True, "display_omitted": True, "page": f"{MODELS_PAGE}/opus-5/overview"},
+    "claude-fable-5": {"legacy": True, "display_omitted": True, "page": f"{MODELS_PAGE}/fable-5/overview"},
+    "claude-sonnet-5": {"legacy": True, "page": f"{MODELS_PAGE}/sonnet-5/overview"},
+    "claude-sonnet-4-6": {"legacy": True, "page": f"{DOCS}/about-claude/models/overview"},
+    "claude-haiku-4-5": {"legacy": True, "page": f"{MODELS_PAGE}/haiku-4-5/overview"},
+}
 # A model the table does not know, with no window in the config: the smallest window of any model
 # above, so a request that fits it fits every one of them.
 CONTEXT_WINDOW_DEFAULT = 200_000
+# max_tokens a model nobody listed is assumed to take: every model above takes at least this
+# much but the two retired Claude 3 models, so a request the table would allow is not refused
+OUTPUT_CAP_ASSUMED = 128_000
 
-MODELS: dict[str, Model] = {row[0]: Model(*row, context_window=WINDOWS[row[0]]) for row in _ROWS}
+MODELS: dict[str, Model] = {
+    row[0]: Model(*row, context_window=WINDOWS[row[0]],
+                  **{"page": f"{DOCS}/about-claude/models/overview", **_EXTRAS.get(row[0], {})})
+    for row in _ROWS}
 # ids the overview lists beside the aliases above: dated snapshots and the short forms
 ALIASES = {
     "claude-haiku-4-5-20251001": "claude-haiku-4-5",
@@ -225,11 +346,54 @@ ALIASES = {
 }
 
 
+# The models a provider's own list named (Anthropic's `GET /v1/models`, read by
+# harness/calls/capabilities.py), by id: set once where the chat starts, read by every request
+# builder through `capabilities`. Empty until then: the table alone answers.
+_LISTED: dict[str, Model] = {}
+
+
+def use_listing(listed: Mapping[str, Model]) -> None:
+    """Make `listed` (source API or CONFIG) what `capabilities` answers first, replacing any
+    listing before."""
+    _LISTED.clear()
+    _LISTED.update(listed)
+
+
+def listing() -> dict[str, Model]:
+    return dict(_LISTED)
+
+
+def table_row(model_id: str) -> Model | None:
+    """The hand table's row, by its id or a listed alias; None for a model not in it."""
+    return MODELS.get(ALIASES.get(model_id, model_id))
+
+
 def capabilities(model_id: str) -> Model | None:
-    """The model's row, by its id or a listed alias; None for a model not in the table (a
-    compatible server's own, or one newer than the table)."""
-    row = MODELS.get(ALIASES.get(model_id, model_id))
-    return row
+    """What the model takes: as its provider's list says (`use_listing`), else the table's row,
+    by its id or a listed alias; None for a model neither knows (`lookup` gives one anyway)."""
+    listed = _LISTED.get(model_id)
+    return listed if listed is not None else table_row(model_id)
+
+
+def assumed(model_id: str, window: int | None = None, price: Price | None = None,
+            source: str = ASSUMED) -> Model:
+    """The record of a model nothing listed: "sent as configured and shown unpriced", its window
+    the config's or the smallest known one (CONTEXT_WINDOW_DEFAULT), no thinking fields sent, no
+    effort, the output cap no lower than any model's. With a window or a price from the config
+    (a local server's model), its source is CONFIG."""
+    return Model(id=model_id, adaptive=False, budget=False, efforts=(), thinking_default_on=False,
+                 can_disable=True, sampling_fixed=False, cache_min_tokens=0,
+                 output_cap=OUTPUT_CAP_ASSUMED, price=price, context_window=window or CONTEXT_WINDOW_DEFAULT,
+                 source=source, notes="not in the provider's list nor the table")
+
+
+def lookup(model_id: str, window: int | None = None, price: Price | None = None) -> Model:
+    """Always a record: the provider's list's, the table's, else `assumed` (CONFIG when the
+    config gives a window or a price)."""
+    found = capabilities(model_id)
+    if found is not None:
+        return found
+    return assumed(model_id, window, price, CONFIG if (window or price) else ASSUMED)
 
 
 def setting_problem(model_id: str, thinking: Thinking, max_tokens: int, what: str = "memory.thinking") -> str | None:
@@ -334,4 +498,10 @@ def request_problem(request: dict[str, Any], window: int | None = None, check_wi
         return f"{model.id} cannot turn thinking off"
     if effort is not None and effort not in model.efforts:
         return f"{model.id} has no effort {effort}; it takes {model.thinking_options()}"
+    if kind == "between_tools" and not model.between_tools:
+        return f"{model.id} takes no between_tools thinking; it takes {model.thinking_options()}"
+    choice = request.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") in ("any", "tool") and not model.forced_tool_choice:
+        # whats-new-sonnet-5-5, whats-new-opus-5-5: "Forced tool use returns an error"
+        return f"{model.id} refuses forced tool use (tool_choice {choice.get('type')}); use auto or none"
     return window_problem(request, window) if check_window else None

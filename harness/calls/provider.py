@@ -73,7 +73,11 @@ class Provider(Protocol):
         ...
 
     def capabilities(self, model: str) -> Any:
-        """The capability table's row for `model` (harness/calls/models.py), or None."""
+        """What `model` takes, a harness/calls/models.py `Model` (window, output cap, thinking
+        types, efforts, image input, price or None, legacy, source "api" / "table" / "config" /
+        "assumed"), or None when the provider knows nothing of it (then `models.lookup` assumes).
+        A provider with its own model list gives its records to `models.use_listing`
+        (harness/calls/capabilities.py)."""
         ...
 
     async def aclose(self) -> None:

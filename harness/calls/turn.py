@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from harness.calls.anthropic import provider_of
 from harness.calls.arguments import date_error, page_error, zoom_error
+from harness.calls.budget import Chain
 from harness.calls.caps import TurnCaps
 from harness.calls.loop import CAP, FAILED, STOPPED, CapReached, ToolLoop
 from harness.calls.outcomes import Reply, Usage
@@ -140,7 +141,9 @@ class Turn(ToolLoop):
         self._shown: list[str] = []  # the running call's text as shown so far
         self._usage: Usage | None = None  # the running call's usage as the API told it
         self.agents = agents  # the chat's subagents: `agent`, zoom("Name"), their reports
-        self.spent = {"calls": 0, "tool_calls": 0, "tokens": 0, "output_bytes": 0}  # against the caps
+        self.chain = Chain()  # [H15] its message's chain; a report's turn gets its chain's
+        self.spent = self.chain.spent  # against the caps: the chain's, shared by its report turns
+        self.subagents_started = 0
         self.started = 0.0  # the monotonic time the turn's first call was about to be sent
         self.result = TurnResult("")
 
@@ -323,7 +326,8 @@ class Turn(ToolLoop):
         tool = TOOLS_BY_NAME.get(name)
         runs_in = tool.runs_in if tool is not None else None
         if runs_in == AGENTS and self.agents is not None and self.starts_agents:
-            result = self.agents.start(tool_input, self) if name == "agent" else self.agents.tell_tool(tool_input)
+            result = (self.agents.start(tool_input, self) if name == "agent"
+                      else self.agents.tell_tool(tool_input, self))
         elif name == "zoom" and isinstance(tool_input, dict) and isinstance(tool_input.get("id"), str) \
                 and self.agents is not None:
             result = self.agents.zoom(tool_input)  # zoom("Name") [gist §6]

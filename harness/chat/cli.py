@@ -166,13 +166,27 @@ def service() -> None:
 
 @service.command("install")
 def service_install() -> None:
-    """Write ~/.config/systemd/user/ever.service and say how to start it."""
-    from harness.chat.serve import install_unit
+    """Write ~/.config/systemd/user/ever.service (checked by systemd-analyze where there is
+    one) and say how to start it and see its log; the key must be in EVER_HOME's key file."""
+    from harness.chat.serve import UnitRefused, install_unit
 
     try:
         install_unit(load_settings(), click.echo)
+    except (UnitRefused, ConfigError) as error:
+        fail(str(error))
     except OSError as error:
         fail(f"the unit could not be written: {error.strerror or error}")
+
+
+@service.command("uninstall")
+def service_uninstall() -> None:
+    """Stop and disable the unit, and remove it."""
+    from harness.chat.serve import uninstall_unit
+
+    try:
+        uninstall_unit(click.echo)
+    except OSError as error:
+        fail(f"the unit could not be removed: {error.strerror or error}")
 
 
 # `ever send`'s exit codes [S9]: a script can tell a message to send again from one kept
@@ -288,25 +302,28 @@ def memory_status(as_json: bool) -> None:
 def status_sentences(status: dict[str, Any]) -> str:
     """The memory's status for a person: one sentence a line."""
 
-    def many(count: int, word: str) -> str:
-        return f"{count:,} {word}{'' if count == 1 else 's'}"
+    def many(count: int, word: str, plural: str = "") -> str:
+        return f"{count:,} {word if count == 1 else plural or word + 's'}"
 
-    said = [f"The chat holds {many(status['messages'], 'message')}.",
-            f"The view the next turn sends is {many(status['view_bytes'], 'byte')} in "
-            f"{many(status['view_lines'], 'line')}; the compactor's own view is "
-            f"{many(status['cview_bytes'], 'byte')}."]
     unsummarized = status["unsummarized"]
-    said.append("Every line of the view is summarized." if not unsummarized else
-                f"{many(unsummarized, 'line')} of the view {'is' if unsummarized == 1 else 'are'} not "
-                "summarized yet.")
-    if status["shrinking"]:
-        said.append("The view is shrinking: its lines merge until it is back under its floor.")
+    said = [f"The chat holds {many(status['messages'], 'message')}.",
+            f"The view the next turn sends (`ever memory view`) is {many(status['view_bytes'], 'byte')} in "
+            f"{many(status['view_lines'], 'line')}, "
+            + ("every one summarized." if not unsummarized else
+               f"{unsummarized:,} of them not summarized yet (shown as a placeholder to zoom)."),
+            f"Work that waits: {many(status['summaries_waiting'], 'summary', 'summaries')} of long messages, "
+            f"{many(status['merges_ready'], 'merge')} ready, at most {status['merges_at_most']:,} merges in all "
+            "(a pair that fits one line joins for free).",
+            ("Shrinking: " if status["shrinking"] else "Not shrinking: ") + status["shrinking_because"] + "."]
     if status["running"]:
         said.append(f"Compactions running: {', '.join(status['running'])}.")
     if status["failures"]:
         said.append("Compactions that failed: " + ", ".join(
             f"{name} ({many(count, 'time')})" for name, count in status["failures"].items()) + ".")
     said.append(f"The compactor is {status['compactor']}.")
+    backup = status.get("last_backup")
+    if backup:
+        said.append(f"The last backup: {backup.get('date', '?')}, {backup.get('where', '?')}.")
     return "\n".join(said)
 
 
@@ -321,12 +338,17 @@ def memory_view() -> None:
 @click.argument("line", nargs=-1)
 def memory_zoom(line) -> None:
     """Open line ID+N (given as ID N, or ID+N) into the two lines under it; N = 1 gives the
-    message whole, a long one in pages: ID 1 PAGE shows page PAGE (1 by default)."""
+    message whole, a long one in pages: ID 1 PAGE shows page PAGE (1 by default). A subagent's
+    name for ID gives its whole conversation, as the model's zoom("Name") does (NAME, NAME N or
+    NAME N PAGE: N means nothing for a name, as for the model)."""
     from harness.calls.arguments import zoom_arguments
     from harness.memory.images import named_images
 
     page = 1
     words = list(line)
+    if words and not words[0].lstrip("-").replace("+", "").isdigit():
+        memory_zoom_agent(words)
+        return
     if len(words) == 3 or (len(words) == 2 and words[0].count("+") == 1):
         last = words.pop()
         try:
@@ -346,6 +368,24 @@ def memory_zoom(line) -> None:
         fail(text)
     text = named_images(text, load_settings().chat_dir) if n == 1 else text
     echo(text)
+
+
+def memory_zoom_agent(words: list[str]) -> None:
+    """`ever memory zoom NAME [N [PAGE]]`: a subagent's conversation, read from its log."""
+    from harness.memory import agentlog
+    from harness.memory.images import named_images
+    from harness.memory.service import PAGE_CHARS
+
+    if len(words) > 3:
+        fail(f"zoom takes a subagent's name, then at most N and a page, not {' '.join(words)}")
+    for word in words[1:]:
+        if not word.isdigit():
+            fail(f"zoom's N and page are whole numbers after a subagent's name, not {word}")
+    chat_dir = load_settings().chat_dir
+    text, error = agentlog.zoomed(chat_dir, words[0], int(words[2]) if len(words) == 3 else 1, PAGE_CHARS)
+    if error:
+        fail(error)
+    echo(named_images(text, chat_dir))
 
 
 @main.command()
@@ -378,7 +418,7 @@ def search(query, page: int, as_json: bool) -> None:
               "answered as any turn (tools that ask first are declined for it).")
 def mcp(http: bool, port: int, allow_send: bool) -> None:
     """The memory's tools (view, zoom, search, date; send if allowed) over MCP, for Claude Code,
-    Codex or any agent: `claude mcp add ever -- ever mcp`."""
+    Codex or any agent: `claude mcp add --scope user ever -- ever mcp`."""
     from harness.chat.mcp_server import serve_http, serve_stdio
 
     settings = load_settings()
@@ -465,14 +505,17 @@ def doctor(repair: bool, yes: bool) -> None:
     try:
         found = examine(chat_dir)
         echo(report_text(chat_dir, found))
-        for sentence in wider_modes(settings.home):
+        wider = wider_modes(settings.home)
+        for sentence in wider:
             echo(f"{sentence}.")
         if not repair or found.whole:
+            doctor_exit(len(found.damaged), len(wider))
             return
         if sys.stdin.isatty() and not yes:
             if not click.confirm(f"Set {len(found.damaged)} damaged line{'' if len(found.damaged) == 1 else 's'} aside and record the lost ids?",
                                  default=False):
                 echo("Nothing was changed.")
+                doctor_exit(len(found.damaged), len(wider))
                 return
         elif not yes:
             fail("--repair asks first: run it on a terminal, or add --yes")
@@ -485,6 +528,18 @@ def doctor(repair: bool, yes: bool) -> None:
     where = ", ".join(str(chat_dir / copy) for copy in copies) or "no file"
     echo(f"Set aside {len(found.damaged)} line{'' if len(found.damaged) == 1 else 's'} in {where}, byte for byte; the day files are as they "
          f"were. The chat opens with ids 0 to {count - 1}; the next message is {count}.")
+
+
+def doctor_exit(damaged: int, wider: int) -> None:
+    """`ever doctor` exits 1 while it reports a damaged line or a file open too wide, so a script
+    sees what a person reads; 0 when there is nothing to fix."""
+    problems = [f"{damaged:,} damaged line{'' if damaged == 1 else 's'} (`ever doctor --repair` sets "
+                f"{'it' if damaged == 1 else 'them'} aside)" if damaged else "",
+                f"{wider:,} file{'' if wider == 1 else 's'} open wider than Ever keeps {'it' if wider == 1 else 'them'} "
+                "(the chmod above)" if wider else ""]
+    said = " and ".join(problem for problem in problems if problem)
+    if said:
+        fail(f"found {said}")
 
 
 @main.command("log")

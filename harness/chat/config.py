@@ -39,6 +39,10 @@ ignored):
     tokens_max = 5000000                   # prompt (cache reads too) and output, all its calls
     seconds_max = 3600                     # wall time
     output_bytes_max = 4000000             # text, thinking and tool input streamed
+    [chat]                                 # the whole chat's caps [H15]; past one its work
+    calls_per_hour = 600                   # stops until your next message
+    calls_per_day = 3000                   # (tokens_per_hour, tokens_per_day, dollars_per_hour,
+    subagents_per_chain = 24               # dollars_per_day, subagents_alive, _per_message too)
 
 Ever writes the file back itself (`/memory-model` saves `memory.model` and `memory.thinking`):
 `update_config` edits the file with tomlkit, so the user's comments, order and layout survive and
@@ -69,11 +73,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.calls.approval import APPROVABLE_TOOLS
+from harness.calls.budget import ChatCaps
 from harness.calls.caps import TurnCaps
 from harness.calls.models import EFFORTS, setting_problem
 from harness.memory.agentlog import AgentCaps
 from harness.memory.logfile import write_whole
 
+CHAT_CAP_NAMES = tuple(ChatCaps.__dataclass_fields__)
 HOME_DEFAULT = "~/.ever"
 CONFIG_NAME = "config.toml"
 KEY_NAME = "key"
@@ -104,6 +110,8 @@ DEFAULTS: dict[str, Any] = {
     "context_window": None,
     "memory.context_window": None,
     "memory.quiet": False,
+    # [H15] the whole chat's caps, whoever's words started the work (harness/calls/budget.py)
+    **{f"chat.{name}": getattr(ChatCaps, name) for name in CHAT_CAP_NAMES},
 }
 KEYS = tuple(DEFAULTS)
 
@@ -159,10 +167,12 @@ class Settings:
     cache_marks: bool
     agent_caps: Any = None  # harness/calls/agents.py AgentCaps; None: its defaults
     turn_caps: TurnCaps = TurnCaps()
+    chat_caps: ChatCaps = ChatCaps()
     # tokens, for a model harness/calls/models.py does not know; None: its default
     context_window: int | None = None
     memory_context_window: int | None = None
     memory_quiet: bool = False  # the terminal shows no `memory:` rows
+    priced: bool = True  # False: `ever chat --local`, whose echo costs nothing, whatever the model's name
     # where each key's value came from: "environment EVER_MODEL", "config.toml" or "default"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -247,6 +257,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
                              values["agents.tool_calls_max"]),
         turn_caps=TurnCaps(values["turn.calls_max"], values["turn.tool_calls_max"], values["turn.tokens_max"],
                            values["turn.seconds_max"], values["turn.output_bytes_max"]),
+        chat_caps=ChatCaps(**{name: values[f"chat.{name}"] for name in CHAT_CAP_NAMES}),
         context_window=values["context_window"],
         memory_context_window=values["memory.context_window"],
         memory_quiet=values["memory.quiet"],
@@ -355,7 +366,7 @@ def checked(key: str, value: Any, where: str) -> Any:
         return value
     if key in ("agents.tokens_max", "agents.tool_calls_max", "agents.seconds_max", "turn.calls_max",
                "turn.tool_calls_max", "turn.tokens_max", "turn.seconds_max", "turn.output_bytes_max",
-               "context_window", "memory.context_window"):
+               "context_window", "memory.context_window") or key.startswith("chat."):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise wrong("a whole number above 0")
         return value

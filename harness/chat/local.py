@@ -57,5 +57,5 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: str | None = 
             terminal._write(f"{DIM}{terminal.shown(line[:160])}{RESET}\n")
         await run_terminal(settings, LocalSink(owner, client, terminal), terminal, asyncio.Event())
     finally:
-        hub.clients.remove(client)  # the other terminals hear the owner go; this one has left
+        hub.left(client)  # the other terminals hear the owner go; this one has left
         await owner.close()

@@ -63,6 +63,8 @@ PLACES = (
           "the API key, when ANTHROPIC_API_KEY is not set; refused while others may read it"),
     Place("history", "history", "harness/chat/terminal.py", CACHE, FILE,
           "the lines typed in `ever chat`, the key hidden, for Up: a convenience, not the log"),
+    Place("models", "models.json", "harness/calls/capabilities.py", CACHE, FILE,
+          "the Models API's answer, dated: each model's window, output cap and what it takes"),
     Place("chat", "chat/", "harness/memory/store.py", TRUTH, FOLDER,
           "the chat: its logs and what is made from them"),
     Place("lock", "chat/lock", "harness/memory/lock.py", CACHE, FILE,

@@ -563,26 +563,81 @@ class Memory:
         return str(self.store.message(i)["date"])
 
     def status(self) -> dict:
+        """The memory's figures, each the truth of this instant: the view the next turn sends
+        (`render()`, the bytes `ever memory view` prints, its lines and its placeholders), the
+        view as the planner counts it (an unbuilt line at its 512-byte reserve) and whether it
+        shrinks, and the work that waits, read from the logs whether or not a compactor runs."""
         planner = self.planner
-        unbuilt = sum(1 for l, i in planner.view.lines() if not planner.built(l, i))
+        lines = planner.turn_lines()
+        sent = planner.render(lines)
+        unbuilt = sum(1 for l, i in lines if not planner.built(l, i))
+        c = planner.config
         return {
             "messages": planner.T,
-            "view_bytes": planner.view.bytes,
-            "view_lines": len(planner.view.lines()),
+            "view_bytes": len(sent.encode("utf-8")),
+            "view_lines": len(lines),
+            "unsummarized": unbuilt,
+            "counted_view_bytes": planner.view.bytes,
+            "view_bytes_ceiling": c.view_bytes_ceiling,
+            "view_bytes_floor": c.view_bytes_floor,
             "cview_bytes": planner.cview.bytes,
             "shrinking": planner.shrinking,
-            "unsummarized": unbuilt,
+            "shrinking_because": self._shrinking_because(),
+            "summaries_waiting": len(planner.unbuilt),
+            "merges_ready": len(planner.ready_merges()),
+            "merges_at_most": merges_left(planner),
             "running": [node_name(l, i) for l, i in planner.running] if self.build is not None else [],
             "failures": {node_name(l, i): count for (l, i), count in planner.failures.items()},
-            "compactor": self._compactor_state(unbuilt),
+            "compactor": self._compactor_state(),
+            "last_backup": self.last_backup(),
         }
 
-    def _compactor_state(self, unbuilt: int) -> str:
+    def last_backup(self) -> dict | None:
+        """The last backup's time and place, for `status()`: None while the chat has none. The
+        backup room answers here (its record of the last run), so status says it once it exists."""
+        return None
+
+    def _shrinking_because(self) -> str:
+        """Why the planner's view is shrinking or not [gist §3.2]: it shrinks from past its
+        ceiling down to its floor, merging at each message the most due pairs whose parent is
+        built; the view a turn sends is fit under the ceiling whatever it counts."""
+        planner, c = self.planner, self.planner.config
+        counted = planner.view.bytes
+        if planner.shrinking:
+            return (f"the view counts {counted:,} bytes (an unsummarized line at its 512-byte reserve), past its "
+                    f"floor of {c.view_bytes_floor:,} since it passed its ceiling of {c.view_bytes_ceiling:,}: "
+                    "it merges at each message the pairs whose parent is built, so it shrinks as the "
+                    "compactor builds them and messages come; until then a turn sends it fit under the ceiling")
+        if counted > c.view_bytes_ceiling:
+            return (f"the view counts {counted:,} bytes, past its ceiling of {c.view_bytes_ceiling:,}: it starts "
+                    "shrinking at the next message")
+        return f"the view counts {counted:,} bytes, within its ceiling of {c.view_bytes_ceiling:,}"
+
+    def _compactor_state(self) -> str:
+        planner = self.planner
+        summaries, merges = len(planner.unbuilt), len(planner.ready_merges())
+        waits = [f"{summaries:,} summar{'y' if summaries == 1 else 'ies'}" if summaries else "",
+                 f"{merges:,} merge{'' if merges == 1 else 's'}" if merges else ""]
+        waiting = " and ".join(w for w in waits if w)
         if self.build is None:  # opened to read (`ever memory status` with no owner): nothing runs
-            waiting = f"{unbuilt} line{'' if unbuilt == 1 else 's'} of the view wait" if unbuilt else "nothing waits"
-            return (f"not running: no chat is open ({waiting}; the compactor works while `ever chat` "
+            said = f"{waiting} wait{'s' if summaries + merges == 1 else ''}" if waiting else "nothing waits"
+            return (f"not running: no chat is open ({said}; the compactor works while `ever chat` "
                     "or `ever serve` runs)")
         if self.paused:
             return f"paused: {self.paused}"
-        return "working" if self.planner.running else "idle: every line is summarized"
+        if planner.running:
+            return f"working: {len(planner.running)} call{'' if len(planner.running) == 1 else 's'} running" + (
+                f", {waiting} waiting" if waiting else "")
+        return "idle: nothing waits" if not waiting else f"idle, though {waiting} wait"
 
+
+def merges_left(planner: Planner) -> int:
+    """The merges the tree still lacks: every node of level 1 and up whose range is whole and that
+    is not built. An upper bound on the merge calls to come, since two halves whose join fits a
+    line make their parent for free [gist §2]."""
+    built = planner.built_nodes
+    left = 0
+    for l in range(1, planner.T.bit_length()):
+        whole = planner.T >> l
+        left += whole - min(built.watermarks[l], whole) - sum(1 for i in built.beyond[l] if i < whole)
+    return left

@@ -22,7 +22,8 @@ from harness.calls.approval import Answer, approval_summary
 from harness.owner import protocol
 from harness.owner.protocol import Event
 
-ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
+ANSWERS = {"y": Answer.YES, "yes": Answer.YES, "a": Answer.ALWAYS, "always": Answer.ALWAYS,
+           Answer.GONE.value: Answer.GONE}
 QUESTION_TAIL = "? [y]es / [n]o / [a]lways for this tool: "
 QUESTION_CHARS_MAX = 200  # a longer question is printed above in full, the prompt one line
 RESULT_CHARS_MAX = 2000  # a tool's result, to an attached terminal: it shows the first line
@@ -45,6 +46,7 @@ class Client:
     def __init__(self, writer: asyncio.StreamWriter, yes: bool):
         self.writer = writer
         self.yes = yes
+        self.approval: Any = None  # its own [A8], made by the owner at its first message
 
     def send(self, event: Event) -> None:
         try:
@@ -62,6 +64,7 @@ class LocalClient:
     def __init__(self, show: Callable[[Event], None], yes: bool = False):
         self.show = show
         self.yes = yes
+        self.approval: Any = None  # its own [A8], made by the owner at its first message
 
     def send(self, event: Event) -> None:
         self.show(event)
@@ -78,6 +81,7 @@ class Hub:
         self.clients: list[Client | LocalClient] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         self.questions: dict[int, asyncio.Future[str]] = {}
+        self.asking: dict[int, str] = {}  # [A9] each waiting question's text, for a terminal that attaches
         self.numbers = itertools.count(1)
         self.slash: Callable[[str], str] | None = None  # a /command's answer, by the owner
 
@@ -154,11 +158,13 @@ class Hub:
         number = next(self.numbers)
         answer = asyncio.get_running_loop().create_future()
         self.questions[number] = answer
+        self.asking[number] = text
         self._each(protocol.Question(number, text))
         try:
             return await answer
         finally:
             self.questions.pop(number, None)
+            self.asking.pop(number, None)
             self._each(protocol.Answered(number))  # every terminal stops asking
 
     def answer(self, number: int, reply: str) -> None:
@@ -172,6 +178,8 @@ class Hub:
         client = Client(writer, request.yes)
         self.clients.append(client)
         client.send(protocol.Attached(owner.memory.planner.T, owner.status_line()))
+        for number, text in list(self.asking.items()):  # [A9] a question waiting is asked here too
+            client.send(protocol.Question(number, text))
         try:
             while True:
                 try:
@@ -199,10 +207,22 @@ class Hub:
         except (ConnectionError, asyncio.IncompleteReadError):
             return
         finally:
-            self.clients.remove(client)
+            self.left(client)
 
-    def decline_all(self) -> None:
+    def left(self, client: Any) -> None:
+        """A terminal went: [A9] a question it was asked is still asked in the others; with none
+        left, it is declined at once, and the declined result says why (it is logged)."""
+        if client in self.clients:
+            self.clients.remove(client)
+        if not self.clients:
+            self.decline_all(Answer.GONE.value)
+
+    def waiting_question(self) -> str:
+        """The question waiting for an answer, for the status line; "" if none."""
+        return next(iter(self.asking.values()), "")
+
+    def decline_all(self, reply: str = "n") -> None:
         for future in self.questions.values():
             if not future.done():
-                future.set_result("n")
+                future.set_result(reply)
 

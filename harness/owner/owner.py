@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 from harness.calls.agents import Agents
 from harness.calls.approval import Approval, weakest
+from harness.calls.budget import Chain, ChatCaps, Spend
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
 from harness.calls.compactor import Job as CompactorJob
 from harness.calls.prompt import Prompt
@@ -83,7 +84,10 @@ class Owner:
         self.client = client
         self.clients = clients or (client,)  # every client to close: the turns' and the compactor's
         self.prompt = prompt
-        self.approval = approval
+        self.approval = approval  # this process's own: its flags, its terminal's "always" [A8]
+        # [A8] the config's `approve`: the start of every other sender's approval, never widened
+        # by an "always" given here
+        self.approve = tuple(settings.approve)
         self.hub = hub
         self.output: Output = hub
         self.attachable = True  # an `ever send`'s owner takes no terminal: it goes once answered
@@ -103,6 +107,10 @@ class Owner:
         self.leave_after: str | None = None  # an `ever send`'s owner goes once this key is answered
         self.queue_turn = False  # the running turn is one of the queue's (not a report's)
         self.turn_task: asyncio.Task | None = None  # the task running the turns
+        # [H15] the chat's spend over the hour and the day: past a cap the work stops, one line
+        # says so in every terminal and the status, and the user's next message resumes it
+        self.spend = Spend(getattr(settings, "chat_caps", None) or ChatCaps(), world.clock.monotonic,
+                           on_stop=lambda sentence: self.hub.notice(sentence))
 
     # ---- opening and closing ----
 
@@ -168,6 +176,8 @@ class Owner:
                                                                    clock=world.clock.now,
                                                                    monotonic=world.clock.monotonic),
                               settings.agent_caps or AgentCaps(), hub)
+        owner.agents.spend = owner.spend
+        owner.agents.chat_caps = owner.spend.caps
         owner.report_turns = report_turns
         if report_turns:  # a report no running turn takes starts a turn of this chat
             owner.agents.report_turns = owner.turns
@@ -228,15 +238,20 @@ class Owner:
         self.turn_task.cancel()
         return True
 
-    def new_turn(self, output: Output | None = None, approval: Approval | None = None) -> Turn:
+    def new_turn(self, output: Output | None = None, approval: Approval | None = None,
+                 chain: Chain | None = None) -> Turn:
         tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,),
                           private=(self.settings.home,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
                                      home=self.settings.home, cache_marks=self.settings.cache_marks,
                                      caps=self.settings.turn_caps, clock=self.world.clock.now,
                                      monotonic=self.world.clock.monotonic)
-        return Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,
+        turn = Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,
                     agents=self.agents)
+        turn.spend = self.spend
+        if chain is not None:  # [H15] a report's turn spends its chain's budget, never a fresh one
+            turn.chain, turn.spent = chain, chain.spent
+        return turn
 
     # ---- accepting a message [S9] ----
 
@@ -269,6 +284,7 @@ class Owner:
         already seen gives that message's answer, and nothing is logged again."""
         if self.leaving:
             raise socket.Leaving()
+        self.spend.resume()  # [H15] the user's message: the chat's work may go on
         key = message.key
         if key in self.answers:
             return self.answers[key]
@@ -345,7 +361,7 @@ class Owner:
         running call or waits for its turn, under that terminal's approval; the other terminals
         see its first line. A message past its limit, or one the disk would not take, gets one
         sentence in that terminal, which stays as it was [S12] [S5]."""
-        approval = Approval(self.approval.allowed, yes=client.yes, ask=self.hub.ask)
+        approval = self.approval_of(client)
         try:
             self.submit(self.entering(text, None, "terminal"), None, approval)
         except TooLong as error:
@@ -359,6 +375,13 @@ class Owner:
             return
         first_line = text.strip().split("\n", 1)[0]
         self.hub.notice(f"[another terminal] {first_line[:160]}", skip=client, aside=True)
+
+    def approval_of(self, client: hubs.Client | hubs.LocalClient) -> Approval:
+        """[A8] A terminal's approval, its own for as long as it is attached: an "always" answered
+        for its messages holds for its later ones, and for no other sender's."""
+        if client.approval is None:
+            client.approval = Approval(self.approve, yes=client.yes, ask=self.hub.ask)
+        return client.approval
 
     def answered(self, delivery: Delivery, result: TurnResult) -> None:
         key = delivery.message.key
@@ -435,8 +458,12 @@ class Owner:
     async def report_turn(self, report) -> None:
         """A report no running turn took, in a turn of its own; it carries the approval of whoever
         asked for the subagent. A message typed meanwhile waits for a turn of its own."""
-        approval = report.approval or Approval(self.approval.allowed, False, None)
-        self.turn = turn = self.new_turn(approval=approval)
+        if self.spend.stopped:  # [H15] the work stopped: the report is logged, no call is made
+            self.agents.pending.insert(0, report)
+            self.agents.flush()
+            return
+        approval = report.approval or Approval(self.approve, False, None)
+        self.turn = turn = self.new_turn(approval=approval, chain=report.chain)
         try:
             self.last = await turn.run(report.text, kind="work")
             self.hub.end_line()
@@ -496,7 +523,13 @@ class Owner:
         last = self.last if self.last and self.last.calls else None
         share = f"{last.cache_read_share:.0%}" if last else "-"
         cost = "-" if last is None else "?" if last.cost_e8 is None else dollars_text(last.cost_e8)
+        if last is not None and not self.settings.priced:
+            cost = "free: a local echo"  # the demo's model name has a price; its echo costs nothing
         line = f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
+        if self.spend.stopped:
+            line += f" · {self.spend.stopped}"
+        if self.hub.waiting_question():  # [A9] on every screen that shows the status
+            line += f" · waiting for an answer: {self.hub.waiting_question()}"
         if self.memory.paused:  # [C11] what failed, where, what to do
             line += f" · the compactor is paused: {self.memory.paused}"
         return line

@@ -119,8 +119,9 @@ async def answer_send(owner: Owner, request: protocol.Send,
         key = None if request.key is None else checked_key(request.key)
     except ValueError as error:
         return {"reply": "", "error": f"{error}.", "logged": False}
-    # nobody at the socket can be asked: without `yes`, the asking tools decline
-    approval = None if request.yes else Approval(owner.approval.allowed, False, None)
+    # nobody at the socket can be asked: without `yes`, the asking tools decline. The sender's
+    # own approval [A8]: the config's, never one an "always" in a terminal widened
+    approval = Approval(owner.approve, request.yes, None)
     try:
         message = owner.entering(request.text, key, "socket")
         # every attached terminal sees the turn a script asked for [R3]

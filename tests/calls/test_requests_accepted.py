@@ -77,7 +77,7 @@ def test_retired_and_deprecated_models_are_marked():
 
 def test_a_dated_id_finds_its_row_and_an_unknown_one_none():
     assert capabilities("claude-haiku-4-5-20251001") is capabilities("claude-haiku-4-5")
-    assert capabilities("claude-haiku-5-5") is None
+    assert capabilities("claude-tomorrow-9") is None
 
 
 # ---------------------------------------------------------------- 1: the default compaction config

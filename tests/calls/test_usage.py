@@ -115,8 +115,9 @@ def test_prices_come_from_the_documented_table():
     assert price_of("claude-sonnet-4-6") == Price(300, 375, 30, 1500)
     assert price_of("claude-sonnet-4-20250514") == Price(300, 375, 30, 1500)
     assert price_of("claude-sonnet-4-5-20250929") == Price(300, 375, 30, 1500)
-    # pricing: Sonnet 5's introductory $2/$10 ran through 2026-08-31, then $3/$15
-    assert price_of("claude-sonnet-5") == Price(300, 375, 30, 1500)
+    # models/sonnet-5/overview: "Input pricing: $2 / MTok · Output pricing: $10 / MTok" (the
+    # $3/$15 once announced from 2026-09-01 did not come)
+    assert price_of("claude-sonnet-5") == Price(200, 250, 20, 1000)
     assert price_of("claude-opus-4-8") == Price(500, 625, 50, 2500)
     assert price_of("claude-opus-4-6") == Price(500, 625, 50, 2500)
     assert price_of("claude-opus-4-1-20250805") == Price(1500, 1875, 150, 7500)
@@ -125,9 +126,13 @@ def test_prices_come_from_the_documented_table():
     assert price_of("claude-3-haiku-20240307") == Price(25, 30, 3, 125)
     # an unlisted version is never priced as its neighbour
     assert price_of("claude-sonnet-4-7") is None
-    assert price_of("claude-haiku-5-5") is None
+    assert price_of("claude-haiku-6-5") is None
+    # models/haiku-5-5/overview: "From $0.10 / MTok", "From $0.50 / MTok"; a 5-minute write at
+    # the pricing page's 1.25x is 12.5 cents, kept exact
+    assert price_of("claude-haiku-5-5") == Price(10, Fraction(25, 2), 1, 50)
     assert price_of("my-local-model") is None
-    assert price_of("claude-opus-5") is None  # not on the pages the table was read from
+    # models/opus-5/overview: "Input pricing: $5 / MTok · Output pricing: $25 / MTok"
+    assert price_of("claude-opus-5") == Price(500, 625, 50, 2500)
 
 
 def test_the_report_per_day_per_turn_and_in_all(home):
@@ -227,9 +232,13 @@ def test_the_status_line_shows_the_view_the_cache_share_and_the_last_calls_cost(
     from harness.owner.owner import Owner as Chat
 
     planner = SimpleNamespace(view=SimpleNamespace(bytes=96_512), config=Config())
-    chat = SimpleNamespace(memory=SimpleNamespace(planner=planner, paused=""), last=None)
+    chat = SimpleNamespace(memory=SimpleNamespace(planner=planner, paused=""), last=None,
+                           spend=SimpleNamespace(stopped=""), hub=SimpleNamespace(waiting_question=lambda: ""),
+                           settings=SimpleNamespace(priced=True))
     assert Chat.status_line(chat) == "mem 96K/128K · cache - · -"
     chat.last = TurnResult("ok", calls=2, cache_read_share=0.9862, cost_e8=1_234_567)
     assert Chat.status_line(chat) == "mem 96K/128K · cache 99% · $0.0123"  # 1,234,567e-8 dollars
     chat.last = TurnResult("ok", calls=1, cache_read_share=0.5, cost_e8=None)  # a model with no price
     assert Chat.status_line(chat) == "mem 96K/128K · cache 50% · ?"
+    chat.last, chat.settings.priced = TurnResult("ok", calls=1, cache_read_share=0.5, cost_e8=1_234_567), False
+    assert Chat.status_line(chat) == "mem 96K/128K · cache 50% · free: a local echo"  # `ever chat --local`

@@ -9,7 +9,6 @@ as the systemd unit would: the log must hold each accepted message once, answere
 import os
 import re
 import signal
-import stat
 import subprocess
 import threading
 import time
@@ -176,18 +175,3 @@ def test_a_question_is_asked_in_every_attached_terminal_and_the_first_answer_cou
             if terminal is not None:
                 terminal.child.close(force=True)
         owner.stop()
-
-
-def test_service_install_writes_a_unit_that_serves_this_home_and_holds_no_secret(tmp_path, local):
-    env = environment(tmp_path, local, key="sk-ant-secret-key-in-the-environment")
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-    result = ever(["service", "install"], env)
-    assert result.returncode == 0, result.stderr
-    unit = tmp_path / "config" / "systemd" / "user" / "ever.service"
-    text = unit.read_text()
-    assert stat.S_IMODE(unit.stat().st_mode) == 0o600
-    assert re.search(r"^ExecStart=\S*ever serve$", text, re.M)
-    assert "Restart=always" in text and f"Environment=EVER_HOME={tmp_path}" in text
-    assert "sk-ant" not in text and "ANTHROPIC" not in text
-    assert "systemctl --user enable --now ever.service" in result.stdout
-    assert "loginctl enable-linger" in result.stdout

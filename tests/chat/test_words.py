@@ -184,13 +184,14 @@ def test_memory_status_speaks_in_sentences_and_json_gives_the_figures(tmp_path, 
     env = environment(tmp_path, api)
     api.enqueue("Hello back.")
     ever(["send", "hello"], env)
-    rows = ever(["memory", "view"], env).stdout.split("\n")[1:-2]  # the lines between <chat> and </chat>
-    view_bytes = sum(len(row.encode()) + 1 for row in rows)  # each line and its line break
+    printed = ever(["memory", "view"], env).stdout
+    view_bytes = len(printed.encode()) - 1  # what it prints, less the last line break echo adds
     figures = json.loads(ever(["memory", "status", "--json"], env).stdout)
     assert (figures["messages"], figures["view_bytes"], figures["view_lines"]) == (2, view_bytes, 2)
     said = ever(["memory", "status"], env).stdout.splitlines()
     assert said[0] == "The chat holds 2 messages."
-    assert said[1].startswith(f"The view the next turn sends is {view_bytes:,} bytes in 2 lines; ")
+    assert said[1] == (f"The view the next turn sends (`ever memory view`) is {view_bytes:,} bytes in 2 lines, "
+                       "every one summarized.")
     assert said[-1].startswith("The compactor is not running: no chat is open")
     assert all(line.endswith(".") for line in said) and not any(": " in line.split(" ")[0] for line in said)
 

@@ -85,7 +85,41 @@ def test_the_fold_and_repeat_rules_twins_explore_and_cache_are_each_made_unsound
     assert {"fold_assumes_invariant_for_any_count", "fold_skips_its_start", "fold_skips_its_step",
             "repeat_skips_its_start", "repeat_skips_its_step", "repeat_variant_need_not_drop",
             "item_twin_allows_the_length", "explore_needs_no_witness",
-            "fold_cache_ignores_the_count"} <= {mutant.name for mutant in RULES}
+            "fold_cache_ignores_the_count", "fold_cache_ignores_the_start", "fold_cache_ignores_the_body",
+            "mapped_twin_drops_its_obligations"} <= {mutant.name for mutant in RULES}
+
+
+def aims():
+    return {part: claim for _, _, found in canaries.PARTS for claim, _, parts in found for part in parts}
+
+
+def test_every_trusted_part_listed_from_the_prover_s_code_has_a_canary():
+    parts = canaries.trusted_parts()
+    # the list is read from the code: every twin swapped in, both loop rules and each input of their
+    # cache keys, the encoding's own meanings (a hand list would miss a part added later)
+    assert {"twin mapped", "twin appended", "twin replaced", "twin padded", "twin choose", "twin length",
+            "fold's cache: start", "fold's cache: body", "fold's cache: count", "rule fold", "rule repeat",
+            "encoding Sym.shifted", "explore's paths"} <= set(parts)
+    missing = [part for part in parts if part not in aims()]
+    assert not missing, f"trusted parts with no canary in laws/canaries.py: {missing}"
+    stale = [part for part in aims() if part not in parts]
+    assert not stale, f"canaries aimed at no trusted part: {stale}"
+
+
+def test_a_trusted_part_added_to_the_code_without_a_canary_is_listed_as_missing(monkeypatch):
+    monkeypatch.setattr(zm, "TRUSTED_FACTS", zm.TRUSTED_FACTS + ("a_line_is_at_most_512_bytes",))
+    monkeypatch.setattr(zm, "TWINS", {**zm.TWINS, "reversed": lambda items: items})
+    missing = [part for part in canaries.trusted_parts() if part not in aims()]
+    assert missing == ["twin reversed", "rule a_line_is_at_most_512_bytes"]
+
+
+def test_each_part_s_twin_made_unsound_lets_one_of_its_own_canaries_through():
+    # every trusted part of laws/z3_model.py has a mutant here, and the canary proved is one aimed at it
+    edited = {mutant.name for mutant in RULES}
+    for name in ("mapped_twin_drops_its_obligations", "appended_twin_keeps_the_length", "replaced_twin_one_after",
+                 "padded_twin_cuts", "length_twin_one_more", "choose_twin_takes_its_first",
+                 "repeat_cache_ignores_the_guard", "repeat_cache_ignores_the_body", "repeat_cache_ignores_the_state"):
+        assert name in edited
 
 
 @pytest.mark.parametrize("mutant", RULES, ids=lambda mutant: mutant.name)

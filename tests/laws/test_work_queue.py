@@ -7,7 +7,7 @@ line too wide. The expected texts are written from docs/planner.md [P16], not re
 
 import model.planner as planner
 from laws import work_queue
-from laws.core import Budget
+from laws.core import Budget, shortfall
 from model.view import built_line, waiting_line
 
 
@@ -15,7 +15,25 @@ def test_the_capped_text_and_queue_laws_hold_on_the_model():
     for law in work_queue.LAWS:
         verdict = law.check(Budget())
         assert verdict.passed, (law.name, verdict.detail)
-        assert verdict.strength == law.strength
+        assert shortfall(law.strength, verdict.strength) is None, verdict.strength
+
+
+def test_the_capped_text_law_narrowed_to_eight_messages_falls_short_of_the_registry(monkeypatch):
+    monkeypatch.setattr(work_queue, "TILED_MAX", 8)
+    verdict = work_queue.capped_text_finds_its_source(Budget())
+    assert verdict.passed  # what it checked holds; its label says how little that was
+    assert "from 1 to 8 messages" in verdict.strength
+    assert "not the registry's" in shortfall(work_queue.CAPPED_LABEL, verdict.strength)
+
+
+def test_the_capped_merge_of_long_halves_is_cut_as_p9_says():
+    # by hand: the mark is 31 bytes, so the room is 512 − 31 − 1 = 480 bytes; halves of 400 and 300
+    # bytes keep 240 + 240; of 100 and 400, the first whole and the second 380
+    mark = "(not summarized, cut: zoom it) "
+    assert len(mark) == 31
+    assert work_queue.capped_merge_expected("a" * 400, "b" * 300) == mark + "a" * 240 + "\n" + "b" * 240
+    assert work_queue.capped_merge_expected("a" * 100, "b" * 400) == mark + "a" * 100 + "\n" + "b" * 380
+    assert planner.capped_merge("a" * 400, "b" * 300) == mark + "a" * 240 + "\n" + "b" * 240
 
 
 def test_every_tiling_of_four_messages_is_found():

@@ -1,0 +1,180 @@
+"""What each model takes, learned from its provider where the provider says: Anthropic's Models
+API (`GET /v1/models`) gives each model's window (`max_input_tokens`), output cap (`max_tokens`),
+thinking types, effort levels and image input; the hand table (harness/calls/models.py) fills in
+what no API says (prices, the minimum cacheable prompt, a row's notes) and answers alone offline.
+
+    listed = from_api_models(answer)          # the API's ModelInfo objects, as JSON -> {id: Model}
+    save_listing(home, answer, fetched_at)    # the answer, dated, under the home (a cache)
+    cached = read_listing(home)               # (answer, fetched_at) or None
+    use_listing(listed)                       # harness/calls/models.py: `capabilities` asks it first
+    lookup("claude-opus-6")                   # a Model always: api, table, config or assumed
+
+The record is harness/calls/models.py's `Model`: `window` (context_window), `output_cap`,
+`thinking_types`, `efforts`, `image_input`, `price` (None: unpriced), `legacy`, `status` and
+`source` ("api", "table", "config", "assumed"). Another provider's own list (OpenAI's, a local
+server's `[providers.NAME]`) becomes records the same way: `models.assumed(id, window, price,
+CONFIG)` or a `Model` it builds, given to `use_listing`.
+
+A model the API lists works on day one with its own window; one nobody lists is "sent as
+configured and shown unpriced", with the smallest known window assumed (`models.assumed`).
+
+Standard library only: the SDK call that fetches the answer is in harness/calls/client.py
+(`Client.list_models`).
+"""
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness.calls.models import (
+    ACTIVE,
+    API,
+    DEPRECATED,
+    EFFORTS,
+    RETIRED,
+    TABLE_DATE,
+    Model,
+    assumed,
+    capabilities,
+    listing,
+    lookup,
+    table_row,
+    use_listing,
+)
+from harness.memory.disk import REAL_DISK, Disk
+from harness.memory.logfile import exists, make_parents, read_file, write_whole
+
+CACHE_PATH = "models.json"  # under the home; harness/memory/home.py's row "models"
+CACHE_FORMAT = 1
+# a listing older than this is fetched again at the chat's start (models come and go in weeks)
+CACHE_AGE_SECONDS_MAX = 24 * 3600
+LISTING_BYTES_MAX = 4 * 1024 * 1024
+CACHE_MIN_TOKENS_ASSUMED = 1024  # the API does not say it; the most common published minimum
+
+__all__ = ["CACHE_PATH", "from_api_model", "from_api_models", "lookup", "listing", "read_listing",
+           "save_listing", "use_listing", "capabilities", "assumed", "table_row", "learned", "rows"]
+
+
+def _supported(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("supported") is True
+
+
+def from_api_model(info: Mapping[str, Any]) -> Model | None:
+    """One ModelInfo (as the API sends it in JSON) as a record, merged over the table's row for
+    what the API does not say; None for an entry that is not a usable model (no id, retired)."""
+    model_id = info.get("id")
+    if not isinstance(model_id, str) or not model_id:
+        return None
+    row = table_row(model_id)
+    base = row if row is not None else assumed(model_id)
+    window = info.get("max_input_tokens")
+    output = info.get("max_tokens")
+    status = {"active": ACTIVE, "deprecated": DEPRECATED, "retired": RETIRED}.get(
+        str(info.get("lifecycle", "")), base.status)
+    retires = info.get("retires_at") or info.get("deprecated_at") or ""
+    fields: dict[str, Any] = {"source": API, "status": status,
+                              "display_name": str(info.get("display_name") or base.display_name)}
+    if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+        fields["context_window"] = window
+    if isinstance(output, int) and not isinstance(output, bool) and output > 0:
+        fields["output_cap"] = output
+    if isinstance(retires, str) and retires:
+        fields["retired_on"] = retires[:10]
+    caps = info.get("capabilities")
+    if isinstance(caps, dict):
+        thinking = caps.get("thinking") if isinstance(caps.get("thinking"), dict) else {}
+        types = thinking.get("types") if isinstance(thinking.get("types"), dict) else {}
+        on = thinking.get("supported") is True
+        fields["adaptive"] = on and _supported(types.get("adaptive"))
+        fields["budget"] = on and _supported(types.get("enabled"))
+        # types.disabled: "True on a model that does not support thinking"
+        fields["can_disable"] = _supported(types.get("disabled")) or not on
+        fields["between_tools"] = on and _supported(types.get("between_tools"))
+        if row is None:
+            # the API does not say whether thinking runs with no `thinking` field: sending
+            # `disabled` where it is accepted turns it off either way
+            fields["thinking_default_on"] = on
+        effort = caps.get("effort") if isinstance(caps.get("effort"), dict) else {}
+        fields["efforts"] = (tuple(level for level in EFFORTS if _supported(effort.get(level)))
+                             if effort.get("supported") is True else ())
+        fields["image_input"] = _supported(caps.get("image_input"))
+    if row is None:
+        fields["cache_min_tokens"] = CACHE_MIN_TOKENS_ASSUMED
+        fields["notes"] = "listed by the Models API, not in the table: unpriced"
+    return replace(base, **fields)
+
+
+def from_api_models(answer: Iterable[Mapping[str, Any]]) -> dict[str, Model]:
+    """The API's answer (its `data`, every page) as records by id; entries that are not models
+    are left out."""
+    listed: dict[str, Model] = {}
+    for info in answer:
+        if isinstance(info, Mapping):
+            model = from_api_model(info)
+            if model is not None:
+                listed[model.id] = model
+    return listed
+
+
+def save_listing(home: Path, answer: list[dict[str, Any]], fetched_at: datetime,
+                 base_url: str | None = None, disk: Disk = REAL_DISK) -> None:
+    """Keep the API's answer under the home with its date, replaced whole."""
+    path = home / CACHE_PATH
+    make_parents(home, disk)
+    record = {"format": CACHE_FORMAT, "fetched_at": fetched_at.astimezone(UTC).isoformat(),
+              "base_url": base_url or "", "models": answer}
+    write_whole(path, (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode(), disk)
+
+
+def read_listing(home: Path, base_url: str | None = None,
+                 disk: Disk = REAL_DISK) -> tuple[list[dict[str, Any]], datetime] | None:
+    """The answer kept under the home and when it was fetched; None when there is none, it is
+    not the format written here, or it was fetched from another endpoint (a cache, so a damaged
+    one is fetched again rather than trusted)."""
+    path = home / CACHE_PATH
+    if not exists(path, disk):
+        return None
+    try:
+        record = json.loads(read_file(path, disk, LISTING_BYTES_MAX))
+        fetched_at = datetime.fromisoformat(record["fetched_at"])
+        models = record["models"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if record.get("format") != CACHE_FORMAT or not isinstance(models, list):
+        return None
+    if (record.get("base_url") or "") != (base_url or ""):
+        return None
+    return models, fetched_at
+
+
+def stale(fetched_at: datetime, now: datetime) -> bool:
+    return (now - fetched_at).total_seconds() > CACHE_AGE_SECONDS_MAX
+
+
+def learned(home: Path, base_url: str | None = None, disk: Disk = REAL_DISK) -> dict[str, Model]:
+    """The records the cached answer gives (empty when there is none), set as the listing
+    `capabilities` asks first."""
+    cached = read_listing(home, base_url, disk)
+    listed = from_api_models(cached[0]) if cached else {}
+    use_listing(listed)
+    return listed
+
+
+def rows(listed: Mapping[str, Model]) -> list[Model]:
+    """What `ever models` shows: the listed models, in the API's order (newest first), else the
+    table's current and legacy rows (never its retired ones)."""
+    if listed:
+        return [model for model in listed.values() if model.status != RETIRED]
+    return [model for model in _table() if model.status != RETIRED]
+
+
+def _table() -> list[Model]:
+    from harness.calls.models import MODELS
+    return list(MODELS.values())
+
+
+def table_date() -> str:
+    return TABLE_DATE

@@ -1,0 +1,77 @@
+"""The planted bugs of the review of the laws' own claims: each re-planted here, with the check
+named for it, which must catch it.
+
+Strategy: each is one of the sixteen bugs the review planted by hand (a placeholder, the fold, the
+context's budget, a waiting turn's retries, capped merges, a restart, the prover's cache and
+twins, a canary that cannot fail, a narrowed bound, the store's edges) as one textual edit; a
+planner bug has its catch by `make test` alone too (the tiny bridge's selection in
+tests/bridge/test_bridge.py), so the per-commit gate sees it.
+"""
+
+from mutants.base import Mutant
+from mutants.law_mutants import law, test
+
+DAMAGE = "harness/memory/damage.py"
+LOGFILE = "harness/memory/logfile.py"
+EDGES = "tests/memory/test_store_edges.py"
+PLANNER = "harness/memory/planner.py"
+CHECKPOINT = "harness/memory/checkpoint.py"
+FAST_TINY = test("tests/bridge/test_bridge.py::test_every_fast_tiny_run_agrees")  # make test's tiny runs
+
+MUTANTS = [
+    # the planner's bugs (h1–h3, m2 and the rest): each caught by make test's tiny runs (which, measured)
+    Mutant('fold_placeholders_at_reserve', PLANNER, '            if l == 0 and i in self.unbuilt_set:\n                line_bytes = placeholder_line_bytes(0, i)\n',
+           '            if False:\n                line_bytes = placeholder_line_bytes(0, i)\n',
+           FAST_TINY, "the turn's fold counts unbuilt lines at their 512-byte reserve, not their placeholder: it folds more than the model"),  # restarts/1, stale_outcomes/1, 4, small_jobs/1, 2, outages/1, failing_behind/4, 12, behind/1
+    Mutant('placeholder_without_newline', PLANNER, '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + len(PLACEHOLDER)\n',
+           '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + len(PLACEHOLDER) - 1\n',
+           FAST_TINY, "a placeholder line is counted without its newline: the turn's view passes the ceiling by a byte a line"),  # outages/1, behind/1
+    Mutant('placeholder_digits_of_its_index', PLANNER, '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + len(PLACEHOLDER)\n',
+           '    return len(str(i)) + HEAD_TAIL_BYTES[l] + len(PLACEHOLDER)\n',
+           FAST_TINY, "a placeholder's head is counted with the digits of its index, not of its first message"),  # behind/1
+    Mutant('coarse_placeholder_of_a_message', PLANNER, '        return placeholder_line_bytes(l, i)\n\n\nclass Planner',
+           '        return placeholder_line_bytes(0, i)\n\n\nclass Planner',
+           FAST_TINY, "the coarse fit counts an unbuilt parent's placeholder with a message's head"),  # behind/1
+    Mutant('context_budget_per_line', PLANNER, '            total += line_bytes[line_i << line_l]\n',
+           '            total = line_bytes[line_i << line_l]\n',
+           FAST_TINY, "a compaction's context holds each line to the budget, not their sum"),  # 22 of the 34 runs
+    Mutant('context_short_of_its_exact_budget', PLANNER, '            if total > budget:\n                break\n            lines.append((line_l, line_i))\n',
+           '            if total >= budget:\n                break\n            lines.append((line_l, line_i))\n',
+           FAST_TINY, "a compaction's context stops one line short when it reaches its budget exactly"),  # long_100000/1
+    Mutant('restart_keeps_the_tail_built', CHECKPOINT, '    for l, i, _, _ in tail:\n        built.discard(l, i)\n',
+           '',
+           FAST_TINY, 'a restart keeps the nodes logged after the checkpoint built before replaying them'),  # restarts/1, 2, random/3, 8, stale_outcomes/1 to 4, outages/1
+    # m4: a capped merge cut as one text, which loses its second half when the first is long
+    Mutant("capped_merge_cut_as_one", "model/line.py",
+           "    return CAPPED_MARK + merge_input_cut(a, b, LINE_BYTES_MAX - utf8_bytes(CAPPED_MARK))\n",
+           "    return CAPPED_MARK + cut(a + \"\\n\" + b, LINE_BYTES_MAX - utf8_bytes(CAPPED_MARK))\n",
+           law("capped_text_finds_its_source"), "a failed merge's capped line cuts its halves as one text: a long first half "
+           "leaves the second a few bytes [P9]"),
+    # m5: a waiting turn retries a failed line at once
+    Mutant("waiting_turn_retries_at_once", "model/planner.py", "    if waiting:\n        short = len(candidates)",
+           "    if waiting:\n        candidates = tuple(node for node in window if node not in running)\n"
+           "        short = len(candidates)",
+           law("queue_functions_hold"), "while a turn waits, a window line that failed since the last message starts again"),
+    # l3: the capped-text law narrowed from T ≤ 16 to T ≤ 8, its label kept
+    Mutant("capped_tilings_narrowed", "laws/work_queue.py", "TILED_MAX = 16  # every T up to this\n",
+           "TILED_MAX = 8  # every T up to this\n",
+           law("capped_text_finds_its_source"), "the capped-text law tiles only T ≤ 8: its label, built from the run, says so"),
+    # l2: a canary that cannot fail
+    Mutant("canary_cannot_fail", "laws/canaries.py", "    if proved:\n        return False, f\"{name}: PROVED, a known-false claim\"\n",
+           "", test("tests/laws/test_canaries.py::test_each_rule_made_unsound_lets_a_canary_through[fold_cache_ignores_the_start]"),
+           "a canary the prover proves still counts as refused"),
+    # o2: after a cut day file and a lost index, a lost id is given again
+    Mutant("record_given_one_short", DAMAGE, "        return max((high + 1 for _, high in self.lost), default=0)\n",
+           "        return max((high for _, high in self.lost), default=0)\n",
+           test(f"{EDGES}::test_an_id_lost_when_a_day_file_was_cut_is_not_given_again_when_the_index_is_lost_too"),
+           "the damage record's highest id given is one short: with the index lost, the lost id is given again"),
+    # o3: a file torn after its first byte is never ended, and the next acknowledged line is lost
+    Mutant("torn_first_byte_not_ended", LOGFILE, "    return size > 0 and disk.pread(fd, 1, size - 1) != b\"\\n\"\n",
+           "    return size > 1 and disk.pread(fd, 1, size - 1) != b\"\\n\"\n",
+           test(f"{EDGES}::test_a_torn_tail_of_every_length_on_an_empty_file_is_ended_and_the_next_line_stands_alone"),
+           "a file torn after its first byte is not ended: the next line is glued to the torn byte"),
+    Mutant("torn_first_byte_not_ended_store", LOGFILE, "    return size > 0 and disk.pread(fd, 1, size - 1) != b\"\\n\"\n",
+           "    return size > 1 and disk.pread(fd, 1, size - 1) != b\"\\n\"\n",
+           test(f"{EDGES}::test_a_day_file_holding_only_a_torn_first_line_of_any_length_keeps_the_next_message"),
+           "the same bug, through the store: the next message after a 1-byte torn first line is lost"),
+]
