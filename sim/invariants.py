@@ -109,7 +109,8 @@ def check_kept(run, final: bool) -> None:
             run.fail("acknowledged means kept", f"{key} was acknowledged and is not in the log at the end")
         elif key not in at and key not in inbox:
             flipped = " (after a bit flip in a cold file)" if damaged else ""
-            run.fail("acknowledged means kept", f"{key} was acknowledged and is neither logged nor in the inbox{flipped}")
+            run.fail("acknowledged means kept",
+                     f"{key} was acknowledged and is neither logged nor in the inbox{flipped}")
         elif key in inbox and key not in at and inbox[key] != sender.text:
             run.fail("acknowledged means kept", f"{key} is in the inbox but not whole")
     for position, record in enumerate(records):
