@@ -52,6 +52,8 @@ def sim_world(api: SimAPI, disk, rng: random.Random) -> World:
     def provider(client_settings, clock=clock, random=None, gate=None, **changes):
         import dataclasses
 
+        changes.pop("model", None)  # the simulated API is the one provider: no routing
+        changes.pop("providers", None)
         random = random or SimRandomness(rng)
         return Client(dataclasses.replace(client_settings, **changes), gate=gate or PrefixGate(clock.monotonic),
                       sleep=clock.sleep, random=random.fraction, monotonic=clock.monotonic,

@@ -94,6 +94,8 @@ class ClientSettings:
     # tokens: the context window of a model the capability table does not know (config.toml);
     # None: harness/calls/models.py's default, the smallest window it lists
     context_window: int | None = None
+    # a configured Messages API's `NAME/` (harness/calls/providers.py), dropped from the model sent
+    model_prefix: str = ""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> ClientSettings:
@@ -434,6 +436,9 @@ class Client:
 
         Cancelling the task that awaits it stops it cleanly: the HTTP response is closed, the gate
         lets the waiters go, and `asyncio.CancelledError` propagates."""
+        prefix = self.settings.model_prefix
+        if prefix and str(request.get("model", "")).startswith(prefix):
+            request = dict(request, model=request["model"][len(prefix):])
         # the capability table and the model's context window: refused without a call
         problem = request_problem(request, self.settings.context_window)
         if problem and window_problem(request, self.settings.context_window) == problem:

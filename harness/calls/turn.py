@@ -119,6 +119,7 @@ class TurnResult:
     calls: int = 0
     cache_read_share: float = 0.0  # of the turn's last call
     cost_e8: int | None = None  # the last call's cost in 10^-8 dollars; None if unpriced
+    tokens: int = 0  # the last call's prompt and output tokens, shown when it is unpriced
 
 
 class Turn(ToolLoop):
@@ -190,6 +191,8 @@ class Turn(ToolLoop):
             raise
         lines = view_text.split("\n")[1:-1]  # between "<chat>" and "</chat>"
         self.turn_id = memory.planner.T  # the user message's id: the turn's name in usage records
+        if self.chain.root < 0:
+            self.chain.root = self.turn_id  # [H15] a message's turn roots its chain
         if not logged:
             log_it()  # [P17] after the view is rendered
         now = self.settings.clock()
@@ -236,6 +239,7 @@ class Turn(ToolLoop):
         prompt_tokens = reply.usage.prompt_tokens or 1
         result.cache_read_share = reply.usage.cache_read_input_tokens / prompt_tokens
         result.cost_e8 = self._record(reply.spent, answered=True)
+        result.tokens = reply.spent.prompt_tokens + reply.spent.output_tokens
 
     def said(self, texts: list[str]) -> None:
         self.result.reply = self.checked(texts[-1])
@@ -289,7 +293,7 @@ class Turn(ToolLoop):
         """Record a call's usage, all its attempts (a failed call only if it was billed); its
         cost in 10^-8 dollars, None if unpriced."""
         record = usage_record("turn", self._turn_id(), self.settings.model, spent,
-                              self.memory.store.date_now())
+                              self.memory.store.date_now(), chain=self.chain.root)
         if self.settings.home and (answered or spent.prompt_tokens or spent.output_tokens):
             record_usage(self.settings.home, record, self.memory.store.disk)
         return cost_e8(record)

@@ -8,6 +8,9 @@
     ever browse [--out F] [--serve]   the whole memory as one HTML page
     ever log                  where the files are
     ever doctor [--repair] [--yes]   what is damaged in the logs; set it aside, never editing them
+    ever backup [DEST] [--check]   the chat into a folder or restic, with a manifest; the restore test
+    ever restore SRC [--upto ID]   a backup into an empty home: the chat on another machine
+    ever forget ID... --why TEXT   messages removed from every place Ever keeps them, proved gone
     ever cost [--json]        tokens, cache reads and writes, and what they cost
     ever simulate [--messages N] [--from-log PATH] [--json]   what a chat costs, beside other designs
     ever agents [--json]      the chat's subagents: running or how they ended, and their cost
@@ -322,8 +325,10 @@ def status_sentences(status: dict[str, Any]) -> str:
             f"{name} ({many(count, 'time')})" for name, count in status["failures"].items()) + ".")
     said.append(f"The compactor is {status['compactor']}.")
     backup = status.get("last_backup")
-    if backup:
-        said.append(f"The last backup: {backup.get('date', '?')}, {backup.get('where', '?')}.")
+    if backup:  # [S24] the last backup taken, and its last restore test
+        from harness.memory.backup_state import backup_sentence
+
+        said.append(backup_sentence(backup))
     return "\n".join(said)
 
 
@@ -591,9 +596,10 @@ def files_command() -> None:
 @click.option("--turns", type=int, default=20, help="How many of the last turns to list.")
 def cost(as_json: bool, turns: int) -> None:
     """Tokens, cache reads and writes per day and per turn, and what they cost."""
-    from harness.calls.usage import format_report, read_usage, report, report_json
+    from harness.calls.usage import format_report, read_usage, report, report_json, use_provider_prices
 
     settings = load_settings()
+    use_provider_prices(settings.providers)  # [H29] a local model priced in config.toml
     usage = read_usage(settings.home)
     result = report(usage.records, usage.skipped)
     if as_json:
@@ -621,19 +627,34 @@ def cost(as_json: bool, turns: int) -> None:
 @click.option("--no-pictures", is_flag=True, help="Only the table (or JSON): no files.")
 @click.option("--json", "as_json", is_flag=True, help="The figures as JSON, for scripts.")
 @click.option("--processes", type=click.IntRange(1), default=2, show_default=True, help="Processes to share the runs.")
+@click.option("--provider", default=None,
+              help="Replay on this provider's cache and prices ([providers.NAME] in config.toml, or openai).")
 def simulate(messages: int, seed: int, workload_name: str, import_notes: int, from_log, modes: str, out: str,
-             no_pictures: bool, as_json: bool, processes: int) -> None:
+             no_pictures: bool, as_json: bool, processes: int, provider: str | None) -> None:
     """What a chat costs, replayed with no key and no network: Ever beside the designs a user would
     pick instead, on the same messages at the same prices (docs/simulate.md)."""
     from harness.bench.simulate import run_command
+    from harness.bench.simulate_meter import use_provider
+    from harness.calls.providers import BUILT_IN
 
     settings = load_settings()
     memory_model = settings.model if settings.memory_model == "turns" else settings.memory_model
+    model = settings.model
+    if provider is not None:  # [H29] the chat's models on that provider, by their bare names
+        known = {**BUILT_IN, **settings.providers}
+        if provider not in known:
+            fail(f"There is no provider {provider!r}: the providers are {', '.join(sorted(known))}.")
+        try:
+            use_provider(known[provider])
+        except ValueError as error:
+            fail(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+        if provider != "anthropic":
+            model, memory_model = (f"{provider}/{name.partition('/')[2] or name}" for name in (model, memory_model))
     chosen = [name.strip() for name in modes.split(",") if name.strip()]
     command = "ever simulate " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["simulate"] else "ever simulate"
     try:
         run_command(messages, seed, workload_name, import_notes, from_log, chosen, None if no_pictures else out,
-                    as_json, processes, settings.model, memory_model, command.strip(), click.echo)
+                    as_json, processes, model, memory_model, command.strip(), click.echo)
     except ValueError as error:
         fail(f"{error}.")
 
@@ -714,6 +735,11 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
         fail(str(error))
     echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else table(result))
 
+
+from harness.chat.keeping import commands  # noqa: E402  backup, restore, forget
+
+for command in commands(echo, fail, ask_owner_or_open):
+    main.add_command(command)
 
 if __name__ == "__main__":
     main()
