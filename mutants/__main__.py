@@ -31,8 +31,8 @@ from mutants import (
     law_mutants,
     provider_mutants,
     recall_mutants,
-    view_mutants,
     sim_mutants,
+    view_mutants,
     week_mutants,
 )
 from mutants.base import Mutant
