@@ -30,7 +30,7 @@ KNOWN: tuple[Known, ...] = (
           "A disk error (EIO) met while a compaction runs is logged with its traceback "
           "(harness/memory/service.py `_run`'s log.exception) instead of one row and a retry."),
     Known("a long message's pieces doubled after a failed append", "never doubled",
-          "belongs to no message sent", 59,
+          "belongs to no message sent", 154,
           "A long message whose second piece the disk refuses (EIO) leaves its first piece logged; "
           "other messages are logged after it, so the next open's [S11] count (pieces at the log's "
           "end only) finds none, and the message is logged whole again: its first piece twice "
