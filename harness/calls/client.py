@@ -96,6 +96,8 @@ class ClientSettings:
     context_window: int | None = None
     # a configured Messages API's `NAME/` (harness/calls/providers.py), dropped from the model sent
     model_prefix: str = ""
+    # harness/calls/providers.py's Route: the API the owner's World builds a client for; None: this one
+    route: Any = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> ClientSettings:

@@ -181,12 +181,12 @@ class Owner:
             client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
             # a compaction retries while its call runs [P16]; a turn, whose user waits, gives
             # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
-            compactor_client = world.provider(client_settings, clock=world.clock, random=world.random,
-                                              context_window=settings.memory_context_window,
-                                              model=memory_settings.model, providers=settings.providers)
-            client = world.provider(client_settings, clock=world.clock, random=world.random,
-                                    model=settings.model, providers=settings.providers,
-                                    attempts_max=TURN_ATTEMPTS,
+            # [H25] each picks its provider by its model's name
+            compactions = dataclasses.replace(client_settings, route=route(memory_settings.model, settings.providers))
+            turns = dataclasses.replace(client_settings, route=route(settings.model, settings.providers))
+            compactor_client = world.provider(compactions, clock=world.clock, random=world.random,
+                                              context_window=settings.memory_context_window)
+            client = world.provider(turns, clock=world.clock, random=world.random, attempts_max=TURN_ATTEMPTS,
                                     context_window=settings.context_window,
                                     silence_seconds=TURN_SILENCE_SECONDS,
                                     retry_after_max_seconds=TURN_RETRY_AFTER_MAX_SECONDS,

@@ -46,11 +46,11 @@ def real_clients(client_settings: Any, clock: Clock | None = None, random: Rando
                  **changes: Any) -> Any:
     """A client of the model's API (harness/calls/client.py), with `changes` to its settings; its
     backoffs wait on `clock` and draw their jitter from `random` (the World's). The SDK is loaded
-    only here, by an owner about to call. `model` and `providers` pick the API
+    only here, by an owner about to call. The settings' `route` picks the API
     (harness/calls/providers.py): an OpenAI one is harness/calls/openai_client.py's provider."""
     from harness.calls.providers import provider_key, route
 
-    chosen = route(changes.pop("model", None) or "", changes.pop("providers", None)).provider
+    chosen = (client_settings.route or route("")).provider
     if chosen.openai:
         from harness.calls.openai_client import openai_provider
 
