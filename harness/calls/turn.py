@@ -292,7 +292,8 @@ class Turn(ToolLoop):
     def _record(self, spent: Usage, answered: bool = False) -> int | None:
         """Record a call's usage, all its attempts (a failed call only if it was billed); its
         cost in 10^-8 dollars, None if unpriced."""
-        record = usage_record("turn", self._turn_id(), self.settings.model, spent, chain=self.chain.root)
+        record = usage_record("turn", self._turn_id(), self.settings.model, spent,
+                              self.memory.store.date_now(), chain=self.chain.root)
         if self.settings.home and (answered or spent.prompt_tokens or spent.output_tokens):
             record_usage(self.settings.home, record, self.memory.store.disk)
         return cost_e8(record)

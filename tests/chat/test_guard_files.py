@@ -151,7 +151,8 @@ def test_hostile_files_for_simulate_and_bench_recall_are_refused_in_one_sentence
             {"i": 1, "kind": "ever", "text": "hi", "date": "2026-10-08T09:00:05"},  # naive: no offset
             {"i": 2, "kind": "user", "text": "again", "date": "2026-10-08T09:01:00+00:00"}]
     log.write_text("\n".join([json.dumps(row) for row in rows] + ["[" * 100_000 + "]" * 100_000]) + "\n")
-    simulated = ever(["simulate", "--from-log", str(tmp_path), "--modes", "ever", "--json"], env)
+    simulated = ever(["simulate", "--from-log", str(tmp_path), "--modes", "ever", "--json", "--no-pictures",
+                      "--out", str(tmp_path / "simulation")], env)
     assert simulated.returncode == 0, simulated.stderr
     assert "a bug in Ever" not in simulated.stderr and "Traceback" not in simulated.stderr
 
