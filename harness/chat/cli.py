@@ -8,6 +8,9 @@
     ever browse [--out F] [--serve]   the whole memory as one HTML page
     ever log                  where the files are
     ever doctor [--repair] [--yes]   what is damaged in the logs; set it aside, never editing them
+    ever backup [DEST] [--check]   the chat into a folder or restic, with a manifest; the restore test
+    ever restore SRC [--upto ID]   a backup into an empty home: the chat on another machine
+    ever forget ID... --why TEXT   messages removed from every place Ever keeps them, proved gone
     ever cost [--json]        tokens, cache reads and writes, and what they cost
     ever simulate [--messages N] [--from-log PATH] [--json]   what a chat costs, beside other designs
     ever agents [--json]      the chat's subagents: running or how they ended, and their cost
@@ -323,8 +326,10 @@ def status_sentences(status: dict[str, Any]) -> str:
             f"{name} ({many(count, 'time')})" for name, count in status["failures"].items()) + ".")
     said.append(f"The compactor is {status['compactor']}.")
     backup = status.get("last_backup")
-    if backup:
-        said.append(f"The last backup: {backup.get('date', '?')}, {backup.get('where', '?')}.")
+    if backup:  # [S24] the last backup taken, and its last restore test
+        from harness.memory.backup_state import backup_sentence
+
+        said.append(backup_sentence(backup))
     return "\n".join(said)
 
 
@@ -762,6 +767,11 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
         fail(str(error))
     echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else table(result))
 
+
+from harness.chat.keeping import commands  # noqa: E402  backup, restore, forget
+
+for command in commands(echo, fail, ask_owner_or_open):
+    main.add_command(command)
 
 if __name__ == "__main__":
     main()

@@ -27,6 +27,9 @@ ignored):
                                            # as the model takes (harness/calls/models.py)
     settle_timeout_seconds = 20            # how long a turn waits for its view [D10]
     quiet = false                          # true: the chat shows no `memory:` rows (/quiet toggles)
+    [backup]
+    dest = "/mnt/drive/ever"               # or "restic:REPOSITORY": backed up after each turn [S24]
+    every_seconds = 600                    # and on this timer, with its restore test
     [cache]
     marks = true                           # false: send no cache marks (servers that reject them)
     [agents]                               # each subagent's caps [A1]
@@ -116,6 +119,8 @@ DEFAULTS: dict[str, Any] = {
     "memory.quiet": False,
     # [H15] the whole chat's caps, whoever's words started the work (harness/calls/budget.py)
     **{f"chat.{name}": getattr(ChatCaps, name) for name in CHAT_CAP_NAMES},
+    "backup.dest": None,  # a folder or restic:REPOSITORY: the owner backs up after each turn [S24]
+    "backup.every_seconds": 600,  # and on this timer, checking it (harness/memory/backup.py)
 }
 KEYS = tuple(DEFAULTS)
 
@@ -176,6 +181,8 @@ class Settings:
     context_window: int | None = None
     memory_context_window: int | None = None
     memory_quiet: bool = False  # the terminal shows no `memory:` rows
+    backup_dest: str | None = None  # where the owner backs the chat up [S24]
+    backup_every_seconds: int = 600
     priced: bool = True  # False: `ever chat --local`, whose echo costs nothing, whatever the model's name
     # the config's [providers.NAME] tables (harness/calls/providers.py); the built-ins beside them
     providers: Mapping[str, Any] = field(default_factory=dict)
@@ -267,6 +274,8 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         context_window=values["context_window"],
         memory_context_window=values["memory.context_window"],
         memory_quiet=values["memory.quiet"],
+        backup_dest=values["backup.dest"],
+        backup_every_seconds=values["backup.every_seconds"],
         providers=read_providers(path),
         sources=sources,
     )
@@ -373,10 +382,14 @@ def checked(key: str, value: Any, where: str) -> Any:
         return value
     if key in ("agents.tokens_max", "agents.tool_calls_max", "agents.seconds_max", "turn.calls_max",
                "turn.tool_calls_max", "turn.tokens_max", "turn.seconds_max", "turn.output_bytes_max",
-               "context_window", "memory.context_window") or key.startswith("chat."):
+               "context_window", "memory.context_window", "backup.every_seconds") or key.startswith("chat."):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise wrong("a whole number above 0")
         return value
+    if key == "backup.dest":
+        if not isinstance(value, str) or not value.strip():
+            raise wrong("a folder, or restic:REPOSITORY")
+        return value.strip()
     if key in ("cache.marks", "memory.quiet"):
         if not isinstance(value, bool):
             raise wrong("true or false")
