@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import httpx2
 
 from harness.localapi.cache import PromptCache
+from harness.localapi.catalogue import Catalogue
 from harness.localapi.server import error_json, sse, stream_events, usage_json
 from harness.localapi.validation import ApiError, block_tokens, cache_marks, check_request, prompt_blocks
 from sim.counts import Counts
@@ -92,6 +93,7 @@ class SimAPI:
         self.rates = rates
         self.clock = clock  # seconds, the simulation's
         self.cache = PromptCache({}, 1024)
+        self.catalogue = Catalogue()
         self.number = 0
         self.refused: list[str] = []  # 400s: a request the real API would refuse
         self.requests: list[dict] = []  # (kind, bytes) of each request, for the ceilings' check
@@ -99,6 +101,17 @@ class SimAPI:
 
     def draw(self, rate: float) -> bool:
         return not self.quiet and rate > 0 and self.rng.random() < rate
+
+    def listing(self, path: str, query: dict) -> httpx2.Response:
+        """`GET /v1/models[/{id}]` as the local API answers it, from the same catalogue."""
+        self.counts.add("models listed")
+        model_id = path.removeprefix("/v1/models").strip("/")
+        if model_id:
+            model = self.catalogue.find(model_id)
+            if model is None:
+                return json_response(404, error_json("not_found_error", f"model: {model_id}", "req_sim_models"))
+            return json_response(200, self.catalogue.info(model))
+        return json_response(200, self.catalogue.page(query))
 
     async def answer(self, path: str, headers, raw: bytes) -> httpx2.Response:
         self.number += 1
@@ -246,5 +259,7 @@ class SimTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         raw = await request.aread()
+        if request.method == "GET" and request.url.path.startswith("/v1/models"):
+            return self.api.listing(request.url.path, dict(request.url.params))
         response = await self.api.answer(request.url.path, request.headers, raw)
         return response

@@ -14,7 +14,6 @@ import dataclasses
 import functools
 import os
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
@@ -197,7 +196,7 @@ class Owner:
             # the home; offline, the table answers (harness/calls/capabilities.py)
             # (of the clients, the one that has a Models API: the turns' or the compactor's)
             listing_client = next((one for one in (client, compactor_client) if hasattr(one, "list_models")), client)
-            await refresh(listing_client, settings.home, settings.base_url, datetime.now(UTC), world.disk)
+            await refresh(listing_client, settings.home, settings.base_url, world.clock.now(), world.disk)
         except BaseException:
             memory.close()
             raise
