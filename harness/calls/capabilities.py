@@ -23,6 +23,7 @@ Standard library only: the SDK call that fetches the answer is in harness/calls/
 """
 
 import asyncio
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -121,13 +122,18 @@ def from_api_models(answer: Iterable[Mapping[str, Any]]) -> dict[str, Model]:
     return listed
 
 
+def server_of(base_url: str | None) -> str:
+    """Which server a kept list came from, as a hash: a base URL may hold a password [H3]."""
+    return hashlib.sha256((base_url or "").encode()).hexdigest()
+
+
 def save_listing(home: Path, answer: list[dict[str, Any]], fetched_at: datetime,
                  base_url: str | None = None, disk: Disk = REAL_DISK) -> None:
     """Keep the API's answer under the home with its date, replaced whole."""
     path = home / CACHE_PATH
     make_parents(home, disk)
     record = {"format": CACHE_FORMAT, "fetched_at": fetched_at.astimezone(UTC).isoformat(),
-              "base_url": base_url or "", "models": answer}
+              "server": server_of(base_url), "models": answer}
     write_whole(path, (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode(), disk)
 
 
@@ -147,7 +153,7 @@ def read_listing(home: Path, base_url: str | None = None,
         return None
     if record.get("format") != CACHE_FORMAT or not isinstance(models, list):
         return None
-    if (record.get("base_url") or "") != (base_url or ""):
+    if record.get("server") != server_of(base_url):
         return None
     return models, fetched_at
 

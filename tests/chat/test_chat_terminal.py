@@ -146,7 +146,7 @@ def test_a_scripted_chat_shows_exactly_this_transcript(tmp_path, local):
     # the view: "0+1|user: hello\n" 16 bytes and "1+1|ever: Hi! How can I help?\n" 30, then
     # "2+1|user: when did I say hello?\n" 32, the tool call, its result and the reply: under 1K
     assert shown == [
-        "Ever · 0 messages · view 0 bytes, 0 lines · /help",
+        "Ever · 0 messages · view 14 bytes, 0 lines · /help",  # 14: `<chat>\n</chat>`, as a turn sends it
         "› hello",
         "Hi! How can I help?",
         f"mem 0K/128K · cache {share[0]}% · {cost[0]}",
@@ -185,7 +185,8 @@ def test_every_chat_command_answers_and_a_bad_one_is_one_line_and_the_chat_goes_
         memory_rows = chat.answer("/memory", "</chat>")
         view = ["0+1|user: hello there", "1+1|ever: Hi."]
         assert memory_rows[-4:] == ["<chat>", *view, "</chat>"]
-        view_bytes = sum(len(row.encode()) + 1 for row in view)  # each line with its line break
+        # each line with its line break, inside `<chat>\n` and `</chat>` (14 bytes), as a turn sends it
+        view_bytes = 14 + sum(len(row.encode()) + 1 for row in view)
         assert {"messages: 2", f"view_bytes: {view_bytes}", "view_lines: 2", "shrinking: False",
                 "unsummarized: 0", "running: []", "failures: {}"} <= set(memory_rows[:-4])
         assert chat.answer("/memory zoom 1 1", "ever: Hi.") == ["ever: Hi."]

@@ -187,7 +187,7 @@ def test_ever_chat_opens_with_the_views_size_and_its_last_lines(tmp_path, api):
     child = pexpect.spawn(EVER, ["chat"], env=environment(tmp_path, api), encoding="utf-8",
                           timeout=60, dimensions=(40, 160))
     try:
-        child.expect(r"Ever · 1 message · view 16 bytes, 1 line · /help\r\n")
+        child.expect(r"Ever · 1 message · view 30 bytes, 1 line · /help\r\n")  # 16 and the tags' 14
         child.expect("0\\+1\\|user: hello")
         child.expect("›")
         child.sendcontrol("d")
