@@ -30,7 +30,6 @@ Z3 terms so that `identity_tests` can reject any that tests `is`, `is not` or `i
 """
 
 import ast
-import hashlib
 import inspect
 import itertools
 import sys
@@ -77,13 +76,11 @@ _LITERALS: dict[str, Any] = {}
 
 
 def literal(text: str):
-    """A Python string as a Text constant: equal strings give the same constant. Its name is
-    made from the text alone, never from how many literals came before: Z3's search depends on
-    the names in a query, and a law's query must not depend on the laws that ran first (named
-    `text{count}`, one literal more in an earlier law left push_agrees_always's step `unknown`)."""
+    """A Python string as a Text constant: equal strings give the same constant. Named by the
+    count of literals before it, so a law's query depends on the literals earlier laws made
+    (docs/trust.md, "Stable verdicts": what that does to push_agrees_always)."""
     if text not in _LITERALS:
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-        _LITERALS[text] = z3.Const(f"text_{digest}", TEXT)
+        _LITERALS[text] = z3.Const(f"text{len(_LITERALS)}", TEXT)
     return _LITERALS[text]
 
 

@@ -55,19 +55,3 @@ def test_a_querys_verdict_and_work_are_its_own_whatever_ran_before():
     assert first.proved and again.proved
     assert first.used == again.used > 0
 
-
-def test_a_text_literal_s_name_is_its_text_s_not_the_count_of_literals_before_it():
-    # one dummy literal made first renamed every later one when names were counted, and left
-    # push_agrees_always `unknown` (docs/trust.md, "Stable verdicts")
-    import subprocess
-    import sys
-
-    def names(before: int) -> str:
-        script = ("from laws import z3_model as zm\n"
-                  f"for n in range({before}): zm.literal(f'dummy {{n}}')\n"
-                  "print(zm.literal('').decl().name(), zm.literal('user: hi').decl().name())")
-        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
-
-    alone, after = names(0), names(3)
-    assert alone == after
-    assert len(set(alone.split())) == 2  # two texts, two constants
