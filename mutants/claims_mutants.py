@@ -15,7 +15,7 @@ from mutants.law_mutants import law, test
 
 DAMAGE = "harness/memory/damage.py"
 LOGFILE = "harness/memory/logfile.py"
-EDGES = "tests/memory/test_store_edges.py"
+EDGES = "tests/memory/test_store.py"
 PLANNER = "harness/memory/planner.py"
 CHECKPOINT = "harness/memory/checkpoint.py"
 FAST_TINY = test("tests/bridge/test_bridge.py::test_every_fast_tiny_run_agrees")  # make test's tiny runs
