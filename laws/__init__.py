@@ -29,6 +29,7 @@ the README's counts.
     z3_tree     `tree_lookup_gives_what_was_put`, on model/tree.py's code
     z3_push     push_agrees_always: the counter's lemmas (docs/push_agrees_always.md)
     z3_fold     push_agrees_always: the fold step as the carry's merge
+    z3_ceiling  the turn's ceiling in rendered bytes: a sibling-free view's 64 lines, a line's 1,578 bytes, their rules [P20]
 
 May import: the standard library, laws, model, harness (the production twins a law compares with
 the model), z3 and hypothesis; CrossHair runs as a command of its own.

@@ -303,20 +303,92 @@ def first_day_states() -> tuple:
     return tuple(first_day(TENTH, 60, 200, 20, seed=5))
 
 
+# [P19] A view with no two siblings side by side is T's binary digits (sibling_free_view_is_binary),
+# at most 64 lines below 2^64; a line renders at most LINE_RENDERED_BYTES_MAX with its newline
+# (line_renders_within_its_bound): so the turn's fold ends within 64 such lines whatever the
+# ceiling, and within the ceiling itself only when the ceiling is at least that.
+LINE_RENDERED_BYTES_MAX = 20 + 1 + 19 + 1 + 3 * 512 + 1  # id, +, n, |, 512 bytes at 3 each, \n
+CEILING_BYTES_MIN = 64 * LINE_RENDERED_BYTES_MAX  # 100,992: the precondition on the ceiling
+
+
+def binary_view_bytes_max(T: int) -> int:
+    """The most T's binary digits can render, less the tags: one line per 1-bit, each its head
+    `id+n|`, at most 512 bytes shown at 3 bytes each ([P18]'s `‹`) and its newline. Written
+    from the digits, not from the model."""
+    total, start = 0, 0
+    for l in range(T.bit_length() - 1, -1, -1):
+        if T >> l & 1:
+            total += len(str(start)) + 1 + len(str(1 << l)) + 1 + 3 * 512 + 1
+            start += 1 << l
+    return total
+
+
+def turn_bytes_max(config: Config, T: int) -> int:
+    """What a turn's view may render, less the tags [P20]: its ceiling when the ceiling meets the
+    precondition (at least CEILING_BYTES_MIN, T below 2^64), else the larger of the ceiling and
+    T's binary digits' most."""
+    assert T < 1 << 64
+    if config.view_bytes_ceiling >= CEILING_BYTES_MIN:
+        return config.view_bytes_ceiling
+    return max(config.view_bytes_ceiling, binary_view_bytes_max(T))
+
+
+# A ceiling of 101,000 bytes, just past the precondition, at sizes where the fold is cheap.
+PRECONDITION_MET = Config(101_000, 50_500, 25_000, 12_500)
+# Past the precondition (the law's own third late run's configuration): every line built to 512
+# bytes leaves the turn's fold at T's binary digits, over the ceiling.
+PRECONDITION_UNMET = Config(3_000, 1_500, 1_000, 500, 1)
+
+
+@lru_cache(maxsize=1)
+def precondition_met_states() -> tuple:
+    return tuple(first_day(PRECONDITION_MET, 40, 300, 20, seed=6))
+
+
+def full_lines_view(config: Config, messages: int, text_bytes: int) -> State:
+    """`messages` messages of 600 bytes, every call answered by a line of `text_bytes` bytes
+    before the next message: the view ends as T's binary digits, each line that long."""
+    state = State(config)
+    for _ in range(messages):
+        state = step(state, Message("user", "m" * 594))
+        while state.running:
+            l, i = state.running[0]
+            state = step(state, Built(l, i, "s" * text_bytes))
+    return state
+
+
 def view_within_ceiling(budget: Budget) -> Verdict:
     """[gist §3.2] "64-128 KB in all", in every state [P19]: the view a turn would send
-    renders at most the ceiling plus the tags, and every running compaction's context at most
+    renders at most its ceiling plus the tags when the ceiling is at least 100,992 bytes (64 lines
+    of 1,578, the bound of the hand proof) and T is below 2^64, and at most the larger of the
+    ceiling and T's binary digits' most below that; every running compaction's context at most
     the compaction view's ceiling plus the tags, with no exception for a view that cannot merge
-    (a compactor behind, paused, or an import's notes waiting for their parents); and a view
-    never renders more than it counts, whenever its lines get built [P1].
+    (a compactor behind, paused, or an import's notes waiting for their parents); and a view whose
+    texts show one byte for one never renders more than it counts, whenever its lines get built [P1].
 
-    The view a turn sends is computed at every turn of the first day, and at every third state
+    The precondition is seen to be needed: at Config(3000, 1500, 1000, 500, 1), 127 messages
+    whose every call is answered by a 512-byte line leave T's 7 binary digits, which render
+    3,646 bytes against 3,014, within the digits' bound; and a text of `<` renders more than its
+    line was counted [P18].
+
+    The view a turn sends is computed at every turn of the first days, and at every third state
     whose view shows over the ceiling (there it is folded; the model's fold is quadratic in the
     view's lines, so not at every one); a view within it is sent as it is
     (each fit leaves it as it is: `fit_reaches_budget`, proved)."""
-    turns = folded = contexts = placeholders = 0
+    past = full_lines_view(PRECONDITION_UNMET, 127, 512)
+    past_sent = shown_bytes(sent_view(past))
+    if past_sent <= PRECONDITION_UNMET.view_bytes_ceiling + TAGS_BYTES:
+        return Verdict(False, "none", f"past the precondition the turn's view renders {past_sent} bytes, "
+                                      "within its ceiling: the precondition is not seen to be needed")
+    if past_sent > turn_bytes_max(PRECONDITION_UNMET, past.T) + TAGS_BYTES:
+        return Verdict(False, "none", f"past the precondition the turn's view renders {past_sent} bytes, over T's digits' bound")
+    escaped_line = Line(0, 0, "<" * 512, True, 0)
+    if utf8_bytes(rendered(escaped_line)) + 1 <= utf8_bytes("0+1|") + 512 + 1:
+        return Verdict(False, "none", "a text of < renders within its reserve: the one-byte-for-one condition is not seen to be needed")
+    turns = folded = contexts = placeholders = met = 0
     biggest = 0
-    states = [(state, False) for state in ceiling_states()] + list(first_day_states())
+    states = ([(state, False) for state in ceiling_states()] + list(first_day_states())
+              + list(precondition_met_states()))
     over = 0
     for state, turn_renders in states:
         c = state.config
@@ -332,19 +404,23 @@ def view_within_ceiling(budget: Budget) -> Verdict:
             sent = sent_view(state)
             sent_bytes = shown_bytes(sent)
             turns += 1
+            met += c.view_bytes_ceiling >= CEILING_BYTES_MIN and len(sent) < len(state.view)
             folded += len(sent) < len(state.view)
             placeholders += sum(1 for line in sent if not line.built and line.l > 0)
             biggest = max(biggest, sent_bytes)
-            if sent_bytes > c.view_bytes_ceiling + TAGS_BYTES:
-                return Verdict(False, "none", f"T={state.T}: a turn's view renders {sent_bytes} bytes, over its ceiling")
+            if sent_bytes > turn_bytes_max(c, state.T) + TAGS_BYTES:
+                return Verdict(False, "none", f"T={state.T}: a turn's view renders {sent_bytes} bytes, over its bound")
         for l, i in state.running:
             lines = context(state.cview, l, i, c.cview_bytes_ceiling)
             contexts += 1
             if shown_bytes(lines) > c.cview_bytes_ceiling + TAGS_BYTES:
                 return Verdict(False, "none", f"T={state.T}: node ({l}, {i})'s context renders {shown_bytes(lines)} bytes")
-    label = (f"Searched: three seeded late runs of 2,700 messages and a first day of 280 messages and notes, "
-             f"{turns:,} turn views ({folded:,} folded, {placeholders:,} coarse placeholders), {contexts:,} contexts")
-    return Verdict(folded > 0 and placeholders > 0, label, f"largest turn view {biggest:,} bytes with its tags")
+    label = (f"Searched: three seeded late runs of 2,700 messages and first days of 280 and 360 messages and notes, "
+             f"{turns:,} turn views ({folded:,} folded, {met:,} of them at a ceiling past the precondition, "
+             f"{placeholders:,} coarse placeholders), {contexts:,} contexts; one configuration short of the "
+             f"precondition seen to pass its ceiling")
+    return Verdict(folded > 0 and placeholders > 0 and met > 0, label,
+                   f"largest turn view {biggest:,} bytes with its tags; past the precondition {past_sent:,} bytes")
 
 
 def sibling_free_tilings(T: int) -> list:
@@ -411,7 +487,7 @@ LAWS = [
     Law("tie_at_11", "§3.2", "At T = 11 pairs 4–7 and 8–9 are both due 2 and the older merges; from T + 1, 8–9 would.", "example", "Example: hand computation at T = 11", tie_at_11),
     Law("sawtooth_holds", "§3.2", "After each batch the view is at most the floor unless no pair can merge; after each message it is at most the ceiling unless shrinking; it averages half-way.", "runs", "Searched: a seeded run of 10,000 messages at a tenth of the gist's sizes, at least 250 batches", sawtooth_holds),
     Law("view_bytes_rendered", "§3", "A view's counted size is its rendered bytes less the `<chat>` tags, plus 483 for each placeholder: an unbuilt line counts as its longest built line [P1].", "runs", "Searched: three seeded late runs of 2,700 messages, at least 40,000 placeholder lines across their states", view_bytes_rendered),
-    Law("view_within_ceiling", "§3.2 [P19]", "After any event the view a turn sends renders at most the ceiling plus the tags, and every compaction's context its ceiling plus the tags, with no exception; a view never renders more than it counts.", "runs", "Searched: three seeded late runs of 2,700 messages and a first day of 280 messages and notes, at least 700 turn views (at least 700 folded, at least 5,000 coarse placeholders), at least 15,000 contexts", view_within_ceiling),
-    Law("sibling_free_view_is_binary", "§2 [P19]", "A view with no two sibling lines side by side is T's binary digits: one line per 1-bit, at most 64 lines; so the turn's fold ends within 64 lines of at most 1,578 bytes (100,992 < 128,000).", "exhaustive", "Bounded: every tiling of every T from 0 to 1,024", sibling_free_view_is_binary),
+    Law("view_within_ceiling", "§3.2 [P19]", "After any event the view a turn sends renders at most the ceiling plus the tags when the ceiling is at least 100,992 bytes and T below 2^64 (at most the larger of the ceiling and T's binary digits' most below that), and every compaction's context its ceiling plus the tags; a view whose texts show one byte for one never renders more than it counts.", "runs", "Searched: three seeded late runs of 2,700 messages and first days of 280 and 360 messages and notes, at least 700 turn views (at least 700 folded, at least 10 of them at a ceiling past the precondition, at least 5,000 coarse placeholders), at least 15,000 contexts; one configuration short of the precondition seen to pass its ceiling", view_within_ceiling),
+    Law("sibling_free_view_is_binary", "§2 [P19]", "A view with no two sibling lines side by side is T's binary digits: one line per 1-bit (its count and its lines' sizes: sibling_free_view_has_64_lines, line_renders_within_its_bound).", "exhaustive", "Bounded: every tiling of every T from 0 to 1,024", sibling_free_view_is_binary),
     Law("unsettled_view_shows_placeholders", "§5, §7.5", "A line not summarized yet shows as the placeholder, never the start of its message.", "runs", "Searched: three seeded late runs of 2,700 messages, at least 20,000 unbuilt lines shown", unsettled_view_shows_placeholders),
 ]

@@ -38,6 +38,7 @@ import z3
 import model.planner
 from laws import z3_model as zm
 from laws.core import Budget, Law, Verdict
+from laws.z3_ceiling import RULE_CANARIES
 from laws.z3_core import Sym, SymBool
 
 
@@ -427,6 +428,7 @@ PARTS = (
     ("integer_encoding_refuses", "the integer encoding", INTEGER_CANARIES),
     ("cut_paths_prove_nothing", "explore's paths", EXPLORE_CANARIES),
     ("loop_cache_refuses", "the loop cache", CACHE_CANARIES),
+    ("line_size_rules_refuse", "the rules on text sizes", RULE_CANARIES),
 )
 
 LAWS = [

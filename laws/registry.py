@@ -11,10 +11,10 @@ left out. `python -m laws` fails a law whose earned label is below the registry'
 counts (`strength_counts`), and a test fails when either differs.
 """
 
-from laws import bounded, canaries, choice, confirmed, protocol, restarts, searched, universal, work_queue
+from laws import bounded, canaries, choice, confirmed, protocol, restarts, searched, universal, work_queue, z3_ceiling
 from laws.core import ENGINES, STRENGTHS, Law, kind, opening
 
-MODULES = (bounded, canaries, universal, work_queue, choice, restarts, protocol, confirmed, searched)  # the order `make laws` runs them
+MODULES = (bounded, canaries, universal, z3_ceiling, work_queue, choice, restarts, protocol, confirmed, searched)  # the order `make laws` runs them
 
 
 def laws() -> list[Law]:

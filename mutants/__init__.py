@@ -12,6 +12,10 @@
     recall_mutants          bugs in `ever bench recall`: its facts, its scoring, its arms, each caught by a test
     claims_mutants          the review's planted bugs of the laws' own claims, each caught by the check named for it
     guard_mutants           bugs in the chat's guards: spend per chain and chat, approvals, questions, entrances
+    week_mutants            bugs in a first week's commands: the import's estimate at its edges, status, the service unit
+    provider_mutants        bugs in the OpenAI providers, their stand-ins and the costs per provider, each caught by a test
+    backup_mutants          bugs in `ever backup`, `--check`, `ever restore` and `ever forget`, each caught by a test
+    view_mutants            bugs in the view's ceiling in rendered bytes: its rules, its bound, its precondition
 
 May import: anything.
 """

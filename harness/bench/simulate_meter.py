@@ -89,6 +89,7 @@ class Meter:
         self.exact = exact
         self._known = _KNOWN  # pure: every meter of the process shares it
         self._minimums: dict[str, int] = {}
+        self._automatic_entries: dict[str, dict[bytes, float]] = {}  # OpenAI's: digest → last used
 
     def _identity(self, prefix: bytes, block: JSON) -> tuple[bytes, int]:
         """The digest of the block's identity as `prompt_blocks` makes it, and its tokens."""
@@ -143,6 +144,8 @@ class Meter:
 
     def call(self, body: JSON, now_seconds: float) -> CacheOutcome:
         """The request as the local API answers it at `now_seconds`: what it reads and writes."""
+        if PROVIDER is not None:
+            return self.look(body["model"], self.prepare(body), now_seconds)
         if self.exact or is_marked(body):
             blocks = prompt_blocks(body)
             outcome, writes = self.cache.look(body["model"], blocks, cache_marks(body, blocks), now_seconds)
@@ -184,6 +187,8 @@ class Meter:
         return Prepared(digests, prefix_tokens, joined, marks)
 
     def look(self, model: str, prepared: "Prepared", now_seconds: float) -> CacheOutcome:
+        if PROVIDER is not None:
+            return self._automatic(model, prepared, now_seconds)
         return self._look(model, prepared.digests, prepared.prefix_tokens, prepared.joined, prepared.marks,
                           now_seconds)
 
@@ -223,6 +228,49 @@ class Meter:
         return outcome
 
 
+    def _automatic(self, model: str, prepared: "Prepared", now: float) -> CacheOutcome:
+        """OpenAI's automatic cache, as harness/localapi/openai_api.py keeps it: no marks; the
+        longest prefix an earlier request of this model left, within 5 minutes of its last use, read
+        in steps of 128 tokens when it is 1,024 or more; every prefix of 1,024 or more kept; no
+        write charged. The prefixes are the Messages body's blocks: the same view and prompt."""
+        entries = self._automatic_entries.setdefault(model, {})
+        digests, prefix_tokens = prepared.digests, prepared.prefix_tokens
+        read_blocks = cached = 0
+        for number in range(len(digests) - 1, 0, -1):
+            if prefix_tokens[number] < OPENAI_CACHE_MIN_TOKENS:
+                break
+            used = entries.get(digests[number])
+            if used is not None and now < used + OPENAI_CACHE_TTL_SECONDS:
+                read_blocks = number
+                cached = prefix_tokens[number] - prefix_tokens[number] % OPENAI_CACHE_STEP_TOKENS
+                break
+        for number in range(len(digests) - 1, 0, -1):
+            if prefix_tokens[number] < OPENAI_CACHE_MIN_TOKENS:
+                break
+            entries[digests[number]] = now
+        total = prefix_tokens[-1]
+        return CacheOutcome(total, total - cached, 0, cached, 0, 0, read_blocks, ())
+
+
+# [H29] the provider whose cache and prices `ever simulate --provider` replays (a
+# harness/calls/providers.py ProviderConfig of an OpenAI API); None: Anthropic's. Set before the
+# worker processes fork, so each has it.
+PROVIDER: Any = None
+OPENAI_CACHE_MIN_TOKENS, OPENAI_CACHE_STEP_TOKENS, OPENAI_CACHE_TTL_SECONDS = 1024, 128, 300.0
+
+
+def use_provider(config: Any) -> None:
+    """Replay on `config`'s cache and prices (None: Anthropic's); a ValueError when an OpenAI
+    provider has no prices to replay with."""
+    global PROVIDER
+    if config is not None and config.api == "anthropic":
+        config = None
+    if config is not None and config.prices is None:
+        raise ValueError(f"the provider {config.name} has no prices: set prices = {{input = …, cached_input = …, "
+                         f"output = …}} in [providers.{config.name}] of config.toml to simulate what it costs")
+    PROVIDER = config
+
+
 def same_blocks_as_the_local_api(body: JSON) -> bool:
     """The meter's blocks are the local API's: the same tokens, marks and block order, and two
     blocks have one digest exactly when the local API gives them one identity."""
@@ -257,6 +305,9 @@ class Prices:
 
     @classmethod
     def of(cls, model: str) -> "Prices":
+        if PROVIDER is not None:  # [H29] its configured prices; a cache write is input
+            input_cents, cached_cents, output_cents = PROVIDER.prices
+            return cls(model, input_cents / 1e8, input_cents / 1e8, cached_cents / 1e8, output_cents / 1e8)
         row = capabilities(model)
         if row is None or row.price is None:
             raise ValueError(f"{model} has no price in the capability table (harness/calls/models.py)")

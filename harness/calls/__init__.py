@@ -3,6 +3,9 @@
     provider    the seam to a model's API: a call in neutral values, its reply, why it stopped [H14]
     anthropic   the Messages API as a provider: its body, its cache marks, its stop reasons
     client      the one module that imports the `anthropic` SDK: retries, errors, the prefix gate
+    providers   `[providers.NAME]` in config.toml, and which provider a `NAME/MODEL` picks [H25]
+    openai      OpenAI's Chat Completions and Responses wires: bodies, finish reasons, usage [H26]
+    openai_client  the one module that imports the `openai` SDK: those wires as providers, retried
     outcomes    what a call gives back and how it fails (Usage, Reply, Refused, …), without the SDK
     models      the capability record and the hand table: what each model takes, its limits and prices
     capabilities  the Models API's answer as records, cached under the home with its date
@@ -23,6 +26,6 @@
     usage       each call's tokens and what they cost
     agents      subagents: the `agent` tool, their runs in the background, their reports
 
-May import: the standard library, the SDK (client only), harness.memory and harness.calls. Never
+May import: the standard library, the SDKs (client and openai_client only), harness.memory and harness.calls. Never
 harness.chat or harness.localapi.
 """

@@ -49,7 +49,7 @@ from harness.calls.usage import record_usage, usage_record
 from harness.memory import agentlog
 from harness.memory.agentlog import AgentCaps, AgentLog, NameTaken
 from harness.memory.disk import REAL_DISK, Disk
-from harness.memory.images import ToolResult, error_result, pages, text_result, with_images
+from harness.memory.images import ToolResult, error_result, text_result, with_images
 from harness.memory.service import PAGE_CHARS, Memory
 from harness.memory.text import split_long, valid_text
 
@@ -347,21 +347,10 @@ class Agents:
 
     def zoom(self, tool_input: dict[str, Any]) -> ToolResult:
         """`zoom("Name")`: the subagent's whole conversation, in pages like a long message."""
-        name, page = tool_input.get("id"), tool_input.get("page", 1)
-        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-            return error_result(f"zoom: page must be a whole number, 1 or more; got {page!r}.")
-        path = agentlog.find(self.chat, name, self.disk) if agentlog.name_error(name) is None else None
-        if path is None:
-            known = agentlog.names(self.chat, self.disk)
-            listed = f"; its subagents are {', '.join(known)}" if known else "; it has none yet"
-            return error_result(f"zoom: this chat has no subagent named {name!r}{listed}.")
-        bodies = pages(agentlog.conversation(agentlog.read_log(path, self.disk)), PAGE_CHARS)
-        if page > len(bodies):
-            return error_result(f"zoom: subagent {path.stem}'s conversation has {len(bodies)} pages, "
-                                f"not page {page}")
-        body = bodies[page - 1]
-        if len(bodies) > 1:
-            body = f"[subagent {path.stem}, page {page} of {len(bodies)}]\n{body}"
+        body, error = agentlog.zoomed(self.chat, tool_input.get("id"), tool_input.get("page", 1), PAGE_CHARS,
+                                      self.disk)
+        if error:
+            return error_result(error)
         return ToolResult(with_images(body, self.chat, self.disk), False)
 
     # ---- a subagent's life ----

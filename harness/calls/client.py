@@ -94,6 +94,8 @@ class ClientSettings:
     # tokens: the context window of a model the capability table does not know (config.toml);
     # None: harness/calls/models.py's default, the smallest window it lists
     context_window: int | None = None
+    # a configured Messages API's `NAME/` (harness/calls/providers.py), dropped from the model sent
+    model_prefix: str = ""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> ClientSettings:
@@ -168,6 +170,17 @@ def stops_every_request(error: BaseException) -> bool:
             or message.startswith(SPEND_LIMIT_MESSAGE))
 
 
+TOO_LONG_MESSAGES = ("prompt is too long", "input is too long", "request too large")  # the API's words, lower case
+
+
+def too_long(error: BaseException) -> bool:
+    """The API refused the request for its length (a 400 `prompt is too long: 230412 tokens >
+    200000 maximum`, or `request_too_large`), not for a setting."""
+    message = str(getattr(error, "api_message", None) or getattr(error, "message", "") or "").lower()
+    return (getattr(error, "type", None) == "request_too_large"
+            or any(message.startswith(words) for words in TOO_LONG_MESSAGES))
+
+
 def what_to_do(error: BaseException, model: str) -> str:
     """The remedy for an error that retrying does not cure, as the user can carry it out."""
     status = getattr(error, "status_code", 0)
@@ -183,8 +196,10 @@ def what_to_do(error: BaseException, model: str) -> str:
         return "the key may not do this: check its workspace and permissions in the Console"
     if status == 404:
         return f"check the model name ({model}) and the base URL"
-    if status == 413:
-        return "the request is too large for this server"
+    if status == 413 or too_long(error):
+        # the view is within its ceiling, so what passes a window is the message itself, a paste
+        return (f"the request is too long for {model}: a message this long does not fit one turn; "
+                "keep it in a file and ask about the file, or send it in parts")
     return (f"check the model ({model}) and its settings (model, memory.model, memory.thinking "
             "in config.toml)")
 
@@ -416,6 +431,9 @@ class Client:
 
         Cancelling the task that awaits it stops it cleanly: the HTTP response is closed, the gate
         lets the waiters go, and `asyncio.CancelledError` propagates."""
+        prefix = self.settings.model_prefix
+        if prefix and str(request.get("model", "")).startswith(prefix):
+            request = dict(request, model=request["model"][len(prefix):])
         # the capability table and the model's context window: refused without a call
         problem = request_problem(request, self.settings.context_window)
         if problem and window_problem(request, self.settings.context_window) == problem:

@@ -119,6 +119,7 @@ class TurnResult:
     calls: int = 0
     cache_read_share: float = 0.0  # of the turn's last call
     cost_e8: int | None = None  # the last call's cost in 10^-8 dollars; None if unpriced
+    tokens: int = 0  # the last call's prompt and output tokens, shown when it is unpriced
 
 
 class Turn(ToolLoop):
@@ -236,6 +237,7 @@ class Turn(ToolLoop):
         prompt_tokens = reply.usage.prompt_tokens or 1
         result.cache_read_share = reply.usage.cache_read_input_tokens / prompt_tokens
         result.cost_e8 = self._record(reply.spent, answered=True)
+        result.tokens = reply.spent.prompt_tokens + reply.spent.output_tokens
 
     def said(self, texts: list[str]) -> None:
         self.result.reply = self.checked(texts[-1])

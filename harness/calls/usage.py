@@ -67,9 +67,34 @@ class Price:
     output: int
 
 
+# [H29] the prices a config's `[providers.NAME]` table gives its models (`NAME/MODEL`), set once
+# by the process from its settings (`use_provider_prices`); a provider without prices stays unpriced
+PROVIDER_PRICES: dict[str, Price] = {}
+
+
+def use_provider_prices(providers: Mapping[str, Any]) -> None:
+    """Price each `NAME/MODEL` by its provider's configured prices (harness/calls/providers.py):
+    a cache write costs the input price (OpenAI's automatic cache charges nothing more)."""
+    PROVIDER_PRICES.clear()
+    for name, provider in providers.items():
+        if provider.prices is not None:
+            input_cents, cached_cents, output_cents = provider.prices
+            PROVIDER_PRICES[name] = Price(input_cents, input_cents, cached_cents, output_cents)
+
+
+def provider_of(model: str) -> str:
+    """The provider a usage record's model went through: its `NAME/`, else Anthropic."""
+    name, slash, rest = model.partition("/")
+    return name if slash and rest else "anthropic"
+
+
 def price_of(model: str) -> Price | None:
     """The model's price from the capability table (harness/calls/models.py, dated): its row,
-    by its id, a listed alias, or its id followed by a date or `-latest`; else None (unpriced)."""
+    by its id, a listed alias, or its id followed by a date or `-latest`; a `NAME/MODEL` its
+    provider's configured prices; else None (unpriced)."""
+    name, slash, rest = model.partition("/")
+    if slash and rest and name in PROVIDER_PRICES:
+        return PROVIDER_PRICES[name]
     row = capabilities(model)
     if row is None:
         for name in MODELS:
@@ -282,6 +307,7 @@ class Report:
     unpriced_models: tuple[str, ...]
     skipped: tuple[str, ...] = field(default=())
     all_agents: Totals = Totals()  # subagents' calls, apart from the turns'
+    providers: tuple[tuple[str, Totals], ...] = ()  # every call of each provider, by its name
 
 
 def report(records: Iterable[UsageRecord], skipped: Iterable[str] = ()) -> Report:
@@ -310,6 +336,8 @@ def report(records: Iterable[UsageRecord], skipped: Iterable[str] = ()) -> Repor
         unpriced_models=tuple(unpriced),
         skipped=tuple(skipped),
         all_agents=totals(agent_records),
+        providers=tuple((name, totals(r for r in records if provider_of(r.model) == name))
+                        for name in sorted({provider_of(record.model) for record in records})),
     )
 
 
@@ -342,6 +370,7 @@ def report_json(value: Report) -> dict[str, Any]:
                   "agents": totals_json(row.agents)} for row in value.days],
         "per_turn": [{"turn": row.turn, "day": row.day, **totals_json(row.totals)}
                      for row in value.turns],
+        "providers": {name: totals_json(total) for name, total in value.providers},
         "unpriced_models": list(value.unpriced_models),
         "skipped": list(value.skipped),
     }
@@ -407,6 +436,8 @@ def format_report(value: Report, turns_shown: int | None = None) -> str:
                        f"   gist: {share_text(gist['compactions'])}")]
     if value.all_agents.calls:
         lines.append(row_text("subagents", value.all_agents))
+    if [name for name, _ in value.providers] not in ([], ["anthropic"]):
+        lines += ["", heading("provider")] + [row_text(name, total) for name, total in value.providers]
     turns = value.turns if turns_shown is None else value.turns[-turns_shown:] if turns_shown else ()
     if turns:
         lines += ["", heading("turn")]

@@ -9,6 +9,7 @@
     mcp_server  `ever mcp`: the memory's tools over MCP, stdio or HTTP with a secret [R2]
     demo        `ever chat --local`: the chat with no key, on the local Messages API
     agentlist   `ever agents`: each subagent from its log, with its cost
+    keeping     `ever backup`, `ever restore`, `ever forget`: the chat kept elsewhere, brought back, removed
 
 The chat's owner is harness/owner/; `ever import` is harness/imports/, `ever browse`
 harness/browse/, `ever simulate` and `ever bench recall` harness/bench/.

@@ -8,6 +8,9 @@
     ever browse [--out F] [--serve]   the whole memory as one HTML page
     ever log                  where the files are
     ever doctor [--repair] [--yes]   what is damaged in the logs; set it aside, never editing them
+    ever backup [DEST] [--check]   the chat into a folder or restic, with a manifest; the restore test
+    ever restore SRC [--upto ID]   a backup into an empty home: the chat on another machine
+    ever forget ID... --why TEXT   messages removed from every place Ever keeps them, proved gone
     ever cost [--json]        tokens, cache reads and writes, and what they cost
     ever simulate [--messages N] [--from-log PATH] [--json]   what a chat costs, beside other designs
     ever agents [--json]      the chat's subagents: running or how they ended, and their cost
@@ -322,8 +325,10 @@ def status_sentences(status: dict[str, Any]) -> str:
             f"{name} ({many(count, 'time')})" for name, count in status["failures"].items()) + ".")
     said.append(f"The compactor is {status['compactor']}.")
     backup = status.get("last_backup")
-    if backup:
-        said.append(f"The last backup: {backup.get('date', '?')}, {backup.get('where', '?')}.")
+    if backup:  # [S24] the last backup taken, and its last restore test
+        from harness.memory.backup_state import backup_sentence
+
+        said.append(backup_sentence(backup))
     return "\n".join(said)
 
 
@@ -338,12 +343,17 @@ def memory_view() -> None:
 @click.argument("line", nargs=-1)
 def memory_zoom(line) -> None:
     """Open line ID+N (given as ID N, or ID+N) into the two lines under it; N = 1 gives the
-    message whole, a long one in pages: ID 1 PAGE shows page PAGE (1 by default)."""
+    message whole, a long one in pages: ID 1 PAGE shows page PAGE (1 by default). A subagent's
+    name for ID gives its whole conversation, as the model's zoom("Name") does (NAME, NAME N or
+    NAME N PAGE: N means nothing for a name, as for the model)."""
     from harness.calls.arguments import zoom_arguments
     from harness.memory.images import named_images
 
     page = 1
     words = list(line)
+    if words and not words[0].lstrip("-").replace("+", "").isdigit():
+        memory_zoom_agent(words)
+        return
     if len(words) == 3 or (len(words) == 2 and words[0].count("+") == 1):
         last = words.pop()
         try:
@@ -363,6 +373,24 @@ def memory_zoom(line) -> None:
         fail(text)
     text = named_images(text, load_settings().chat_dir) if n == 1 else text
     echo(text)
+
+
+def memory_zoom_agent(words: list[str]) -> None:
+    """`ever memory zoom NAME [N [PAGE]]`: a subagent's conversation, read from its log."""
+    from harness.memory import agentlog
+    from harness.memory.images import named_images
+    from harness.memory.service import PAGE_CHARS
+
+    if len(words) > 3:
+        fail(f"zoom takes a subagent's name, then at most N and a page, not {' '.join(words)}")
+    for word in words[1:]:
+        if not word.isdigit():
+            fail(f"zoom's N and page are whole numbers after a subagent's name, not {word}")
+    chat_dir = load_settings().chat_dir
+    text, error = agentlog.zoomed(chat_dir, words[0], int(words[2]) if len(words) == 3 else 1, PAGE_CHARS)
+    if error:
+        fail(error)
+    echo(named_images(text, chat_dir))
 
 
 @main.command()
@@ -482,14 +510,17 @@ def doctor(repair: bool, yes: bool) -> None:
     try:
         found = examine(chat_dir)
         echo(report_text(chat_dir, found))
-        for sentence in wider_modes(settings.home):
+        wider = wider_modes(settings.home)
+        for sentence in wider:
             echo(f"{sentence}.")
         if not repair or found.whole:
+            doctor_exit(len(found.damaged), len(wider))
             return
         if sys.stdin.isatty() and not yes:
             if not click.confirm(f"Set {len(found.damaged)} damaged line{'' if len(found.damaged) == 1 else 's'} aside and record the lost ids?",
                                  default=False):
                 echo("Nothing was changed.")
+                doctor_exit(len(found.damaged), len(wider))
                 return
         elif not yes:
             fail("--repair asks first: run it on a terminal, or add --yes")
@@ -502,6 +533,18 @@ def doctor(repair: bool, yes: bool) -> None:
     where = ", ".join(str(chat_dir / copy) for copy in copies) or "no file"
     echo(f"Set aside {len(found.damaged)} line{'' if len(found.damaged) == 1 else 's'} in {where}, byte for byte; the day files are as they "
          f"were. The chat opens with ids 0 to {count - 1}; the next message is {count}.")
+
+
+def doctor_exit(damaged: int, wider: int) -> None:
+    """`ever doctor` exits 1 while it reports a damaged line or a file open too wide, so a script
+    sees what a person reads; 0 when there is nothing to fix."""
+    problems = [f"{damaged:,} damaged line{'' if damaged == 1 else 's'} (`ever doctor --repair` sets "
+                f"{'it' if damaged == 1 else 'them'} aside)" if damaged else "",
+                f"{wider:,} file{'' if wider == 1 else 's'} open wider than Ever keeps {'it' if wider == 1 else 'them'} "
+                "(the chmod above)" if wider else ""]
+    said = " and ".join(problem for problem in problems if problem)
+    if said:
+        fail(f"found {said}")
 
 
 @main.command("log")
@@ -553,9 +596,10 @@ def files_command() -> None:
 @click.option("--turns", type=int, default=20, help="How many of the last turns to list.")
 def cost(as_json: bool, turns: int) -> None:
     """Tokens, cache reads and writes per day and per turn, and what they cost."""
-    from harness.calls.usage import format_report, read_usage, report, report_json
+    from harness.calls.usage import format_report, read_usage, report, report_json, use_provider_prices
 
     settings = load_settings()
+    use_provider_prices(settings.providers)  # [H29] a local model priced in config.toml
     usage = read_usage(settings.home)
     result = report(usage.records, usage.skipped)
     if as_json:
@@ -583,19 +627,34 @@ def cost(as_json: bool, turns: int) -> None:
 @click.option("--no-pictures", is_flag=True, help="Only the table (or JSON): no files.")
 @click.option("--json", "as_json", is_flag=True, help="The figures as JSON, for scripts.")
 @click.option("--processes", type=click.IntRange(1), default=2, show_default=True, help="Processes to share the runs.")
+@click.option("--provider", default=None,
+              help="Replay on this provider's cache and prices ([providers.NAME] in config.toml, or openai).")
 def simulate(messages: int, seed: int, workload_name: str, import_notes: int, from_log, modes: str, out: str,
-             no_pictures: bool, as_json: bool, processes: int) -> None:
+             no_pictures: bool, as_json: bool, processes: int, provider: str | None) -> None:
     """What a chat costs, replayed with no key and no network: Ever beside the designs a user would
     pick instead, on the same messages at the same prices (docs/simulate.md)."""
     from harness.bench.simulate import run_command
+    from harness.bench.simulate_meter import use_provider
+    from harness.calls.providers import BUILT_IN
 
     settings = load_settings()
     memory_model = settings.model if settings.memory_model == "turns" else settings.memory_model
+    model = settings.model
+    if provider is not None:  # [H29] the chat's models on that provider, by their bare names
+        known = {**BUILT_IN, **settings.providers}
+        if provider not in known:
+            fail(f"There is no provider {provider!r}: the providers are {', '.join(sorted(known))}.")
+        try:
+            use_provider(known[provider])
+        except ValueError as error:
+            fail(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+        if provider != "anthropic":
+            model, memory_model = (f"{provider}/{name.partition('/')[2] or name}" for name in (model, memory_model))
     chosen = [name.strip() for name in modes.split(",") if name.strip()]
     command = "ever simulate " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["simulate"] else "ever simulate"
     try:
         run_command(messages, seed, workload_name, import_notes, from_log, chosen, None if no_pictures else out,
-                    as_json, processes, settings.model, memory_model, command.strip(), click.echo)
+                    as_json, processes, model, memory_model, command.strip(), click.echo)
     except ValueError as error:
         fail(f"{error}.")
 
@@ -676,6 +735,11 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
         fail(str(error))
     echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else table(result))
 
+
+from harness.chat.keeping import commands  # noqa: E402  backup, restore, forget
+
+for command in commands(echo, fail, ask_owner_or_open):
+    main.add_command(command)
 
 if __name__ == "__main__":
     main()

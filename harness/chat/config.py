@@ -27,12 +27,18 @@ ignored):
                                            # as the model takes (harness/calls/models.py)
     settle_timeout_seconds = 20            # how long a turn waits for its view [D10]
     quiet = false                          # true: the chat shows no `memory:` rows (/quiet toggles)
+    [backup]
+    dest = "/mnt/drive/ever"               # or "restic:REPOSITORY": backed up after each turn [S24]
+    every_seconds = 600                    # and on this timer, with its restore test
     [cache]
     marks = true                           # false: send no cache marks (servers that reject them)
     [agents]                               # each subagent's caps [A1]
     tokens_max = 2000000                   # prompt (cache reads too) and output, all its calls
     seconds_max = 1800                     # wall time
     tool_calls_max = 100
+    [providers.local]                      # any number: the APIs a model is called through, a
+    api = "openai-chat"                    # model named `local/…` picks this one; see
+    base_url = "http://localhost:8080/v1"  # harness/calls/providers.py
     [turn]                                 # each turn's caps; reaching one ends the turn
     calls_max = 100                        # requests, the tool loop's included
     tool_calls_max = 200
@@ -76,6 +82,7 @@ from harness.calls.approval import APPROVABLE_TOOLS
 from harness.calls.budget import ChatCaps
 from harness.calls.caps import TurnCaps
 from harness.calls.models import EFFORTS, setting_problem
+from harness.calls.providers import ProviderError, providers_from
 from harness.memory.agentlog import AgentCaps
 from harness.memory.logfile import write_whole
 
@@ -112,6 +119,8 @@ DEFAULTS: dict[str, Any] = {
     "memory.quiet": False,
     # [H15] the whole chat's caps, whoever's words started the work (harness/calls/budget.py)
     **{f"chat.{name}": getattr(ChatCaps, name) for name in CHAT_CAP_NAMES},
+    "backup.dest": None,  # a folder or restic:REPOSITORY: the owner backs up after each turn [S24]
+    "backup.every_seconds": 600,  # and on this timer, checking it (harness/memory/backup.py)
 }
 KEYS = tuple(DEFAULTS)
 
@@ -172,6 +181,11 @@ class Settings:
     context_window: int | None = None
     memory_context_window: int | None = None
     memory_quiet: bool = False  # the terminal shows no `memory:` rows
+    backup_dest: str | None = None  # where the owner backs the chat up [S24]
+    backup_every_seconds: int = 600
+    priced: bool = True  # False: `ever chat --local`, whose echo costs nothing, whatever the model's name
+    # the config's [providers.NAME] tables (harness/calls/providers.py); the built-ins beside them
+    providers: Mapping[str, Any] = field(default_factory=dict)
     # where each key's value came from: "environment EVER_MODEL", "config.toml" or "default"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -260,6 +274,9 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         context_window=values["context_window"],
         memory_context_window=values["memory.context_window"],
         memory_quiet=values["memory.quiet"],
+        backup_dest=values["backup.dest"],
+        backup_every_seconds=values["backup.every_seconds"],
+        providers=read_providers(path),
         sources=sources,
     )
 
@@ -365,10 +382,14 @@ def checked(key: str, value: Any, where: str) -> Any:
         return value
     if key in ("agents.tokens_max", "agents.tool_calls_max", "agents.seconds_max", "turn.calls_max",
                "turn.tool_calls_max", "turn.tokens_max", "turn.seconds_max", "turn.output_bytes_max",
-               "context_window", "memory.context_window") or key.startswith("chat."):
+               "context_window", "memory.context_window", "backup.every_seconds") or key.startswith("chat."):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise wrong("a whole number above 0")
         return value
+    if key == "backup.dest":
+        if not isinstance(value, str) or not value.strip():
+            raise wrong("a folder, or restic:REPOSITORY")
+        return value.strip()
     if key in ("cache.marks", "memory.quiet"):
         if not isinstance(value, bool):
             raise wrong("true or false")
@@ -381,6 +402,8 @@ def flatten(table: Mapping[str, Any], where: str) -> dict[str, Any]:
     values: dict[str, Any] = {}
     tables = {key.partition(".")[0] for key in KEYS if "." in key}
     for name, value in table.items():
+        if name == "providers":  # tables of their own, read by `read_providers`
+            continue
         if isinstance(value, dict) and name in tables:
             for inner, inner_value in value.items():
                 key = f"{name}.{inner}"
@@ -410,6 +433,17 @@ def read_config_text(path: Path) -> str | None:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{path} is not valid TOML ({error}).") from None
     return text
+
+
+def read_providers(path: Path) -> dict[str, Any]:
+    """The config file's `[providers.NAME]` tables, checked; {} when there are none."""
+    text = read_config_text(path)
+    if text is None:
+        return {}
+    try:
+        return providers_from(tomllib.loads(text).get("providers", {}), str(path))
+    except ProviderError as error:
+        raise ConfigError(str(error)) from None
 
 
 def read_config(path: Path) -> dict[str, Any]:

@@ -21,5 +21,5 @@ async def run_demo(settings: Settings, yes: bool = False) -> None:
     with LocalAPI(clock=WallClock(), responder=echo) as api:
         click.echo(f"Demo: no model and no key. The local Messages API at {api.base_url} echoes each "
                    f"message; this chat is kept apart, in {home}.")
-        demo = dataclasses.replace(settings, home=home, base_url=api.base_url)
+        demo = dataclasses.replace(settings, home=home, base_url=api.base_url, priced=False)
         await chat_until_left(demo, yes=yes, api_key=DEMO_KEY)

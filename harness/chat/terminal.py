@@ -11,6 +11,7 @@ message's limit, /commands, Ctrl-C and leaving are handled here, once.
 
 import asyncio
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -27,6 +28,7 @@ from harness.owner import protocol
 from harness.owner.protocol import Event
 
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
+STYLE = re.compile("\x1b\\[[0-9;]*m")
 class BareLeave:
     """`exit` or `quit` typed alone, as in a shell, would become a message kept forever: it asks
     first, and an empty line then sends the word; anything else typed is taken as it is."""
@@ -95,6 +97,9 @@ class Terminal:
         self.questions: list[tuple[int, str]] = []  # a tool's questions, the first one asked now
         self.waits: dict[str, tuple[str, float]] = {}  # what the chat waits for, and until when
         self.changed = lambda: None  # the line editor redraws its prompt
+        # a pipe or a file reads no style: `ever chat > file`, `echo hi | ever chat | less`
+        self.plain = stream is None and not sys.stdout.isatty()
+        self.answers = 0  # the ends of turns and the commands' answers shown: a piped chat waits for them
 
     def show(self, event: Event) -> None:
         """One of the owner's events, as every terminal shows it."""
@@ -113,6 +118,7 @@ class Terminal:
         elif isinstance(event, protocol.End):
             self.end_reply()
             self._write(f"{DIM}{self.shown(event.status)}{RESET}\n")
+            self.answers += 1
         elif isinstance(event, protocol.Wait):
             if event.what:
                 self.waits[event.source] = (event.what, time.monotonic() + (event.seconds or 0.0))
@@ -124,6 +130,7 @@ class Terminal:
             self.questions[:] = [question for question in self.questions if question[0] != event.id]
         elif isinstance(event, protocol.Reply):
             self._write(self.shown(event.text) + "\n")
+            self.answers += 1
         self.changed()
 
     def prompt(self) -> str:
@@ -154,6 +161,8 @@ class Terminal:
 
     def _write(self, text: str) -> None:
         stream = self.stream or sys.stdout
+        if self.plain:
+            text = STYLE.sub("", text)  # Ever's own styles: whatever the model wrote is made visible
         stream.write(text)
         stream.flush()
 
@@ -222,6 +231,9 @@ async def run_terminal(settings: Settings, sink: Sink, terminal: "Terminal", gon
     went). A line typed while a question waits and reading as an answer answers it; anything
     else is a message or a command. Every line taken is kept in the history file, as the chat
     keeps it (valid, the key hidden), whichever process owns the chat."""
+    if not sys.stdin.isatty():
+        await run_piped(sink, terminal, gone)
+        return
     from prompt_toolkit import PromptSession
     from prompt_toolkit.patch_stdout import patch_stdout
 
@@ -283,6 +295,43 @@ async def run_terminal(settings: Settings, sink: Sink, terminal: "Terminal", gon
         terminal.end_line()
 
 
+async def run_piped(sink: Sink, terminal: "Terminal", gone: asyncio.Event) -> None:
+    """`echo hi | ever chat`: no line editor (it would draw its prompt into the output); each
+    line read is a message, a command or a question's answer, as typed, and the next is read once
+    the turn it started has ended or asks a question, so a script's replies come in order. The
+    end of the input leaves the chat."""
+    from harness.memory.accepted import MESSAGE_BYTES_MAX, too_long_sentence
+
+    bare = BareLeave()
+    while not gone.is_set():
+        line = await asyncio.to_thread(sys.stdin.readline)
+        if not line:
+            break
+        text = line.removesuffix("\n")
+        answers, asked = terminal.answers, len(terminal.questions)
+        if terminal.questions and text.strip().lower() in ANSWER_WORDS:
+            number, _ = terminal.questions.pop(0)
+            asked -= 1
+            sink.answer(number, text.strip())
+        else:
+            what, text = typed(text, terminal, bare)
+            if what == "leave":
+                break
+            if what == "slash":
+                sink.command(text)
+            elif what == "say":
+                size = len(text.encode("utf-8", "surrogatepass"))
+                if size > MESSAGE_BYTES_MAX:  # [S12]
+                    terminal.notice(f"{too_long_sentence(size)}.")
+                    continue
+                sink.say(text)
+            else:
+                continue
+        while terminal.answers == answers and len(terminal.questions) <= asked and not gone.is_set():
+            await asyncio.sleep(0.05)  # the events arrive on this loop: a turn's end, a question
+    terminal.end_line()
+
+
 def typed(text: str, terminal: Terminal, bare: BareLeave) -> tuple[str, str]:
     """What a line typed in any terminal, owner's or attached, asks of the chat once the terminal
     has answered what it answers itself (a bare exit's question, /quiet, /edit's problem, an empty
@@ -320,11 +369,12 @@ def quiet_toggled(terminal: Terminal) -> str:
 
 
 def waiting_prompt(terminal: "Terminal", waits: dict) -> str:
-    """The prompt, with what the chat waits for and its countdown on the line above [C12]."""
+    """The prompt, with what the chat waits for and its countdown on the line above [C12]: the
+    seconds "left", so they never read as the seconds gone."""
     if not waits:
         return "› "
     now = time.monotonic()
-    shown = " | ".join(f"{terminal.shown(what)} · {max(0.0, deadline - now):.0f} s · Ctrl-C stops"
+    shown = " | ".join(f"{terminal.shown(what)} · {max(0.0, deadline - now):.0f} s left · Ctrl-C stops"
                        for what, deadline in waits.values())
     return f"({shown})\n› "
 

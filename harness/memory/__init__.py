@@ -22,6 +22,9 @@
     service     the memory service: the store and the planner together, the compactor's jobs
     agentlog    a subagent's own log: its steps, its end, where its report went; its caps
     search      every message found by its words: SQLite FTS5, a cache of the logs [R1]
+    backup      the chat's truth copied with a manifest of hashes, its restore test, a restore [S20]
+    backup_state  what a home knows of its backups: each destination, its last backup and check [S24]
+    forget      messages removed from every place Ever keeps them, then proved gone [S22]
     trace       the planner's state printed for the bridge (bridge/FORMAT.md)
 
 May import: the standard library and harness.memory. Never the SDK, harness.calls, harness.chat,

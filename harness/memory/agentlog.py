@@ -280,3 +280,24 @@ def recover_list(chat: Path, disk: Disk = REAL_DISK) -> list[tuple[Path, list[di
         if last is None or last.get("kind") != "reported":
             found.append((path, read_log(path, disk)))
     return found
+
+
+def zoomed(chat: Path, name: Any, page: Any, page_chars: int, disk: Disk = REAL_DISK) -> tuple[str, str]:
+    """`zoom("Name")` [gist §6]: (a page of the subagent's whole conversation, ""), or ("", the
+    sentence saying why there is none). The model's tool and `ever memory zoom NAME` both read it."""
+    from harness.memory.images import pages
+
+    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+        return "", f"zoom: page must be a whole number, 1 or more; got {page!r}."
+    path = find(chat, name, disk) if name_error(name) is None else None
+    if path is None:
+        known = names(chat, disk)
+        listed = f"; its subagents are {', '.join(known)}" if known else "; it has none yet"
+        return "", f"zoom: this chat has no subagent named {name!r}{listed}."
+    bodies = pages(conversation(read_log(path, disk)), page_chars)
+    if page > len(bodies):
+        return "", f"zoom: subagent {path.stem}'s conversation has {len(bodies)} pages, not page {page}"
+    body = bodies[page - 1]
+    if len(bodies) > 1:
+        body = f"[subagent {path.stem}, page {page} of {len(bodies)}]\n{body}"
+    return body, ""

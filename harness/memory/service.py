@@ -585,7 +585,9 @@ class Memory:
     def last_backup(self) -> dict | None:
         """The last backup's time and place, for `status()`: None while the chat has none. The
         backup room answers here (its record of the last run), so status says it once it exists."""
-        return None
+        from harness.memory.backup_state import last_backup
+
+        return last_backup(self.store.home, self.store.disk)
 
     def _shrinking_because(self) -> str:
         """Why the planner's view is shrinking or not [gist §3.2]: it shrinks from past its

@@ -11,6 +11,7 @@ benchmarks all hold the chat through it. Its edges (clock, randomness, provider)
 
 import asyncio
 import dataclasses
+import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -22,10 +23,11 @@ from harness.calls.budget import Chain, ChatCaps, Spend
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
 from harness.calls.compactor import Job as CompactorJob
 from harness.calls.prompt import Prompt
+from harness.calls.providers import route
 from harness.calls.redaction import redact
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Output, Turn, TurnResult, TurnSettings
-from harness.calls.usage import dollars_text, record_usage, usage_record
+from harness.calls.usage import dollars_text, record_usage, usage_record, use_provider_prices
 from harness.chat.config import Secret, Settings, check_memory_setting, load_key
 from harness.memory.accepted import Accepted, TooLong, entering
 from harness.memory.agentlog import AgentCaps
@@ -39,6 +41,7 @@ from harness.owner.world import World
 
 if TYPE_CHECKING:  # the SDK (harness/calls/client.py) is imported only when a chat opens
     from harness.calls.client import Client
+    from harness.memory.backup import Frozen
 
 
 TURN_ATTEMPTS = 3
@@ -62,6 +65,28 @@ class Delivery:
     approval: Approval | None = None
     answered: Optional["asyncio.Future[TurnResult]"] = None
     logged: bool = False  # in the log before a crash, never answered: answer it, log it not again
+
+
+@dataclasses.dataclass
+class Backups:
+    """The owner's backups [S24]: the one running, whether another is due after it, the timer."""
+
+    task: asyncio.Task | None = None
+    timer: asyncio.Task | None = None
+    again: bool = False
+    checked: float | None = None  # the clock's time of the last restore test
+    said: str = ""  # the last failure told, not told twice
+
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    async def stop(self, settle_seconds: float) -> None:
+        """The timer stops; a backup copying gets `settle_seconds` (a backup cut off leaves the
+        last one whole, harness/memory/backup.py)."""
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.running():  # with the one a turn just asked for: the last turn is in it
+            await asyncio.wait([self.task], timeout=settle_seconds)
 
 
 def counted(count: int, noun: str) -> str:
@@ -111,6 +136,7 @@ class Owner:
         # says so in every terminal and the status, and the user's next message resumes it
         self.spend = Spend(getattr(settings, "chat_caps", None) or ChatCaps(), world.clock.monotonic,
                            on_stop=lambda sentence: self.hub.notice(sentence))
+        self.backups = Backups()  # [S24] `[backup] dest`: backed up after each turn, on a timer
 
     # ---- opening and closing ----
 
@@ -140,17 +166,23 @@ class Owner:
         memory_ref["m"] = memory
         try:
             check_memory_setting(settings)  # a thinking setting the model lacks: refused at the start
-            key = load_key(settings.home) if api_key is None else Secret(api_key)
             prompt = Prompt.load(str(settings.home))
             memory_settings = MemorySettings.from_config(
                 {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
+            # [H25] Anthropic's key only when a model is Anthropic's; another provider's is its own
+            anthropic = any(route(model, settings.providers).provider.api == "anthropic"
+                            for model in (settings.model, memory_settings.model))
+            key = Secret(api_key) if api_key is not None else load_key(settings.home) if anthropic else Secret("")
+            use_provider_prices(settings.providers)  # [H29]
             from harness.calls.client import ClientSettings
 
             client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
             # a compaction retries while its call runs [P16]; a turn, whose user waits, gives
             # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
-            compactor_client = world.provider(client_settings, context_window=settings.memory_context_window)
-            client = world.provider(client_settings, attempts_max=TURN_ATTEMPTS,
+            compactor_client = world.provider(client_settings, context_window=settings.memory_context_window,
+                                              model=memory_settings.model, providers=settings.providers)
+            client = world.provider(client_settings, model=settings.model, providers=settings.providers,
+                                    attempts_max=TURN_ATTEMPTS,
                                     context_window=settings.context_window,
                                     silence_seconds=TURN_SILENCE_SECONDS,
                                     retry_after_max_seconds=TURN_RETRY_AFTER_MAX_SECONDS,
@@ -178,6 +210,7 @@ class Owner:
         owner.agents.recover()  # a subagent cut off by a kill of the last owner reports now
         owner.resume()
         memory.start()  # the compactor starts on what the logs imply now, not at the next message
+        owner.back_up_on_timer()
         return owner
 
     @property
@@ -219,6 +252,7 @@ class Owner:
             await asyncio.gather(*busy, return_exceptions=True)
             self.busy.difference_update(busy)
         await self.agents.close()  # each running subagent stops and its report is logged
+        await self.backups.stop(settle_seconds)
         await self.memory.idle_or_stop(settle_seconds)
         self.memory.close()
         for client in self.clients:
@@ -447,6 +481,8 @@ class Owner:
         self.answered(current, self.last)
         self.hub.end(self.status_line())
         self.queue[:0] = unseen
+        self.offer_forget(current.message)
+        self.back_up_soon()
 
     async def report_turn(self, report) -> None:
         """A report no running turn took, in a turn of its own; it carries the approval of whoever
@@ -461,6 +497,7 @@ class Owner:
             self.last = await turn.run(report.text, kind="work")
             self.hub.end_line()
             self.hub.end(self.status_line())
+            self.back_up_soon()
         except asyncio.CancelledError:  # stopped: the other reports are logged, for the next view
             self.agents.flush()
             raise
@@ -510,12 +547,85 @@ class Owner:
             self.compactor.settings = MemorySettings.from_config(
                 {"model": settings.memory_model, "thinking": settings.memory_thinking}, settings.model)
 
+    # ---- backups [S24] ----
+
+    def quiesce(self) -> "Frozen":
+        """The chat's files at this instant, between two appends: every append is one write then
+        fsync on this thread, so each log's size taken here ends a whole, acknowledged line. A
+        backup reads no byte past these sizes, so it copies beside the turns and holds none up."""
+        from harness.memory.backup import frozen
+
+        return frozen(self.settings.home, self.world.disk)
+
+    def back_up_soon(self) -> None:
+        """One backup into `[backup] dest` at a time, off the turn's path; a turn ending while one
+        runs makes another follow it."""
+        if not self.settings.backup_dest:
+            return
+        if self.backups.running():
+            self.backups.again = True
+            return
+        self.backups.task = asyncio.get_running_loop().create_task(self.back_up())
+
+    def back_up_on_timer(self) -> None:
+        if not self.settings.backup_dest:
+            return
+
+        async def every() -> None:
+            while not self.leaving:  # the first after a period: a turn's comes sooner
+                await self.world.clock.sleep(self.settings.backup_every_seconds)
+                self.back_up_soon()
+
+        self.backups.timer = asyncio.get_running_loop().create_task(every())
+
+    async def back_up(self) -> None:
+        """Back up, and run the restore test when one is due (first, then once a timer's period),
+        against the live view as it stood at the quiesce. A failure is one notice, said once."""
+        from harness.memory import backup
+
+        home, dest, disk = self.settings.home, self.settings.backup_dest, self.world.disk
+        while True:
+            self.backups.again = False
+            at = self.quiesce()
+            now = self.world.clock.monotonic()
+            due = self.backups.checked is None or now - self.backups.checked >= self.settings.backup_every_seconds
+            live = (self.memory.planner.T, self.memory.render()) if due else None
+            try:
+                await asyncio.to_thread(backup.backup, home, dest, disk, at)
+                said = ""
+                if live is not None:
+                    verdict = await asyncio.to_thread(backup.check, home, dest, disk, functools.partial(tuple, live))
+                    self.backups.checked = now
+                    said = "" if verdict.passed else verdict.sentence
+            except (backup.BackupError, OSError) as error:
+                said = f"The backup into {dest} failed: {error}."
+                backup.record_state(home, dest, disk, error=said)
+            if said and said != self.backups.said:
+                self.hub.notice(said)
+            self.backups.said = said
+            if not self.backups.again:  # an owner leaving still backs its last turn up
+                return
+
+    def offer_forget(self, message: Accepted) -> None:
+        """A message holding what looks like a key or a token is offered for forgetting at once."""
+        from harness.memory.forget import secrets_in
+
+        i = self.memory.store.key_id(message.key)
+        if i is not None and secrets_in(message.text):
+            self.hub.notice(f"Message {i} holds what looks like a secret (an API key or a token). To remove it from "
+                            f"every place Ever keeps it: close the chat and run `ever forget {i} --why \"a leaked "
+                            "secret\"`; then change the secret.")
+
     def status_line(self) -> str:
         view_bytes = self.memory.planner.view.bytes
         ceiling = self.memory.planner.config.view_bytes_ceiling
         last = self.last if self.last and self.last.calls else None
         share = f"{last.cache_read_share:.0%}" if last else "-"
-        cost = "-" if last is None else "?" if last.cost_e8 is None else dollars_text(last.cost_e8)
+        # [H29] an unpriced model's tokens, never a dollar figure made up for it
+        cost = ("-" if last is None else f"{last.tokens:,} tokens, unpriced" if last.cost_e8 is None
+                else dollars_text(last.cost_e8))
+        if last is not None and not self.settings.priced:
+            cost = "free: a local echo"  # the demo's model name has a price; its echo costs nothing
         line = f"mem {view_bytes // 1000}K/{ceiling // 1000}K · cache {share} · {cost}"
         if self.spend.stopped:
             line += f" · {self.spend.stopped}"

@@ -36,10 +36,22 @@ class Randomness:
 
 def real_clients(client_settings: Any, **changes: Any) -> Any:
     """A client of the model's API (harness/calls/client.py), with `changes` to its settings; the
-    SDK is loaded only here, by an owner about to call."""
+    SDK is loaded only here, by an owner about to call. `model` and `providers` pick the API
+    (harness/calls/providers.py): an OpenAI one is harness/calls/openai_client.py's provider."""
+    from harness.calls.providers import provider_key, route
+
+    chosen = route(changes.pop("model", None) or "", changes.pop("providers", None)).provider
+    if chosen.openai:
+        from harness.calls.openai_client import openai_provider
+
+        return openai_provider(client_settings, chosen, **changes)
     from harness.calls.client import Client
 
     gate = changes.pop("gate", None)
+    if chosen.name != "anthropic":  # a named Messages API: its URL, its key, its `NAME/` dropped
+        changes.update(base_url=chosen.base_url or client_settings.base_url, model_prefix=chosen.name + "/")
+        if chosen.key_env:
+            changes["api_key"] = provider_key(chosen)
     return Client(dataclasses.replace(client_settings, **changes), gate=gate)
 
 

@@ -49,6 +49,7 @@ from tests.support.first_day import (
     claude_code_sessions,
     is_compaction,
     request_bytes,
+    view_shares,
 )
 
 # Claude Haiku 4.5's list prices, US dollars per million tokens (platform.claude.com pricing: $1
@@ -183,6 +184,8 @@ def live_a_first_day(tmp_path: Path, api, messages: int, short: int, long: int) 
         assert request.answer == "reply", (request.status, request.answer)
         (calls if is_compaction(body) else turns).append(request)
     assert len(turns) == 1 and calls
+    shares = view_shares(turns[0].body)  # the first turn's view: its lines, built, dated and sourced
+    assert shares[0] > 0
     largest = {}
     for kind, requests, ceiling in (("turn", turns, TURN_CEILING), ("compaction", calls, COMPACTION_CEILING)):
         bodies = [r.body for r in requests]
@@ -206,7 +209,7 @@ def live_a_first_day(tmp_path: Path, api, messages: int, short: int, long: int) 
     return {"estimate": estimate, "actual": actual, "largest": largest,
             "prompt_to_first_seconds": first.received_perf_seconds - prompt,
             "start_to_first_seconds": first.received_perf_seconds - started,
-            "open_to_idle_seconds": finished - started, "notes": notes}
+            "open_to_idle_seconds": finished - started, "notes": notes, "shares": shares}
 
 
 def test_a_first_day_of_imported_history_stays_within_every_ceiling_and_its_estimate(benchmark, request, tmp_path,
@@ -216,9 +219,10 @@ def test_a_first_day_of_imported_history_stays_within_every_ceiling_and_its_esti
     messages, short, long = (1_000, 3_000, 300) if enabled(request) else (100, 300, 30)
     day = benchmark.pedantic(lambda: live_a_first_day(tmp_path, api, messages, short, long), rounds=1, iterations=1)
     estimate, actual, largest = day["estimate"], day["actual"], day["largest"]
+    lines, built, dated = day["shares"]
     benchmark.extra_info.update(messages=messages, short=short, long=long, **{
         f"{side}_{k}": v for side in ("estimate", "actual") for k, v in day[side].items()},
-        largest=largest, prompt_to_first_seconds=day["prompt_to_first_seconds"])
+        largest=largest, prompt_to_first_seconds=day["prompt_to_first_seconds"], first_turn_view_shares=day["shares"])
     actual_input = (actual["input_tokens"] + actual["cache_creation_input_tokens"]
                     + actual["cache_read_input_tokens"])
     print(f"\nfirst day: {messages:,} messages, then {short:,} short and {long:,} long notes imported with "
@@ -238,7 +242,9 @@ def test_a_first_day_of_imported_history_stays_within_every_ceiling_and_its_esti
           f"uncached)\n"
           f"  output tokens estimated {estimate['output']:,}, used {actual['output_tokens']:,}\n"
           f"  dollars at claude-haiku-4-5's list prices: estimated ${estimate['dollars']:,.2f}, "
-          f"actual ${actual['dollars']:,.2f}; time estimated {estimate['time']}")
+          f"actual ${actual['dollars']:,.2f}; time estimated {estimate['time']}\n"
+          f"  the first turn's view: {lines:,} lines, {built:,} built ({built * 100 // lines} %), {dated:,} saying "
+          f"their dates and source ({dated * 100 // lines} %)")
     assert estimate["calls"] >= actual["calls"]
     assert estimate["input"] >= actual_input
     assert estimate["read"] >= actual["cache_read_input_tokens"]

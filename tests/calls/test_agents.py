@@ -13,6 +13,7 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -340,6 +341,18 @@ def test_zoom_by_name_gives_the_whole_conversation_in_pages(tmp_path, api):
     assert zoomed[3]["content"][0]["text"] == ("zoom: this chat has no subagent named '../agents/Scout'; "
                                                "its subagents are Scout.")
     assert zoomed[2]["is_error"]
+    # `ever memory zoom Scout 1` (and a page) is the model's zoom("Scout"), for a person
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVER_"))}
+    env["EVER_HOME"] = str(home)
+    # the report logged since the model's zoom adds its line to the conversation's end
+    page2 += "\n\n[its report is message 4]"
+    for words, page in ((["Scout", "1"], page1), (["Scout"], page1), (["Scout", "1", "2"], page2)):
+        shown = subprocess.run([EVER, "memory", "zoom", *words], env=env, capture_output=True, text=True, timeout=300)
+        assert (shown.returncode, shown.stderr) == (0, ""), words
+        assert shown.stdout == page + "\n", words
+    refused = subprocess.run([EVER, "memory", "zoom", "Nobody", "1"], env=env, capture_output=True, text=True,
+                             timeout=300)
+    assert (refused.returncode, refused.stderr) == (1, "ever: " + nobody + "\n")
 
 
 def test_the_report_is_summarized_by_the_compactor_like_any_message(tmp_path, api):

@@ -233,9 +233,12 @@ def test_the_status_line_shows_the_view_the_cache_share_and_the_last_calls_cost(
 
     planner = SimpleNamespace(view=SimpleNamespace(bytes=96_512), config=Config())
     chat = SimpleNamespace(memory=SimpleNamespace(planner=planner, paused=""), last=None,
-                           spend=SimpleNamespace(stopped=""), hub=SimpleNamespace(waiting_question=lambda: ""))
+                           spend=SimpleNamespace(stopped=""), hub=SimpleNamespace(waiting_question=lambda: ""),
+                           settings=SimpleNamespace(priced=True))
     assert Chat.status_line(chat) == "mem 96K/128K · cache - · -"
     chat.last = TurnResult("ok", calls=2, cache_read_share=0.9862, cost_e8=1_234_567)
     assert Chat.status_line(chat) == "mem 96K/128K · cache 99% · $0.0123"  # 1,234,567e-8 dollars
-    chat.last = TurnResult("ok", calls=1, cache_read_share=0.5, cost_e8=None)  # a model with no price
-    assert Chat.status_line(chat) == "mem 96K/128K · cache 50% · ?"
+    chat.last = TurnResult("ok", calls=1, cache_read_share=0.5, cost_e8=None, tokens=12_345)  # no price
+    assert Chat.status_line(chat) == "mem 96K/128K · cache 50% · 12,345 tokens, unpriced"  # [H29]
+    chat.last, chat.settings.priced = TurnResult("ok", calls=1, cache_read_share=0.5, cost_e8=1_234_567), False
+    assert Chat.status_line(chat) == "mem 96K/128K · cache 50% · free: a local echo"  # `ever chat --local`

@@ -27,7 +27,7 @@ from harness.chat.terminal import paste_parser
 from harness.localapi.server import LocalAPI, Reply, thinking, tool_use
 from tests.support.chat import EVER, environment, handed_over, is_compaction, lines
 from tests.support.chat import logged_in_full as logged
-from tests.support.terminal import STATUS, Chat, StallingAPI, write_all
+from tests.support.terminal import Chat, StallingAPI, write_all
 
 LONG = bool(os.environ.get("EVER_LONG_TESTS"))
 SUMMARY = "a summary line"
@@ -404,7 +404,7 @@ def test_ever_chat_local_runs_with_no_key_on_the_local_api_in_a_chat_of_its_own(
         child.expect("›")
         child.send("hello from the demo\r")
         child.expect(re.escape("(local API, no model) You said: hello from the demo"))
-        child.expect(STATUS)
+        child.expect(r"mem \d+K/128K · cache [^\r\n]* · free: a local echo")  # no price for an echo
         child.sendcontrol("d")
         child.expect(pexpect.EOF)
     finally:

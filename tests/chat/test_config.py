@@ -142,7 +142,7 @@ def test_the_home_is_created_for_the_user_alone(tmp_path):
                       "turn.output_bytes_max, context_window, memory.context_window, memory.quiet, "
                       "chat.calls_per_hour, chat.calls_per_day, chat.tokens_per_hour, chat.tokens_per_day, "
                       "chat.dollars_per_hour, chat.dollars_per_day, chat.subagents_alive, "
-                      "chat.subagents_per_message, chat.subagents_per_chain."),
+                      "chat.subagents_per_message, chat.subagents_per_chain, backup.dest, backup.every_seconds."),
     ("[memory]\nsettle_timeout_seconds = \"20\"\n",
      "config.toml: memory.settle_timeout_seconds must be a number of seconds above 0; "
      "it is '20'."),

@@ -60,7 +60,8 @@ def test_a_damaged_line_in_the_middle_is_said_by_every_command_and_doctor_repair
             assert said.endswith("sets it aside. Nothing was logged."), said
     before = path.read_bytes()
     report = ever(["doctor"], env)
-    assert report.returncode == 0 and report.stderr == ""
+    assert report.returncode == 1  # damage reported and left: a script sees it
+    assert one_sentence(report.stderr) == "ever: found 1 damaged line (`ever doctor --repair` sets it aside)"
     assert f"main/{path.name} line 5 " in report.stdout and "Lost: message 4:" in report.stdout
     assert "highest id ever given is 9" in report.stdout
     asked = ever(["doctor", "--repair"], env, stdin="")  # not a terminal, no --yes: nothing done
@@ -73,7 +74,8 @@ def test_a_damaged_line_in_the_middle_is_said_by_every_command_and_doctor_repair
     sent = ever(["send", "--json", "after the repair"], env)
     assert sent.returncode == 0 and sent.stderr == "", sent.stderr
     assert json.loads(sent.stdout)["id"] == 10  # past every id given, message 4 lost for good
-    assert ever(["doctor"], env).stdout.count("Damaged:") == 0
+    after = ever(["doctor"], env)
+    assert after.stdout.count("Damaged:") == 0 and after.returncode == 0
     shown = ever(["log", "-n", "12", "--json"], env)
     assert shown.returncode == 0 and shown.stderr == ""
     assert [m["id"] for m in json.loads(shown.stdout)] == list(range(12))
@@ -187,6 +189,6 @@ def test_doctor_repair_asks_on_a_terminal_and_no_changes_nothing(tmp_path):
         child.sendline(answer)
         child.expect(pexpect.EOF)
         child.close()
-        assert child.exitstatus == 0
+        assert child.exitstatus == (0 if repaired else 1)  # "no" leaves the damage
         assert (home / "chat" / "damage").exists() == repaired, answer
     assert "message 1" in (home / "chat" / "damage" / "record.jsonl").read_text()

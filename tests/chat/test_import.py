@@ -355,7 +355,7 @@ def compactions_run(sizes, line_bytes=480):
     planner = Planner(Config())
     calls = 0
     for size in sizes:
-        planner.apply(Message("note", "n" * (size - len("note: "))))
+        planner.apply(Message("note", "n" * size))  # the text the estimate is told of: the planner adds `note: `
         while planner.running:
             for l, i in list(planner.running):
                 calls += 1

@@ -440,8 +440,8 @@ def test_the_chat_shows_a_retry_after_with_its_countdown_and_ctrl_c_ends_the_wai
         chat = Chat(tmp_path, api)
         try:
             chat.send("are you there?\r")
-            first = on_screen(chat, r"trying again · (\d+) s · Ctrl-C stops")
-            later = on_screen(chat, r"trying again · (\d+) s · Ctrl-C stops", below=int(first.group(1)))
+            first = on_screen(chat, r"trying again · (\d+) s left · Ctrl-C stops")
+            later = on_screen(chat, r"trying again · (\d+) s left · Ctrl-C stops", below=int(first.group(1)))
             assert 40 <= int(later.group(1)) < int(first.group(1)) <= 50  # counting down the 50 s asked
             chat.send("\x03")  # Ctrl-C
             on_screen(chat, r"are in the log")

@@ -38,6 +38,16 @@ ALLOWED = {
                                             "they read no file's bytes and write nothing",
     ("harness/memory/home.py", "os.scandir"): "`ever files` and `ever doctor` list the home's paths and modes",
     ("harness/memory/home.py", ".stat"): "`ever files` and `ever doctor` list the home's paths and modes",
+    ("harness/memory/backup.py", "shutil.which"): "finds the restic command, not a file of the chat",
+    ("harness/memory/backup.py", "tempfile.TemporaryDirectory"): "restic's staging folder and the restore "
+                                                                 "test's home, scratch of the machine's own",
+    ("harness/memory/backup.py", "os.walk"): "the manifest found in a restic snapshot restored to scratch",
+    ("harness/memory/forget.py", "os.walk"): "the proof reads every file under the home and the backups as the "
+                                             "machine holds them, whatever wrote them",
+    ("harness/memory/forget.py", "os.lstat"): "the proof: a socket or a link is said, not followed",
+    ("harness/memory/forget.py", "open"): "the proof reads every file as the machine holds it",
+    ("harness/memory/forget.py", ".exists"): "the proof: a search database left behind is not clean",
+    ("harness/memory/forget.py", "tempfile.TemporaryDirectory"): "a restic snapshot restored to be searched",
 }
 
 

@@ -150,7 +150,10 @@ def test_a_file_nobody_declared_is_found_and_a_file_open_to_others_is_said_by_do
     assert undeclared(home) == ["chat/notes.txt", "chat/old/"]
     day_file = next((home / "chat" / "tree").glob("*.jsonl"))
     os.chmod(day_file, 0o644)
-    said = ever(["doctor"], environment(home, api)).stdout
+    report = ever(["doctor"], environment(home, api))
+    assert report.returncode == 1 and report.stderr == (
+        "ever: found 1 file open wider than Ever keeps it (the chmod above)\n")
+    said = report.stdout
     assert f"{day_file} is 0644, open wider than the 0600 Ever keeps it at: chmod 600 {day_file}.\n" in said
     assert f"{home / 'chat' / 'notes.txt'}" not in said  # a stray file's mode is not Ever's to keep
 

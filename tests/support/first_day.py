@@ -32,6 +32,24 @@ def chat_bytes(body: dict) -> int:
     return len(view.encode())
 
 
+# A line that says its dates and source: an imported note's header names its tool and its time
+# (harness/imports/rules.py `header`), e.g. "[imported: Claude Code · user · 2025-06-01T10:00:00]".
+SAYS_DATE_AND_SOURCE = re.compile(r"imported: (Claude Code|Codex)\b.*\d{4}-\d{2}-\d{2}")
+PLACEHOLDER_WORDS = "not summarized yet"
+
+
+def view_shares(body: dict) -> tuple[int, int, int]:
+    """(lines, built, saying their dates and source) of the request's `<chat>`: a line is built
+    when it is not a placeholder [gist §5]."""
+    content = body["messages"][0]["content"]
+    joined = "".join(block["text"] for block in content if isinstance(block, dict) and block.get("type") == "text")
+    (view,) = CHAT.findall(joined)
+    lines = [line for line in view.split("\n") if "|" in line]
+    built = sum(1 for line in lines if PLACEHOLDER_WORDS not in line)
+    dated = sum(1 for line in lines if SAYS_DATE_AND_SOURCE.search(line))
+    return len(lines), built, dated
+
+
 def request_bytes(body: dict) -> int:
     """The body's UTF-8 bytes as JSON, without max_tokens: at least its input tokens."""
     return len(json.dumps({k: v for k, v in body.items() if k != "max_tokens"}, ensure_ascii=False).encode())

@@ -114,8 +114,9 @@ class Chat:
 
 
 
-def spawn_chat(home: Path, api: LocalAPI) -> pexpect.spawn:
-    child = pexpect.spawn(EVER, ["chat"], env=environment(home, api), encoding="utf-8",
+def spawn_chat(home: Path, api: LocalAPI, env: dict | None = None) -> pexpect.spawn:
+    """`ever chat` in a terminal; `env` instead of `environment(home, api)` (another provider's)."""
+    child = pexpect.spawn(EVER, ["chat"], env=env or environment(home, api), encoding="utf-8",
                           timeout=60, dimensions=(40, 160))
     child.expect("/help")
     child.expect("›")

@@ -1,0 +1,274 @@
+"""The one module that imports the official `openai` SDK: OpenAI's Responses API and any
+OpenAI-compatible server's Chat Completions (Ollama, llama.cpp's `llama-server`, vLLM, LM Studio)
+as providers of the seam (harness/calls/provider.py) [H14] [H26].
+
+    provider = OpenAIProvider(settings, api="openai-chat", name="local")
+    request = provider.request(call)           # harness/calls/openai.py's body, the model's name bare
+    reply = await provider.stream(request, on_event)   # retried as harness/calls/client.py retries
+
+The retry policy is the Messages client's [C5], read from this API's errors: 408, 409, 429 and
+5xx, a timeout, a connection error, a stream cut or garbled, and an `error` event mid-stream are
+transient (retried with backoff, honouring `retry-after-ms` / `retry-after`, up to `attempts_max`);
+401, 402, 403 and 404 (the key, billing, permission, the model or the URL) and a 429 whose code
+is `insufficient_quota` are unusable; any other 4xx is refused. The SDK's own retries are off.
+Each error is one sentence naming the URL, with the key hidden. No prefix gate: OpenAI charges
+nothing extra to write its cache, so calls on one new prefix need not wait for each other [H27].
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import email.utils
+import hashlib
+import json
+import random as random_module
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx2
+import openai
+
+from harness.calls.client import (
+    ClientSettings,
+    OnWait,
+    Retrying,
+    Silent,
+    status_phrase,
+    url_secrets,
+    url_shown,
+)
+from harness.calls.openai import ChatStream, ResponsesStream, chat_body, responses_body
+from harness.calls.outcomes import Refused, Reply, RetriesExhausted, Unusable, Usage
+from harness.calls.provider import Call, OnStreamed, Streamed
+from harness.calls.providers import provider_key
+from harness.calls.redaction import redact
+
+JSON = dict[str, Any]
+TRANSIENT, REFUSED, UNUSABLE = "transient", "refused", "unusable"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"  # the SDK's, when no base URL is set
+QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def classify(error: BaseException) -> str | None:
+    """TRANSIENT, REFUSED or UNUSABLE; None for an error that is not the API's (a bug)."""
+    if isinstance(error, openai.APIStatusError):
+        status = error.status_code
+        if (error.code or "") in QUOTA_CODES or status in (401, 402, 403, 404):
+            return UNUSABLE
+        if status in (408, 409, 429) or status >= 500:
+            return TRANSIENT
+        return REFUSED
+    if isinstance(error, openai.APIError) and not isinstance(error, openai.APIConnectionError):
+        return TRANSIENT  # an `error` event mid-stream, which the SDK raises without a status
+    if isinstance(error, (openai.APIConnectionError, TimeoutError, json.JSONDecodeError,
+                          httpx2.TransportError, httpx2.DecodingError)):
+        return TRANSIENT
+    return None
+
+
+def describe(error: BaseException) -> str:
+    if isinstance(error, openai.APIStatusError):
+        kind = error.code or error.type or status_phrase(error.status_code)
+        message = " ".join(str(getattr(error, "message", "") or "").split())
+        return f"{error.status_code} {kind}: {message}" if message else f"{error.status_code} {kind}"
+    if isinstance(error, openai.APITimeoutError):
+        return "the request timed out"
+    if isinstance(error, openai.APIConnectionError):
+        return "the connection failed"
+    if isinstance(error, openai.APIError):
+        return f"mid-stream {error.code or error.type or 'error'}: {' '.join(str(error.message).split())}"
+    if isinstance(error, Silent):
+        return f"nothing came for {error.seconds:g} s"
+    if isinstance(error, TimeoutError):
+        return "the attempt passed its deadline"
+    if isinstance(error, json.JSONDecodeError):
+        return "a stream event was not JSON"
+    return f"the stream broke ({type(error).__name__})"
+
+
+def what_to_do(error: BaseException, model: str, key_env: str | None) -> str:
+    status = getattr(error, "status_code", 0)
+    if (getattr(error, "code", None) or "") in QUOTA_CODES:
+        return "add credit or raise the limit on the provider's billing page"
+    if status == 401:
+        return f"check the API key ({key_env or 'the provider needs one: set key_env'})"
+    if status == 403:
+        return "the key may not do this: check its project and permissions"
+    if status == 404:
+        return f"check the model name ({model}) and the base URL"
+    return f"check the model ({model}) and its settings in config.toml"
+
+
+def retry_after_seconds(headers: Any, now_wall: float) -> float | None:
+    """The wait the server asked for: `retry-after-ms`, else `retry-after` (seconds or a date)."""
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds is not None:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - now_wall)
+    except (TypeError, ValueError):
+        return None
+
+
+class OpenAIProvider:
+    """One OpenAI-wire provider: `api` "openai-chat" or "openai-responses"; `name` is the
+    provider's name, the `NAME/` a model name carries."""
+
+    gate = None
+
+    def __init__(self, settings: ClientSettings, *, api: str, name: str, key_env: str | None = None,
+                 sleep: Sleep = asyncio.sleep, random: Callable[[], float] = random_module.random,
+                 wall_clock: Callable[[], float] = time.time,
+                 on_retry: Callable[[Retrying], None] | None = None, on_wait: OnWait | None = None,
+                 window: int | None = None, gate: Any = None) -> None:
+        self.settings = settings
+        self.api = api
+        self.name = name
+        self.key_env = key_env
+        self.sleep = sleep
+        self.random = random
+        self.wall_clock = wall_clock
+        self.on_retry = on_retry
+        self.on_wait = on_wait
+        self.window = window
+        timeout = httpx2.Timeout(settings.attempt_seconds, connect=settings.connect_seconds,
+                                 read=settings.read_seconds)
+        self.sdk = openai.AsyncOpenAI(api_key=settings.api_key or "none", base_url=settings.base_url,
+                                      max_retries=0, timeout=timeout)
+
+    # ---- the seam
+
+    def wire_model(self, model: str) -> str:
+        prefix = self.name + "/"
+        return model[len(prefix):] if model.startswith(prefix) else model
+
+    def request(self, call: Call) -> JSON:
+        model = self.wire_model(call.model)
+        if self.api == "openai-chat":
+            return chat_body(call, model)
+        # [H27] one key per chat prefix: the system prompt and the tools, which every call shares
+        shared = json.dumps([list(call.system), [tool.name for tool in call.tools]]).encode("utf-8")
+        return responses_body(call, model, "ever-" + hashlib.sha256(shared).hexdigest()[:32])
+
+    def capabilities(self, model: str) -> Any:
+        from harness.calls.models import capabilities
+
+        return capabilities(self.wire_model(model))
+
+    async def count_tokens(self, request: JSON) -> int | None:
+        return None  # neither API counts a prompt without running it
+
+    async def aclose(self) -> None:
+        await self.sdk.close()
+
+    # ---- sending
+
+    def backoff_seconds(self, failures: int) -> float:
+        s = self.settings
+        full = min(s.backoff_max_seconds, s.backoff_first_seconds * (2 ** (failures - 1)))
+        return full * (0.5 + 0.5 * self.random())
+
+    async def stream(self, request: JSON, on_event: OnStreamed | None = None) -> Reply:
+        """Send `request` until an answer comes back; see the module docstring."""
+        spent = Usage()
+        attempt = 0
+        url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)
+        secrets = (self.settings.api_key, *url_secrets(self.settings.base_url)) if self.settings.api_key \
+            else url_secrets(self.settings.base_url)
+        while True:
+            attempt += 1
+            gathered = ChatStream() if self.api == "openai-chat" else ResponsesStream()
+            try:
+                await self._attempt(request, gathered, on_event)
+                if self.api != "openai-chat" and gathered.failure is not None:
+                    raise openai.APIError(gathered.failure, httpx2.Request("POST", url), body=None)
+            except Exception as error:
+                kind = classify(error)
+                if kind is None:
+                    raise
+                spent = spent + gathered.usage
+                description = redact(describe(error), secrets)
+                model = request.get("model", "")
+                if kind == TRANSIENT:
+                    sentence = f"{url} failed the call to {model} ({description}); it may pass later"
+                else:
+                    sentence = (f"{url} refused the call to {model} ({description}): "
+                                f"{what_to_do(error, model, self.key_env)}")
+                sentence = redact(sentence, secrets)
+                if kind == UNUSABLE:
+                    raise Unusable(sentence) from None
+                if kind == REFUSED:
+                    raise Refused(description, spent, attempt, sentence) from None
+                if self.settings.attempts_max is not None and attempt >= self.settings.attempts_max:
+                    raise RetriesExhausted(f"{sentence} ({attempt} tries)", spent, attempt) from None
+                response = getattr(error, "response", None)
+                asked = (retry_after_seconds(response.headers, self.wall_clock())
+                         if isinstance(error, openai.APIStatusError) and response is not None else None)
+                delay = (min(asked, self.settings.retry_after_max_seconds) if asked is not None
+                         else self.backoff_seconds(attempt))
+                if self.on_retry is not None:
+                    self.on_retry(Retrying(attempt, description, delay))
+                self._waiting(f"{url}: {description}; trying again", delay)
+                try:
+                    await self.sleep(delay)
+                finally:
+                    self._waiting(None)
+                continue
+            return gathered.reply(spent, attempt)
+
+    async def _attempt(self, request: JSON, gathered: Any, on_event: OnStreamed | None) -> None:
+        loop = asyncio.get_running_loop()
+        silence_seconds = self.settings.silence_seconds
+        url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)
+        self._waiting(f"waiting for {url} to answer ({request.get('model', '')})", silence_seconds)
+        create = (self.sdk.chat.completions.create if self.api == "openai-chat"
+                  else self.sdk.responses.create)
+        try:
+            async with asyncio.timeout(self.settings.attempt_seconds):
+                async with asyncio.timeout(silence_seconds) as silence:
+                    stream = await create(**request)
+                    async with stream:
+                        async for event in stream:
+                            silence.reschedule(loop.time() + silence_seconds)
+                            self._waiting(None)
+                            for kind, text in gathered.feed(event):
+                                if on_event is not None:
+                                    on_event(Streamed(kind, text))
+                            if on_event is not None and getattr(event, "usage", None) is not None:
+                                on_event(Streamed("usage", usage=gathered.usage))
+        except TimeoutError:
+            if silence.expired():
+                raise Silent(silence_seconds) from None
+            raise
+        finally:
+            self._waiting(None)
+
+    def _waiting(self, what: str | None, seconds: float = 0.0) -> None:
+        if self.on_wait is not None:
+            self.on_wait(what, None if what is None else time.monotonic() + seconds)
+
+
+def openai_provider(settings: ClientSettings, config: Any, **changes: Any) -> OpenAIProvider:
+    """A provider for `config` (harness/calls/providers.py's ProviderConfig) with the owner's
+    settings and their changes (attempts, silence, window)."""
+    changes.pop("gate", None)  # [H27] no gate on this wire
+    window = changes.pop("context_window", None) or config.context_window
+    settings = dataclasses.replace(settings, **changes, context_window=window, api_key=provider_key(config),
+                                   base_url=config.base_url)
+    return OpenAIProvider(settings, api=config.api, name=config.name, key_env=config.key_env, window=window)
+
+
+__all__ = ["OpenAIProvider", "classify", "openai_provider"]

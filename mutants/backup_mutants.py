@@ -1,0 +1,71 @@
+"""Bugs planted in `ever backup`, `--check`, `ever restore` and `ever forget`, each of which a test
+must catch.
+
+Strategy: one mutant per promise harness/memory/backup.py and harness/memory/forget.py make: the
+check reads every stored file against its manifest [S20] and the live file against the backup, a
+restore writes nothing from a file that is not what its manifest says, a backup killed at any
+instant leaves the last manifest and every byte it names [S21], and a forget leaves neither the tree's
+lines over the message nor the search database that holds its words [S22].
+"""
+
+from mutants.base import Mutant
+
+
+def test(name: str) -> tuple:
+    return ("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", name)
+
+
+BACKUP = "tests/chat/test_backup.py::"
+FORGET = BACKUP + "test_forget_removes_a_secret_from_the_home_and_the_backup_and_changes_no_other_line"
+
+MUTANTS = [
+    Mutant(
+        name="check_skips_the_manifest",
+        path="harness/memory/backup.py",
+        old="        wrong = verified(folder, manifest, source_disk)\n",
+        new='        wrong = ""\n',
+        check=test(BACKUP + "test_the_check_says_in_one_sentence_what_is_wrong_with_the_backup[damage_flipped]"),
+        note="the check restores the backup without reading its files against the manifest [S20]",
+    ),
+    Mutant(
+        name="check_trusts_the_live_files",
+        path="harness/memory/backup.py",
+        old="            if hash_file(live, entry.size, disk) != entry.sha256:\n",
+        new="            if False:\n",
+        check=test(BACKUP + "test_the_check_finds_a_live_log_that_no_longer_continues_the_backup"),
+        note="the check never asks whether the live log still starts with the backup's bytes [S20]",
+    ),
+    Mutant(
+        name="restore_trusts_a_cut_file",
+        path="harness/memory/backup.py",
+        old="    wrong = verified(dest, manifest, source_disk)\n",
+        new='    wrong = ""\n',
+        check=test(BACKUP + "test_a_restore_from_a_cut_backup_is_refused_and_writes_nothing"),
+        note="a restore writes a stored file cut short into the new home [S20]",
+    ),
+    Mutant(
+        name="new_generation_over_the_old",
+        path="harness/memory/backup.py",
+        old="        generation = generation_of(last.stored) + 1 if last is not None else 0\n",
+        new="        generation = generation_of(last.stored) if last is not None else 0\n",
+        check=test("tests/memory/test_backup_crash.py::"
+                   "test_a_backup_stopped_at_each_operation_in_turn_leaves_a_backup_that_restores[rewrite]"),
+        note="a file rewritten since the last backup is copied over the one its manifest names [S21]",
+    ),
+    Mutant(
+        name="forget_leaves_the_tree",
+        path="harness/memory/forget.py",
+        old="            if any((i << l) <= j < ((i + 1) << l) for j in ids) or holds(line, patterns):\n",
+        new="            if False:\n",
+        check=test(FORGET),
+        note="a forget leaves the tree's lines that summarize the forgotten message [S22]",
+    ),
+    Mutant(
+        name="forget_leaves_the_search_index",
+        path="harness/memory/forget.py",
+        old='CACHES = ("chat/view.json", "chat/search.sqlite", ',
+        new='CACHES = ("chat/view.json", ',
+        check=test(FORGET),
+        note="a forget leaves the search database, whose words still find the message [S22]",
+    ),
+]

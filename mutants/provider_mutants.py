@@ -1,0 +1,110 @@
+"""Bugs planted in the OpenAI providers (harness/calls/openai.py, harness/calls/openai_client.py),
+the OpenAI stand-ins (harness/localapi/openai_api.py) and the costs per provider, each of which a
+test that `make test` runs must catch.
+
+Strategy: one mutant per provider rule that matters [H26] [H27] [H28] [H29]: a cache mark sent to
+an OpenAI server, a tool result out of order, a finish reason mapped wrong (on each OpenAI API),
+the cached tokens not read from the wire's own field, a `prompt_cache_key` that changes from call
+to call, a stand-in that lets a tool message answer no call, a priced provider charged nothing,
+and an unpriced model shown a dollar figure.
+"""
+
+from mutants.base import Mutant
+
+
+def test(name: str) -> tuple:
+    """One pytest test: the judge needs the test it names."""
+    return ("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", name)
+
+
+PROVIDERS = "tests/calls/test_providers.py::"
+TURN = PROVIDERS + "test_a_turn_runs_a_tool_and_sends_its_result_back_in_the_wires_own_shape"
+STOPS = PROVIDERS + "test_each_wires_stop_reasons_come_back_as_the_same_outcomes"
+CACHE = PROVIDERS + "test_a_second_call_on_the_same_prefix_reads_it_from_the_cache_as_each_wire_reports_it"
+
+MUTANTS = [
+    Mutant(
+        name="openai_cache_mark_sent",
+        path="harness/calls/openai.py",
+        old='                parts.append({"type": "text", "text": block["text"]})\n',
+        new='                parts.append({"type": "text", "text": block["text"], "cache_control": {"type": "ephemeral"}})\n',
+        check=test(TURN + "[openai-chat]"),
+        note="Anthropic's cache mark sent on the Chat Completions wire, which refuses it",
+    ),
+    Mutant(
+        name="openai_tool_result_out_of_order",
+        path="harness/calls/openai.py",
+        old='                out.append({"role": "tool", "tool_call_id": block["tool_use_id"], "content": text})\n',
+        new='                out.insert(len(out) - 1, {"role": "tool", "tool_call_id": block["tool_use_id"], "content": text})\n',
+        check=test(TURN + "[openai-chat]"),
+        note="a tool's result sent before the call it answers",
+    ),
+    Mutant(
+        name="responses_tool_result_after_the_users_text",
+        path="harness/calls/openai.py",
+        old='                out.append({"type": "function_call_output", "call_id": block["tool_use_id"], "output": text})\n',
+        new='                out.insert(0, {"type": "function_call_output", "call_id": block["tool_use_id"], "output": text})\n',
+        check=test(TURN + "[openai-responses]"),
+        note="a function call's output sent before the call, at the input's start",
+    ),
+    Mutant(
+        name="chat_finish_length_mapped_whole",
+        path="harness/calls/openai.py",
+        old='    "length": Stop.LENGTH,\n',
+        new='    "length": Stop.WHOLE,\n',
+        check=test(STOPS + "[openai-chat-max_tokens-Stop.LENGTH]"),
+        note="a reply cut at its token cap taken as whole",
+    ),
+    Mutant(
+        name="responses_incomplete_mapped_whole",
+        path="harness/calls/openai.py",
+        old='    "max_output_tokens": Stop.LENGTH,\n',
+        new='    "max_output_tokens": Stop.WHOLE,\n',
+        check=test(STOPS + "[openai-responses-max_tokens-Stop.LENGTH]"),
+        note="an incomplete Responses reply taken as whole",
+    ),
+    Mutant(
+        name="chat_cached_tokens_not_read",
+        path="harness/calls/openai.py",
+        old='    cached = _field(details, "cached_tokens") or 0\n    written = _field(details, "cache_write_tokens") or 0\n'
+            '    prompt = _field(usage, "prompt_tokens") or 0\n',
+        new='    cached = 0\n    written = _field(details, "cache_write_tokens") or 0\n'
+            '    prompt = _field(usage, "prompt_tokens") or 0\n',
+        check=test(CACHE + "[openai-chat]"),
+        note="Chat Completions' cached tokens ignored: every call looks uncached",
+    ),
+    Mutant(
+        name="prompt_cache_key_per_call",
+        path="harness/calls/openai_client.py",
+        old="        shared = json.dumps([list(call.system), [tool.name for tool in call.tools]]).encode(\"utf-8\")\n",
+        new="        shared = json.dumps([list(call.system), len(call.messages)]).encode(\"utf-8\")\n",
+        check=test(CACHE + "[openai-responses]"),
+        note="the prompt_cache_key changes from call to call, so a turn's calls land on other cache machines",
+    ),
+    Mutant(
+        name="standin_lets_a_tool_message_answer_no_call",
+        path="harness/localapi/openai_api.py",
+        old="                awaited.remove(call_id)\n            else:\n",
+        new="                awaited.remove(call_id)\n            elif False:\n",
+        check=test("tests/localapi/test_openai_api.py::"
+                   "test_chat_refuses_what_chat_completions_refuses[change3-preceeding]"),
+        note="the Chat stand-in takes a tool message that answers no call",
+    ),
+    Mutant(
+        name="provider_prices_ignored",
+        path="harness/calls/usage.py",
+        old="    if slash and rest and name in PROVIDER_PRICES:\n",
+        new="    if False:\n",
+        check=test("tests/calls/test_provider_costs.py::"
+                   "test_a_priced_provider_is_charged_its_prices_and_an_unpriced_one_shows_tokens"),
+        note="a provider's configured prices never used: its calls unpriced",
+    ),
+    Mutant(
+        name="unpriced_shown_as_dollars",
+        path="harness/owner/owner.py",
+        old='        cost = ("-" if last is None else f"{last.tokens:,} tokens, unpriced" if last.cost_e8 is None\n',
+        new='        cost = ("-" if last is None else "$0.0000" if last.cost_e8 is None\n',
+        check=test("tests/calls/test_usage.py::test_the_status_line_shows_the_view_the_cache_share_and_the_last_calls_cost"),
+        note="an unpriced model's turn shown as costing $0",
+    ),
+]

@@ -1,0 +1,54 @@
+"""Bugs planted in what a person meets in a first week: the import's estimate, `ever memory
+status`, the service unit, each caught by the test named for it.
+
+Strategy: one mutant for each edge a review found escaping (the estimate leaving out the `note: `
+the planner adds, o1) and for each promise of the status and the unit that a byte or a word
+breaks.
+"""
+
+from mutants.base import Mutant
+
+
+def test(name: str) -> tuple:
+    return ("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", name)
+
+
+MUTANTS = [
+    Mutant(
+        name="estimate_without_note_prefix",
+        path="harness/imports/rules.py",
+        old='        source = size + len("note: ")\n',
+        new="        source = size\n",
+        check=test("tests/chat/test_import_estimate_edges.py::"
+                   "test_the_estimate_bounds_the_compactions_at_every_note_size_from_1_to_1100"),
+        note="o1: the estimate leaves out the `note: ` the planner adds (200 notes of 250 bytes: 97 calls "
+             "estimated, 197 asked)",
+    ),
+    Mutant(
+        name="status_counted_view",
+        path="harness/memory/service.py",
+        old='            "view_bytes": len(sent.encode("utf-8")),\n',
+        new='            "view_bytes": planner.view.bytes,\n',
+        check=test("tests/chat/test_words.py::test_memory_status_speaks_in_sentences_and_json_gives_the_figures"),
+        note="status gives the planner's counted view (a placeholder at its 512-byte reserve), not the bytes the "
+             "next turn sends",
+    ),
+    Mutant(
+        name="unit_percent_unescaped",
+        path="harness/chat/serve.py",
+        old='.replace("%", "%%")',
+        new="",
+        check=test("tests/chat/test_service_unit.py::"
+                   "test_the_unit_starts_an_owner_with_the_key_file_and_the_base_url_it_carries"),
+        note="a `%` in a path is left a systemd specifier: the unit names another program",
+    ),
+    Mutant(
+        name="unit_key_from_the_environment",
+        path="harness/chat/serve.py",
+        old="        load_key(settings.home, {})\n",
+        new="        load_key(settings.home, environ)\n",
+        check=test("tests/chat/test_service_unit.py::"
+                   "test_install_refuses_a_key_only_in_the_environment_in_one_sentence_with_the_fix"),
+        note="a key only in the shell's environment passes, and the unit starts with no key",
+    ),
+]
