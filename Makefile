@@ -8,11 +8,13 @@ DEEP_T ?= 1000000
 SCALE  ?= full
 SEED   ?=
 PROFILE ?= ci
+SIM_SEEDS ?= 200
+SIM_LONG_SEEDS ?= 3000
 # where `make install` puts `ever` ($(PREFIX)/bin) and its own environment
 PREFIX ?= $(HOME)/.local
 
 .DEFAULT_GOAL := help
-.PHONY: help laws laws-deep laws-order test test-slow test-long bridge mutants lint check chat install uninstall bench
+.PHONY: help laws laws-deep laws-order test test-slow test-long bridge sim sim-long mutants lint check chat install uninstall bench
 
 help:
 	@echo "Ever: one chat that never ends."
@@ -24,6 +26,8 @@ help:
 	@echo "  make test-slow   the tests marked slow: real processes killed, waited on or replayed, proofs seen to fail"
 	@echo "  make test-long   every test, slow ones too, with its long runs (the cache replays, 120 kills)"
 	@echo "  make bridge      production planner vs model on every scenario (SCALE=full|tiny)"
+	@echo "  make sim         the whole chat under a seeded simulated disk, provider and clock (SIM_SEEDS seeds)"
+	@echo "  make sim-long    the same past them, SIM_LONG_SEEDS more seeds"
 	@echo "  make mutants     plant each bug, run the check that must catch it (a crash is not a catch)"
 	@echo "  make lint        ruff (pyproject.toml), the model's subset lint and the layering rules"
 	@echo "  make bench       benchmarks (pytest-benchmark, ratios against a baseline)"
@@ -33,7 +37,7 @@ help:
 	@echo "  make install     \`ever\` in PREFIX/bin (default ~/.local/bin), in an environment of its own"
 	@echo "  make uninstall   removes what make install put there"
 	@echo ""
-	@echo "Knobs: PYTHON=$(PYTHON) VENV=$(VENV) PREFIX=$(PREFIX) T=$(T) DEEP_T=$(DEEP_T) SCALE=$(SCALE) SEED=$(SEED) PROFILE=$(PROFILE)"
+	@echo "Knobs: PYTHON=$(PYTHON) VENV=$(VENV) PREFIX=$(PREFIX) T=$(T) DEEP_T=$(DEEP_T) SCALE=$(SCALE) SEED=$(SEED) PROFILE=$(PROFILE) SIM_SEEDS=$(SIM_SEEDS) SIM_LONG_SEEDS=$(SIM_LONG_SEEDS)"
 
 $(VENV)/.installed: requirements.txt requirements-chat.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -67,6 +71,12 @@ test-long: $(VENV)/.installed
 
 bridge: $(VENV)/.installed
 	$(PY) -m bridge --scale $(SCALE) $(if $(SEED),--seed $(SEED))
+
+sim: $(VENV)/.installed
+	$(PY) -m sim --seeds $(SIM_SEEDS)
+
+sim-long: $(VENV)/.installed
+	$(PY) -m sim --seeds $(SIM_LONG_SEEDS) --first $(SIM_SEEDS)
 
 mutants: $(VENV)/.installed
 	$(PY) -m mutants

@@ -129,7 +129,11 @@ LAZY_IN_CLI = ("imports", "browse", "bench")
 # Third-party packages a room never imports, and the one module that talks to the SDK.
 KEPT_OUT = {"memory": ("anthropic", "httpx", "httpx2", "click", "prompt_toolkit")}
 SDK_MODULE = "harness/calls/client.py"
-OUTSIDE_HARNESS = ("model", "laws", "bridge", "mutants")
+OUTSIDE_HARNESS = ("model", "laws", "bridge", "mutants", "sim")
+# sim/ (`make sim`) runs the product under a simulated World: it imports harness/ (the local
+# API's rules among it) and never the model, the laws, the bridge or the mutants, whose checks it
+# must not lean on; harness/ never imports it (OUTSIDE_HARNESS).
+SIM_KEPT_OUT = ("model", "laws", "bridge", "mutants")
 
 
 def imported_names(tree: ast.AST, package: str) -> list[tuple[int, str]]:
@@ -157,7 +161,8 @@ def module_name(path: Path, root: Path) -> str:
 
 
 def layering_violations(root: Path = ROOT) -> list[str]:
-    """harness/ never imports model/ (nor laws/, bridge/ or mutants/, which import it); each room
+    """harness/ never imports model/ (nor laws/, bridge/, mutants/ or sim/); sim/ never imports
+    model/, laws/, bridge/ or mutants/; each room
     imports only the rooms it may; only the SDK module imports the SDK; only the tests, the demo
     and the benchmarks import localapi; only the CLI imports the benchmarks, and it imports them,
     import and browse inside their commands; and no two modules of harness/ import each other,
@@ -224,6 +229,12 @@ def layering_violations(root: Path = ROOT) -> list[str]:
                 if imported.startswith("harness.localapi"):
                     say(where, lineno, "localapi", f"{where}:{lineno}: imports {imported}; only harness/localapi/, "
                                  "the demo and the tests import the local API.")
+    for path in sorted((root / "sim").rglob("*.py")):
+        where = path.relative_to(root).as_posix()
+        for lineno, imported in imported_names(parsed(path), "sim"):
+            if module_root(imported) in SIM_KEPT_OUT:
+                say(where, lineno, "sim", f"{where}:{lineno}: imports {imported}; sim/ runs the product, and never "
+                             f"imports {', '.join(name + '/' for name in SIM_KEPT_OUT)}.")
     return found
 
 

@@ -7,7 +7,7 @@ once, so a mutant that no longer applies is an error, not a pass. The check runs
 same Python. A mutant counts as caught only when mutants/judge.py says its check failed for its
 own reason: the named law printed FAIL (not a crash, not an import or syntax error, not a
 misspelled name), the named test failed by an assertion, the bridge found a trace difference
-that is not a crash; and the subset lint passed, unless the mutant is one the lint must catch.
+that is not a crash, the simulation failed a seed on the named invariant; and the subset lint passed, unless the mutant is one the lint must catch.
 """
 
 import argparse
@@ -29,8 +29,10 @@ from mutants import (
     guard_mutants,
     import_browse_mutants,
     law_mutants,
+    models_mutants,
     provider_mutants,
     recall_mutants,
+    sim_mutants,
     view_mutants,
     week_mutants,
 )
@@ -40,7 +42,7 @@ from mutants.judge import HOW, how_caught, judge, kind_of, malformed
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = (law_mutants, bridge_mutants, chat_mutants, import_browse_mutants, recall_mutants, claims_mutants,
            guard_mutants, week_mutants, provider_mutants,
-           backup_mutants, view_mutants)  # every module of mutants, by name: a missing one is an error
+           backup_mutants, view_mutants, sim_mutants, models_mutants)  # every module of mutants, by name: a missing one is an error
 LINT_CHECK = ("python", "-c", "import sys; from laws.subset import all_violations; sys.exit(1 if all_violations() else 0)")
 
 

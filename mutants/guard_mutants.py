@@ -77,3 +77,163 @@ MUTANTS = [
         note="a terminal that attaches while a question waits is never asked it [A9]",
     ),
 ]
+
+ENTRANCES = "tests/chat/test_guard_entrances.py::"
+RAISES = ENTRANCES + ("test_search_text_sqlite_cannot_bind_is_answered_and_a_request_that_raises_is_one_sentence_"
+                      "logged_once")
+
+MUTANTS += [
+    Mutant(
+        name="entrance_lets_an_exception_through",
+        path="harness/owner/socket.py",
+        old="        except Exception as error:  # [S26] whatever a request raises: one sentence, logged once\n",
+        new="        except ZeroDivisionError as error:\n",
+        check=test(RAISES),
+        note="a request whose answer raises closes the connection unanswered: its sender retries it [S26]",
+    ),
+    Mutant(
+        name="entrance_failure_logged_each_time",
+        path="harness/owner/socket.py",
+        old="        if self.seen[sentence] == 1:\n",
+        new="        if True:\n",
+        check=test(RAISES),
+        note="the same failure is written to the owner's output each time it is sent: a flood [S26]",
+    ),
+    Mutant(
+        name="search_nul_reaches_sqlite",
+        path="harness/memory/search.py",
+        old='        if "\\0" in query:  # [S27] SQLite cannot bind it: said, not raised\n',
+        new="        if False:\n",
+        check=test(ENTRANCES + "test_a_nul_in_the_models_search_is_a_tool_error_and_the_turn_goes_on"),
+        note="a NUL in the model's search reaches SQLite and ends the turn [S27]",
+    ),
+    Mutant(
+        name="attached_terminals_uncapped",
+        path="harness/owner/socket.py",
+        old="                if len(owner.hub.clients) >= ATTACHED_MAX:\n",
+        new="                if False:\n",
+        check=test(ENTRANCES + "test_past_the_most_terminals_and_connections_each_is_refused_in_a_sentence_and_the_"
+                               "owner_goes_on"),
+        note="terminals attach without end, each holding a descriptor (EMFILE) [S26]",
+    ),
+    Mutant(
+        name="say_never_acknowledged",
+        path="harness/owner/owner.py",
+        old="            client.send(protocol.Took(ok=not refused))\n",
+        new="            pass\n",
+        check=test(ENTRANCES + "test_an_attached_terminals_line_is_acknowledged_and_one_never_taken_is_said_not_sent"),
+        note="an attached terminal's line is never acknowledged, so one lost to a dying owner is never said [S25]",
+    ),
+    Mutant(
+        name="zoom_past_the_end_answers_a_placeholder",
+        path="harness/owner/socket.py",
+        old="        if 0 <= first < T and n >= 1 and first + n > T:  # a line past the chat's end is none [gist §6]\n",
+        new="        if False:\n",
+        check=test(ENTRANCES + "test_a_zoom_past_the_chats_end_is_no_such_line_over_the_socket_and_through_mcp"),
+        note="zoom(0, 2**62) answers a placeholder line instead of no such line",
+    ),
+]
+
+FILES = "tests/chat/test_guard_files.py::"
+
+MUTANTS += [
+    Mutant(
+        name="lost_range_unbounded",
+        path="harness/memory/damage.py",
+        old="        if lost[1] - lost[0] + 1 > LOST_IDS_MAX:\n",
+        new="        if False:\n",
+        check=test(FILES + "test_a_lost_range_of_six_billion_ids_is_not_believed_said_by_doctor_and_set_aside"),
+        note="a damage record line naming six billion lost ids is believed: MemoryError, a lying doctor [S13]",
+    ),
+    Mutant(
+        name="record_checksum_unchecked",
+        path="harness/memory/damage.py",
+        old='    return "sum" not in entry or entry["sum"] == entry_sum(entry)\n',
+        new="    return True\n",
+        check=test(FILES + "test_an_ever_written_record_line_whose_fields_changed_fails_its_checksum"),
+        note="a damage record line whose fields changed is believed: its checksum is never checked [S13]",
+    ),
+]
+
+MUTANTS += [
+    Mutant(
+        name="import_follows_links_out",
+        path="harness/imports/rules.py",
+        old="    return None if target.is_relative_to(Path(os.path.realpath(folder))) else target\n",
+        new="    return None\n",
+        check=test(FILES + "test_an_import_refuses_a_link_out_of_its_folder_and_says_how_to_include_it"),
+        note="an import follows notes.txt -> ~/.ssh/id_ed25519 out of the folder it was given [H16]",
+    ),
+    Mutant(
+        name="url_userinfo_logged",
+        path="harness/chat/mcp_server.py",
+        old='        hidden = URL_USERINFO.sub(r"\\1<hidden>@", text)\n',
+        new="        hidden = text\n",
+        check=test(FILES + "test_a_password_in_the_base_url_and_an_mcp_session_id_reach_no_log_line"),
+        note="a log line shows a base URL's password [H16]",
+    ),
+]
+
+MUTANTS += [
+    Mutant(
+        name="subagent_cost_outside_its_chain",
+        path="harness/calls/agents.py",
+        old="reply.usage, chain=self.chain.root)",
+        new="reply.usage)",
+        check=test(GUARD + "test_ever_cost_shows_what_each_chain_spent_its_subagents_and_report_turns_included"),
+        note="a subagent's calls are not counted in its chain's cost [H15]",
+    ),
+]
+
+HOSTILE = FILES + "test_hostile_files_for_simulate_and_bench_recall_are_refused_in_one_sentence"
+
+MUTANTS += [
+    Mutant(
+        name="recall_file_nested_past_the_parser",
+        path="harness/bench/planted.py",
+        old="    except RecursionError:  # [H16] nested deeper than the parser goes: no benchmark's file is\n",
+        new="    except ZeroDivisionError:\n",
+        check=test(HOSTILE),
+        note="`ever bench recall --file` on JSON nested past the parser ends in RecursionError [H16]",
+    ),
+    Mutant(
+        name="simulate_naive_date_taken",
+        path="harness/bench/simulate_workloads.py",
+        old="                    if not isinstance(kind, str) or date.tzinfo is None:\n",
+        new="                    if not isinstance(kind, str):\n",
+        check=test(HOSTILE),
+        note="`ever simulate --from-log` takes a date without its offset, and subtracting it fails [H16]",
+    ),
+]
+
+INDEX = FILES + "test_the_search_index_forgets_a_message_set_aside_and_a_fifo_in_its_place_hangs_nothing"
+
+MUTANTS += [
+    Mutant(
+        name="index_keeps_what_is_set_aside",
+        path="harness/memory/search.py",
+        old='        if meta.get("aside") != self.aside():  # [H17] a message set aside since is found no more\n',
+        new="        if False:\n",
+        check=test(INDEX),
+        note="the search index is not checked against the damage record: a message set aside is still found [H17]",
+    ),
+    Mutant(
+        name="index_opens_a_fifo",
+        path="harness/memory/search.py",
+        old='            if not stat.S_ISREG(os.lstat(path).st_mode):\n                raise OSError(f"{path} is not a regular file")\n        except FileNotFoundError:\n            pass\n        try:  # 0600 from the start, as every file of the chat; never through a link, never waiting\n            os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600))\n',
+        new='            pass\n        except FileNotFoundError:\n            pass\n        try:  # 0600 from the start, as every file of the chat; never through a link, never waiting\n            os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o600))\n',
+        check=test(INDEX),
+        note="a FIFO in the search index's place is opened as the index, waiting for a reader [H17]",
+    ),
+]
+
+MUTANTS += [
+    Mutant(
+        name="full_disk_index_ends_the_turn",
+        path="harness/memory/search.py",
+        old="    except sqlite3.Error as error:\n        raise SearchError(f\"the search index could not be made",
+        new="    except ZeroDivisionError as error:\n        raise SearchError(f\"the search index could not be made",
+        check=test(ENTRANCES + "test_a_full_disk_when_the_index_is_made_is_a_tool_error_and_the_turn_goes_on"),
+        note="an index SQLite cannot make (a full disk) ends the turn that searched [S27]",
+    ),
+]

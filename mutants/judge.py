@@ -36,6 +36,8 @@ def kind_of(mutant: Mutant) -> str:
         return "pytest"
     if head == ("python", "-m", "bridge"):
         return "bridge"
+    if head == ("python", "-m", "sim"):
+        return "sim"
     raise ValueError(f"mutant {mutant.name}: no judge for the check {' '.join(mutant.check)}")
 
 
@@ -134,7 +136,7 @@ def judge_bridge(mutant: Mutant, status: int, output: str) -> tuple[bool, str]:
 # (`unknown`, at its resource limit) only says the proof no longer goes through, as a harder query
 # of right code could; a count below the registry's minimum or code that no longer runs on terms
 # is a catch of its own kind.
-HOW = ("counterexample", "unknown", "shortfall", "not on terms", "test", "difference", "lint")
+HOW = ("counterexample", "unknown", "shortfall", "not on terms", "test", "difference", "simulation", "lint")
 
 
 def how_caught(mutant: Mutant, output: str) -> str:
@@ -146,12 +148,32 @@ def how_caught(mutant: Mutant, output: str) -> str:
         return "test"
     if kind == "bridge":
         return "difference"
+    if kind == "sim":
+        return "simulation"
     details = [law_verdicts(output).get(name, ("", ""))[1] for name in named_laws(mutant)]
     for how, said in (("unknown", "Z3 said unknown"), ("shortfall", "below the registry"),
                       ("not on terms", "does not run on Z3 terms")):
         if any(said in detail for detail in details):
             return how
     return "counterexample"
+
+
+def named_invariants(mutant: Mutant) -> list[str]:
+    check = list(mutant.check)
+    return [name for k in range(len(check) - 1) if check[k] == "--until-caught" for name in check[k + 1].split(",")]
+
+
+def judge_sim(mutant: Mutant, status: int, output: str) -> tuple[bool, str]:
+    """`python -m sim … --until-caught INVARIANT`: exit 1 and a seed FAILED on a named invariant
+    (the simulation's own crash, `the simulation runs`, is never one)."""
+    named = named_invariants(mutant)
+    for text in output.splitlines():
+        if text.startswith("FAILED seed=") and status == 1:
+            invariant = text.split(": ", 2)[1] if text.count(": ") >= 2 else ""
+            if invariant in named:
+                return True, text[:160]
+    tail = output.strip().splitlines()[-1:] or ["no output"]
+    return False, f"the simulation exited {status} without failing on {', '.join(named)}: {tail[0][:160]}"
 
 
 def judge(mutant: Mutant, status: int, output: str, report: str = "") -> tuple[bool, str]:
@@ -161,4 +183,6 @@ def judge(mutant: Mutant, status: int, output: str, report: str = "") -> tuple[b
         return judge_laws(mutant, status, output)
     if kind == "pytest":
         return judge_pytest(mutant, status, output, report)
+    if kind == "sim":
+        return judge_sim(mutant, status, output)
     return judge_bridge(mutant, status, output)

@@ -51,4 +51,21 @@ MUTANTS = [
                    "test_install_refuses_a_key_only_in_the_environment_in_one_sentence_with_the_fix"),
         note="a key only in the shell's environment passes, and the unit starts with no key",
     ),
+    Mutant(
+        name="browse_hits_not_shown",
+        path="harness/browse/page.js",
+        old="  if (found.length) await showHit(0);\n",
+        new="",
+        check=test("tests/chat/test_browse.py::test_search_on_5000_messages_scrolls_to_each_hit_and_marks_it"),
+        note="search lists its hits above the window, where the page that opens at its newest line never is",
+    ),
+    Mutant(
+        name="import_counts_per_file_notes_only",
+        path="harness/imports/importing.py",
+        old="            if added != notes:",
+        new="            if False:",
+        check=test("tests/chat/test_import.py::"
+                   "test_the_per_file_counts_add_up_to_the_total_and_say_the_pages_of_long_notes"),
+        note="each file says its notes, not the messages it adds: the counts do not add up to the total",
+    ),
 ]

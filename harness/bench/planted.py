@@ -56,6 +56,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 KINDS = ("decision", "path", "command", "number", "instruction", "finding")
 PER_KIND_MAX = 6  # as many standing instructions as the generator knows
@@ -537,6 +538,17 @@ def load(path) -> list[Chat]:
         raise LoadFailed(f"{path}: {error.strerror or error}") from None
     except ValueError as error:
         raise LoadFailed(f"{path} is not JSON ({error})") from None
+    except RecursionError:  # [H16] nested deeper than the parser goes: no benchmark's file is
+        raise LoadFailed(f"{path} is JSON nested deeper than Python's parser goes: not LongMemEval's or "
+                         "LoCoMo's format") from None
+    try:
+        return dispatched(items, path)
+    except (TypeError, KeyError, AttributeError, IndexError, RecursionError) as error:
+        raise LoadFailed(f"{path} is not LongMemEval's or LoCoMo's format ({type(error).__name__}: "
+                         f"{str(error)[:200]})") from None
+
+
+def dispatched(items: Any, path: Path) -> list[Chat]:
     if isinstance(items, dict):
         items = [items]
     if not isinstance(items, list) or not items or not isinstance(items[0], dict):

@@ -18,7 +18,12 @@ Each question is asked in three arms, on the same built chat [M3]:
 - `search`: the same turn with `search` [R1].
 - `baseline`: one call that sees a single summary of the whole chat, what a tool that compacts
   its context keeps: the compaction model reads the chat in chunks, each time writing one summary
-  of all it has read so far, and the question is answered from the last one, with no tools.
+  of all it has read so far, and the question is answered from the last one, with no tools. A
+  chunk is sized from the summarizer's window (`baseline_chunk_bytes`) and the summary carried is
+  held to BASELINE_SUMMARY_BYTES_MAX, so every call stays within the window at any chat size.
+- `search-alone`: no model at all: is the planted message among the search tool's first 10 hits
+  for the question's own words (`search_alone`)? What a person's search starts from; it costs
+  nothing and runs in `make test` on the synthetic chat (tests/bench/test_recall_search_alone.py).
 
 Each answer is asked in a copy of the built chat, made afresh, so no arm and no question sees
 another's words. A turn's work tools are the chat's, in an empty working directory, with nobody to
@@ -51,19 +56,25 @@ from harness.calls.anthropic import finished
 from harness.calls.approval import Approval
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
 from harness.calls.compactor import Job as CompactorJob
+from harness.calls.models import lookup
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
 from harness.calls.prompt import SYSTEM_PROMPT, Prompt
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
 from harness.calls.usage import cost_e8, dollars_text, record_usage, usage_record
+from harness.memory.disk import RealDisk
 from harness.memory.images import ToolResult, error_result
 from harness.memory.planner import Config
 from harness.memory.search import run_search
 from harness.memory.service import Job, JobResult, Memory
 
-ARMS = ("zoom", "search", "baseline")
+ARMS = ("zoom", "search", "baseline", "search-alone")
 SEARCH_LINE = "- search(query) finds the messages holding words, each with the line that covers it\n"
-BASELINE_CHUNK_BYTES = 400_000  # about 100,000 tokens of the chat per summary call
+BASELINE_CHUNK_BYTES = 400_000  # at most: about 100,000 tokens of the chat per summary call
+# The summary carried from one call to the next is cut to this many bytes (a summarizer that
+# writes past its words is held to them), so the call's size never grows with the chat.
+BASELINE_SUMMARY_BYTES_MAX = 48_000
+BASELINE_OVERHEAD_BYTES = 4_000  # the system prompt, the task, the tags and the JSON around them
 BASELINE_SUMMARY_WORDS = 2_000
 BASELINE_MAX_TOKENS = 8_000
 ANSWER_MAX_TOKENS = 4_000
@@ -302,30 +313,21 @@ class Bench:
             return kept["summary"], kept["cost"]
         metered = self.client(None)
         summary = ""
-        chunk: list[str] = []
-        size = 0
+        budget = baseline_budget(lookup(s.memory_model).window)
         lines = [f"{at} {kind}: {text}" for at, (kind, text, _) in enumerate(chat.messages)]
-        for at, line in enumerate(lines):
-            chunk.append(line)
-            size += len(line.encode("utf-8")) + 1
-            if size >= BASELINE_CHUNK_BYTES or at == len(lines) - 1:
-                summary = await self.summarize(metered, summary, "\n".join(chunk))
-                chunk, size = [], 0
+        for piece in chunks(lines, budget.chunk_bytes):
+            summary = clipped(await self.summarize(metered, summary, piece, budget.max_tokens),
+                              budget.summary_bytes)
         cost = {"calls": metered.calls, "usage": dataclasses.asdict(metered.spent),
                 "cost_e8": priced(s.memory_model, metered.spent)}
         path.write_text(json.dumps({"summary": summary, "cost": cost}))
         return summary, cost
 
-    async def summarize(self, client: Metered, summary: str, messages: str) -> str:
+    async def summarize(self, client: Metered, summary: str, messages: str,
+                        max_tokens: int = BASELINE_MAX_TOKENS) -> str:
+        """One rolling step: the summary so far and the next messages in, the new summary out."""
         s = self.settings
-        request = finished({
-            "model": s.memory_model, "max_tokens": BASELINE_MAX_TOKENS,
-            "system": [{"type": "text", "text": BASELINE_SYSTEM}],
-            "messages": [{"role": "user", "content": [
-                {"type": "text", "text": f"<summary>\n{summary or '(nothing yet)'}\n</summary>"},
-                {"type": "text", "text": f"<messages>\n{messages}\n</messages>"},
-                {"type": "text", "text": BASELINE_TASK}]}],
-        }, "off", s.cache_marks)
+        request = baseline_request(s.memory_model, summary, messages, max_tokens, s.cache_marks)
         try:
             reply = await client.stream(request)
         except (Refused, Unusable, RetriesExhausted) as error:
@@ -423,6 +425,137 @@ async def settled(memory: Memory) -> None:
         await memory.settle(600.0)
 
 
+# ---- the model-free arm ----
+
+SEARCH_ALONE = "search-alone"
+SEARCH_ALONE_TOP = 10  # a hit on the search tool's first page [R1]
+
+
+class ScratchDisk(RealDisk):
+    """The machine's disk without fsync: for a chat written only to be searched and thrown away
+    (`search_alone`), whose loss at a crash loses nothing; never a chat a person keeps."""
+
+    def fsync(self, fd: int) -> None:
+        pass
+
+
+def search_alone(chat: Chat, facts: Sequence[Fact], as_notes: bool = False,
+                 where: Path | None = None) -> dict[str, Any]:
+    """The model-free arm: is each fact's planted message (its latest word, `Fact.id`) among the
+    first SEARCH_ALONE_TOP hits of the search tool (harness/memory/search.py) given the
+    question's own words? No model, no key, no tree: the chat's messages are logged into a
+    scratch chat and searched. The figure a person's search would start from, beside the arms
+    that ask a model."""
+    started = time.monotonic()
+    scratch = Path(tempfile.mkdtemp(prefix="recall-search-alone-", dir=where))
+    try:
+        memory = Memory.open(scratch / "chat-home", build=None, disk=ScratchDisk())
+        try:
+            for at in range(len(chat.messages)):
+                memory.append(*logged(chat, at, as_notes))
+            lines = memory.planner.view.lines()
+            found = []
+            for fact in facts:
+                hits = run_search(memory.store, lines, fact.question, per_page=SEARCH_ALONE_TOP)
+                ranked = [hit.id for hit in hits.hits] if hits is not None else []
+                found.append({"fact_id": fact.id, "kind": fact.kind, "question": fact.question,
+                              "rank": ranked.index(fact.id) + 1 if fact.id in ranked else None})
+        finally:
+            memory.close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    kinds = sorted({one["kind"] for one in found})
+    return {"asked": len(found), "right": sum(one["rank"] is not None for one in found),
+            "by_kind": {kind: [sum(one["rank"] is not None for one in found if one["kind"] == kind),
+                               sum(one["kind"] == kind for one in found)] for kind in kinds},
+            "top": SEARCH_ALONE_TOP, "seconds": round(time.monotonic() - started, 1), "found": found}
+
+
+@dataclass(frozen=True)
+class BaselineBudget:
+    chunk_bytes: int  # the chat's bytes one call reads, as sent
+    summary_bytes: int  # the summary carried to the next call, at most
+    max_tokens: int  # the summary's output
+
+
+def baseline_budget(window_tokens: int) -> BaselineBudget:
+    """What one baseline call may hold so that, counted high (a token for every byte as sent,
+    harness/calls/models.py's `input_tokens_max`), it stays within the summarizer's window at
+    any chat size: the summary's output and the summary carried take at most an eighth and a
+    quarter of the window (BASELINE_MAX_TOKENS and BASELINE_SUMMARY_BYTES_MAX on a large one),
+    the prompt around them BASELINE_OVERHEAD_BYTES, the chat's chunk the rest, at most
+    BASELINE_CHUNK_BYTES."""
+    max_tokens = min(BASELINE_MAX_TOKENS, window_tokens // 8)
+    summary_bytes = min(BASELINE_SUMMARY_BYTES_MAX, window_tokens // 4)
+    room = window_tokens - max_tokens - summary_bytes - BASELINE_OVERHEAD_BYTES
+    if room < 1_024:
+        raise BenchFailed(f"the summarizer's window of {window_tokens:,} tokens leaves no room for the "
+                          "baseline's rolling summary; give --memory-model a model with a larger one")
+    return BaselineBudget(min(BASELINE_CHUNK_BYTES, room), summary_bytes, max_tokens)
+
+
+def baseline_request(model: str, summary: str, messages: str, max_tokens: int, marks: bool = True) -> dict:
+    """The baseline's rolling call: the summary so far, the next messages, the task."""
+    return finished({
+        "model": model, "max_tokens": max_tokens,
+        "system": [{"type": "text", "text": BASELINE_SYSTEM}],
+        "messages": [{"role": "user", "content": [
+            {"type": "text", "text": f"<summary>\n{summary or '(nothing yet)'}\n</summary>"},
+            {"type": "text", "text": f"<messages>\n{messages}\n</messages>"},
+            {"type": "text", "text": BASELINE_TASK}]}],
+    }, "off", marks)
+
+
+def sent_bytes(text: str) -> int:
+    """The bytes `text` takes in a request's JSON (its escapes counted), as the window's high
+    count counts them."""
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2
+
+
+def chunks(lines: Sequence[str], chunk_bytes: int) -> list[str]:
+    """The lines joined by newlines into pieces of at most `chunk_bytes` bytes each as sent
+    (`sent_bytes`), in order; a line longer than that is cut into pieces of its own."""
+    pieces: list[str] = []
+    current: list[str] = []
+    size = 0
+    for line in lines:
+        for part in cut(line, chunk_bytes):
+            grown = size + sent_bytes(part) + (2 if current else 0)  # "\n" is two bytes as sent
+            if current and grown > chunk_bytes:
+                pieces.append("\n".join(current))
+                current, grown = [], sent_bytes(part)
+            current.append(part)
+            size = grown
+    if current:
+        pieces.append("\n".join(current))
+    return pieces
+
+
+def cut(text: str, bytes_max: int) -> list[str]:
+    """`text` in pieces of at most `bytes_max` bytes as sent, none splitting a character."""
+    parts: list[str] = []
+    while sent_bytes(text) > bytes_max:
+        head = clipped(text, bytes_max)
+        parts.append(head)
+        text = text[len(head):]
+    return parts + [text]
+
+
+def clipped(text: str, bytes_max: int) -> str:
+    """The longest start of `text` within `bytes_max` bytes as sent (at least one character, so
+    that cutting always moves on)."""
+    if sent_bytes(text) <= bytes_max:
+        return text
+    low, high = 1, len(text)  # sent_bytes(text[:high]) > bytes_max
+    while low < high:
+        middle = (low + high + 1) // 2
+        if sent_bytes(text[:middle]) <= bytes_max:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low]
+
+
 def spread(facts: Sequence[Fact], count: int) -> list[Fact]:
     """`count` of the facts, spread evenly over the chat (facts are in the chat's order)."""
     if count >= len(facts):
@@ -446,8 +579,10 @@ async def run(settings: BenchSettings, chats: Sequence[Chat], questions: int,
             if "baseline" in settings.arms:
                 summary, baseline_cost = await bench.summary(chat)
             answers = []
-            for fact in spread(chat.facts, left):
-                for arm in settings.arms:
+            asked = spread(chat.facts, left)
+            alone = search_alone(chat, asked, settings.as_notes, home) if SEARCH_ALONE in settings.arms else None
+            for fact in asked:
+                for arm in (arm for arm in settings.arms if arm != SEARCH_ALONE):
                     answer = await bench.ask(fact, arm, summary)
                     say(f"{arm:8} {fact.kind:11} {answer.score:10} {fact.question}")
                     answers.append(answer)
@@ -455,7 +590,7 @@ async def run(settings: BenchSettings, chats: Sequence[Chat], questions: int,
         finally:
             await bench.close()
         bench_runs.append({"chat": chat.name, "home": str(home), "built": built, "baseline_summary": baseline_cost,
-                           "passed_over": chat.passed_over, "answers": answers})
+                           "passed_over": chat.passed_over, "answers": answers, "search_alone": alone})
     return report(settings, bench_runs)
 
 
@@ -470,6 +605,9 @@ def report(settings: BenchSettings, runs: list[dict[str, Any]]) -> dict[str, Any
             break
     arms = {}
     for arm in settings.arms:
+        if arm == SEARCH_ALONE:
+            arms[arm] = alone_row([one["search_alone"] for one in runs if one.get("search_alone")])
+            continue
         mine = [a for a in answers if a.arm == arm]
         costs = [a.cost_e8 for a in mine]
         kinds = sorted({a.kind for a in mine})
@@ -491,6 +629,21 @@ def report(settings: BenchSettings, runs: list[dict[str, Any]]) -> dict[str, Any
             "memory_model": settings.memory_model, "judge": settings.judge, "as_notes": settings.as_notes,
             "notes": notes, "arms": arms,
             "chats": [dict(one, answers=[a.as_dict() for a in one["answers"]]) for one in runs]}
+
+
+def alone_row(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The search-alone arm's row, in the other arms' shape: no calls, no tokens, no dollars."""
+    by_kind: dict[str, list[int]] = {}
+    for result in results:
+        for kind, (right, asked) in result["by_kind"].items():
+            by_kind.setdefault(kind, [0, 0])
+            by_kind[kind][0] += right
+            by_kind[kind][1] += asked
+    return {"asked": sum(r["asked"] for r in results), "right": sum(r["right"] for r in results),
+            "superseded": 0, "failed": 0, "by_kind": dict(sorted(by_kind.items())), "judged_right": None,
+            "zooms": 0, "searches": sum(r["asked"] for r in results), "calls": 0,
+            "usage": dataclasses.asdict(Usage()), "cost_e8": 0,
+            "seconds": round(sum(r["seconds"] for r in results), 1), "top": SEARCH_ALONE_TOP}
 
 
 def table(result: dict[str, Any]) -> str:
@@ -518,7 +671,7 @@ def table(result: dict[str, Any]) -> str:
         tokens = sum(usage.values())
         cost = "?" if row["cost_e8"] is None else dollars_text(row["cost_e8"])
         cells = "".join(f"{f'{r}/{n}':>12}" for r, n in (row["by_kind"].get(kind, [0, 0]) for kind in kinds))
-        lines.append(f"{arm:9}{str(row['right']) + '/' + str(row['asked']):>9}  {cells}{row['zooms']:>7}{row['searches']:>9}"
+        lines.append(f"{arm[:8]:9}{str(row['right']) + '/' + str(row['asked']):>9}  {cells}{row['zooms']:>7}{row['searches']:>9}"
                      f"{tokens:>11,}{cost:>10}{row['seconds']:>9.1f}")
         extra = []
         if row["superseded"]:
@@ -527,6 +680,9 @@ def table(result: dict[str, Any]) -> str:
             extra.append(f"{row['failed']} calls failed")
         if row["judged_right"] is not None:
             extra.append(f"the judge says {row['judged_right']} right")
+        if arm == SEARCH_ALONE:
+            extra.append(f"no model: right is the planted message in the search tool's top {row['top']} "
+                         "for the question's words")
         if extra:
             lines.append(f"{'':9}{'; '.join(extra)}")
     return "\n".join(lines)

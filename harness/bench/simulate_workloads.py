@@ -134,8 +134,10 @@ def from_log(path: Path, limit: int | None = None) -> Workload:
                     kind, text = record["kind"], record["text"]
                     date = datetime.fromisoformat(record["date"])
                     size = len(text.encode("utf-8", "surrogatepass"))
-                except (ValueError, KeyError, TypeError, AttributeError):
-                    skipped += 1
+                    if not isinstance(kind, str) or date.tzinfo is None:
+                        raise ValueError("not a message Ever logs: a kind, and a date with its offset")
+                except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+                    skipped += 1  # [H16] a hostile line (nested past the parser, a naive date) is a line skipped
                     continue
                 # [gist §1] an echo names each image it carried on a line of its own
                 image = kind == "echo" and "[image " in text and "images/" in text

@@ -144,16 +144,64 @@ async function reveal(hash) {
 }
 window.addEventListener("hashchange", () => reveal(location.hash));
 parsed.then(() => { if (location.hash) reveal(location.hash); });
+// search: the hits listed in the header, which stays on screen; the first one opened where the
+// reader is (its lines opened down to it, scrolled to the middle, the words marked), and
+// Next / Previous (Enter / Shift-Enter in the box) step through the rest
+const hits = {list: [], at: -1, query: ""};
+function unmark() {
+  for (const m of document.querySelectorAll("mark.hit")) {
+    const parent = m.parentNode;
+    m.replaceWith(...m.childNodes);
+    parent.normalize();
+  }
+}
+function markIn(box, q) {
+  // the first place the words are, wrapped in a <mark> by a Range: the text stays text
+  const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const at = node.data.toLowerCase().indexOf(q);
+    if (at < 0) continue;
+    const range = document.createRange();
+    range.setStart(node, at); range.setEnd(node, at + q.length);
+    const mark = el("mark", "hit");
+    range.surroundContents(mark);
+    return mark;
+  }
+  return null;
+}
+async function showHit(k) {
+  const {list} = hits;
+  if (!list.length) return;
+  hits.at = (k + list.length) % list.length;
+  const link = list[hits.at], href = link.getAttribute("href");
+  for (const old of document.querySelectorAll("#results a.current")) old.classList.remove("current");
+  link.classList.add("current");
+  link.scrollIntoView({block: "nearest"});
+  history.replaceState(null, "", href);
+  await reveal(href);
+  unmark();
+  const found = document.querySelector(".sought");
+  if (found) {
+    const box = found.tagName === "DETAILS" ? found.querySelector(":scope > summary") : found;
+    const mark = markIn(box, hits.query);
+    (mark || found).scrollIntoView({block: "center"});
+  }
+  document.getElementById("searching").textContent = (hits.at + 1) + " of " + hits.total;
+}
 async function search(query) {
   const results = document.getElementById("results"), status = document.getElementById("searching");
   results.replaceChildren();
+  hits.list = []; hits.at = -1; unmark();
   const q = query.trim().toLowerCase();
+  hits.query = q;
+  document.getElementById("stepper").hidden = true;
   if (!q) { status.textContent = ""; return; }
   const found = [], LIMIT = 200;
   const add = (href, label, text) => {
     const a = el("a"); a.href = href;
     const at = text.toLowerCase().indexOf(q), from = Math.max(0, at - 60);
     a.append(el("span", "id", label), el("span", "", (from ? "…" : "") + text.slice(from, at + q.length + 100)));
+    a.addEventListener("click", e => { e.preventDefault(); showHit(found.indexOf(a)); });
     found.push(a);
   };
   for (let k = 0; k < HEAD.parts && found.length < LIMIT; k++) {
@@ -168,9 +216,18 @@ async function search(query) {
   const top = await load("top");
   for (const [l, i, text] of top.n)
     if (found.length < LIMIT && text.toLowerCase().includes(q)) add("#n" + nodeName(l, i), nodeName(l, i), text);
-  status.textContent = (found.length >= LIMIT ? "the first " : "") + found.length + " found";
+  hits.total = (found.length >= LIMIT ? "the first " : "") + found.length + " found";
+  status.textContent = hits.total;
   results.append(...found);
+  hits.list = found;
+  document.getElementById("stepper").hidden = !found.length;
+  if (found.length) await showHit(0);
 }
 document.getElementById("search").addEventListener("keydown", e => {
-  if (e.key === "Enter") search(e.target.value);
+  if (e.key !== "Enter") return;
+  const q = e.target.value.trim().toLowerCase();
+  if (q && q === hits.query && hits.list.length) showHit(hits.at + (e.shiftKey ? -1 : 1));
+  else search(e.target.value);
 });
+document.getElementById("next").addEventListener("click", () => showHit(hits.at + 1));
+document.getElementById("previous").addEventListener("click", () => showHit(hits.at - 1));

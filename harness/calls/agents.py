@@ -177,7 +177,8 @@ class Subagent(Turn):
         return False  # its caps are its own (`AgentCaps`), its steps shown to nobody
 
     def answered(self, reply: Reply) -> None:
-        record = usage_record("agent", self.started_by, self.settings.model, reply.usage)
+        record = usage_record("agent", self.started_by, self.settings.model, reply.usage,
+                              self.memory.store.date_now(), chain=self.chain.root)
         self.agent_log.append({"kind": "usage", "record": record.to_json()})
         if self.settings.home:
             record_usage(self.settings.home, record, self.memory.store.disk)

@@ -1,4 +1,4 @@
-"""What each model takes, learned from its provider where the provider says: Anthropic's Models
+"""What each model takes, learned from its provider where the provider says [H20]: Anthropic's Models
 API (`GET /v1/models`) gives each model's window (`max_input_tokens`), output cap (`max_tokens`),
 thinking types, effort levels and image input; the hand table (harness/calls/models.py) fills in
 what no API says (prices, the minimum cacheable prompt, a row's notes) and answers alone offline.
@@ -22,10 +22,12 @@ Standard library only: the SDK call that fetches the answer is in harness/calls/
 (`Client.list_models`).
 """
 
+import asyncio
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -163,12 +165,105 @@ def learned(home: Path, base_url: str | None = None, disk: Disk = REAL_DISK) -> 
     return listed
 
 
+FETCH_SECONDS_MAX = 5.0  # a start offline waits no longer for the list: the table answers
+
+
+async def refresh(client: Any, home: Path, base_url: str | None, now: datetime, disk: Disk = REAL_DISK,
+                  force: bool = False) -> tuple[str, str]:
+    """Learn what the models take at a chat's start (or `ever models`, `force`): the cached
+    answer while it is fresh, else the provider's list fetched now and kept, else the stale
+    cache, else the table. (where it came from: "api", "cache" or "table"; the sentence saying why
+    the list could not be had, or "")."""
+    cached = read_listing(home, base_url, disk)
+    if cached is not None and not force and not stale(cached[1], now):
+        use_listing(from_api_models(cached[0]))
+        return "cache", ""
+    fetch = getattr(client, "list_models", None)
+    problem = "this provider lists no models"
+    if fetch is not None:
+        try:
+            answer = await asyncio.wait_for(fetch(), FETCH_SECONDS_MAX)
+        except TimeoutError:
+            problem = f"the Models API did not answer within {FETCH_SECONDS_MAX:g} seconds"
+        except Exception as error:  # Unusable and the rest: the table answers, the chat starts
+            problem = str(error)
+        else:
+            use_listing(from_api_models(answer))
+            try:
+                save_listing(home, answer, now, base_url, disk)
+            except OSError as error:
+                return "api", f"the models' list was not kept: {error}"
+            return "api", ""
+    if cached is not None:
+        use_listing(from_api_models(cached[0]))
+        return "cache", problem
+    use_listing({})
+    return "table", problem
+
+
 def rows(listed: Mapping[str, Model]) -> list[Model]:
     """What `ever models` shows: the listed models, in the API's order (newest first), else the
     table's current and legacy rows (never its retired ones)."""
     if listed:
         return [model for model in listed.values() if model.status != RETIRED]
     return [model for model in _table() if model.status != RETIRED]
+
+
+def tokens_short(tokens: int) -> str:
+    """1,000,000 as "1M", 128,000 as "128K", anything else with its commas."""
+    if tokens % 1_000_000 == 0:
+        return f"{tokens // 1_000_000}M"
+    if tokens % 1_000 == 0:
+        return f"{tokens // 1_000}K"
+    return f"{tokens:,}"
+
+
+def dollars(cents: Any) -> str:
+    """Cents per MTok as dollars, to the cent, or to a tenth of one where the price has it."""
+    value = Fraction(cents) / 100
+    text = f"${float(value):.2f}"
+    return text if Fraction(text[1:]) == value else f"${float(value):.3f}"
+
+
+def status_word(model: Model) -> str:
+    if model.status == DEPRECATED:
+        return f"deprecated (ends {model.retired_on})" if model.retired_on else "deprecated"
+    return "legacy" if model.legacy else "current"
+
+
+def model_line(model: Model, uses: str = "") -> str:
+    thinking = ", ".join(model.thinking_types) or "none"
+    effort = ",".join(model.efforts) or "-"
+    price = (f"{dollars(model.price.input)}/{dollars(model.price.output)}" if model.price is not None
+             else "unpriced")
+    line = (f"{model.id:<22} {tokens_short(model.window):>6} {tokens_short(model.output_cap):>6}  "
+            f"{thinking:<30} {effort:<26} {price:<14} {status_word(model)}")
+    return line + (f"  ({uses})" if uses else "")
+
+
+def models_report(shown: list[Model], where: str, problem: str, fetched_at: datetime | None,
+                  uses: Mapping[str, str]) -> str:
+    """`ever models`: one line a model, then where the figures came from."""
+    header = (f"{'model':<22} {'window':>6} {'output':>6}  {'thinking':<30} {'effort':<26} "
+              f"{'$/MTok in/out':<14} status")
+    lines = [header] + [model_line(model, uses.get(model.id, "")) for model in shown]
+    for model_id, role in uses.items():
+        if model_id not in {model.id for model in shown}:
+            found = lookup(model_id)
+            lines.append(model_line(found, role) + ("" if found.source != "assumed" else
+                                                    "  - not listed: sent as configured, the smallest "
+                                                    "known window assumed"))
+    if where == "api":
+        source = "From the Models API now" + (f" ({fetched_at:%Y-%m-%d %H:%M} UTC)" if fetched_at else "")
+    elif where == "cache":
+        source = (f"From the Models API's answer of {fetched_at:%Y-%m-%d %H:%M} UTC, kept under the home"
+                  if fetched_at else "From the Models API's answer kept under the home")
+    else:
+        source = "From the table in harness/calls/models.py alone"
+    note = f"{source}; prices from the table of {TABLE_DATE} (the API gives none)."
+    if problem:
+        note += f" The list could not be had: {problem}"
+    return "\n".join(lines + ["", note])
 
 
 def _table() -> list[Model]:

@@ -96,6 +96,8 @@ class ClientSettings:
     context_window: int | None = None
     # a configured Messages API's `NAME/` (harness/calls/providers.py), dropped from the model sent
     model_prefix: str = ""
+    # harness/calls/providers.py's Route: the API the owner's World builds a client for; None: this one
+    route: Any = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> ClientSettings:
@@ -196,7 +198,9 @@ def what_to_do(error: BaseException, model: str) -> str:
         return "the key may not do this: check its workspace and permissions in the Console"
     if status == 404:
         return f"check the model name ({model}) and the base URL"
-    if status == 413 or too_long(error):
+    if status == 413:
+        return "the request is too large for this server"
+    if too_long(error):
         # the view is within its ceiling, so what passes a window is the message itself, a paste
         return (f"the request is too long for {model}: a message this long does not fit one turn; "
                 "keep it in a file and ask about the file, or send it in parts")
@@ -385,18 +389,23 @@ class Client:
                  wall_clock: Callable[[], float] = time.time,
                  gate: PrefixGate | None = None, use_gate: bool = True,
                  on_retry: Callable[[Retrying], None] | None = None,
-                 on_wait: OnWait | None = None) -> None:
+                 on_wait: OnWait | None = None, monotonic: Callable[[], float] = time.monotonic,
+                 transport: httpx2.AsyncBaseTransport | None = None) -> None:
         self.settings = settings
         self.on_wait = on_wait
         self.sleep = sleep
+        self.monotonic = monotonic  # the World's clock (harness/owner/world.py): waits and the gate
         self.random = random
         self.wall_clock = wall_clock
-        self.gate = (gate if gate is not None else PrefixGate()) if use_gate else None
+        self.gate = (gate if gate is not None else PrefixGate(monotonic)) if use_gate else None
         self.on_retry = on_retry
         timeout = httpx2.Timeout(settings.attempt_seconds, connect=settings.connect_seconds,
                                  read=settings.read_seconds)
+        # `transport`: a stand-in for the network (the simulation's, sim/provider.py); the SDK's own
+        # HTTP client otherwise
+        http_client = None if transport is None else httpx2.AsyncClient(transport=transport, timeout=timeout)
         self.sdk = anthropic.AsyncAnthropic(api_key=settings.api_key, base_url=settings.base_url,
-                                            max_retries=0, timeout=timeout)
+                                            max_retries=0, timeout=timeout, http_client=http_client)
 
     async def aclose(self) -> None:
         await self.sdk.close()
@@ -417,6 +426,20 @@ class Client:
             return None
         tokens = getattr(counted, "input_tokens", None)
         return tokens if isinstance(tokens, int) else None
+
+    async def list_models(self) -> list[JSON]:
+        """The Models API's answer (`GET /v1/models`, every page), each model as its JSON, newest
+        first; `Unusable` with one sentence when it cannot be had (the key, the endpoint, the
+        network), never retried: the table answers meanwhile."""
+        try:
+            return [info.model_dump(mode="json") async for info in self.sdk.models.list(limit=1000)]
+        except Exception as error:
+            kind = classify(error)
+            if kind is None:
+                raise
+            secrets = (self.settings.api_key, *url_secrets(self.settings.base_url))
+            url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)
+            raise Unusable(redact(failure_sentence(error, kind, url, ""), secrets)) from None
 
     def backoff_seconds(self, failures: int) -> float:
         """Wait after the n-th transient failure in a row: first·2^(n−1), capped, then between half
@@ -517,7 +540,7 @@ class Client:
 
     def _waiting(self, what: str | None, seconds: float = 0.0) -> None:
         if self.on_wait is not None:
-            self.on_wait(what, None if what is None else time.monotonic() + seconds)
+            self.on_wait(what, None if what is None else self.monotonic() + seconds)
 
 
 class _Billed:

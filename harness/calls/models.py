@@ -168,7 +168,7 @@ class Model:
 
     def thinking_fields(self, thinking: Thinking) -> dict[str, Any]:
         """The request fields for a setting this model takes (`thinking_problem` is None)."""
-        if thinking == THINKING_OFF:
+        if thinking == THINKING_OFF:  # [H21]
             if not self.thinking_default_on:
                 return {}
             if self.can_disable:
@@ -315,6 +315,10 @@ _EXTRAS: dict[str, dict[str, Any]] = {
     "claude-fable-5": {"legacy": True, "display_omitted": True, "page": f"{MODELS_PAGE}/fable-5/overview"},
     "claude-sonnet-5": {"legacy": True, "page": f"{MODELS_PAGE}/sonnet-5/overview"},
     "claude-sonnet-4-6": {"legacy": True, "page": f"{DOCS}/about-claude/models/overview"},
+    # not in the current lineup the model pages compare against (Fable 5.x, Opus 5.5, Sonnet 5.5,
+    # Haiku 5.5): older than Opus 5, which opus-5/overview itself calls legacy
+    **{model_id: {"legacy": True} for model_id in ("claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6",
+                                                   "claude-opus-4-1", "claude-opus-4-0", "claude-sonnet-4-0")},
     "claude-haiku-4-5": {"legacy": True, "page": f"{MODELS_PAGE}/haiku-4-5/overview"},
 }
 # A model the table does not know, with no window in the config: the smallest window of any model

@@ -191,6 +191,8 @@ class Turn(ToolLoop):
             raise
         lines = view_text.split("\n")[1:-1]  # between "<chat>" and "</chat>"
         self.turn_id = memory.planner.T  # the user message's id: the turn's name in usage records
+        if self.chain.root < 0:
+            self.chain.root = self.turn_id  # [H15] a message's turn roots its chain
         if not logged:
             log_it()  # [P17] after the view is rendered
         now = self.settings.clock()
@@ -290,7 +292,8 @@ class Turn(ToolLoop):
     def _record(self, spent: Usage, answered: bool = False) -> int | None:
         """Record a call's usage, all its attempts (a failed call only if it was billed); its
         cost in 10^-8 dollars, None if unpriced."""
-        record = usage_record("turn", self._turn_id(), self.settings.model, spent)
+        record = usage_record("turn", self._turn_id(), self.settings.model, spent,
+                              self.memory.store.date_now(), chain=self.chain.root)
         if self.settings.home and (answered or spent.prompt_tokens or spent.output_tokens):
             record_usage(self.settings.home, record, self.memory.store.disk)
         return cost_e8(record)

@@ -122,6 +122,7 @@ class UsageRecord:
     cache_creation_input_tokens: int
     cache_read_input_tokens: int
     output_tokens: int
+    chain: int | None = None  # [H15] the id of the user message whose chain made the call, if known
 
     @property
     def day(self) -> str:
@@ -132,8 +133,9 @@ class UsageRecord:
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
     def to_json(self) -> dict[str, Any]:
+        chain = {} if self.chain is None else {"chain": self.chain}
         return {"time": self.time, "kind": self.kind, "turn": self.turn, "model": self.model,
-                **{name: getattr(self, name) for name in TOKEN_FIELDS}}
+                **{name: getattr(self, name) for name in TOKEN_FIELDS}, **chain}
 
     @classmethod
     def from_json(cls, value: Any) -> "UsageRecord":
@@ -159,12 +161,15 @@ class UsageRecord:
             count = value[name]
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise ValueError(f"{name} {count!r} is not a token count")
+        chain = value.get("chain")
+        if chain is not None and (isinstance(chain, bool) or not isinstance(chain, int) or chain < 0):
+            raise ValueError(f"chain {chain!r} is not a message id")
         return cls(value["time"], value["kind"], turn, value["model"],
-                   *(value[name] for name in TOKEN_FIELDS))
+                   *(value[name] for name in TOKEN_FIELDS), chain)
 
 
 def usage_record(kind: str, turn: int | None, model: str, usage: Any,
-                 when: datetime | None = None) -> UsageRecord:
+                 when: datetime | None = None, chain: int | None = None) -> UsageRecord:
     """A record from the API's usage (the SDK's `Usage` or a mapping; a missing or null field is
     0), at `when` (default: now, local time)."""
     when = datetime.now().astimezone() if when is None else when
@@ -174,7 +179,7 @@ def usage_record(kind: str, turn: int | None, model: str, usage: Any,
         return int(value or 0)
 
     record = UsageRecord(when.isoformat(timespec="seconds"), kind, turn, model,
-                         *(count(name) for name in TOKEN_FIELDS))
+                         *(count(name) for name in TOKEN_FIELDS), None if chain is None or chain < 0 else chain)
     return UsageRecord.from_json(record.to_json())  # the same checks as a line read back
 
 
@@ -236,11 +241,12 @@ def read_usage(home: Path, disk: Disk = REAL_DISK) -> UsageLog:
 
 
 def cost_e8(record: UsageRecord) -> int | None:
-    """The call's cost in 10^-8 dollars (tokens × cents per million tokens); None if unpriced."""
+    """The call's cost in 10^-8 dollars (tokens × cents per million tokens), rounded up where a
+    price is not a whole number of cents (Haiku 5.5's 12.5-cent writes); None if unpriced."""
     price = price_of(record.model)
     if price is None:
         return None
-    return (record.input_tokens * price.input
+    return math.ceil(record.input_tokens * price.input
             + record.cache_creation_input_tokens * price.cache_write
             + record.cache_read_input_tokens * price.cache_read
             + record.output_tokens * price.output)
@@ -307,6 +313,7 @@ class Report:
     unpriced_models: tuple[str, ...]
     skipped: tuple[str, ...] = field(default=())
     all_agents: Totals = Totals()  # subagents' calls, apart from the turns'
+    chains: tuple[TurnRow, ...] = ()  # [H15] each chain that is more than its own turn: its root's id
     providers: tuple[tuple[str, Totals], ...] = ()  # every call of each provider, by its name
 
 
@@ -327,6 +334,12 @@ def report(records: Iterable[UsageRecord], skipped: Iterable[str] = ()) -> Repor
     turns = tuple(TurnRow(turn, calls[0].day, totals(calls))
                   for turn, calls in sorted(by_turn.items()))
     unpriced = sorted({record.model for record in records if price_of(record.model) is None})
+    by_chain: dict[int, list[UsageRecord]] = {}
+    for record in turn_records + agent_records:
+        if record.chain is not None:
+            by_chain.setdefault(record.chain, []).append(record)
+    chains = tuple(TurnRow(root, calls[0].day, totals(calls)) for root, calls in sorted(by_chain.items())
+                   if any(r.kind == "agent" or r.turn != root for r in calls))
     return Report(
         days=tuple(days),
         turns=turns,
@@ -336,6 +349,7 @@ def report(records: Iterable[UsageRecord], skipped: Iterable[str] = ()) -> Repor
         unpriced_models=tuple(unpriced),
         skipped=tuple(skipped),
         all_agents=totals(agent_records),
+        chains=chains,
         providers=tuple((name, totals(r for r in records if provider_of(r.model) == name))
                         for name in sorted({provider_of(record.model) for record in records})),
     )
@@ -370,6 +384,7 @@ def report_json(value: Report) -> dict[str, Any]:
                   "agents": totals_json(row.agents)} for row in value.days],
         "per_turn": [{"turn": row.turn, "day": row.day, **totals_json(row.totals)}
                      for row in value.turns],
+        "per_chain": [{"chain": row.turn, "day": row.day, **totals_json(row.totals)} for row in value.chains],
         "providers": {name: totals_json(total) for name, total in value.providers},
         "unpriced_models": list(value.unpriced_models),
         "skipped": list(value.skipped),
@@ -442,6 +457,9 @@ def format_report(value: Report, turns_shown: int | None = None) -> str:
     if turns:
         lines += ["", heading("turn")]
         lines += [row_text(f"{row.turn} ({row.day})", row.totals) for row in turns]
+    if value.chains:  # [H15] what each message spent with all it led to: subagents, report turns
+        lines += ["", heading("chain (with all it led to)")]
+        lines += [row_text(f"{row.turn} ({row.day})", row.totals) for row in value.chains]
     if value.unpriced_models:
         lines += ["", "No price for " + ", ".join(value.unpriced_models)
                   + f": not in the price table of {TABLE_DATE}; their calls show as ? and count in no cost."]

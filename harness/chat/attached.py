@@ -24,6 +24,7 @@ class AttachedSink:
 
     def __init__(self, writer: asyncio.StreamWriter):
         self.writer = writer
+        self.pending: list[str] = []  # [S25] lines said, not yet taken by the owner, oldest first
 
     def send(self, request: protocol.TerminalRequest) -> None:
         try:
@@ -32,7 +33,18 @@ class AttachedSink:
             pass  # the owner went: the terminal hears it from its reader
 
     def say(self, text: str) -> None:
+        self.pending.append(text)
         self.send(protocol.Say(text))
+
+    def took(self) -> None:
+        if self.pending:
+            self.pending.pop(0)
+
+    def not_sent(self) -> list[str]:
+        """[S25] A sentence for each line the owner never took: it ended first."""
+        return [f"(not sent: the chat's owner ended before it said it took \"{text.strip().splitlines()[0][:80]}\"; "
+                "`ever log` shows whether it is there before you send it again)"
+                for text in self.pending if text.strip()]
 
     def answer(self, number: int, text: str) -> None:
         self.send(protocol.Answer(number, text))
@@ -76,12 +88,15 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
     terminal._write(f"Ever · attached to the running chat ({first.messages:,} messages) · "
                     f"{terminal.shown(first.status)} · /help\n")
     gone = asyncio.Event()
+    sink = AttachedSink(writer)
 
     async def listen() -> None:
         try:
             while raw := await reader.readline():
                 event = protocol.event_of(raw)
-                if event is not None:
+                if isinstance(event, protocol.Took):
+                    sink.took()
+                elif event is not None:
                     terminal.show(event)
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass
@@ -89,11 +104,13 @@ async def run_attached(settings: Settings, yes: bool = False) -> str:
 
     listening = asyncio.create_task(listen())
     try:
-        await run_terminal(settings, AttachedSink(writer), terminal, gone)
+        await run_terminal(settings, sink, terminal, gone)
     finally:
         listening.cancel()
         writer.close()
     if gone.is_set():
+        for sentence in sink.not_sent():
+            terminal._write(f"{sentence}\n")
         terminal._write("(the chat's owner went away)\n")
         return OWNER_GONE
     return LEFT

@@ -24,6 +24,7 @@ import asyncio
 import json
 import os
 import sys
+from datetime import UTC
 from typing import Any
 
 import click
@@ -592,6 +593,36 @@ def files_command() -> None:
 
 
 @main.command()
+def models() -> None:
+    """The models the key can use: window, output cap, thinking and effort, price, status."""
+    import asyncio
+    from datetime import datetime
+
+    from harness.calls.capabilities import models_report, read_listing, refresh, rows
+    from harness.calls.models import listing
+    from harness.chat.config import load_key
+
+    settings = load_settings()
+    uses = {settings.model: "the turns"}
+    memory_model = settings.model if settings.memory_model == "turns" else settings.memory_model
+    uses[memory_model] = "the turns and the compactor" if memory_model == settings.model else "the compactor"
+    try:
+        key = load_key(settings.home)
+    except ConfigError as error:
+        key, problem = None, str(error)
+
+    async def ask() -> tuple[str, str]:
+        from harness.calls.client import Client, ClientSettings
+
+        async with Client(ClientSettings(api_key=key.reveal(), base_url=settings.base_url)) as client:
+            return await refresh(client, settings.home, settings.base_url, datetime.now(UTC), force=True)
+
+    where, problem = asyncio.run(ask()) if key is not None else ("table", problem)
+    cached = read_listing(settings.home, settings.base_url)
+    echo(models_report(rows(listing()), where, problem, cached[1] if cached else None, uses))
+
+
+@main.command()
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON, for scripts.")
 @click.option("--turns", type=int, default=20, help="How many of the last turns to list.")
 def cost(as_json: bool, turns: int) -> None:
@@ -682,7 +713,8 @@ def bench() -> None:
 @click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="LongMemEval's or LoCoMo's published JSON file instead of the synthetic chat.")
 @click.option("--notes", is_flag=True, help="Write the chat as notes (as `ever import` does), not as turns.")
-@click.option("--arms", default="zoom,search,baseline", help="Which arms, of zoom, search and baseline.")
+@click.option("--arms", default="zoom,search,baseline,search-alone",
+              help="Which arms, of zoom, search, baseline and search-alone (no model).")
 @click.option("--model", default=None, help="The answering model (default: the chat's model).")
 @click.option("--memory-model", default=None, help="The compaction model, also the baseline's summarizer "
               "(default: the chat's memory.model).")
@@ -707,7 +739,7 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
     chosen = tuple(arm.strip() for arm in arms.split(",") if arm.strip())
     unknown = [arm for arm in chosen if arm not in ARMS]
     if unknown or not chosen:
-        fail(f"--arms takes zoom, search and baseline, comma-separated, not {arms!r}")
+        fail(f"--arms takes zoom, search, baseline and search-alone, comma-separated, not {arms!r}")
     try:
         chats = load(path) if path else [generate(seed, messages, per_kind)]
     except (LoadFailed, ValueError) as error:

@@ -12,6 +12,8 @@ user starts the server with `--allow-send`; a message sent so carries no approva
 that ask first are declined for it, as for `ever send` without `--yes`.
 """
 
+import logging
+import re
 import secrets
 import socket
 import sys
@@ -41,10 +43,22 @@ def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
 
     from harness.owner.sender import local_answer, send_once
 
-    async def answer(request: dict[str, Any]) -> dict[str, Any]:
+    async def asked(request: dict[str, Any]) -> dict[str, Any]:
         if ask is not None:
             return await ask(request)
         return await local_answer(settings, request)
+
+    class Answer(dict):
+        """[S26] An answer whose field a refused request lacks reads as its one sentence."""
+
+        def __missing__(self, name: str) -> str:
+            return str(self.get("error") or f"no {name} in the chat's answer")
+
+    async def answer(request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return Answer(await asked(request))
+        except Exception as error:  # [S26] the MCP client hears one sentence, never a traceback
+            return Answer(error=f"{request.get('op')}: the chat could not answer ({type(error).__name__}: {error})")
 
     server = MCPServer(name="ever", instructions=INSTRUCTIONS)
 
@@ -66,7 +80,10 @@ def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
         return (await answer({"op": "date", "id": id}))["text"]
 
     async def send(message: str) -> str:
-        reply = await send_once(settings, message, yes=False)
+        try:
+            reply = await send_once(settings, message, yes=False)
+        except Exception as error:  # [S26] the owner silent, a setting to fix: one sentence
+            return f"[not answered: {type(error).__name__}: {error}]"
         if reply.get("error"):
             return f"{reply.get('reply', '')}\n[not answered: {reply['error']}]".strip()
         return reply["reply"]
@@ -80,8 +97,39 @@ def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
     return server
 
 
+# [H16] the loggers that would write a request's URL (its userinfo: a password in the base URL), a
+# session id or a request line: kept at WARNING, and every record's text has a URL's userinfo
+# hidden, whoever configured the handlers
+CHATTY_LOGGERS = ("httpx", "httpcore", "anthropic", "mcp", "uvicorn", "uvicorn.access", "uvicorn.error")
+URL_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@]*@")
+
+
+def quiet_logs() -> None:
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    made = logging.getLogRecordFactory()
+    if getattr(made, "hides_userinfo", False):
+        return
+
+    def record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        made_record = made(*args, **kwargs)
+        try:
+            text = made_record.getMessage()
+        except Exception:  # a record whose arguments do not format: left to logging's own report
+            return made_record
+        hidden = URL_USERINFO.sub(r"\1<hidden>@", text)
+        if hidden != text:
+            made_record.msg, made_record.args = hidden, ()
+        return made_record
+
+    record.hides_userinfo = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(record)
+
+
 def serve_stdio(settings: Settings, allow_send: bool) -> None:
-    build_server(settings, allow_send).run("stdio")
+    server = build_server(settings, allow_send)
+    quiet_logs()
+    server.run("stdio")
 
 
 def serve_http(settings: Settings, allow_send: bool, port: int, say: Callable[[str], None],
@@ -94,6 +142,7 @@ def serve_http(settings: Settings, allow_send: bool, port: int, say: Callable[[s
     path = f"/{secret}/mcp"
     app = build_server(settings, allow_send).streamable_http_app(streamable_http_path=path,
                                                                   host="127.0.0.1")
+    quiet_logs()
     listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listening.bind(("127.0.0.1", port))

@@ -67,9 +67,18 @@ def run_import(settings: Settings, paths: Sequence[str], fmt: str | None, yes: b
     memory = Memory.open(settings.home)
     try:
         todo = plan(paths, fmt, memory.store.keys(), own=settings.chat_dir)
+        adding = {}
+        for message in todo.messages:
+            added, pages, long = adding.get(message.file, (0, 0, 0))
+            split = message.parts > 1
+            adding[message.file] = (added + 1, pages + split, long + (split and message.key.endswith(".1")))
         for path, this, notes, skipped, empty_because in todo.files:
             note = f"; {counted(skipped, 'line')} not read (not JSON, or no time)" if skipped else ""
             note += f": {empty_because}" if empty_because and not notes else ""
+            added, pages, long = adding.get(str(path), (0, 0, 0))
+            if added != notes:  # pages of long notes, repeats kept once, notes already in the chat [I2] [I3] [I4]
+                note += f"; {counted(added, 'message')} to add from it"
+                note += f" ({counted(long, 'long note')} in {counted(pages, 'page')})" if long else ""
             say(f"{path}: {counted(notes, 'note')} ({NAMED[this].source_name}){note}")
         for path, why in todo.passed_over:
             say(f"{path}: not imported: {why}")

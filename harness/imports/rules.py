@@ -74,13 +74,31 @@ def source_files(paths: Sequence[str], own: Path | None = None,
                     continue
                 directories[:] = [d for d in directories if d not in SIDE_DIRECTORIES]
                 for name in sorted(files):
-                    if name.lower().endswith((".jsonl", ".md", ".markdown", ".txt", ".db")):
-                        found.append((Path(root) / name, False))
+                    if not name.lower().endswith((".jsonl", ".md", ".markdown", ".txt", ".db")):
+                        continue
+                    file = Path(root) / name
+                    left = leaves(file, path)
+                    if left is not None:  # [H16] a link out of the folder named: said, not followed
+                        if passed_over is not None:
+                            passed_over.append((file, f"it is a link to {left}, outside {given}; to import "
+                                                      f"that file on purpose, name it: ever import {left}"))
+                        continue
+                    found.append((file, False))
         elif path.is_file():
             found.append((path, True))
         else:
             raise ImportFailed(f"{given} is neither a file nor a directory")
     return found
+
+
+def leaves(file: Path, folder: Path) -> Path | None:
+    """Where a link under `folder` leads when that is outside it; None for a file of the folder."""
+    if not file.is_symlink():
+        return None
+    target = Path(os.path.realpath(file))
+    if not target.is_file():
+        return None  # a device, a FIFO, a folder: refused as what it is, where the file is read
+    return None if target.is_relative_to(Path(os.path.realpath(folder))) else target
 
 
 @dataclass(frozen=True)
@@ -91,6 +109,8 @@ class Message:
     date: datetime
     text: str
     origin: str = ""  # the log line's `from`: the file, the place in it, the session and the id [I1]
+    file: str = ""  # the file its note came from: the per-file counts add up to the total
+    parts: int = 1  # how many pages its note was split into [I2]
 
 
 def key_of(identity: str, part: int) -> str:
@@ -131,7 +151,8 @@ def messages_of(notes: Iterable[Note]) -> list[Message]:
         for k, piece in enumerate(pieces, 1):
             origin = " · ".join((f"{note.file} {note.position}", *note.origin))
             messages.append(Message(key_of(note.identity, k), note.date,
-                                    header(note, k, len(pieces)) + "\n" + piece, origin))
+                                    header(note, k, len(pieces)) + "\n" + piece, origin, str(note.file),
+                                    len(pieces)))
     return messages
 
 

@@ -5,6 +5,7 @@ the benchmarks (harness/bench/) cost and replay their calls against it.
     server      the HTTP server (`LocalAPI`): scripting, recording, streaming; `python -m harness.localapi`
     validation  what a request must be, its prompt blocks and their tokens
     cache       Anthropic's prompt cache and the clocks that age it
+    catalogue   the models it serves and its `GET /v1/models`, as the Models API answers
     replies     scripted replies
     faults      scripted faults
     openai_api  the Chat Completions and Responses stand-ins, on the same server (`OpenAILocalAPI`)

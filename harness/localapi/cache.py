@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.calls.models import capabilities
+from harness.calls.models import table_row
 from harness.localapi.validation import PromptBlock, cache_ttl_seconds
 
 JSON = dict[str, Any]
@@ -110,7 +110,7 @@ class PromptCache:
         matches = [name for name in self.minimum_tokens if model.startswith(name)]
         if matches:
             return self.minimum_tokens[max(matches, key=len)]
-        known = capabilities(model)
+        known = table_row(model)
         return known.cache_min_tokens if known is not None else self.minimum_tokens_default
 
     def _live(self, model: str, digest: bytes, now: float) -> CacheEntry | None:

@@ -5,7 +5,10 @@ the official SDK talks to through `base_url=`; nothing in the SDK is mocked, and
 imports the SDK. It serves `POST /v1/messages` (JSON, or SSE with `"stream": true`) and
 `POST /v1/messages/count_tokens`, validates requests like the API (400 `invalid_request_error`),
 answers each request with a scripted reply or a fault, keeps Anthropic's prompt cache [gist §3.3],
-and records every request so a test can assert exactly what was sent.
+and records every request so a test can assert exactly what was sent (`requests` the Messages
+API's, `listings` the Models API's). It also serves `GET /v1/models` and `GET /v1/models/{id}` as
+the Models API does (harness/localapi/catalogue.py), from the capability table's models and any a
+test adds (`LocalAPI(models=[...])`, a model only the API knows, or the API's own figures).
 
     with LocalAPI() as api:
         api.enqueue("Hello.")                                  # a text reply
@@ -97,13 +100,15 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable
+import urllib.parse
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from harness.calls.models import IMAGES
+from harness.calls.models import IMAGES, Model
 from harness.localapi.cache import CacheOutcome, ManualClock, PendingWrite, PromptCache, WallClock
+from harness.localapi.catalogue import Catalogue
 from harness.localapi.faults import (
     Fault,
     Item,
@@ -130,6 +135,7 @@ from harness.localapi.validation import (
     content_blocks,
     invalid,
     prompt_blocks,
+    signed_by,
 )
 
 # The names a test scripts the server with, all from here.
@@ -344,8 +350,12 @@ class LocalAPI:
                  responder: Responder | None = None,
                  minimum_cacheable_tokens: dict[str, int] | None = None,
                  minimum_cacheable_tokens_default: int = minimum_cacheable_tokens_default,
-                 unknown_models: bool = False) -> None:
+                 unknown_models: bool = False, models: Iterable[Model] = ()) -> None:
         self.clock = clock if clock is not None else ManualClock()
+        # what `GET /v1/models` lists and what a request's model is checked against: the
+        # capability table's models, after `models` (a test's: one only the API knows, or the
+        # API's own figures for one the table knows)
+        self.catalogue = Catalogue(models)
         self.responder = responder
         # Strict by default, as the real API: a model id the capability table does not know is a
         # 404. A test of a compatible server's own model ids asks for leniency by this name.
@@ -359,6 +369,7 @@ class LocalAPI:
         self._arrived = threading.Condition(self._lock)
         self._queue: list[tuple[Reply | Fault, Predicate | None]] = []
         self._requests: list[RecordedRequest] = []
+        self._listings: list[RecordedRequest] = []  # GET /v1/models: apart, see `listings`
         self._connections: set[socket.socket] = set()
         self._failures: list[str] = []
         self._stopping = threading.Event()
@@ -406,6 +417,7 @@ class LocalAPI:
         with self._lock:
             self._queue.clear()
             self._requests.clear()
+            self._listings.clear()
             self._failures.clear()
             self.cache.clear()
             self.responder = None
@@ -471,7 +483,19 @@ class LocalAPI:
             self._count += 1
             return self._count
 
+    @property
+    def listings(self) -> list[RecordedRequest]:
+        """The Models API's requests (`GET /v1/models`, `/v1/models/{id}`), in order: apart from
+        `requests`, which holds what was sent to the Messages API, so a test of the chat's calls
+        counts its calls whether or not the chat asked which models there are."""
+        with self._lock:
+            return list(self._listings)
+
     def _record(self, request: RecordedRequest) -> None:
+        if request.method == "GET" and request.path.startswith("/v1/models"):
+            with self._lock:
+                self._listings.append(request)
+            return
         with self._arrived:
             self._requests.append(request)
             self._arrived.notify_all()
@@ -489,10 +513,13 @@ class LocalAPI:
         return as_reply_or_fault(responder(body))
 
     def _handle(self, handler: _Handler) -> None:
+        path = handler.path.split("?", 1)[0]
+        if handler.command == "GET" and (path == "/v1/models" or path.startswith("/v1/models/")):
+            self._handle_listing(handler, path)
+            return
         number = self._next_id()
         request_id = f"req_local_{number:06d}"
         now = self.clock.now()
-        path = handler.path.split("?", 1)[0]
         headers = {name.lower(): ("<redacted>" if name.lower() in redacted_headers else value)
                    for name, value in handler.headers.items()}
         length = int(handler.headers.get("content-length") or 0)
@@ -520,7 +547,7 @@ class LocalAPI:
             if not isinstance(body, dict):
                 raise invalid("There was an issue with your request body: it is not a JSON object")
             counting = path == "/v1/messages/count_tokens"
-            check_request(body, counting, unknown_models=self.unknown_models)
+            check_request(body, counting, unknown_models=self.unknown_models, catalogue=self.catalogue)
             blocks = prompt_blocks(body)
             marks = cache_marks(body, blocks)
             if counting:
@@ -553,6 +580,46 @@ class LocalAPI:
         record(200, "reply" if fault is None else fault.kind, outcome)
         self._answer(handler, body, reply, fault, outcome, writes, number, request_id, now)
 
+    def _handle_listing(self, handler: _Handler, path: str) -> None:
+        """`GET /v1/models[/{id}]`: answered from the catalogue, recorded in `listings`; it
+        takes nothing from the queue and no message id."""
+        with self._lock:
+            request_id = f"req_local_models_{len(self._listings) + 1:06d}"
+        headers = {name.lower(): ("<redacted>" if name.lower() in redacted_headers else value)
+                   for name, value in handler.headers.items()}
+        now = self.clock.now()
+
+        def record(status: int, answer: str) -> None:
+            self._record(RecordedRequest("GET", path, headers, None, now, status, answer, None,
+                                         time.perf_counter()))
+
+        try:
+            if "x-api-key" not in headers and "authorization" not in headers:
+                raise ApiError(401, "authentication_error", "x-api-key header is required")
+            if "anthropic-version" not in headers:
+                raise invalid("anthropic-version: header is required")
+            answer = self._models_answer(path, handler.path)
+        except ApiError as error:
+            record(error.status, "invalid" if error.status == 400 else "error")
+            handler.send_json(error.status, error_json(error.error_type, error.message, request_id), request_id)
+            return
+        record(200, "models")
+        handler.send_json(200, answer, request_id)
+
+    def _models_answer(self, path: str, full_path: str) -> JSON:
+        """`GET /v1/models` (a page) or `GET /v1/models/{id}` (one), as the Models API answers."""
+        if path != "/v1/models":
+            model_id = urllib.parse.unquote(path[len("/v1/models/"):])
+            model = self.catalogue.find(model_id)
+            if model is None:
+                raise ApiError(404, "not_found_error", f"model: {model_id}")
+            return self.catalogue.info(model)
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(full_path).query))
+        try:
+            return self.catalogue.page(query)
+        except ValueError as error:
+            raise invalid(str(error)) from None
+
     def _answer_fault(self, handler: _Handler, fault: Fault, request_id: str,
                       record: Callable[..., None]) -> None:
         if fault.kind == "status":
@@ -584,7 +651,7 @@ class LocalAPI:
     def _answer(self, handler: _Handler, body: JSON, reply: Reply, fault: Fault | None,
                 outcome: CacheOutcome, writes: tuple[PendingWrite, ...], number: int,
                 request_id: str, started: float) -> None:
-        blocks = reply.blocks()
+        blocks = shaped(reply.blocks(), body, self.catalogue.find(body["model"]))
         for index, block in enumerate(blocks):
             if block["type"] == "tool_use" and "id" not in block:
                 block["id"] = f"toolu_local_{number:06d}_{index}"
@@ -634,6 +701,33 @@ class LocalAPI:
             data = json.dumps(message).encode("utf-8")
             handler.send_raw_body(200, data[:len(data) // 2], len(data), request_id)
             handler.hang_up()
+
+
+def shaped(blocks: list[JSON], body: JSON, model: Model | None) -> list[JSON]:
+    """A reply's blocks as the model gives them: a thinking block signed for its model; on the
+    models whose text between tool calls comes back as thinking (whats-new-opus-5-5: "text
+    between tool calls comes back in thinking blocks whose text is empty at the default display
+    setting"), each text block before a tool call made a thinking block, and every thinking
+    block's text empty unless `thinking.display` is "summarized" (or the thinking is
+    between_tools, whose progress notes "still come back as thinking blocks, with their summary
+    text", whats-new-sonnet-5-5)."""
+    model_id = body["model"]
+    for block in blocks:
+        if block["type"] == "thinking" and block.get("signature") == "local-signature":
+            block["signature"] = signed_by(model_id)
+    if model is None or not model.display_omitted:
+        return blocks
+    setting = body.get("thinking") if isinstance(body.get("thinking"), dict) else {}
+    shown = setting.get("display") == "summarized" or setting.get("type") == "between_tools"
+    last_tool = max((index for index, block in enumerate(blocks) if block["type"] == "tool_use"), default=-1)
+    result = []
+    for index, block in enumerate(blocks):
+        if block["type"] == "text" and index < last_tool:
+            block = {"type": "thinking", "thinking": block["text"], "signature": signed_by(model_id)}
+        if block["type"] == "thinking" and not shown:
+            block = {**block, "thinking": ""}
+        result.append(block)
+    return result
 
 
 error_statuses = {"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,

@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from harness.calls.models import IMAGES, RETIRED, THINKING_BUDGET_MIN, Model, capabilities
+from harness.calls.models import IMAGES, RETIRED, THINKING_BUDGET_MIN, Model
+from harness.localapi.catalogue import Catalogue
 from harness.localapi.replies import text
 from harness.memory.pixels import image_size
 
@@ -249,7 +250,29 @@ def check_model(body: JSON, model: Model) -> None:
         raise invalid(f"thinking.type.enabled is not supported for this model ({body['model']}). Use "
                       "thinking.type.adaptive and output_config.effort to control thinking behavior.")
     if kind == "disabled" and not model.can_disable:
-        raise invalid(f"thinking.type.disabled is not supported for this model ({body['model']}).")
+        hint = " Use thinking.type.between_tools to turn off up-front thinking." if model.between_tools else ""
+        raise invalid(f"thinking.type.disabled is not supported for this model ({body['model']}).{hint}")
+    if kind == "between_tools" and not model.between_tools:
+        raise invalid(f"thinking.type.between_tools is not supported for this model ({body['model']}).")
+    output_config = body.get("output_config")
+    effort_asked = output_config.get("effort") if is_json_object(output_config) else None
+    if kind == "between_tools" and effort_asked in ("xhigh", "max"):
+        # whats-new-sonnet-5-5: "At xhigh or max effort, requests with between_tools return a 400"
+        raise invalid(f"thinking.type.between_tools is not supported with output_config.effort {effort_asked}; "
+                      "use thinking.type.adaptive")
+    choice = body.get("tool_choice")
+    if not model.forced_tool_choice and is_json_object(choice) and choice.get("type") in ("any", "tool"):
+        # whats-new-sonnet-5-5 / whats-new-opus-5-5: "Forced tool use returns an error"
+        raise invalid(f"tool_choice.type: forced tool use ({choice.get('type')!r}) is not supported for this "
+                      f"model ({body['model']}); use 'auto' or 'none'")
+    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    if not model.forced_tool_choice and messages and is_json_object(messages[-1]) \
+            and messages[-1].get("role") == "assistant":
+        # sonnet-5-5/migration-guide: "assistant prefill" among the settings that return a 400
+        raise invalid(f"messages: assistant message prefill is not supported for this model ({body['model']}); "
+                      "the last message must be a user message")
+    if not model.forced_tool_choice:
+        check_thinking_bound(messages, body["model"])
     output_config = body.get("output_config")
     if is_json_object(output_config) and "effort" in output_config:
         effort = output_config["effort"]
@@ -273,10 +296,34 @@ def check_model(body: JSON, model: Model) -> None:
         raise invalid("Thinking may not be enabled when tool_choice forces tool use.")
 
 
-def known_model(body: JSON, unknown_models: bool) -> Model | None:
-    """The model's row; a 404 for an id the table does not know (or one retired), unless the
-    server accepts unknown models (`LocalAPI(unknown_models=True)`, for tests of other servers)."""
-    model = capabilities(body["model"]) if isinstance(body.get("model"), str) else None
+def signed_by(model_id: str) -> str:
+    """The signature this server gives a thinking block a model wrote: it names the model, so a
+    block sent back to another one is seen (whats-new-sonnet-5-5: "Thinking blocks are tied to
+    the model and the conversation")."""
+    return f"local-signature:{model_id}"
+
+
+def check_thinking_bound(messages: list, model_id: str) -> None:
+    """On the models that tie thinking blocks to their model: a block this server signed for
+    another model is a 400."""
+    for index, message in enumerate(messages):
+        if not is_json_object(message) or message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        for block_index, block in enumerate(content if isinstance(content, list) else []):
+            signature = block.get("signature") if is_json_object(block) and block.get("type") == "thinking" else None
+            if isinstance(signature, str) and signature.startswith("local-signature:") \
+                    and signature != signed_by(model_id):
+                raise invalid(f"messages.{index}.content.{block_index}: thinking blocks from another model "
+                              f"({signature.split(':', 1)[1]}) cannot be sent to {model_id}")
+
+
+def known_model(body: JSON, unknown_models: bool, catalogue: Catalogue | None = None) -> Model | None:
+    """The model's row in the server's catalogue (by default the capability table's); a 404 for
+    an id it does not know (or one retired), unless the server accepts unknown models
+    (`LocalAPI(unknown_models=True)`, for tests of other servers)."""
+    catalogue = catalogue if catalogue is not None else Catalogue()
+    model = catalogue.find(body["model"]) if isinstance(body.get("model"), str) else None
     if model is not None and model.status == RETIRED:
         raise ApiError(404, "not_found_error", f"model: {body['model']}")
     if model is None and not unknown_models:
@@ -284,7 +331,8 @@ def known_model(body: JSON, unknown_models: bool) -> Model | None:
     return model
 
 
-def check_request(body: Any, counting: bool, unknown_models: bool = True) -> None:
+def check_request(body: Any, counting: bool, unknown_models: bool = True,
+                  catalogue: Catalogue | None = None) -> None:
     """Raise the API's error for a request it would refuse (the checks a client most often trips)."""
     if not is_json_object(body):
         raise invalid("The request body must be a JSON object")
@@ -351,7 +399,7 @@ def check_request(body: Any, counting: bool, unknown_models: bool = True) -> Non
             if not counting and body["max_tokens"] <= budget:
                 raise invalid("`max_tokens` must be greater than `thinking.budget_tokens`")
     check_images(body)
-    model = known_model(body, unknown_models)
+    model = known_model(body, unknown_models, catalogue)
     if model is not None:
         check_model(body, model)
 

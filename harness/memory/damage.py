@@ -34,6 +34,9 @@ from harness.memory.logfile import LogFile, encode_line, is_file, make_directory
 
 RECORD = "damage/record.jsonl"
 RECORD_BYTES_MAX = 64 << 20  # a record of lines set aside: far smaller than this
+# [S13] a lost range is ids a cut day file held: one day's messages at most, far under this. A
+# line naming more is not believed (it would make the index hold billions of ids)
+LOST_IDS_MAX = 1_000_000
 VISIBLE_ID = re.compile(rb'\{"i":(0|[1-9][0-9]{0,17}),')
 
 
@@ -43,6 +46,9 @@ class Record:
 
     lost: list[tuple[int, int]] = field(default_factory=list)
     set_aside: dict[tuple[str, int], int] = field(default_factory=dict)  # -> the line's bytes
+    # the record's own lines not believed (a checksum that does not match, a range past the
+    # bound) and not set aside yet: (line number, byte offset, bytes, why)
+    bad: list[tuple[int, int, bytes, str]] = field(default_factory=list)
 
     def covers(self, first: int, last: int) -> bool:
         """Whether every id from first to last is recorded lost."""
@@ -72,21 +78,58 @@ def read_record(chat: Path, disk: Disk = REAL_DISK) -> Record:
         from harness.memory.daylog import StoreError
 
         raise StoreError(f"{chat / RECORD} cannot be read ({error.strerror or error})") from None
-    for line in data.split(b"\n"):
+    entries, offset = [], 0
+    for number, line in enumerate(data.split(b"\n"), 1):
+        at, offset = offset, offset + len(line) + 1
         try:
             entry = json.loads(line)
         except ValueError:
             continue
-        if not isinstance(entry, dict):
+        if isinstance(entry, dict):
+            entries.append((number, at, line, entry))
+    for _, _, _, entry in entries:  # what is set aside first: a record line may be, by a later one
+        where, at, size = entry.get("set_aside"), entry.get("at"), entry.get("bytes")
+        if isinstance(where, str) and type(at) is int and type(size) is int and entry_sum_holds(entry):
+            record.set_aside[(where, at)] = size
+    for number, at, line, entry in entries:
+        if (RECORD, at) in record.set_aside:
+            continue
+        why = record_line_damage(entry)
+        if why:
+            record.bad.append((number, at, line, why))
             continue
         lost = entry.get("lost")
         if (isinstance(lost, list) and len(lost) == 2 and all(type(n) is int and n >= 0 for n in lost)
                 and lost[0] <= lost[1]):
             record.lost.append((lost[0], lost[1]))
-        where, at, size = entry.get("set_aside"), entry.get("at"), entry.get("bytes")
-        if isinstance(where, str) and type(at) is int and type(size) is int:
-            record.set_aside[(where, at)] = size
     return record
+
+
+def entry_sum(entry: dict) -> str:
+    """[S13] A record line's checksum: the SHA-256 of its other fields as canonical JSON, cut to 16
+    hex digits (it finds damage; whoever can write the record could forge a line and its sum)."""
+    fields = {name: value for name, value in entry.items() if name != "sum"}
+    return hashlib.sha256(json.dumps(fields, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def entry_sum_holds(entry: dict) -> bool:
+    """A line without a sum is an older Ever's, taken on its bounds alone."""
+    return "sum" not in entry or entry["sum"] == entry_sum(entry)
+
+
+def record_line_damage(entry: dict) -> str:
+    """Why a record line is not believed; "" when it is."""
+    if not entry_sum_holds(entry):
+        return "its checksum does not match its fields"
+    lost = entry.get("lost")
+    if lost is not None:
+        if not (isinstance(lost, list) and len(lost) == 2 and all(type(n) is int and n >= 0 for n in lost)
+                and lost[0] <= lost[1]):
+            return "its lost range is not two ids, the first at most the second"
+        if lost[1] - lost[0] + 1 > LOST_IDS_MAX:
+            return (f"it says {lost[1] - lost[0] + 1:,} ids were lost at once, more than a day file holds "
+                    f"({LOST_IDS_MAX:,} at most)")
+    return ""
 
 
 def append_record(chat: Path, entries: list[dict], disk: Disk = REAL_DISK) -> None:
@@ -96,7 +139,7 @@ def append_record(chat: Path, entries: list[dict], disk: Disk = REAL_DISK) -> No
     make_directory(chat / "damage", disk)
     log = LogFile(chat / RECORD, disk=disk)
     try:
-        log.append(b"".join(encode_line(entry) for entry in entries))
+        log.append(b"".join(encode_line(dict(entry, sum=entry_sum(entry))) for entry in entries))
     finally:
         log.close()
 
@@ -238,6 +281,8 @@ def examine(chat: Path, disk: Disk = REAL_DISK) -> Examination:
         why = node_damage(line)
         if why:
             damaged.append(Damaged(where, number, at, line, why))
+    for number, at, line, why in record.bad:  # [S13] the record's own bad lines, set aside like any
+        damaged.append(Damaged(RECORD, number, at, line, f"a line of the damage record: {why}"))
     return Examination(damaged, lost, sorted(record.lost), len(record.set_aside), max(expected, given))
 
 

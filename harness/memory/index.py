@@ -343,7 +343,7 @@ class Index:
                    f"{'is' if given - count == 1 else 'are'} in no whole line of the logs ({cut})")
             if not self.read_only:
                 try:
-                    append_record(self.chat, [{"lost": [count, given - 1], "why": why}])
+                    append_record(self.chat, [{"lost": [count, given - 1], "why": why}], self.disk)
                 except OSError as error:
                     raise StoreError(f"{self.chat / 'damage'} could not record the lost ids "
                                      f"({error.strerror or error}); the chat is not opened, so that no id "

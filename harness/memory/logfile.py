@@ -47,10 +47,14 @@ def encode_line(record: dict) -> bytes:
 
 
 def make_directory(path: Path, disk: Disk = REAL_DISK) -> bool:
-    """A directory of mode 0700 whatever the umask; True if it was made."""
+    """A directory of mode 0700 whatever the umask, its name durable in its parent; True if it
+    was made."""
     try:
         disk.mkdir(path, DIRECTORY_MODE)
     except FileExistsError:
+        # made by a process that may have died before it fsync'd the parent: a power loss would
+        # then take the directory, and every line under it, with it
+        fsync_directory(path.parent, disk)
         return False
     disk.chmod(path, DIRECTORY_MODE)
     fsync_directory(path.parent, disk)

@@ -29,9 +29,11 @@ model's own search calls and their results are left out: each would be found by 
 for the same words.
 """
 
+import hashlib
 import os
 import re
 import sqlite3
+import stat
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -39,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.memory.store import Store
+from harness.memory.text import valid_text
 
 SEARCH_FILE = "search.sqlite"
 SEARCH_FORMAT = 1
@@ -166,8 +169,13 @@ class SearchIndex:
     def _connect(path: Path | None) -> sqlite3.Connection:
         if path is None:
             return sqlite3.connect(":memory:", isolation_level=None)
-        try:  # 0600 from the start, as every file of the chat; never through a link
-            os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
+        try:  # [H17] a FIFO, a device or a folder in its place is no index: opening it would hang
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                raise OSError(f"{path} is not a regular file")
+        except FileNotFoundError:
+            pass
+        try:  # 0600 from the start, as every file of the chat; never through a link, never waiting
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600))
         except FileExistsError:
             pass
         return sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
@@ -188,6 +196,8 @@ class SearchIndex:
         indexed = meta["indexed"]
         if indexed > self.store.count:
             return False
+        if meta.get("aside") != self.aside():  # [H17] a message set aside since is found no more
+            return False
         if indexed == 0:
             return True
         last = self.store.message(indexed - 1)
@@ -201,7 +211,17 @@ class SearchIndex:
                                     "tokenize='unicode61 remove_diacritics 2')")
             self.connection.execute("create table meta(k text primary key, v)")
             self.connection.executemany("insert into meta values (?, ?)",
-                                        [("format", SEARCH_FORMAT), ("indexed", 0), ("last", "")])
+                                        [("format", SEARCH_FORMAT), ("indexed", 0), ("last", ""),
+                                         ("aside", self.aside())])
+
+    def aside(self) -> str:
+        """[H17] What the damage record sets aside and names lost, as a fingerprint: an index made
+        before the record changed holds the text of lines set aside since, so it is made again."""
+        record = getattr(getattr(self.store, "index", None), "record", None)
+        if record is None:
+            return ""
+        named = repr((sorted(record.lost), sorted(record.set_aside.items())))
+        return hashlib.sha256(named.encode()).hexdigest()[:16]
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -241,6 +261,9 @@ class SearchIndex:
     def search(self, query: str, lines: Sequence[Node], page: int = 1,
                per_page: int = HITS_PER_PAGE) -> Found:
         """The query's hits, best first, page `page` of them (each page `per_page` hits)."""
+        if "\0" in query:  # [S27] SQLite cannot bind it: said, not raised
+            raise SearchError("a search cannot hold a NUL character; search for the words around it")
+        query = valid_text(query)  # [S27] a lone surrogate (bytes not UTF-8) becomes U+FFFD
         if len(query) > QUERY_CHARS_MAX:
             raise SearchError(f"a search is at most {QUERY_CHARS_MAX:,} characters; this one has {len(query):,}")
         terms = words(query)
@@ -297,9 +320,17 @@ def found_text(found: Found) -> str:
 
 def run_search(store: Store, lines: Sequence[Node], query: str, page: int = 1,
                per_page: int = HITS_PER_PAGE) -> Found | None:
-    """Open the index, search, close: for a process that searches once."""
-    index = SearchIndex.open(store)
+    """Open the index, search, close: for a process that searches once. [S27] An index SQLite
+    cannot make or read (a full disk) is a sentence, never the end of the turn that searched."""
+    try:
+        index = SearchIndex.open(store)
+    except sqlite3.Error as error:
+        raise SearchError(f"the search index could not be made ({error}); the log is whole, and "
+                          "zoom still reads it") from None
     try:
         return index.search(query, lines, page, per_page)
+    except sqlite3.Error as error:
+        raise SearchError(f"the search index could not be read ({error}); the log is whole, and "
+                          "zoom still reads it") from None
     finally:
         index.close()

@@ -231,17 +231,24 @@ class Memory:
         self._pauses = 0  # in a row, for the backoff
         self._last_pause = ""  # the cause last shown, until a line is built
         self._resume_handle: asyncio.TimerHandle | None = None
+        # the clock a wait's deadline is shown in; the waits themselves run on the event loop's
+        # time, which a simulation makes the World's (sim/loop.py)
+        self.monotonic: Callable[[], float] = time.monotonic
 
     # ---- opening ----
 
     @classmethod
     def open(cls, home=None, config: Config = Config(), build: Build | None = None,
              on_change: Callable[[str], None] | None = None, read_only: bool = False,
-             disk: Disk = REAL_DISK) -> "Memory":
+             disk: Disk = REAL_DISK, clock=None) -> "Memory":
         """Own the chat under `home` and load its view [P10]: see the module's text.
         `read_only` (for `ever memory`, and any chat on a read-only disk) writes nothing. Every
-        file of the chat is read and written through `disk` (harness/memory/disk.py)."""
+        file of the chat is read and written through `disk` (harness/memory/disk.py); `clock`
+        (the World's, harness/owner/world.py: `monotonic()` and `now()`) dates the lines and
+        times the waits shown, the system's when None."""
         store = Store.open(home, read_only=read_only, disk=disk)
+        if clock is not None:
+            store.now = clock.now
         try:
             texts = StoreTexts(store)
             try:
@@ -268,7 +275,10 @@ class Memory:
         except BaseException:
             store.close()
             raise
-        return cls(store, planner, build, on_change)
+        memory = cls(store, planner, build, on_change)
+        if clock is not None:
+            memory.monotonic = clock.monotonic
+        return memory
 
     def close(self) -> None:
         for task in self.tasks.values():
@@ -487,7 +497,7 @@ class Memory:
                     unbuilt = sum(1 for l, i in self.planner.view.lines() if not self.planner.built(l, i))
                     self.on_wait(f"waiting for the memory to summarize {unbuilt} line"
                                  f"{'' if unbuilt == 1 else 's'}",
-                                 time.monotonic() + timeout_seconds)
+                                 self.monotonic() + timeout_seconds)
                 await asyncio.wait_for(self._settled.wait(), timeout_seconds)
         except TimeoutError:
             pass

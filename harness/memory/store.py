@@ -79,6 +79,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Union
@@ -186,6 +187,9 @@ class Store:
         self._mutex = threading.RLock()
         self.damage: list[str] = []  # the sentences said about damage, each once
         self._damaged_spans: set[tuple[int, int]] = set()  # messages under a line read damaged
+        # the date a line gets when its writer names none: the World's clock (harness/owner/world.py)
+        # when the memory was given one, else the system's
+        self.now: Callable[[], datetime] | None = None
 
     # ---- opening and closing ----
 
@@ -303,7 +307,7 @@ class Store:
         if key is not None:
             checked_key(key)
         text = checked_text(text)
-        now = local_now(now)
+        now = local_now(now if now is not None or self.now is None else self.now())
         with self._mutex:
             self._check_writable()
             record = {
@@ -335,7 +339,7 @@ class Store:
         if l > LEVELS_MAX:
             raise ValueError(f"l must be at most {LEVELS_MAX}, got {l}")
         text = checked_text(text)
-        now = local_now(now)
+        now = local_now(now if now is not None or self.now is None else self.now())
         with self._mutex:
             self._check_writable()
             covered_end = (i + 1) << l
@@ -352,6 +356,11 @@ class Store:
             self.index.last_node = (l, i)
             self.index.appended()
         return record
+
+    def date_now(self) -> datetime:
+        """The local date a line written now gets: the World's clock when the memory was given
+        one (harness/owner/world.py), else the system's."""
+        return local_now(None if self.now is None else self.now())
 
     def _check_writable(self) -> None:
         if self._closed:

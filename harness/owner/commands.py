@@ -44,7 +44,11 @@ def _answer(owner: Owner, text: str, set_model) -> str:
         parts = text.split(None, 2)
         if len(parts) < 3:
             return "usage: /tell NAME TEXT"
-        return owner.agents.tell(parts[1], parts[2], "the user")[1].removeprefix("tell: ")
+        # [A8] told words carry an approval that asks the terminals, never the subagent's own
+        from harness.calls.approval import Approval
+
+        told = Approval(owner.approve, False, owner.hub.ask)
+        return owner.agents.tell(parts[1], parts[2], "the user", told)[1].removeprefix("tell: ")
     if words[0] in ("/agents", "/stop"):
         from harness.chat.agentlist import listing, listing_text
 

@@ -188,6 +188,7 @@ class Hub:
                     from harness.memory.accepted import too_long_sentence
 
                     client.send(protocol.Notice(f"{too_long_sentence(protocol.LINE_BYTES_MAX)}."))
+                    client.send(protocol.Took(ok=False))  # [S25] the line is answered, as refused
                     continue
                 if not raw:
                     return

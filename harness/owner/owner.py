@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 from harness.calls.agents import Agents
 from harness.calls.approval import Approval, weakest
 from harness.calls.budget import Chain, ChatCaps, Spend
+from harness.calls.capabilities import refresh
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
 from harness.calls.compactor import Job as CompactorJob
 from harness.calls.prompt import Prompt
@@ -158,11 +159,13 @@ class Owner:
             task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
             result = await compactor.build(CompactorJob(job.l, job.i, job.context, task))
             record_usage(settings.home, usage_record("compaction", memory_ref["m"].planner.T - 1,
-                                                     compactor.settings.model, result.usage), world.disk)
+                                                     compactor.settings.model, result.usage, world.clock.now()),
+                         world.disk)
             return JobResult(result.text, result.failure or "")
 
         # owned first: a process that finds the chat owned (ChatBusy) never loads the SDK
-        memory = Memory.open(settings.home, Config(), build=build, on_change=hub.row, disk=world.disk)
+        memory = Memory.open(settings.home, Config(), build=build, on_change=hub.row, disk=world.disk,
+                             clock=world.clock)
         memory_ref["m"] = memory
         try:
             check_memory_setting(settings)  # a thinking setting the model lacks: refused at the start
@@ -179,14 +182,21 @@ class Owner:
             client_settings = ClientSettings(api_key=key.reveal(), base_url=settings.base_url)
             # a compaction retries while its call runs [P16]; a turn, whose user waits, gives
             # up after a few tries with one clear sentence; both share the prefix gate [gist §3.3]
-            compactor_client = world.provider(client_settings, context_window=settings.memory_context_window,
-                                              model=memory_settings.model, providers=settings.providers)
-            client = world.provider(client_settings, model=settings.model, providers=settings.providers,
-                                    attempts_max=TURN_ATTEMPTS,
+            # [H25] each picks its provider by its model's name
+            compactions = dataclasses.replace(client_settings, route=route(memory_settings.model, settings.providers))
+            turns = dataclasses.replace(client_settings, route=route(settings.model, settings.providers))
+            compactor_client = world.provider(compactions, clock=world.clock, random=world.random,
+                                              context_window=settings.memory_context_window)
+            client = world.provider(turns, clock=world.clock, random=world.random, attempts_max=TURN_ATTEMPTS,
                                     context_window=settings.context_window,
                                     silence_seconds=TURN_SILENCE_SECONDS,
                                     retry_after_max_seconds=TURN_RETRY_AFTER_MAX_SECONDS,
                                     gate=compactor_client.gate)
+            # each model's window, output cap and thinking from the Models API, kept a day under
+            # the home; offline, the table answers (harness/calls/capabilities.py)
+            # (of the clients, the one that has a Models API: the turns' or the compactor's)
+            listing_client = next((one for one in (client, compactor_client) if hasattr(one, "list_models")), client)
+            await refresh(listing_client, settings.home, settings.base_url, world.clock.now(), world.disk)
         except BaseException:
             memory.close()
             raise
@@ -200,7 +210,9 @@ class Owner:
         memory.on_wait = hub.waiting("memory")
         owner.agents = Agents(memory, client, prompt, TurnSettings(settings.model, settings.settle_timeout_seconds,
                                                                    home=settings.home,
-                                                                   cache_marks=settings.cache_marks),
+                                                                   cache_marks=settings.cache_marks,
+                                                                   clock=world.clock.now,
+                                                                   monotonic=world.clock.monotonic),
                               settings.agent_caps or AgentCaps(), hub)
         owner.agents.spend = owner.spend
         owner.agents.chat_caps = owner.spend.caps
@@ -272,7 +284,8 @@ class Owner:
                           private=(self.settings.home,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
                                      home=self.settings.home, cache_marks=self.settings.cache_marks,
-                                     caps=self.settings.turn_caps)
+                                     caps=self.settings.turn_caps, clock=self.world.clock.now,
+                                     monotonic=self.world.clock.monotonic)
         turn = Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,
                     agents=self.agents)
         turn.spend = self.spend
@@ -389,16 +402,20 @@ class Owner:
         see its first line. A message past its limit, or one the disk would not take, gets one
         sentence in that terminal, which stays as it was [S12] [S5]."""
         approval = self.approval_of(client)
+        refused = ""
         try:
             self.submit(self.entering(text, None, "terminal"), None, approval)
         except TooLong as error:
-            client.send(protocol.Notice(f"{error}."))
-            return
+            refused = f"{error}."
         except socket.Leaving:
-            client.send(protocol.Notice("The chat's owner is leaving; nothing was logged: send it again."))
-            return
+            refused = "The chat's owner is leaving; nothing was logged: send it again."
         except (OSError, StoreError) as error:
-            client.send(protocol.Notice(socket.failed_append(error)))
+            refused = socket.failed_append(error)
+        if refused:
+            client.send(protocol.Notice(refused))
+        if isinstance(client, hubs.Client):  # [S25] an attached terminal hears its line was taken
+            client.send(protocol.Took(ok=not refused))
+        if refused:
             return
         first_line = text.strip().split("\n", 1)[0]
         self.hub.notice(f"[another terminal] {first_line[:160]}", skip=client, aside=True)

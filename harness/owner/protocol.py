@@ -225,14 +225,22 @@ class Reply:
     text: str
 
 
-Event = Union[Attached, Text, Thinking, Tool, Result, Notice, Row, Wait, End, Question, Answered, Reply]
+@dataclasses.dataclass(frozen=True)
+class Took:
+    """A `say` answered, in order: on disk in the inbox (`ok`), or refused with the sentence
+    before it; a line never answered so was not taken."""
+
+    ok: bool = True
+
+
+Event = Union[Attached, Text, Thinking, Tool, Result, Notice, Row, Wait, End, Question, Answered, Reply, Took]
 
 OPS: dict[str, type] = {"send": Send, "view": View, "status": Status, "zoom": Zoom, "date": Date,
                         "search": Search, "messages": Messages, "attach": Attach, "say": Say,
                         "answer": Answer, "stop": Stop, "slash": Slash}
 EVENTS: dict[str, type] = {"attached": Attached, "text": Text, "thinking": Thinking, "tool": Tool,
                            "result": Result, "notice": Notice, "row": Row, "wait": Wait, "end": End,
-                           "question": Question, "answered": Answered, "reply": Reply}
+                           "question": Question, "answered": Answered, "reply": Reply, "took": Took}
 OP_OF = {kind: op for op, kind in OPS.items()}
 EVENT_OF = {kind: name for name, kind in EVENTS.items()}
 

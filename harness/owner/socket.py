@@ -11,6 +11,7 @@ running owner loads nothing more.
 
 import asyncio
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,34 @@ from harness.owner.protocol import LINE_BYTES_MAX
 
 # the owner (harness/owner/owner.py), which imports this module: named, not imported
 Owner = Any
+
+# [S26] what one owner serves at once: a terminal past ATTACHED_MAX, or any connection past
+# CONNECTIONS_MAX, is refused in one sentence and closed at once, so a flood of connections that
+# stay cannot take every file descriptor the process has (EMFILE) from the chat's own files
+ATTACHED_MAX = 64
+CONNECTIONS_MAX = 256
+FIRST_LINE_SECONDS = 30.0  # a connection's first line comes at once from every Ever
+
+
+class Said:
+    """[S26] Each distinct failure of an entrance written once to the owner's error output (the
+    service's journal), without a traceback; the same one again is only counted."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+
+    def __call__(self, sentence: str) -> None:
+        self.seen[sentence] = self.seen.get(sentence, 0) + 1
+        if self.seen[sentence] == 1:
+            print(f"ever: {sentence}", file=sys.stderr, flush=True)
+
+
+def refused_answer(request: Any, sentence: str) -> dict[str, Any]:
+    """A request the owner could not answer, in the shape its sender reads: a send's says
+    nothing was logged, so the sender does not retry it as unanswered."""
+    if isinstance(request, protocol.Send):
+        return {"reply": "", "error": sentence, "logged": False}
+    return {"error": sentence, "text": sentence}
 
 
 def answer_memory(memory, request: "protocol.Request | protocol.Refused") -> dict[str, Any]:
@@ -30,6 +59,10 @@ def answer_memory(memory, request: "protocol.Request | protocol.Refused") -> dic
     if isinstance(request, protocol.Status):
         return {"status": memory.status()}
     if isinstance(request, protocol.Zoom):
+        T, first, n = memory.planner.T, request.id, request.n
+        if 0 <= first < T and n >= 1 and first + n > T:  # a line past the chat's end is none [gist §6]
+            return {"text": f"zoom: no such line: {first}+{n} would cover messages {first} to {first + n - 1}, "
+                            f"but the chat has messages 0 to {T - 1}."}
         return {"text": memory.zoom(request.id, request.n, request.page)}
     if isinstance(request, protocol.Date):
         return {"text": memory.date(request.id)}
@@ -69,18 +102,41 @@ async def serve(owner: Owner, path: Path) -> asyncio.AbstractServer:
 
     path.unlink(missing_ok=True)
 
+    said = Said()
+    loop = asyncio.get_running_loop()
+    if loop.get_exception_handler() is None:  # [S26] the accept loop's EMFILE, once, not a flood
+        loop.set_exception_handler(lambda _, context: said(
+            f"{context.get('message', 'the event loop failed')}: {context.get('exception', '')}"))
+
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         owner.busy.add(asyncio.current_task())
+        request: Any = None
         try:
             try:
-                raw = await reader.readline()
+                raw = await asyncio.wait_for(reader.readline(), FIRST_LINE_SECONDS)
             except ValueError:  # a line past LINE_BYTES_MAX: one sentence, and nothing kept [S12]
                 writer.write(protocol.answer_line({"reply": "", "error": too_long_sentence(LINE_BYTES_MAX),
                                                    "logged": False}))
                 await writer.drain()
                 return
+            except TimeoutError:
+                return  # [S26] a connection that says nothing holds no descriptor for long
+            if len(owner.busy) > CONNECTIONS_MAX:  # read first: a socket closed unread is reset
+                sentence = (f"The chat's owner is serving {CONNECTIONS_MAX} connections, its most; "
+                            "nothing was taken: try again once some have closed.")
+                said(sentence)
+                writer.write(protocol.answer_line({"reply": "", "error": sentence, "logged": False}))
+                await writer.drain()
+                return
             request = protocol.request_of(raw)
             if isinstance(request, protocol.Attach) and owner.attachable:
+                if len(owner.hub.clients) >= ATTACHED_MAX:
+                    sentence = (f"The chat has {ATTACHED_MAX} terminals attached, its most: close one "
+                                "to attach another.")
+                    said(sentence)
+                    writer.write(protocol.line_of(protocol.Notice(sentence)))
+                    await writer.drain()
+                    return
                 await owner.hub.attach(owner, request, reader, writer)
                 return
             if isinstance(request, protocol.Send):
@@ -95,6 +151,17 @@ async def serve(owner: Owner, path: Path) -> asyncio.AbstractServer:
             await writer.drain()
         except (ConnectionError, BrokenPipeError):
             pass  # the sender went away; what it sent is answered all the same
+        except asyncio.CancelledError:
+            raise  # the owner closes
+        except Exception as error:  # [S26] whatever a request raises: one sentence, logged once
+            sentence = (f"The chat's owner could not answer this request ({type(error).__name__}: {error}); "
+                        "nothing of it was kept.")
+            said(sentence)
+            try:
+                writer.write(protocol.answer_line(refused_answer(request, sentence)))
+                await writer.drain()
+            except (ConnectionError, RuntimeError):
+                pass
         finally:
             owner.busy.discard(asyncio.current_task())
             writer.close()

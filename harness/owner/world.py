@@ -10,15 +10,17 @@ code under test is the same code.
 import asyncio
 import dataclasses
 import os
+import random as random_module
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from harness.memory.disk import Disk, RealDisk
 
 
 class Clock:
-    """The machine's monotonic time, and waiting in it."""
+    """The machine's monotonic time, waiting in it, and the local date a line is logged with."""
 
     def monotonic(self) -> float:
         return time.monotonic()
@@ -26,33 +28,43 @@ class Clock:
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
 
+    def now(self) -> datetime:
+        return datetime.now().astimezone()
+
 
 class Randomness:
-    """The machine's randomness: a message's key when its sender gave none [S9]."""
+    """The machine's randomness: a message's key when its sender gave none [S9], and the
+    jitter of a client's backoff."""
 
     def token(self, nbytes: int) -> str:
         return os.urandom(nbytes).hex()
 
+    def fraction(self) -> float:
+        return random_module.random()
 
-def real_clients(client_settings: Any, **changes: Any) -> Any:
-    """A client of the model's API (harness/calls/client.py), with `changes` to its settings; the
-    SDK is loaded only here, by an owner about to call. `model` and `providers` pick the API
+def real_clients(client_settings: Any, clock: Clock | None = None, random: Randomness | None = None,
+                 **changes: Any) -> Any:
+    """A client of the model's API (harness/calls/client.py), with `changes` to its settings; its
+    backoffs wait on `clock` and draw their jitter from `random` (the World's). The SDK is loaded
+    only here, by an owner about to call. The settings' `route` picks the API
     (harness/calls/providers.py): an OpenAI one is harness/calls/openai_client.py's provider."""
     from harness.calls.providers import provider_key, route
 
-    chosen = route(changes.pop("model", None) or "", changes.pop("providers", None)).provider
+    chosen = (client_settings.route or route("")).provider
     if chosen.openai:
         from harness.calls.openai_client import openai_provider
 
         return openai_provider(client_settings, chosen, **changes)
     from harness.calls.client import Client
 
+    clock, random = clock or Clock(), random or Randomness()
     gate = changes.pop("gate", None)
     if chosen.name != "anthropic":  # a named Messages API: its URL, its key, its `NAME/` dropped
         changes.update(base_url=chosen.base_url or client_settings.base_url, model_prefix=chosen.name + "/")
         if chosen.key_env:
             changes["api_key"] = provider_key(chosen)
-    return Client(dataclasses.replace(client_settings, **changes), gate=gate)
+    return Client(dataclasses.replace(client_settings, **changes), gate=gate, sleep=clock.sleep,
+                  random=random.fraction, monotonic=clock.monotonic)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -444,3 +444,79 @@ def test_browse_out_never_writes_through_a_link_or_into_another_users_file_and_a
                           timeout=60)
     assert done.returncode == 0 and mine.read_bytes().startswith(b"<!doctype html>")
     assert oct(mine.stat().st_mode & 0o777) == "0o600"
+
+
+SOUGHT_WORD = "marmalade"
+SOUGHT_AT = (120, 1_600, 3_100, 4_990)  # the messages that hold it: the first far above the newest line
+
+
+def test_search_on_5000_messages_scrolls_to_each_hit_and_marks_it(browser, tmp_path):
+    # every message is longer than a line, so no line of the tree repeats the word: the hits are
+    # the messages alone, known from the chat's source
+    write_chat(tmp_path, 5_000, text=lambda i, rng: (f"message {i} about {SOUGHT_WORD} " if i in SOUGHT_AT
+                                                   else f"message {i} ") + "words " * 100)
+    memory = Memory.open(tmp_path)
+    try:
+        data = page(memory.store, memory.planner)
+    finally:
+        memory.close()
+    path = tmp_path / "memory.html"
+    path.write_bytes(data)
+    tab = browser.new_page(viewport={"width": 1200, "height": 900})
+    errors = []
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        tab.goto(path.as_uri())
+        tab.wait_for_selector("#view > details")
+        opened_at = tab.evaluate("scrollY")
+        assert opened_at > 5_000  # the page opens at its newest line, far below the first hit
+
+        def on_screen(element_id: str) -> dict:
+            return tab.evaluate(f"""(() => {{
+                const box = document.getElementById({element_id!r}).getBoundingClientRect();
+                const mark = document.querySelector('#{element_id} mark.hit');
+                return {{top: box.top, bottom: box.bottom, height: innerHeight, y: scrollY,
+                         sought: document.getElementById({element_id!r}).classList.contains('sought'),
+                         mark: mark && mark.textContent, markTop: mark && mark.getBoundingClientRect().top,
+                         header: document.querySelector('header').getBoundingClientRect().bottom}};
+            }})()""")
+
+        def says(text: str) -> None:
+            from playwright.sync_api import TimeoutError as Waited
+
+            try:
+                tab.wait_for_function(f"() => document.getElementById('searching').textContent === {text!r}",
+                                      timeout=120_000)  # a hang guard on a loaded machine
+            except Waited:
+                raise AssertionError(f"the search never said {text!r}: "
+                                     f"{tab.text_content('#searching')!r}") from None
+
+        tab.fill("#search", SOUGHT_WORD)
+        tab.press("#search", "Enter")
+        says("1 of 4 found")
+        links = tab.eval_on_selector_all("#results a", "as => as.map(a => a.getAttribute('href'))")
+        assert links == [f"#m{i}" for i in SOUGHT_AT]
+        first = on_screen("m120")
+        assert first["sought"] and first["mark"] == SOUGHT_WORD
+        assert first["header"] <= first["markTop"] < first["height"]  # the word is in the window, not under the header
+        assert first["y"] < opened_at - 5_000  # scrolled up to it
+        assert tab.is_visible("#results a.current[href='#m120']")  # the list, in the header, says which
+        steps = [("#next", "m1600", "2 of 4 found"), ("#next", "m3100", "3 of 4 found"),
+                 ("#previous", "m1600", "2 of 4 found")]
+        for button, element_id, said in steps:
+            tab.click(button)
+            says(said)
+            shown = on_screen(element_id)
+            assert shown["sought"] and shown["mark"] == SOUGHT_WORD, element_id
+            assert shown["header"] <= shown["markTop"] < shown["height"], (element_id, shown)
+            assert tab.eval_on_selector_all("mark.hit", "ms => ms.length") == 1  # only the current hit is marked
+        tab.press("#search", "Shift+Enter")  # Enter again steps, Shift-Enter steps back
+        says("1 of 4 found")
+        assert on_screen("m120")["sought"]
+        tab.press("#search", "Shift+Enter")  # from the first, back to the last
+        says("4 of 4 found")
+        last = on_screen("m4990")
+        assert last["header"] <= last["markTop"] < last["height"]
+        assert errors == []
+    finally:
+        tab.close()

@@ -56,7 +56,7 @@ def test_a_message_whose_every_reports_turn_starts_a_subagent_stops_at_the_chain
     def reply(body):
         if is_master(body):
             if last_texts(body) and not any(b.get("type") == "tool_result" for b in body["messages"][-1]["content"]):
-                return Reply([tool_use("agent", {"name": f"S{next(numbers)}", "task": "look around"})])
+                return Reply([tool_use("agent", {"name": f"Scout{next(numbers)}", "task": "look around"})])
             return Reply("Started one.")
         if body["system"][-1]["text"].startswith("# Subagents"):
             return Reply("Looked.")
@@ -284,3 +284,36 @@ def test_a_waiting_question_is_asked_in_a_terminal_that_attaches_and_shown_in_th
     asked, hello, again = asyncio.run(go())
     assert again == asked
     assert "waiting for an answer: Allow shell: touch ASKED" in hello.status, hello.status
+
+
+def test_ever_cost_shows_what_each_chain_spent_its_subagents_and_report_turns_included(tmp_path, api):
+    from harness.calls.usage import format_report, read_usage, report
+
+    numbers = itertools.count(1)
+
+    def reply(body):
+        if is_master(body):
+            if last_texts(body) and not any(b.get("type") == "tool_result" for b in body["messages"][-1]["content"]):
+                return Reply([tool_use("agent", {"name": f"Scout{next(numbers)}", "task": "look around"})])
+            return Reply("Started one.")
+        if body["system"][-1]["text"].startswith("# Subagents"):
+            return Reply("Looked.")
+        return compactions(body)
+
+    api.responder = reply
+    home = tmp_path / "home"
+
+    async def go():
+        chat = await Owner.open(settings(home, api, subagents_per_chain=2), yes=True, api_key="test-key")
+        try:
+            await chat.submit(chat.entering("go", None, "socket"))
+            await until(lambda: len(agent_names(home)) >= 2 and settled(chat))
+        finally:
+            await chat.close()
+
+    asyncio.run(go())
+    made = report(read_usage(home).records)
+    # by hand: the message's turn (2 calls), two subagents (1 call each), two report turns: the
+    # first starts the second subagent (2 calls), the second is refused a third subagent (2 calls): 8 calls
+    assert [(row.turn, row.totals.calls) for row in made.chains] == [(0, 8)], made.chains
+    assert "chain (with all it led to)" in format_report(made)

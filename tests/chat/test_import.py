@@ -93,7 +93,8 @@ def test_claude_code_sessions_become_notes_oldest_first_with_each_trap_met(tmp_p
     done = run(home, b, a)  # given newest first: imported oldest first
     assert done.returncode == 0, done.stderr
     assert f"{a}: 6 notes (Claude Code); 1 line not read (not JSON, or no time)" in done.stdout
-    assert f"{b}: 8 notes (Claude Code)\n" in done.stdout
+    assert f"{b}: 8 notes (Claude Code); 4 messages to add from it (1 long note in 3 pages)\n" in done.stdout
+    assert "Added 10 notes" in done.stdout  # 6 from a and 4 from b: the counts add up
     notes = bodies(home)
     assert [body for _, body in notes[:4]] == [
         "Please fix the parser",
@@ -587,3 +588,17 @@ def test_format_takes_every_registered_format_and_only_those(tmp_path: Path):
     refused = run(tmp_path / "home", "--format", "gemini", str(tmp_path))
     assert refused.returncode == 2
     assert "'gemini' is not one of " + ", ".join(f"'{known.name}'" for known in FORMATS) in refused.stderr
+
+
+def test_the_per_file_counts_add_up_to_the_total_and_say_the_pages_of_long_notes(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("A short note.\n")
+    (notes / "b.txt").write_text(LONG)  # 78,890 characters: three pages of 30,000 [I2]
+    done = run(tmp_path / "home", notes)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.splitlines()
+    assert f"{notes / 'a.txt'}: 1 note (text file)" in said
+    assert f"{notes / 'b.txt'}: 1 note (text file); 3 messages to add from it (1 long note in 3 pages)" in said
+    total = int(re.search(r"^(\d+) messages to add as notes", done.stdout, re.M).group(1))
+    assert 1 + 3 == total == len(logged(tmp_path / "home"))  # a's one note and b's three pages

@@ -104,3 +104,41 @@ def test_the_five_lines_docs_usage_shows_for_a_local_server_run_the_chat(tmp_pat
         assert (done.returncode, done.stdout, done.stderr) == (0, "Local and well.\n", "")
         assert {request.body["model"] for request in api.requests} == {"qwen3-coder"}
         assert any(is_compaction(request.body) for request in api.requests)
+
+
+def test_an_ever_send_killed_mid_call_leaves_its_message_and_the_next_owner_answers_it_once(tmp_path, wire):
+    """The crash test on every provider: SIGKILL while the provider holds the reply back; the
+    message stays logged and unanswered, and the next `ever send` answers it once, then its own."""
+    import signal
+    import subprocess
+    import threading
+
+    from harness.localapi.replies import Reply
+    from tests.support.chat import EVER
+
+    home, env = chat_env(tmp_path, wire)
+    held = threading.Event()
+    turn = lambda body: not is_compaction(body)  # noqa: E731
+    wire.api.responder = lambda body: "line: a summary." if is_compaction(body) else "Unscripted."
+    wire.api.enqueue(Reply("Never seen.", gate=held), when=turn)
+    first = subprocess.Popen([EVER, "send", "the question a kill cuts off"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120  # a hang guard
+        while not any(turn(r.body) for r in wire.api.requests if isinstance(r.body, dict)):
+            assert first.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        first.send_signal(signal.SIGKILL)
+        first.wait(60)
+    finally:
+        held.set()
+        first.kill()
+    assert first.returncode == -signal.SIGKILL
+    assert [(r["kind"], r["text"]) for r in lines(home)] == [("user", "the question a kill cuts off")]
+    wire.api.enqueue("Answered at last.", when=turn)
+    wire.api.enqueue("And the second.", when=turn)
+    done = ever(["send", "a second question"], env)
+    assert done.returncode == 0, done.stderr
+    assert [(r["kind"], r["text"]) for r in lines(home)] == [
+        ("user", "the question a kill cuts off"), ("ever", "Answered at last."),
+        ("user", "a second question"), ("ever", "And the second.")]

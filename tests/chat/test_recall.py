@@ -40,7 +40,9 @@ def test_the_three_arms_run_end_to_end_and_say_the_figure_measures_nothing(tmp_p
     result = json.loads(run.stdout)
     assert any("measure nothing about memory" in note for note in result["notes"])
     arms = result["arms"]
-    assert list(arms) == ["zoom", "search", "baseline"]
+    assert list(arms) == ["zoom", "search", "baseline", "search-alone"]
+    # the model-free arm: no calls, no dollars, each of the 6 questions searched once
+    assert (arms["search-alone"]["asked"], arms["search-alone"]["calls"], arms["search-alone"]["cost_e8"]) == (6, 0, 0)
     answers = result["chats"][0]["answers"]
     assert len(answers) == 18
     # the tools, in a copy of the built chat, bring back every planted message
@@ -165,4 +167,4 @@ def test_without_yes_a_script_is_told_it_costs_money_and_nothing_is_built(tmp_pa
     assert not (tmp_path / "bench").exists()
     wrong = ever(["bench", "recall", "--arms", "zoom,grep", "--yes"], env)
     assert wrong.returncode == 1 and wrong.stderr.strip() == \
-        "ever: --arms takes zoom, search and baseline, comma-separated, not 'zoom,grep'"
+        "ever: --arms takes zoom, search, baseline and search-alone, comma-separated, not 'zoom,grep'"

@@ -482,7 +482,7 @@ def test_escape_sequences_in_a_reply_a_tool_result_and_a_zoom_are_shown_made_vis
     assert chat.screen.title == ""  # nothing set the window's title
     rows = chat.shown()
     assert "A reply that sets^[]0;pwned^G the title and clears^[[2J the screen." in rows
-    assert "Ever · 0 messages · view 0 bytes, 0 lines · /help" == rows[0]  # the screen was not cleared
+    assert "Ever · 0 messages · view 14 bytes, 0 lines · /help" == rows[0]  # not cleared; 14: `<chat>\n</chat>`
     assert any(row.startswith("  → 1 ") and row.endswith(" ^[[31mred^[[0m and a bell^G") for row in rows), rows
     assert shown == ["ever: A reply that sets^[]0;pwned^G the title and clears^[[2J the screen."]
 

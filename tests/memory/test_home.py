@@ -32,6 +32,7 @@ WRITTEN = [
     ("config", "config.toml"),
     ("key", "key"),
     ("history", "history"),
+    ("models", "models.json"),
     ("chat", "chat/"),
     ("lock", "chat/lock"),
     ("main/", "chat/main/"),

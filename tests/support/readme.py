@@ -22,7 +22,7 @@ README = ROOT / "README.md"
 # The rooms of the map, in the order a reader meets them; a room is a package with an __init__.
 MAP_ROOMS = ("harness/memory", "harness/calls", "harness/owner", "harness/chat", "harness/imports",
              "harness/browse", "harness/bench", "harness/localapi",
-             "model", "laws", "bridge", "mutants")
+             "model", "laws", "bridge", "sim", "mutants")
 # Other packages, each of whose docstrings names its modules: harness/ names its rooms.
 INNER_ROOMS = ("harness", "laws/contracts")
 INDEXED_ROOMS = MAP_ROOMS + INNER_ROOMS

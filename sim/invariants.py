@@ -1,0 +1,192 @@
+"""The promises a run checks, each by its name, on what the simulated disk kept.
+
+Checked at every restart (what a kill or a power loss left, read by a process of its own, read
+only) and at the end (after the quiet phase and a last power loss):
+
+- `acknowledged means kept`: a message whose sender saw `{"accepted": true}`, or an answer saying
+  it is logged, is in the log or the inbox, whole (its pieces joined are its text) [S9] [S11];
+  at the end, in the log, once.
+- `refused means not kept`: a message whose sender was told nothing was logged is nowhere.
+- `never doubled`: no key on two lines; every user line of the log belongs to one message sent.
+- `ids never reused`: an id on a durable line keeps that line's bytes for ever (or is recorded
+  lost [S13]); the store opens, so the ids are dense or recorded lost [S3].
+- `damage is said`: a line of a log that is not JSON (a crash tore it, a bit flipped) is in the
+  store's warnings or its damage sentences, never silent.
+- `a restart's view is the logs' view`: the view an owner opens with (checkpoint and replay,
+  [P10]) equals the view rebuilt from the logs alone (view.json set aside).
+- `every request within the API's rules`: the simulated API refused no request (400).
+- `the inbox holds only what waits`: at the end no entry is pending.
+"""
+
+import copy
+import hashlib
+import json
+import re
+
+from harness.memory.text import split_long
+
+VISIBLE_ID = re.compile(rb'^\{"i":(\d+),"kind":')
+
+
+def durable_lines(run, folder: str) -> list[tuple[str, bytes]]:
+    """(file, line) of every line in chat/<folder>/, files in name order."""
+    disk = run.disk
+    directory = run.home / "chat" / folder
+    found = []
+    for name in disk.listing(directory):
+        data = disk.read_durable(directory / name) or b""
+        found += [(name, line) for line in data.split(b"\n") if line]
+    return found
+
+
+def parsed(line: bytes):
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def open_read_only(run, disk_machine=None):
+    from harness.memory.service import Memory
+
+    machine = disk_machine or run.disk
+    reader = machine.process("checker")
+    armed, machine.armed = machine.armed, False
+    try:
+        return Memory.open(run.home, read_only=True, disk=reader)
+    finally:
+        machine.armed = armed
+
+
+def check_kept(run, final: bool) -> None:
+    from harness.memory.inbox import Inbox
+    from harness.memory.store import StoreError
+
+    try:
+        memory = open_read_only(run)
+    except (OSError, StoreError) as error:
+        run.disk.processes[-1].kill()
+        if any(sender.acknowledged for sender in run.senders.values()):
+            run.fail("the chat reads after every crash", f"{type(error).__name__}: {error}")
+        return  # a chat whose first open was cut short holds nothing acknowledged
+    try:
+        store = memory.store
+        records = store.messages(0, store.count)
+        reader = run.disk.processes[-1]
+        inbox = dict(Inbox(store.chat, reader).pending())
+        said = list(store.warnings) + list(store.damage)
+    finally:
+        memory.close()
+        run.disk.processes[-1].kill()
+    at: dict[str, list[int]] = {}
+    for position, record in enumerate(records):
+        if record.get("key"):
+            at.setdefault(record["key"], []).append(position)
+    damaged = bool(run.flipped)
+    for key, positions in at.items():
+        if len(positions) > 1:
+            run.fail("never doubled", f"{key} is on lines of ids {positions}")
+    owned = set()
+    for sender in run.senders.values():
+        key = sender.key
+        pieces = split_long(sender.text)
+        if key in at:
+            end = at[key][0]
+            logged = [r.get("text") for r in records[end - len(pieces) + 1:end + 1]] if end + 1 >= len(pieces) else []
+            owned.update(range(end - len(pieces) + 1, end + 1))
+            if logged != pieces and not damaged:
+                run.fail("acknowledged means kept", f"{key} is logged but not whole: "
+                         f"{len(logged)} of {len(pieces)} pieces match")
+        if sender.answer is not None and not sender.answer.get("logged"):
+            if key in at or key in inbox:
+                run.fail("refused means not kept", f"{key} was answered {sender.answer.get('error', '')[:80]!r} "
+                         "and is " + ("logged" if key in at else "in the inbox"))
+            continue
+        if not sender.acknowledged:
+            continue
+        if final and key not in at:
+            run.fail("acknowledged means kept", f"{key} was acknowledged and is not in the log at the end")
+        elif key not in at and key not in inbox:
+            flipped = " (after a bit flip in a cold file)" if damaged else ""
+            run.fail("acknowledged means kept",
+                     f"{key} was acknowledged and is neither logged nor in the inbox{flipped}")
+        elif key in inbox and key not in at and inbox[key] != sender.text:
+            run.fail("acknowledged means kept", f"{key} is in the inbox but not whole")
+    for position, record in enumerate(records):
+        if record.get("kind") == "user" and position not in owned and "lost to damage" not in record.get("text", ""):
+            keyless_piece = not record.get("key")
+            if not (keyless_piece and not final):  # pieces of a message being logged when it died
+                run.fail("never doubled", f"user line {position} belongs to no message sent (or to one twice)")
+                break
+    if final and inbox:
+        run.fail("the inbox holds only what waits", f"{len(inbox)} entries pending at the end")
+    check_lines(run, said)
+
+
+def check_lines(run, said: list[str]) -> None:
+    torn = 0
+    for folder in ("main", "tree"):
+        for name, line in durable_lines(run, folder):
+            record = parsed(line)
+            if record is None:
+                torn += 1
+                visible = VISIBLE_ID.match(line)
+                if folder == "main" and visible:  # a torn line's id was given: never again [S13]
+                    run.ids_torn.add(int(visible[1]))
+                continue
+            if folder == "main" and type(record.get("i")) is int:
+                digest = hashlib.sha256(line).hexdigest()
+                before = run.ids_seen.setdefault(record["i"], digest)
+                if before != digest and not run.flipped:
+                    run.fail("ids never reused", f"id {record['i']} is on another line than before ({name})")
+                elif record["i"] in run.ids_torn and not run.flipped:
+                    run.fail("ids never reused", f"id {record['i']} was on a torn line, and is given again ({name})")
+    if torn and not said:
+        run.fail("damage is said", f"{torn} lines of the logs are not JSON and nothing said so")
+    if run.api.refused:
+        run.fail("every request within the API's rules", run.api.refused[0][:200])
+
+
+def restart_view(run, owner) -> None:
+    """The view the owner opened with against the view the logs alone give."""
+    machine = snapshot(run.disk)
+    view = run.home / "chat" / "view.json"
+    chat = machine.lookup(view.parent)
+    if chat is not None:
+        chat.entries.pop("view.json", None)
+    try:
+        memory = open_read_only(run, machine)
+    except Exception as error:  # the logs alone do not give a view: the product's [S10] path fails
+        run.fail("a restart's view is the logs' view", f"rebuilt from the logs alone: {error!r}")
+        return
+    try:
+        rebuilt = memory.render()
+    finally:
+        memory.close()
+    live = owner.memory.render()
+    if rebuilt != live:
+        first = next((k for k, (a, b) in enumerate(zip(live.split("\n"), rebuilt.split("\n"))) if a != b), None)
+        shown = (live.split("\n")[first][:100], rebuilt.split("\n")[first][:100]) if first is not None else ("", "")
+        run.fail("a restart's view is the logs' view", f"they differ first at line {first}: "
+                 f"{shown[0]!r} opened, {shown[1]!r} rebuilt")
+
+
+def snapshot(machine):
+    """A copy of the disk as it is now, for a reader that must change nothing of the run's."""
+    copied = copy.copy(machine)
+    copied.root = copy.deepcopy(machine.root)
+    copied.processes = []
+    copied.locks = {}
+    copied.counts = type(machine.counts)()
+    copied.rng = copy.deepcopy(machine.rng)
+    copied.armed = False
+    return copied
+
+
+def at_restart(run) -> None:
+    check_kept(run, final=False)
+
+
+def at_end(run) -> None:
+    check_kept(run, final=True)

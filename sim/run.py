@@ -1,0 +1,514 @@
+"""One seed: the chat's owner, its store, inbox, compactor and turns, and `ever send` senders, run
+under the simulated World through a seeded schedule of messages, kills and faults.
+
+A run is a sequence of the owner's lives on one disk. Each life is a new process (a new
+`ProcessDisk`, a new event loop whose time continues the last one's) that opens the chat with
+`Owner.open`, as `ever serve` does, and takes the schedule's events as their time comes:
+
+- `send`: a sender hands a message over as `ever send` does (harness/owner/socket.py's
+  `answer_send`, the socket's own handler for a Send, with the written lines read back: the
+  `{"accepted": true}` line is the acknowledgement). A sender not answered when its owner dies
+  sends again, with the same key, to the next owner (harness/owner/sender.py does so);
+- `kill`: SIGKILL at that instant; `kill inside`: SIGKILL inside the process's Nth disk operation
+  from then (a write torn at any byte); `power`: the machine stops (sim/disk.py);
+- `flip`: one bit changed in a cold day file;
+- `race`: a second process tries to own the chat while the first does.
+
+Disk and provider faults are drawn at the run's rates while the schedule runs. Then the run's
+**quiet phase** (VOPR's liveness mode): the faults stop, a last owner opens, every sender not
+answered sends again, each must be answered, the owner closes, the machine loses power once more,
+and the invariants (sim/invariants.py) are checked on what the disk kept. They are also checked at
+every restart, on what the disk kept then.
+
+Everything drawn comes from `random.Random`s seeded from the seed: the same seed gives the same
+events, faults, bytes and trace.
+"""
+
+import asyncio
+import dataclasses
+import hashlib
+import logging
+import random
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.counts import Counts
+from sim.disk import Faults, Killed, SimDisk
+from sim.loop import Hang, VirtualLoop
+from sim.provider import ProviderRates, SimAPI
+
+DAY_SECONDS = 86_400.0
+QUIET_SECONDS_MAX = 6 * 3600.0  # the quiet phase's answers must all come within this
+
+
+@dataclass
+class Probabilities:
+    """What one seed draws before its run, printed as VOPR prints its options."""
+
+    messages: int
+    message_gap_mean_seconds: float
+    long_message: float
+    kill: float
+    kill_inside: float
+    power_loss: float
+    bit_flip: float
+    race: float
+    disk: Faults
+    provider: ProviderRates
+
+    def lines(self) -> list[str]:
+        shown = []
+        for name, value in dataclasses.asdict(self).items():
+            if isinstance(value, dict):
+                shown += [f"{name}.{key}={render(item)}" for key, item in value.items()]
+            else:
+                shown.append(f"{name}={render(value)}")
+        return shown
+
+
+def render(value) -> str:
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
+
+
+def draw_probabilities(rng: random.Random) -> Probabilities:
+    """Swarm testing: each seed its own mix, some faults off altogether, some frequent."""
+
+    def rate(high: float, off: float = 0.3) -> float:
+        return 0.0 if rng.random() < off else rng.uniform(0, high)
+
+    return Probabilities(
+        messages=rng.randrange(6, 22),
+        message_gap_mean_seconds=rng.choice((5.0, 60.0, 900.0, 7200.0)),
+        long_message=rate(0.25),
+        kill=rate(0.35, 0.2),
+        kill_inside=rate(0.35, 0.2),
+        power_loss=rate(0.3, 0.2),
+        bit_flip=rate(0.05, 0.7),
+        race=rate(0.2, 0.5),
+        disk=Faults(write_enospc=rate(0.02), write_eio=rate(0.01), fsync_eio=rate(0.01), read_eio=rate(0.002, 0.6),
+                    short_write=rate(0.2)),
+        provider=ProviderRates(
+            latency_mean_seconds=rng.choice((0.05, 0.5, 3.0)),
+            status_429=rate(0.1), status_500=rate(0.08), status_529=rate(0.08),
+            overloaded_mid_stream=rate(0.08), stream_cut=rate(0.08), malformed_event=rate(0.05),
+            silence=rate(0.04, 0.6), huge=rate(0.05, 0.5), empty=rate(0.06, 0.5), whitespace=rate(0.06, 0.5),
+            tool_loop=rate(0.04, 0.6), refusal=rate(0.06, 0.5), nul_search=rate(0.06, 0.5), zoom=rate(0.1, 0.5)),
+    )
+
+
+@dataclass
+class Event:
+    at_seconds: float
+    kind: str  # send | kill | kill inside | power | flip | race
+    text: str = ""
+    key: str = ""
+    operations: int = 0  # for `kill inside`: the operation the kill falls in
+
+    def line(self) -> str:
+        what = f" {self.key} ({len(self.text):,} chars)" if self.kind == "send" else ""
+        what += f" at operation +{self.operations}" if self.kind == "kill inside" else ""
+        return f"{self.at_seconds:12.3f} {self.kind}{what}"
+
+
+def words(rng: random.Random, count: int) -> str:
+    return " ".join(rng.choice(("kept", "log", "word", "every", "chat", "day", "line", "never", "lost", "é", "ü"))
+                    for _ in range(count))
+
+
+def schedule(rng: random.Random, p: Probabilities) -> list[Event]:
+    events = []
+    now = 0.0
+    for n in range(p.messages):
+        now += rng.expovariate(1 / p.message_gap_mean_seconds)
+        if rng.random() < p.long_message:
+            text = (words(rng, 40) + "\n") * rng.randrange(150, 400)  # 36 to 100 K characters: pieces
+        else:
+            text = f"message {n}: " + words(rng, rng.randrange(1, 30))
+        events.append(Event(round(now, 3), "send", text, f"sim-{n}"))
+        for kind, chance in (("kill", p.kill), ("kill inside", p.kill_inside), ("power", p.power_loss),
+                             ("flip", p.bit_flip), ("race", p.race)):
+            if rng.random() < chance:
+                at = round(now + rng.expovariate(1 / max(1.0, p.message_gap_mean_seconds / 2)), 3)
+                events.append(Event(at, kind, operations=rng.randrange(1, 300) if kind == "kill inside" else 0))
+    events.sort(key=lambda event: event.at_seconds)
+    return events
+
+
+@dataclass
+class Sender:
+    """One `ever send`: what it sent, whether it was acknowledged, and its answer."""
+
+    key: str
+    text: str
+    sent: bool = False
+    acknowledged: bool = False
+    answer: dict | None = None
+    tries: int = 0
+
+
+class Writer:
+    """The socket's writer, as the owner's handler uses it; the lines it gets are the sender's."""
+
+    def __init__(self, sender: Sender, alive):
+        self.sender = sender
+        self.alive = alive
+
+    def write(self, data: bytes) -> None:
+        import json
+
+        if not self.alive():
+            return
+        for raw in data.split(b"\n"):
+            if raw and json.loads(raw) == {"accepted": True}:
+                self.sender.acknowledged = True
+
+    async def drain(self) -> None:
+        if not self.alive():
+            raise ConnectionResetError("the owner died")
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class Failure:
+    invariant: str
+    detail: str
+    at_seconds: float
+
+
+@dataclass
+class Result:
+    seed: int
+    probabilities: Probabilities
+    events: list[Event]
+    counts: Counts
+    failures: list[Failure]
+    trace: list[str]
+    steps: int
+    lives: int
+    digest: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+class Errors(logging.Handler):
+    """Every ERROR the product logs: a traceback the person would see."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = f" ({record.exc_info[1]!r})" if record.exc_info else ""
+        self.records.append(f"{record.name}: {record.getMessage()}{error}"[:400])
+
+
+class Run:
+    def __init__(self, seed: int, events: list[Event] | None = None, probabilities: Probabilities | None = None):
+        self.seed = seed
+        master = random.Random(seed)
+        self.probabilities = probabilities or draw_probabilities(master)
+        drawn_events = schedule(master, self.probabilities)
+        self.events = drawn_events if events is None else events
+        self.counts = Counts()
+        self.disk = SimDisk(random.Random(seed * 7 + 1), self.counts, self.probabilities.disk)
+        self.now = 0.0
+        self.api = SimAPI(random.Random(seed * 7 + 2), self.counts, self.probabilities.provider, self.clock)
+        self.world_rng = random.Random(seed * 7 + 3)
+        self.senders: dict[str, Sender] = {}
+        self.failures: list[Failure] = []
+        self.trace: list[str] = []
+        self.steps = 0
+        self.lives = 0
+        self.loop: VirtualLoop | None = None
+        self.exceptions: list[str] = []
+        self.process = None
+        self.flipped: set[str] = set()  # files a bit was flipped in
+        self.ids_seen: dict[int, str] = {}  # id -> the digest of its durable line
+        self.ids_torn: set[int] = set()  # ids seen on torn lines
+        self.position = 0  # the schedule's next event in this life
+
+    def clock(self) -> float:
+        return self.loop.time() if self.loop is not None else self.now
+
+    def fail(self, invariant: str, detail: str) -> None:
+        detail = self.unscratched(detail)
+        self.failures.append(Failure(invariant, detail, self.clock()))
+        self.note(f"FAILED {invariant}: {detail}")
+
+    def note(self, line: str) -> None:
+        self.trace.append(f"{self.clock():12.3f} {self.unscratched(line)}")
+
+    def unscratched(self, text: str) -> str:
+        """The run's scratch folder named alike in every replay: a trace compares byte for byte."""
+        scratch = getattr(self, "scratch", None)
+        return text.replace(scratch, "<scratch>") if scratch else text
+
+    # ---- the run
+
+    def run(self) -> Result:
+        from sim import invariants
+
+        errors = Errors()
+        loggers = [logging.getLogger(name) for name in ("ever", "harness", "asyncio")]
+        for logger in loggers:
+            logger.addHandler(errors)
+        logging.getLogger("asyncio").propagate = False
+        with tempfile.TemporaryDirectory(prefix="ever-sim-") as scratch:
+            self.scratch = scratch
+            self.home = Path(scratch) / "home"
+            (self.home / "chat").mkdir(parents=True)  # outside the disk's seam: search's SQLite
+            self.disk.make_durable_directories(scratch)
+            try:
+                self.settings = self.settings_for(self.home)
+                pending = list(self.events)
+                while pending and not self.failures:
+                    pending = self.life(pending)
+                    if not self.failures:
+                        invariants.at_restart(self)
+                if not self.failures:
+                    self.quiet()
+                if not self.failures:
+                    invariants.at_end(self)
+            finally:
+                for logger in loggers:
+                    logger.removeHandler(errors)
+        for record in errors.records:
+            self.fail("no unhandled exception", record)
+        digest = hashlib.sha256("\n".join(self.trace).encode() + self.disk_bytes()).hexdigest()[:16]
+        return Result(self.seed, self.probabilities, self.events, self.counts, self.failures, self.trace,
+                      self.steps, self.lives, digest)
+
+    def disk_bytes(self) -> bytes:
+        found: list = []
+        self.disk._files(self.disk.root, "", found)
+        # the lock holds the last owner's pid, the machine's, not the run's
+        return b"".join(self.unscratched(path).encode() + b"\0"
+                        + (b"" if path.endswith("/chat/lock") else bytes(inode.data)) for path, inode in found)
+
+    def settings_for(self, home: Path):
+        from harness.calls.caps import TurnCaps
+        from harness.chat.config import load_settings
+
+        settings = load_settings({"EVER_HOME": str(home), "EVER_MODEL": "claude-sonnet-4-6"})
+        # a tool loop is stopped by the turn's caps: small ones, as a config may set them
+        return dataclasses.replace(settings, turn_caps=TurnCaps(calls=6, tool_calls=8),
+                                   settle_timeout_seconds=60.0)
+
+    def new_loop(self) -> VirtualLoop:
+        loop = VirtualLoop(self.now)
+        loop.set_exception_handler(self.loop_exception)
+        return loop
+
+    def loop_exception(self, loop, context) -> None:
+        error = context.get("exception")
+        if isinstance(error, Killed) or (self.process is not None and not self.process.alive):
+            return  # what a killed process left undone
+        self.exceptions.append(f"{context.get('message')}: {error!r}"[:300])
+
+    def life(self, pending: list[Event]) -> list[Event]:
+        """One owner's life, until it is killed or the schedule ends; the events left."""
+        self.lives += 1
+        self.process = self.disk.process(f"owner {self.lives}")
+        self.disk.armed = True
+        self.loop = loop = self.new_loop()
+        self.process.on_kill = loop.stop
+        self.position = 0
+        try:
+            loop.run_until_complete(self.live(pending))
+        except RuntimeError as error:
+            if "stopped before Future completed" not in str(error):
+                raise
+        except Killed:
+            pass  # the kill fell inside the driver's own await of the owner
+        except Hang as hang:
+            self.fail("no hang", f"{hang} in the owner's life {self.lives}")
+        died = not self.process.alive
+        self.end_loop(loop)
+        self.disk.armed = False
+        for message in self.exceptions:
+            self.fail("no unhandled exception", message)
+        self.exceptions = []
+        return pending[self.position:] if died else []
+
+    def end_loop(self, loop: VirtualLoop) -> None:
+        """A killed process's tasks never run again: their coroutines are closed here, in a fixed
+        order, with every disk operation refused (sim/disk.py's Killed)."""
+        self.now = loop.time()
+        self.steps += loop.steps
+        self.process.kill()
+        tasks = sorted(asyncio.all_tasks(loop), key=lambda task: task.get_name())
+        for task in tasks:
+            try:
+                task.get_coro().close()
+            except BaseException:
+                pass
+        loop.set_exception_handler(lambda loop, context: None)
+        loop.close()
+        self.loop = None
+
+    async def live(self, pending: list[Event]) -> None:
+        from harness.owner.owner import Owner
+
+        owner = await self.open_owner(Owner)
+        if owner is None:
+            return
+        self.owner = owner
+        # a sender left unanswered by the last owner sends again, as `ever send` does
+        for sender in self.senders.values():
+            if sender.answer is None:
+                self.spawn_send(owner, sender)
+        index = 0
+        while index < len(pending):
+            event = pending[index]
+            delay = event.at_seconds - self.loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            index += 1
+            self.position = index
+            self.note(event.line().strip())
+            if event.kind == "send":
+                sender = self.senders.setdefault(event.key, Sender(event.key, event.text))
+                self.spawn_send(owner, sender)
+            elif event.kind == "kill":
+                self.counts.add("process killed")
+                self.process.kill()
+                await asyncio.sleep(0)
+            elif event.kind == "kill inside":
+                self.process.kill_at = self.process.operations + event.operations
+            elif event.kind == "power":
+                self.disk.power_loss()
+                await asyncio.sleep(0)
+            elif event.kind == "flip":
+                path = self.disk.flip_cold_bit()
+                if path is not None:
+                    self.flipped.add(path)
+                    self.note(f"bit flipped in {path}")
+            elif event.kind == "race":
+                await self.race(Owner)
+        # the schedule is done: the owner closes, as `ever serve` does when stopped
+        await owner.close()
+        self.note("closed")
+
+    async def open_owner(self, Owner):
+        from harness.memory.store import StoreError
+        from sim import invariants
+
+        world = self.world(self.process)
+        try:
+            owner = await Owner.open(self.settings, yes=True, api_key="sim-key", world=world)
+            invariants.restart_view(self, owner)
+            return owner
+        except OSError as error:  # an injected disk fault at open: the next start tries again
+            self.counts.add("open failed on a disk fault")
+            self.note(f"open failed: {error}")
+            self.process.kill()
+            return None
+        except StoreError as error:
+            if "could not be written" in str(error) or "could not record" in str(error):
+                # the disk refused a line the open writes: one sentence, and the next start tries again
+                self.counts.add("open failed on a disk fault")
+                self.note(f"open refused: {error}")
+                self.process.kill()
+                return None
+            self.fail("the chat opens after every crash", str(error))
+            return None
+
+    def world(self, process):
+        from sim.world import sim_world
+
+        return sim_world(self.api, process, self.world_rng)
+
+    async def race(self, Owner) -> None:
+        """A second process tries to own the chat: one chat has one owner."""
+        from harness.memory.store import ChatBusy
+
+        rival = self.disk.process(f"rival of owner {self.lives}")
+        try:
+            other = await Owner.open(self.settings, yes=True, api_key="sim-key", world=self.world(rival))
+        except ChatBusy:
+            self.counts.add("rival refused: the chat is owned")
+            rival.kill()
+            return
+        except OSError:
+            rival.kill()
+            return
+        self.fail("one chat has one owner", "a second process opened the chat its owner holds")
+        rival.kill()
+        del other
+
+    def spawn_send(self, owner, sender: Sender) -> None:
+        sender.sent = True
+        sender.tries += 1
+        task = asyncio.get_running_loop().create_task(self.send(owner, sender))
+        owner.busy.add(task)
+
+    async def send(self, owner, sender: Sender) -> None:
+        from harness.owner import protocol
+        from harness.owner.socket import answer_send
+
+        process = self.process
+        answer = await answer_send(owner, protocol.Send(sender.text, True, sender.key),
+                                   Writer(sender, lambda: process.alive))
+        if not process.alive:
+            return
+        if answer is None:
+            return  # the owner is going: the sender tries the next one
+        sender.answer = answer
+        if answer.get("logged"):
+            sender.acknowledged = True
+        self.note(f"answered {sender.key}: " + ("error " + answer["error"][:60] if answer.get("error")
+                                                  else f"reply of {len(answer.get('reply', '')):,} chars"))
+        owner.busy.discard(asyncio.current_task())
+
+    # ---- the quiet phase
+
+    def quiet(self) -> None:
+        from sim import invariants
+
+        self.api.quiet = True
+        self.disk.faults = Faults()
+        self.lives += 1
+        self.process = self.disk.process(f"owner {self.lives} (quiet)")
+        self.loop = loop = self.new_loop()
+        self.process.on_kill = loop.stop
+        try:
+            loop.run_until_complete(asyncio.wait_for(self.quiet_life(), QUIET_SECONDS_MAX))
+        except TimeoutError:
+            waiting = [key for key, sender in self.senders.items() if sender.answer is None]
+            self.fail("every sender is answered", f"{len(waiting)} not answered in {QUIET_SECONDS_MAX:.0f} s "
+                      f"of quiet: {', '.join(waiting[:5])}")
+        except Hang as hang:
+            self.fail("no hang", f"{hang} in the quiet phase")
+        self.end_loop(loop)
+        for message in self.exceptions:
+            self.fail("no unhandled exception", message)
+        self.exceptions = []
+        # a last power loss: what was acknowledged is on disk, whatever the page cache held
+        self.disk.power_loss()
+        invariants.at_restart(self)
+
+    async def quiet_life(self) -> None:
+        from harness.owner.owner import Owner
+
+        owner = await self.open_owner(Owner)
+        if owner is None:
+            return
+        self.owner = owner
+        for sender in self.senders.values():
+            if sender.answer is None:
+                self.spawn_send(owner, sender)
+        # every sender answered, and what the inbox held from before (a turn that failed) answered too
+        while any(sender.answer is None for sender in self.senders.values()) or owner.memory.inbox.entries:
+            await asyncio.sleep(1.0)
+        await owner.memory.idle()
+        await owner.close()
+        self.note("closed")
+
+
+def run_seed(seed: int, events: list[Event] | None = None, probabilities: Probabilities | None = None) -> Result:
+    return Run(seed, events, probabilities).run()

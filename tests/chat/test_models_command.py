@@ -1,0 +1,53 @@
+"""Strategy: `ever models`, the installed command in a subprocess, against the strict local Messages
+API serving a model the table does not know beside the table's own. Each expected line is typed
+from the figures the test gives the server or from the model pages the table cites (Sonnet 5.5:
+1M, 128K, $2 / $10; Haiku 4.5: 200K, 64K, $1 / $5, legacy), never read back from the command.
+"""
+
+from dataclasses import replace
+
+import pytest
+
+from harness.calls import models
+from harness.localapi.server import LocalAPI
+from tests.support.chat import environment, ever
+
+NOVA = replace(models.assumed("claude-nova-6", 2_000_000), output_cap=256_000, adaptive=True,
+               efforts=("low", "high"))
+
+
+@pytest.fixture(scope="module")
+def api():
+    with LocalAPI(models=[NOVA]) as server:
+        yield server
+
+
+def row(output: str, model_id: str) -> list[str]:
+    line = next(line for line in output.splitlines() if line.startswith(model_id + " "))
+    return line.split()
+
+
+def test_ever_models_lists_what_the_key_can_use_and_keeps_the_answer(tmp_path, api):
+    api.reset()
+    env = environment(tmp_path, api)
+    run = ever(["models"], env)
+    assert run.returncode == 0, run.stderr
+    assert row(run.stdout, "claude-nova-6") == ["claude-nova-6", "2M", "256K", "adaptive,", "disabled",
+                                                "low,high", "unpriced", "current"]
+    assert row(run.stdout, "claude-sonnet-5-5") == ["claude-sonnet-5-5", "1M", "128K", "adaptive,", "between_tools",
+                                                    "low,medium,high,xhigh,max", "$2.00/$10.00", "current"]
+    assert row(run.stdout, "claude-haiku-4-5")[:3] + row(run.stdout, "claude-haiku-4-5")[-4:] == [
+        "claude-haiku-4-5", "200K", "64K", "$1.00/$5.00", "legacy", "(the", "compactor)"]
+    assert "claude-3-haiku" not in run.stdout  # retired: not a model the key can use
+    assert "From the Models API now" in run.stdout
+    assert (tmp_path / "models.json").stat().st_mode & 0o777 == 0o600
+    assert len(api.listings) == 1 and api.requests == []
+
+
+def test_without_a_key_the_table_answers_and_says_so(tmp_path, api):
+    api.reset()
+    run = ever(["models"], environment(tmp_path, api, key=""))
+    assert run.returncode == 0, run.stderr
+    assert "From the table in harness/calls/models.py alone" in run.stdout
+    assert "claude-nova-6" not in run.stdout and "claude-haiku-5-5" in run.stdout
+    assert api.listings == []
