@@ -18,6 +18,14 @@ otherwise, so "it is n" is false at n = −1; `fold(n, 1, +1)` is n + 1, not n; 
 2n, not n; `repeat(v < n, +1)` from 0 is 0 when n ≤ 0, so "it is ≥ 1" is false at n = 0;
 `repeat(v < n, +2)` from 0 is n + 1 for odd n; `repeat(v < n, v)` never ends for n > 0; x & 3 is 3
 at x = 3; x << c raises for c < 0; Python's x == y has no value when x and y are unknown.
+A tuple of n lines has length n; appended, n + 1 lines with the new one at index n (not n − 1);
+replaced at k changes line k only, and refuses k = n; padded to c lines has max(c, n) lines (so
+0 leaves n ≥ 1, and n + 2 gives n + 2); mapped keeps n lines, line k the change of line k, and a
+change that shifts by l − 1 raises at level 0; choose(c, 1, 2) is 2 where c is false; x + 0.5 is
+not an integer, nor (x == c) & 2 a condition. Two loops differ when one input does: one step of +1
+gives 1 from 0 and 2 from 1, one of +2 gives 2; while v < n from 0 ends at n and while v < m at m.
+Each canary names the trusted parts it is aimed at; `trusted_parts` lists them from the prover's
+code, and tests/laws/test_canaries.py fails when one has no canary.
 """
 
 import ast

@@ -295,7 +295,16 @@ def cut_keeps_whole_characters(budget: Budget) -> Verdict:
 # "e" is over-long and padded: trimming changes its size, which the follow-up must report
 SHAPES = ("", "  s  ", "a" * 512, "é" * 257, "b" * 600, "c" * 700, "d" * 800, " " + "e" * 900 + "\n", "f" * 1000)
 REPLIES_MAX = 6
-LABEL = f"Bounded: all {sum(len(SHAPES) ** n for n in range(REPLIES_MAX + 1)):,} reply sequences of ≤ 6 from 9 shapes"
+# the registry's: written out, so a narrowed domain (fewer shapes, shorter sequences) earns less
+LABEL = "Bounded: all 597,871 reply sequences of ≤ 6 from 9 shapes"
+
+
+def line_label() -> str:
+    """The label as the run measured it: the sequences checked, their longest, the shapes used."""
+    checked = sequences()
+    longest = max(len(replies) for replies, _ in checked)
+    shapes = len({reply for replies, _ in checked for reply in replies})
+    return f"Bounded: all {len(checked):,} reply sequences of ≤ {longest} from {shapes} shapes"
 
 
 @cache
@@ -318,7 +327,7 @@ def line_law(claim) -> Verdict:
         if problem:
             shapes = [utf8_bytes(r.strip()) for r in replies]
             return Verdict(False, "none", f"replies of {shapes} bytes: {problem}")
-    return Verdict(True, LABEL)
+    return Verdict(True, line_label())
 
 
 def calls_at_most_tries(replies, outcome) -> str | None:

@@ -722,11 +722,15 @@ def twins_agree(budget: Budget) -> Verdict:
     problem, cases = twins_check()
     if problem:
         return Verdict(False, "none", problem)
-    return Verdict(True, TWINS_LABEL, f"{cases:,} cases")
+    return Verdict(True, twins_label(f"{cases:,}"), f"{cases:,} cases")
 
 
-TWINS_LABEL = ("Bounded: tuples of ≤ 3 lines, indices −4..4, integers −20..20, views of a model run, 5 tries at "
-               "indices −1..17 (the trie's twins at concrete digits only)")
+def twins_label(cases: str) -> str:
+    return ("Bounded: tuples of ≤ 3 lines, indices −4..4, integers −20..20, views of a model run, 5 tries at "
+            f"indices −1..17 (the trie's twins at concrete digits only): {cases} cases")
+
+
+TWINS_LABEL = twins_label("at least 2,400")
 
 
 # ---- push_agrees_always ----

@@ -76,7 +76,9 @@ _LITERALS: dict[str, Any] = {}
 
 
 def literal(text: str):
-    """A Python string as a Text constant: equal strings give the same constant."""
+    """A Python string as a Text constant: equal strings give the same constant. Named by the
+    count of literals before it, so a law's query depends on the literals earlier laws made
+    (docs/trust.md, "Stable verdicts": what that does to push_agrees_always)."""
     if text not in _LITERALS:
         _LITERALS[text] = z3.Const(f"text{len(_LITERALS)}", TEXT)
     return _LITERALS[text]

@@ -1,11 +1,13 @@
-"""The planted bugs of the review of the laws' own claims: each re-planted here, with the check
-named for it, which must catch it.
+"""Planted bugs of the laws' own claims and of the planner's edges, each with the check named for it.
 
-Strategy: each is one of the sixteen bugs the review planted by hand (a placeholder, the fold, the
-context's budget, a waiting turn's retries, capped merges, a restart, the prover's cache and
-twins, a canary that cannot fail, a narrowed bound, the store's edges) as one textual edit; a
-planner bug has its catch by `make test` alone too (the tiny bridge's selection in
-tests/bridge/test_bridge.py), so the per-commit gate sees it.
+Strategy: each is one textual edit of a bug that once escaped every check: the turn's fold and
+its placeholders (their newline, their digits), the coarse fit, the context's budget per line and
+at its exact budget, a restart's discard, a waiting turn's retries, capped merges, a canary that
+cannot fail, a narrowed bound, the damage record, the torn first byte. The prover's two unsound
+rules (the loop cache keyed without the fold's start, `mapped`'s twin dropping its obligations)
+are in mutants/law_mutants.py's RULE_MUTANTS, where tests/laws/test_canaries.py also applies
+each in-process. Every planner bug here is caught by `make test` alone: the tiny bridge's
+selection in tests/bridge/test_bridge.py (docs/trust.md, "What make test's tiny runs reach").
 """
 
 from mutants.base import Mutant
@@ -13,7 +15,7 @@ from mutants.law_mutants import law, test
 
 DAMAGE = "harness/memory/damage.py"
 LOGFILE = "harness/memory/logfile.py"
-EDGES = "tests/memory/test_store_edges.py"
+EDGES = "tests/memory/test_store.py"
 PLANNER = "harness/memory/planner.py"
 CHECKPOINT = "harness/memory/checkpoint.py"
 FAST_TINY = test("tests/bridge/test_bridge.py::test_every_fast_tiny_run_agrees")  # make test's tiny runs

@@ -54,3 +54,4 @@ def test_a_querys_verdict_and_work_are_its_own_whatever_ran_before():
     again = z3_core.prove(claim)
     assert first.proved and again.proved
     assert first.used == again.used > 0
+
