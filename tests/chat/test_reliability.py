@@ -282,8 +282,8 @@ def test_memory_zoom_errors_go_to_stderr_and_exit_1_and_a_line_can_be_named_as_t
         "zoom: id must be 0 or more (a message's number), not -1")
     for line, sentence in ((["0", "3"], "zoom: n must be a power of 2 (1, 2, 4, …), not 3"),
                            (["5", "1"], "zoom: the chat has messages 0 to 1; there is no message 5"),
-                           (["one"], "zoom takes a line as ID N or ID+N, and for a message a page (for example 6 1, "
-                                      "6+1 or 6 1 2), not one")):
+                           # a word names a subagent, as the model's zoom("Scout") does
+                           (["one"], "zoom: this chat has no subagent named 'one'; it has none yet.")):
         assert in_process(["memory", "zoom", *line], env) == (1, "", f"ever: {sentence}\n")
     done = ever(["memory", "zoom", "1+1"], env)
     assert (done.returncode, done.stdout, done.stderr) == (0, "ever: Hi.\n", "")
