@@ -60,10 +60,11 @@ def answer_memory(memory, request: "protocol.Request | protocol.Refused") -> dic
         return {"status": memory.status()}
     if isinstance(request, protocol.Zoom):
         T, first, n = memory.planner.T, request.id, request.n
-        if 0 <= first < T and n >= 1 and n & (n - 1) == 0 and first + n > T:  # a line past the chat's end is none [gist §6]
+        # a line past the chat's end is none [gist §6]; an n not a power of 2 has its own sentence
+        if 0 <= first < T and n >= 1 and n & (n - 1) == 0 and first + n > T:
             return {"text": f"zoom: no such line: {first}+{n} would cover messages {first} to {first + n - 1}, "
                             f"but the chat has messages 0 to {T - 1}."}
-        return {"text": memory.zoom(request.id, request.n, request.page)}  # n not a power of 2: its own sentence
+        return {"text": memory.zoom(request.id, request.n, request.page)}
     if isinstance(request, protocol.Date):
         return {"text": memory.date(request.id)}
     if isinstance(request, protocol.Search):
