@@ -393,6 +393,15 @@ MUTANTS = [
         note="ever browse opens at the oldest line, far from where the chat is",
     ),
     Mutant(
+        name="cooked_while_printing",
+        path="harness/chat/terminal.py",
+        old="        terminal_input.cooked_mode = contextlib.nullcontext\n",
+        new="",
+        check=test("tests/chat/test_chat_terminal.py::"
+                   "test_the_terminal_stays_raw_while_a_reply_prints_so_a_ctrl_d_typed_then_leaves"),
+        note="the terminal goes cooked for each printed line: a Ctrl-D typed then is lost",
+    ),
+    Mutant(
         name="paste_past_the_limit_uncaught",
         path="harness/chat/terminal.py",
         old="                    if size > MESSAGE_BYTES_MAX:  # [S12] one sentence; the prompt is free for the next\n",

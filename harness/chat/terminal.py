@@ -10,6 +10,7 @@ message's limit, /commands, Ctrl-C and leaving are handled here, once.
 
 
 import asyncio
+import contextlib
 import os
 import re
 import shlex
@@ -455,13 +456,19 @@ def paste_parser(feed_key_callback):
 
 
 def _terminal_input():
-    """The terminal's input, read with `paste_parser`."""
+    """The terminal's input, read with `paste_parser`, and left raw while the chat prints."""
     from prompt_toolkit.input import create_input
     from prompt_toolkit.input.vt100 import Vt100Input
 
     terminal_input = create_input()
     if isinstance(terminal_input, Vt100Input):
         terminal_input.vt100_parser = paste_parser(terminal_input.vt100_parser.feed_key_callback)
+        # patch_stdout prints each line "in the terminal", which puts the tty in cooked mode for
+        # the write: a Ctrl-D typed then was the line discipline's end of file and never reached
+        # the chat, a Ctrl-C a signal, and keys were echoed into the reply. Printing needs no
+        # cooked mode (raw mode leaves the output's line breaks alone), and the editor of /edit
+        # runs after the prompt has given the terminal back.
+        terminal_input.cooked_mode = contextlib.nullcontext
     return terminal_input
 
 

@@ -342,6 +342,51 @@ def test_a_paste_or_a_hand_over_past_the_message_limit_is_one_sentence_and_the_n
 
 
 @pytest.mark.slow
+def test_the_terminal_stays_raw_while_a_reply_prints_so_a_ctrl_d_typed_then_leaves(tmp_path, local):
+    """While a long reply streams, the terminal is never put in cooked mode (where the line
+    discipline would take a Ctrl-D as end of file and a Ctrl-C as a signal, and echo keys into the
+    reply); a Ctrl-D typed as the reply ends reaches the chat, which leaves."""
+    import termios
+
+    text = "".join(f"row {k:04d} of a reply long enough to print for a while.\n" for k in range(1500))
+    reply(local, text)
+    chat = Chat(tmp_path, local)
+    seen_cooked, watching = [], threading.Event()
+    started = 0.0
+
+    def watch() -> None:
+        # a pty's two ends share one set of modes: the master end reads the chat's
+        while watching.is_set():
+            try:
+                local_modes = termios.tcgetattr(chat.child.child_fd)[3]
+            except termios.error:
+                return
+            if local_modes & termios.ICANON:
+                seen_cooked.append((round(time.monotonic() - started, 4), local_modes))
+            time.sleep(0.0005)
+
+    watching.set()
+    watcher = threading.Thread(target=watch, daemon=True)
+    try:
+        chat.send("print a long reply\r")
+        chat.expect(r"row 0000 of a reply")
+        started = time.monotonic()
+        watcher.start()
+        chat.expect(r"row 1499 of a reply")
+        watching.clear()  # the chat gives the terminal back cooked as it leaves
+        watcher.join(10)
+        chat.send("\x04")  # Ctrl-D while the last rows and the status line print
+        chat.expect(pexpect.EOF, timeout=60)
+        chat.child.close()
+        assert chat.child.exitstatus == 0
+    finally:
+        watching.clear()
+        chat.close()
+    assert not seen_cooked, f"cooked {len(seen_cooked)} times as the reply printed (s, lflag): {seen_cooked[:3]}"
+    assert logged(tmp_path)[:1] == records(("user", "print a long reply"))
+
+
+@pytest.mark.slow
 def test_kill_9_mid_reply_leaves_the_message_unanswered_and_the_next_chat_answers_it(tmp_path, local):
     first, second = "a question the killed chat never answers", "are you back?"
     local.stall(5)  # message_start, content_block_start, ping, then two text deltas of 24 characters

@@ -9,6 +9,7 @@
 
 import os
 import re
+import signal
 import threading
 from pathlib import Path
 
@@ -65,6 +66,7 @@ class Chat:
     def __init__(self, home: Path, api: LocalAPI, **env: str):
         environ = environment(home, api)
         environ.pop("VISUAL", None)
+        environ["PYTHONFAULTHANDLER"] = "1"  # a chat that does not leave shows its threads
         environ.update(env)
         self.child = pexpect.spawn(EVER, ["chat"], env=environ, encoding="utf-8", timeout=60,
                                    dimensions=(self.rows, self.columns))
@@ -105,7 +107,13 @@ class Chat:
 
     def leave(self) -> None:
         self.send("\x04")  # Ctrl-D
-        self.expect(pexpect.EOF)
+        try:
+            self.expect(pexpect.EOF)
+        except pexpect.TIMEOUT:
+            self.child.kill(signal.SIGABRT)  # the fault handler prints every thread's stack
+            self.child.expect(pexpect.EOF, timeout=10)
+            raise AssertionError("the chat did not leave on Ctrl-D; its threads:\n"
+                                 + self.child.before[-20000:]) from None
         self.child.close()
         assert self.child.exitstatus == 0
 
