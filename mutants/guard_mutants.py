@@ -218,6 +218,24 @@ MUTANTS += [
         note="the search index is not checked against the damage record: a message set aside is still found [H17]",
     ),
     Mutant(
+        name="index_trusts_its_ids",
+        path="harness/memory/search.py",
+        old="        if first is not None and not (0 <= first[0] and last[0] < indexed):\n",
+        new="        if False:\n",
+        check=test("tests/chat/test_guard_files.py::"
+                   "test_a_forged_search_index_is_made_again_and_search_finds_what_the_log_holds"),
+        note="a forged index's id past the chat's end is searched, and the search ends in a bug [H17]",
+    ),
+    Mutant(
+        name="index_trusts_its_table",
+        path="harness/memory/search.py",
+        old="        if schema != (MESSAGES_TABLE,):\n",
+        new="        if False:\n",
+        check=test("tests/chat/test_guard_files.py::"
+                   "test_a_forged_search_index_is_made_again_and_search_finds_what_the_log_holds"),
+        note="an index whose table is not the index's is read, and search refuses instead of answering [H17]",
+    ),
+    Mutant(
         name="index_opens_a_fifo",
         path="harness/memory/search.py",
         old='            if not stat.S_ISREG(os.lstat(path).st_mode):\n                raise OSError(f"{path} is not a regular file")\n        except FileNotFoundError:\n            pass\n        try:  # 0600 from the start, as every file of the chat; never through a link, never waiting\n            os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600))\n',

@@ -48,6 +48,9 @@ SEARCH_FORMAT = 1
 HITS_PER_PAGE = 10
 SNIPPET_CHARS = 160
 SYNC_BATCH = 5000
+# the index's one table, as SQLite keeps its text (`sqlite_master.sql`, its first words upper case)
+MESSAGES_TABLE = ("CREATE VIRTUAL TABLE messages using fts5(text, content='', "
+                  "tokenize='unicode61 remove_diacritics 2')")
 QUERY_CHARS_MAX = 1000
 RANKED_MATCHES_MAX = 10_000  # [R4] matches counted and ranked; past it, the newest
 
@@ -196,6 +199,15 @@ class SearchIndex:
         indexed = meta["indexed"]
         if indexed > self.store.count:
             return False
+        # [H17] an index is a file anyone with the chat's rights may have written: its table must
+        # be the one made here and hold no message the chat has not given, or it is made again
+        schema = self.connection.execute("select sql from sqlite_master where name = 'messages'").fetchone()
+        if schema != (MESSAGES_TABLE,):
+            return False
+        first = self.connection.execute("select rowid from messages order by rowid limit 1").fetchone()
+        last = self.connection.execute("select rowid from messages order by rowid desc limit 1").fetchone()
+        if first is not None and not (0 <= first[0] and last[0] < indexed):
+            return False
         if meta.get("aside") != self.aside():  # [H17] a message set aside since is found no more
             return False
         if indexed == 0:
@@ -207,8 +219,7 @@ class SearchIndex:
         with self._transaction():
             self.connection.execute("drop table if exists messages")
             self.connection.execute("drop table if exists meta")
-            self.connection.execute("create virtual table messages using fts5(text, content='', "
-                                    "tokenize='unicode61 remove_diacritics 2')")
+            self.connection.execute(MESSAGES_TABLE)
             self.connection.execute("create table meta(k text primary key, v)")
             self.connection.executemany("insert into meta values (?, ?)",
                                         [("format", SEARCH_FORMAT), ("indexed", 0), ("last", ""),

@@ -183,3 +183,36 @@ def test_the_search_index_forgets_a_message_set_aside_and_a_fifo_in_its_place_ha
     except subprocess.TimeoutExpired:
         raise AssertionError("search hung on the FIFO in the index's place") from None
     assert found.returncode == 0 and "message 5" in found.stdout, (found.stdout, found.stderr)
+
+
+def test_a_forged_search_index_is_made_again_and_search_finds_what_the_log_holds(tmp_path, api):
+    """[H17] An index holding a message past the chat's end, one before its start, or a table
+    that is not the index's: each is made again from the logs, and search answers from them."""
+    import sqlite3
+
+    home = tmp_path / "home"
+    memory = Memory.open(home, Config(), build=None)
+    try:
+        for k in range(6):
+            memory.append("user", f"message {k} about herons")
+    finally:
+        memory.close()
+    env = environment(home, api)
+    assert ever(["search", "herons"], env).stdout.startswith("6 messages match")
+    index = home / "chat" / "search.sqlite"
+    forgeries = {
+        "past the end": ["insert into messages(rowid, text) values (999999, 'herons forged')"],
+        "before the start": ["insert into messages(rowid, text) values (-5, 'herons forged')"],
+        "not the index's table": ["drop table messages", "create table messages(text)"],
+    }
+    for name, statements in forgeries.items():
+        connection = sqlite3.connect(index, isolation_level=None)
+        for statement in statements:
+            connection.execute(statement)
+        connection.close()
+        found = ever(["search", "herons"], env)
+        assert found.returncode == 0, (name, found.stdout, found.stderr)
+        assert found.stdout.startswith("6 messages match"), (name, found.stdout)
+        shown = [row.split(" ", 1)[0] for row in found.stdout.splitlines()[1:]]
+        assert shown == ["5", "4", "3", "2", "1", "0"], (name, found.stdout)
+        assert "bug in Ever" not in found.stderr, (name, found.stderr)

@@ -261,7 +261,7 @@ def test_kills_at_random_instants_lose_no_acknowledged_line_and_double_none(tmp_
             lost.update(range(entry["lost"][0], entry["lost"][1] + 1))
     given = sorted(ids + sorted(lost))
     assert ids == sorted(ids) and given == list(range(len(given))), f"message ids not dense and once each {context}"
-    assert len(ids) >= 5 * KILLS, context
+    assert len(given) >= 5 * KILLS, context  # the last worker appends until the chat has that many ids
     assert acknowledged_messages <= set(ids), f"acknowledged messages lost {context}"
 
     # nodes: each at most once, each with its text, every acknowledged one there
