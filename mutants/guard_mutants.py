@@ -255,3 +255,23 @@ MUTANTS += [
         note="an index SQLite cannot make (a full disk) ends the turn that searched [S27]",
     ),
 ]
+
+MUTANTS += [
+    Mutant(
+        name="owner_keeps_the_shells_open_files",
+        path="harness/owner/socket.py",
+        old="    open_files_raised()\n",
+        new="",
+        check=test("tests/chat/test_serve.py::"
+                   "test_eleven_hundred_connections_that_stay_cost_one_line_and_the_chat_answers_through_them"),
+        note="the owner keeps a login shell's 1,024 open files: 1,100 connections that stay take them all [S26]",
+    ),
+    Mutant(
+        name="crowd_waits_thirty_seconds",
+        path="harness/owner/socket.py",
+        old="            waited = CROWDED_FIRST_LINE_SECONDS if len(owner.busy) > CONNECTIONS_MAX else FIRST_LINE_SECONDS\n",
+        new="            waited = FIRST_LINE_SECONDS\n",
+        check=test(ENTRANCES + "test_past_the_most_terminals_and_connections_each_is_refused_in_a_sentence_and_the_owner_goes_on"),
+        note="a silent connection past the most is held for 30 s, so a crowd piles up [S26]",
+    ),
+]

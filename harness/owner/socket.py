@@ -27,6 +27,23 @@ Owner = Any
 ATTACHED_MAX = 64
 CONNECTIONS_MAX = 256
 FIRST_LINE_SECONDS = 30.0  # a connection's first line comes at once from every Ever
+CROWDED_FIRST_LINE_SECONDS = 1.0  # past CONNECTIONS_MAX, a connection silent this long is shed
+OPEN_FILES_WANTED = 65536  # the owner's soft limit on open files, where the hard limit allows
+
+
+def open_files_raised() -> None:
+    """[S26] A login shell gives a process 1,024 open files; a flood of connections that stay
+    would take them all before the cap above sheds them, and the chat's own files with them.
+    The hard limit is the system's word: the soft one is raised to it (at most OPEN_FILES_WANTED)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = OPEN_FILES_WANTED if hard == resource.RLIM_INFINITY else min(hard, OPEN_FILES_WANTED)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        except (ValueError, OSError):
+            pass  # a limit the system will not raise: the cap and the once-said EMFILE remain
 
 
 class Said:
@@ -113,8 +130,10 @@ async def serve(owner: Owner, path: Path) -> asyncio.AbstractServer:
         owner.busy.add(asyncio.current_task())
         request: Any = None
         try:
+            # a crowd's silent connections are shed in a second, not thirty, so they cannot pile up
+            waited = CROWDED_FIRST_LINE_SECONDS if len(owner.busy) > CONNECTIONS_MAX else FIRST_LINE_SECONDS
             try:
-                raw = await asyncio.wait_for(reader.readline(), FIRST_LINE_SECONDS)
+                raw = await asyncio.wait_for(reader.readline(), waited)
             except ValueError:  # a line past LINE_BYTES_MAX: one sentence, and nothing kept [S12]
                 writer.write(protocol.answer_line({"reply": "", "error": too_long_sentence(LINE_BYTES_MAX),
                                                    "logged": False}))
@@ -167,6 +186,7 @@ async def serve(owner: Owner, path: Path) -> asyncio.AbstractServer:
             owner.busy.discard(asyncio.current_task())
             writer.close()
 
+    open_files_raised()
     old_umask = os.umask(0o177)
     try:
         server = await asyncio.start_unix_server(handle, path=str(path), limit=LINE_BYTES_MAX)

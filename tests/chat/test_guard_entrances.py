@@ -98,15 +98,23 @@ def test_past_the_most_terminals_and_connections_each_is_refused_in_a_sentence_a
             idle.append((await asyncio.open_unix_connection(str(chat.socket_path)))[1])
         await asyncio.sleep(0)
         crowded = await one_line(chat.socket_path, b'{"op": "status"}\n')
+        # one more that says nothing is shed within seconds, not after the first line's 30 s
+        silent_reader, silent = await asyncio.open_unix_connection(str(chat.socket_path))
+        try:
+            shed = await asyncio.wait_for(silent_reader.read(), 15)  # a hang guard only
+        except TimeoutError:
+            shed = None
+        silent.close()
         for writer in idle:
             writer.close()
         await asyncio.sleep(0.1)
         after = await one_line(chat.socket_path, b'{"op": "status"}\n')
         for writer in kept:
             writer.close()
-        return fourth, crowded, after
+        return fourth, crowded, after, shed
 
-    fourth, crowded, after = owned(tmp_path, api, go)
+    fourth, crowded, after, shed = owned(tmp_path, api, go)
+    assert shed == b"", f"a silent connection past the most was kept open: {shed!r}"
     assert protocol.event_of(fourth[0]) == protocol.Notice(
         "The chat has 3 terminals attached, its most: close one to attach another.")
     assert "serving 8 connections, its most" in protocol.parsed(crowded[0])["error"], crowded

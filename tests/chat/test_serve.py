@@ -8,6 +8,7 @@ as the systemd unit would: the log must hold each accepted message once, answere
 
 import os
 import re
+import resource
 import signal
 import subprocess
 import threading
@@ -39,15 +40,21 @@ def local(api):
 class Serving:
     """`ever serve` in the background; `kill()` is kill -9, `start()` what the unit's Restart does."""
 
-    def __init__(self, home: Path, api: LocalAPI, *args: str):
+    def __init__(self, home: Path, api: LocalAPI, *args: str, files_max: int | None = None):
         self.home, self.api, self.args = home, api, args
+        self.files_max = files_max  # the soft limit on open files, as a login shell's 1,024
         self.process = None
         self.start()
+
+    def _limited(self) -> None:
+        if self.files_max is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE,
+                               (self.files_max, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
     def start(self) -> None:
         self.process = subprocess.Popen([EVER, "serve", *self.args], env=environment(self.home, self.api),
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        start_new_session=True, cwd=self.home)
+                                        start_new_session=True, cwd=self.home, preexec_fn=self._limited)
         said = [self.process.stdout.readline()]
         while said[-1] and "Ever serves the chat" not in said[-1]:  # it may wait for a sender first
             said.append(self.process.stdout.readline())
@@ -175,3 +182,46 @@ def test_a_question_is_asked_in_every_attached_terminal_and_the_first_answer_cou
             if terminal is not None:
                 terminal.child.close(force=True)
         owner.stop()
+
+
+@pytest.mark.slow
+def test_eleven_hundred_connections_that_stay_cost_one_line_and_the_chat_answers_through_them(tmp_path, local):
+    """[S26] At a real user's sizes: `ever serve` with the 1,024 open files a login shell gives,
+    and 1,100 connections that connect and say nothing. The owner's output holds a line or two,
+    not a traceback a connection; an `ever send` meanwhile is answered, or refused in one
+    sentence and answered once they close; every other file of the chat still opens."""
+    import socket as sockets
+
+    owner = Serving(tmp_path, local, files_max=1024)
+    idle = []
+    try:
+        path = tmp_path / "chat" / "socket"
+        for _ in range(1100):
+            connection = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+            connection.connect(str(path))
+            idle.append(connection)
+        during = ever(["send", "sent while 1,100 connections stay"], environment(tmp_path, local))
+        for connection in idle:
+            connection.close()
+        idle = []
+        after = ever(["send", "sent once they closed"], environment(tmp_path, local))
+        assert after.returncode == 0, after.stderr
+        assert after.stdout.strip() == echoed("sent once they closed"), after.stdout
+        assert owner.stop() == 0
+    finally:
+        for connection in idle:
+            connection.close()
+        if owner.process.poll() is None:
+            owner.kill()
+    said = owner.process.stdout.read()
+    assert "Traceback" not in said, said[:3000]
+    assert len(said.splitlines()) <= 10, said[:3000]
+    if resource.getrlimit(resource.RLIMIT_NOFILE)[1] >= 4096:  # the owner raised its own limit
+        assert "Too many open files" not in said, said[:3000]
+    if during.returncode == 0:
+        assert during.stdout.strip() == echoed("sent while 1,100 connections stay"), during.stdout
+        expected = ["sent while 1,100 connections stay", "sent once they closed"]
+    else:
+        assert len(during.stderr.strip().splitlines()) == 1 and "Traceback" not in during.stderr, during.stderr
+        expected = ["sent once they closed"]
+    assert [text for kind, text in logged(tmp_path) if kind == "user"] == expected
