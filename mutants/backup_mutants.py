@@ -4,8 +4,10 @@ must catch.
 Strategy: one mutant per promise harness/memory/backup.py and harness/memory/forget.py make: the
 check reads every stored file against its manifest [S20] and the live file against the backup, a
 restore writes nothing from a file that is not what its manifest says, a backup killed at any
-instant leaves the last manifest and every byte it names [S21], and a forget leaves neither the tree's
-lines over the message nor the search database that holds its words [S22].
+instant leaves the last manifest and every byte it names [S21], a forget leaves neither the tree's
+lines over the message nor the search database that holds its words [S22], makes each page `ever
+browse --out` wrote anew and searches it [S32], and under a running owner is the owner's, which
+serves the memory it opened again [S33].
 """
 
 from mutants.base import Mutant
@@ -67,5 +69,29 @@ MUTANTS = [
         new='CACHES = ("chat/view.json", ',
         check=test(FORGET),
         note="a forget leaves the search database, whose words still find the message [S22]",
+    ),
+    Mutant(
+        name="forget_leaves_the_pages",
+        path="harness/memory/forget.py",
+        old="        if page is None or not os.path.lexists(path):\n",
+        new="        if True:\n",
+        check=test(BACKUP + "test_forget_makes_the_pages_ever_browse_wrote_anew_and_searches_them"),
+        note="a forget leaves the pages `ever browse --out` wrote, which hold the message [S32]",
+    ),
+    Mutant(
+        name="proof_skips_the_pages",
+        path="harness/memory/forget.py",
+        old="            search_file(path, patterns, report, str(path))\n",
+        new="            pass\n",
+        check=test(BACKUP + "test_a_page_not_made_anew_is_not_clean"),
+        note="the proof never searches the pages `ever browse --out` wrote [S32]",
+    ),
+    Mutant(
+        name="owner_serves_the_memory_it_closed",
+        path="harness/owner/owner.py",
+        old='        self.memory = self.memory_ref["m"] = memory\n',
+        new='        self.memory_ref["m"] = memory\n',
+        check=test(BACKUP + "test_forget_while_ever_serve_runs_is_done_by_the_owner_which_answers_on"),
+        note="the owner forgets, then serves on from the memory it closed for the forget [S33]",
     ),
 ]

@@ -27,6 +27,7 @@ from pathlib import Path
 from harness.browse.page import page
 from harness.chat.config import ConfigError, Settings
 from harness.memory.logfile import FILE_MODE
+from harness.memory.pages import record_page
 from harness.memory.service import Memory
 from harness.memory.store import ChatBusy
 
@@ -60,28 +61,23 @@ def memory_page(settings: Settings) -> bytes:
         return paged(Path(copy))
 
 
-def write_page(settings: Settings, out_path: str | None) -> str:
-    """Write the page (0600: it holds the chat) and say where it is. It is written beside the
-    target under a fresh name (O_EXCL, no link followed) and renamed over it, so the page never
-    lands in a file a link leads to or a file someone else made and may read; such a target is
-    refused, naming it."""
-    data = memory_page(settings)
-    path = Path(out_path) if out_path else settings.chat_dir / "memory.html"
+def write_page_file(path: Path, data: bytes) -> None:
+    """The page (0600: it holds the chat) written beside `path` under a fresh name (O_EXCL, no link
+    followed) and renamed over it, so it never lands in a file a link leads to; OSError, or
+    ValueError (a link, not a regular file, another user's), saying why not."""
     try:
         status = os.lstat(path)
     except FileNotFoundError:
         status = None
-    except OSError as error:
-        raise ConfigError(f"{path}: {error.strerror}; the page was not written.") from None
     if status is not None:
         if stat.S_ISLNK(status.st_mode):
-            raise ConfigError(f"{path} is a symbolic link; the page is not written through a link: "
-                              "name the file itself, or another one.")
+            raise ValueError(f"{path} is a symbolic link; the page is not written through a link: "
+                             "name the file itself, or another one.")
         if not stat.S_ISREG(status.st_mode):
-            raise ConfigError(f"{path} is not a regular file; name a file for the page.")
+            raise ValueError(f"{path} is not a regular file; name a file for the page.")
         if status.st_uid != os.geteuid():
-            raise ConfigError(f"{path} belongs to another user (uid {status.st_uid}), who could read "
-                              "the page; name a file of your own.")
+            raise ValueError(f"{path} belongs to another user (uid {status.st_uid}), who could read "
+                             "the page; name a file of your own.")
     temporary = None
     try:
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -92,14 +88,48 @@ def write_page(settings: Settings, out_path: str | None) -> str:
             os.fsync(f.fileno())
         os.replace(temporary, path)  # replaces a name, never follows one
         temporary = None
-    except OSError as error:
-        raise ConfigError(f"{path}: {error.strerror or error}; the page was not written.") from None
     finally:
         if temporary is not None:
             try:
                 os.unlink(temporary)
             except OSError:
                 pass
+
+
+def page_writer(memory: Memory) -> Callable[[Path], None]:
+    """What writes the page of `memory` as it is now at a path: `ever forget`'s, for each page `ever
+    browse --out` wrote [S32]; the page is made once, here, on the owner's thread."""
+    data = page(memory.store, memory.planner)
+    return lambda path: write_page_file(path, data)
+
+
+def home_page_writer(home: Path) -> Callable[[Path], None]:
+    """The same for a chat no process owns: it is opened when the first page is written."""
+    made: list[bytes] = []
+
+    def write(path: Path) -> None:
+        if not made:
+            made.append(paged(home))
+        write_page_file(path, made[0])
+
+    return write
+
+
+def write_page(settings: Settings, out_path: str | None) -> str:
+    """Write the page (0600: it holds the chat) and say where it is. It is written beside the
+    target under a fresh name (O_EXCL, no link followed) and renamed over it, so the page never
+    lands in a file a link leads to or a file someone else made and may read; such a target is
+    refused, naming it. A page written outside the home is recorded, for `ever forget` [S32]."""
+    data = memory_page(settings)
+    path = Path(out_path) if out_path else settings.chat_dir / "memory.html"
+    try:
+        write_page_file(path, data)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    except OSError as error:
+        raise ConfigError(f"{path}: {error.strerror or error}; the page was not written.") from None
+    if out_path:
+        record_page(settings.home, path)
     return f"{path} ({len(data):,} bytes): open it in a browser"
 
 

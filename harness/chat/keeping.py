@@ -80,25 +80,40 @@ def commands(echo, fail, ask_owner_or_open) -> tuple[click.Command, ...]:
     @click.option("--yes", is_flag=True, help="Forget without asking.")
     def forget(ids, why: str, yes: bool) -> None:
         """Remove messages IDS from every place Ever keeps them (the log, the tree's lines over them,
-        the indexes, the inbox, the subagents' logs, the backups it manages), then search every file
-        for the text and its encodings to prove it is gone. The chat must be closed."""
-        from harness.memory.backup_state import load_state
-        from harness.memory.forget import ForgetError, doomed, report_text
+        the indexes, the inbox, the subagents' logs, the backups it manages, the pages `ever browse
+        --out` wrote), then search every file for the text and its encodings to prove it is gone.
+        While the chat is open (`ever serve`, `ever chat`), its owner does it between two turns."""
+        from harness.memory.forget import Doomed, ForgetError, doomed, managed_dests, report_text
         from harness.memory.forget import forget as forget_them
-        from harness.memory.lock import ChatLock
+        from harness.memory.lock import ChatBusy, ChatLock
 
         settings = load_settings()
         if not (settings.chat_dir / "main").is_dir():
             fail(f"there is no chat in {settings.chat_dir}: nothing to forget")
         lock = ChatLock(settings.chat_dir)
-        lock.take(read_only=False)  # ChatBusy while an owner runs: one sentence
+        owner = None
         try:
-            going = doomed(settings.home, list(ids))
-        except ForgetError as error:
-            fail(f"{error}.")
-        finally:
-            lock.release()
-        dests = sorted(set(load_state(settings.home)) | ({settings.backup_dest} if settings.backup_dest else set()))
+            lock.take(read_only=False)
+        except ChatBusy as busy:
+            if not (settings.chat_dir / "socket").exists():
+                fail(str(busy))  # a reader, or an owner that serves no socket yet: one sentence
+            owner = busy
+        if owner is None:
+            try:
+                going = doomed(settings.home, list(ids))
+            except ForgetError as error:
+                fail(f"{error}.")
+            finally:
+                lock.release()
+        else:  # [S33] the owner forgets: what goes is read from it
+            listed = ask_owner({"op": "messages", "ids": sorted(set(ids))}, owner)
+            going = [Doomed(m["id"], m["kind"], m["date"], m["text"]) for m in listed.get("messages", [])]
+            missing = sorted(set(ids) - {m.i for m in going})
+            if missing:
+                count = ask_owner({"op": "status"}, owner)["status"]["messages"]
+                have = f"0 to {count - 1}" if count else "no messages"
+                fail(f"the chat holds messages {have}; there is no message {missing[0]} to forget.")
+        dests = managed_dests(settings.home, settings.backup_dest)
         echo("These go, from the log, the tree, the indexes, the inbox, the subagents' logs"
              + (f" and {len(dests)} backup{'' if len(dests) == 1 else 's'} ({', '.join(dests)})" if dests else "")
              + "; each stays as a tombstone with its id:")
@@ -111,12 +126,36 @@ def commands(echo, fail, ask_owner_or_open) -> tuple[click.Command, ...]:
             if not click.confirm("Forget them?", default=False):
                 echo("Nothing was changed.")
                 return
+        if owner is not None:
+            answer = ask_owner({"op": "forget", "ids": [m.i for m in going], "why": why}, owner)
+            if "forgotten" not in answer:
+                fail(answer.get("error") or f"the chat's owner gave no answer to forget: {answer}")
+            if not answer["forgotten"]["clean"]:
+                fail(answer["forgotten"]["text"])
+            echo(answer["forgotten"]["text"])
+            return
+        from harness.browse.browsing import home_page_writer
+
         try:
-            report = forget_them(settings.home, [m.i for m in going], why, dests=dests)
+            report = forget_them(settings.home, [m.i for m in going], why, dests=dests,
+                                 page=home_page_writer(settings.home))
         except ForgetError as error:
             fail(f"{error}.")
         if not report.clean:
             fail(report_text(report))
         echo(report_text(report))
+
+    def ask_owner(request: dict, busy: Exception) -> dict:
+        """One request to the chat's running owner; one sentence when it does not answer."""
+        import asyncio
+
+        from harness.owner import protocol, socket
+        from harness.owner.sender import asked
+
+        settings = load_settings()
+        try:
+            return asyncio.run(asked(settings, protocol.request_from(request)))
+        except (socket.Unanswered, socket.Dropped) as silent:
+            fail(f"{busy} It did not answer on {settings.chat_dir / 'socket'} ({silent}); nothing was forgotten.")
 
     return backup, restore, forget

@@ -43,7 +43,10 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: str | None = 
     hub = hubs.Hub()
     client = hubs.LocalClient(terminal.show, yes)
     hub.clients.append(client)
+    from harness.browse.browsing import page_writer
+
     owner = await Owner.open(settings, hub, yes=yes, api_key=api_key, ask=True)
+    owner.page_writer = page_writer  # [S32] `ever forget` makes the pages anew
     try:
         terminal.secrets = (owner.client.settings.api_key,)
         await owner.serve()

@@ -24,6 +24,7 @@ UNIT_NAME = "ever.service"
 
 
 async def run_serve(settings: Settings, yes: bool, say: Callable[[str], None]) -> None:
+    from harness.browse.browsing import page_writer
     from harness.memory.store import ChatBusy
     from harness.owner.owner import Owner
 
@@ -31,6 +32,7 @@ async def run_serve(settings: Settings, yes: bool, say: Callable[[str], None]) -
     while True:  # a service started again while an `ever send` holds the chat waits its turn
         try:
             owner = await Owner.open(settings, yes=yes, ask=True)
+            owner.page_writer = page_writer  # [S32] `ever forget` makes the pages anew
             break
         except ChatBusy as busy:
             if not said:

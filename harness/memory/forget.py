@@ -1,7 +1,9 @@
 """`ever forget ID… --why TEXT`: messages removed from every place Ever keeps them, then proved gone.
 
 The log is never edited, but for this [S22]: a leaked secret, or anything the person must remove.
-With the chat's lock held (no owner runs), in this order:
+With the chat's lock held, in this order; while an owner runs (`ever serve`, an open `ever chat`),
+the owner does it (the socket's `forget`, the chat's `/forget`): between two turns, its memory
+closed and its lock kept, then opened again [S33]:
 
 1. **The day files.** Each file holding a forgotten message is written as a new generation (the
    whole file to `NAME.tmp`, fsync'd, renamed over it, the folder fsync'd: a kill leaves the old
@@ -19,11 +21,14 @@ With the chat's lock held (no owner runs), in this order:
    backed up into): a folder gets a new backup, whose new generations replace the files the old
    manifest named, which are then removed; a restic repository gets a new snapshot, then
    `restic forget --keep-last 1 --prune`.
-6. **The proof.** Every file under the home and under each backup (a restic snapshot restored to
-   read it) is searched for each text and its encodings: as written, JSON-escaped, base64 (at each
-   of the three alignments) and URL-encoded. A place that cannot be read is not clean. The key's
+6. **The pages** `ever browse --out` wrote (harness/memory/pages.py) are made anew from what
+   remains [S32].
+7. **The proof.** Every file under the home, under each backup (a restic snapshot restored to
+   read it) and each page `ever browse --out` wrote (its compressed parts opened) is searched
+   for each text and its encodings: as written, JSON-escaped, base64 (at each of the three
+   alignments) and URL-encoded. A place that cannot be read is not clean. The key's
    file is the key's own place: a text found there is said, not counted.
-7. **The record**: `chat/forgotten.jsonl` gets one line, appended and fsync'd: the ids, when, why
+8. **The record**: `chat/forgotten.jsonl` gets one line, appended and fsync'd: the ids, when, why
    and the SHA-256 of the removed lines, never the text [S23].
 
 What is searched for: each message's whole text (at least `NEEDLE_CHARS_MIN` characters), and
@@ -40,6 +45,7 @@ import re
 import stat
 import tempfile
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,6 +56,7 @@ from harness.memory.daylog import message_id, message_id_key, node_ids
 from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.lock import ChatLock
 from harness.memory.logfile import LogFile, encode_line, is_directory, is_file, read_file, remove, write_whole
+from harness.memory.pages import opened, pages_written
 
 FORGOTTEN = "(forgotten)"
 RECORD = "chat/forgotten.jsonl"
@@ -92,6 +99,7 @@ class Report:
     nodes_removed: int = 0
     files_rewritten: list[str] = field(default_factory=list)
     backups_rewritten: list[str] = field(default_factory=list)
+    pages_rewritten: list[str] = field(default_factory=list)  # written by `ever browse --out`
     searched_files: int = 0
     searched_bytes: int = 0
     forms: int = 0
@@ -284,13 +292,33 @@ def other_files(home: Path, disk: Disk) -> list[str]:
     return found
 
 
+def managed_dests(home: Path, configured: str | None, disk: Disk = REAL_DISK) -> list[str]:
+    """The backups a forget rewrites: `[backup] dest`, and every destination this home backed up into."""
+    from harness.memory.backup_state import load_state
+
+    return sorted(set(load_state(home, disk)) | ({configured} if configured else set()))
+
+
 def forget(home: Path, ids: list[int], why: str, disk: Disk = REAL_DISK, dests: list[str] = (),
-           now: datetime | None = None) -> Report:
+           now: datetime | None = None, page: Callable[[Path], None] | None = None) -> Report:
     """Forget messages `ids` of the chat in `home`, and in each backup of `dests`; the report of
-    what was done and of the proof. ChatBusy while an owner runs."""
+    what was done and of the proof. ChatBusy while an owner runs (the owner forgets through
+    `forget_home` and `finish`, with its own lock). `page(path)` writes `ever browse`'s page anew
+    at each path a page was written with `--out` (None: they are searched, not rewritten)."""
+    report, patterns = forget_home(home, ids, why, disk, now)
+    finish(home, dests, report, patterns, disk, page=page)
+    return report
+
+
+def forget_home(home: Path, ids: list[int], why: str, disk: Disk = REAL_DISK, now: datetime | None = None,
+                lock: ChatLock | None = None) -> tuple[Report, list[bytes]]:
+    """Steps 1 to 4 and 7, under the chat's lock (`lock`: held already, by an owner whose memory is
+    closed meanwhile); the report so far and the patterns the proof searches for."""
     when = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
-    lock = ChatLock(home / "chat", disk)
-    lock.take(read_only=False)
+    held = lock is not None
+    if lock is None:
+        lock = ChatLock(home / "chat", disk)
+        lock.take(read_only=False)
     try:
         messages = doomed(home, ids, disk)
         texts = [message.text for message in messages]
@@ -321,18 +349,35 @@ def forget(home: Path, ids: list[int], why: str, disk: Disk = REAL_DISK, dests: 
         finally:
             log.close()
     finally:
-        lock.release()
+        if not held:
+            lock.release()
+    return report, patterns
+
+
+def finish(home: Path, dests, report: Report, patterns: list[bytes], disk: Disk = REAL_DISK,
+           at=None, page: Callable[[Path], None] | None = None) -> None:
+    """Steps 5 to 7: each backup rewritten (`at`: the owner's `quiesce`), each page `ever browse
+    --out` wrote made anew by `page(path)`, then the proof."""
     for dest in dests:
         try:
-            backups.backup(home, dest, disk)
+            backups.backup(home, dest, disk, at)
             if backups.is_restic(dest):
                 backups.restic(dest[len(backups.RESTIC):], "forget", "--tag", "ever", "--group-by", "host,tags",
                                  "--keep-last", "1", "--prune")
             report.backups_rewritten.append(dest)
         except (backups.BackupError, OSError) as error:
             report.unreadable.append(f"{dest} (its backup could not be rewritten: {error})")
-    prove(home, dests, patterns, report)
-    return report
+    pages = pages_written(home, disk)
+    for path in pages:
+        if page is None or not os.path.lexists(path):
+            continue
+        try:
+            page(path)
+            report.pages_rewritten.append(str(path))
+        except (OSError, ValueError) as error:
+            said = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+            report.unreadable.append(f"{path} (a page `ever browse` wrote, not rewritten: {said})")
+    prove(home, dests, patterns, report, pages)
 
 
 def search_file(path: Path, patterns: list[bytes], report: Report, shown: str) -> None:
@@ -344,6 +389,14 @@ def search_file(path: Path, patterns: list[bytes], report: Report, shown: str) -
             return  # the owner's socket holds no bytes
         if not stat.S_ISREG(status.st_mode):
             report.unreadable.append(f"{shown} (not a regular file)")
+            return
+        if path.suffix == ".html":  # a page: its parts are gzip'd and base64'd [S32]
+            with open(path, "rb") as f:
+                if holds(opened(f.read()), patterns):
+                    report.found.append(shown)
+                    return
+            report.searched_files += 1
+            report.searched_bytes += status.st_size
             return
         with open(path, "rb") as f:
             tail = b""
@@ -376,8 +429,11 @@ def search_tree(root: Path, patterns: list[bytes], report: Report, label: str, k
             search_file(path, patterns, report, shown)
 
 
-def prove(home: Path, dests, patterns: list[bytes], report: Report) -> None:
+def prove(home: Path, dests, patterns: list[bytes], report: Report, pages: list[Path] = ()) -> None:
     search_tree(home, patterns, report, str(home), key=home / "key")
+    for path in pages:
+        if os.path.lexists(path):
+            search_file(path, patterns, report, str(path))
     if os.path.exists(home / "chat" / "search.sqlite"):
         # its words are kept split and lowercased, where no search of bytes finds them
         report.unreadable.append(f"{home / 'chat' / 'search.sqlite'} (a search database, whose words no byte "
@@ -411,6 +467,8 @@ def report_text(report: Report) -> str:
             "builds them again from what remains (the compactor summarizes the removed lines anew)."]
     if report.backups_rewritten:
         said.append("Rewritten: " + ", ".join(report.backups_rewritten) + ".")
+    if report.pages_rewritten:
+        said.append("Made anew from what remains: " + ", ".join(report.pages_rewritten) + " (`ever browse --out`).")
     searched = (f"Searched {report.searched_files:,} files ({report.searched_bytes:,} bytes) under the home"
                 f"{' and the backups' if report.backups_rewritten else ''} for the text in {report.forms} forms")
     if report.clean:

@@ -111,6 +111,8 @@ PLACES = (
           "the backups made from this home, when each was taken and last checked [S20]"),
     Place("page", "chat/memory.html", "harness/browse/browsing.py", CACHE, FILE,
           "`ever browse`'s page of the whole memory, when no --out is given"),
+    Place("pages", "chat/pages.json", "harness/memory/pages.py", CACHE, FILE,
+          "where `ever browse --out` wrote a page, for `ever forget` to make each anew [S32]"),
     Place("replacing", "<file>.tmp", "harness/memory/logfile.py", CACHE, FILE,
           "a file being replaced whole; a crash may leave it, and the next write replaces it"),
     Place("demo/", "demo/", "harness/chat/demo.py", CACHE, FOLDER,

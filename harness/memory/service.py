@@ -240,13 +240,14 @@ class Memory:
     @classmethod
     def open(cls, home=None, config: Config = Config(), build: Build | None = None,
              on_change: Callable[[str], None] | None = None, read_only: bool = False,
-             disk: Disk = REAL_DISK, clock=None) -> "Memory":
+             disk: Disk = REAL_DISK, clock=None, lock=None) -> "Memory":
         """Own the chat under `home` and load its view [P10]: see the module's text.
         `read_only` (for `ever memory`, and any chat on a read-only disk) writes nothing. Every
         file of the chat is read and written through `disk` (harness/memory/disk.py); `clock`
         (the World's, harness/owner/world.py: `monotonic()` and `now()`) dates the lines and
-        times the waits shown, the system's when None."""
-        store = Store.open(home, read_only=read_only, disk=disk)
+        times the waits shown, the system's when None. `lock`: the chat's lock, held already
+        (`close(keep_lock=True)`)."""
+        store = Store.open(home, read_only=read_only, disk=disk, lock=lock)
         if clock is not None:
             store.now = clock.now
         try:
@@ -280,7 +281,8 @@ class Memory:
             memory.monotonic = clock.monotonic
         return memory
 
-    def close(self) -> None:
+    def close(self, keep_lock: bool = False):
+        """The chat given up; `keep_lock`: its files closed and its lock, still held, returned."""
         for task in self.tasks.values():
             task.cancel()
         self.tasks.clear()
@@ -291,7 +293,7 @@ class Memory:
             self._resume_handle.cancel()
         if not self.store.closed and self.store.writable and self.planner.lines_since_save:
             self._checkpoint()  # the next open replays nothing
-        self.store.close()
+        return self.store.close(keep_lock)
 
     # ---- what changes the memory ----
 

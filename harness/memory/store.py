@@ -195,14 +195,15 @@ class Store:
 
     @classmethod
     def open(cls, home: Union[str, Path, None] = None, read_only: bool = False,
-             disk: Disk = REAL_DISK) -> "Store":
+             disk: Disk = REAL_DISK, lock: ChatLock | None = None) -> "Store":
         """Own the chat under `home` (default `$EVER_HOME`, else ~/.ever), making it if new, on
         `disk` (harness/memory/disk.py; the machine's by default).
 
         Raises ChatBusy if a live process owns it, LogCorrupt if its message ids have a gap or a
         repeat. Torn lines, a rebuilt index and a taken-over lock are reported in `warnings`.
         `read_only` (or a chat on a read-only disk) reads the chat and writes nothing, under a
-        shared lock; its appends are refused in one sentence [S5].
+        shared lock; its appends are refused in one sentence [S5]. `lock`: the chat's lock,
+        already held by this process (a store closed with `keep_lock`), which it takes over.
         """
         if home is not None and not str(home):
             raise ValueError("home must name a directory, got an empty path")
@@ -220,7 +221,10 @@ class Store:
         if not store._read_only and disk.stat(store.chat).st_mode & 0o777 != DIRECTORY_MODE:
             disk.chmod(store.chat, DIRECTORY_MODE)
             store.warnings.append(f"{store.chat} was open to others; it is now 0700")
-        taken_over = store._lock.take(store._read_only)
+        if lock is not None:  # held already: the chat was never free between two stores
+            store._lock, taken_over = lock, None
+        else:
+            taken_over = store._lock.take(store._read_only)
         store._read_only = store._lock.read_only
         if taken_over:
             store.warnings.append(taken_over)
@@ -261,17 +265,20 @@ class Store:
         for listener in DAMAGE_LISTENERS:
             listener(sentence)
 
-    def close(self) -> None:
-        """Save the index and give the chat up. Closing twice does nothing."""
+    def close(self, keep_lock: bool = False) -> ChatLock | None:
+        """Save the index and give the chat up. Closing twice does nothing. `keep_lock`: the
+        files close and the lock stays held, returned, for the next `open(lock=...)` or a
+        `ever forget` run by this owner (no other process can take the chat meanwhile)."""
         with self._mutex:
             if self._closed:
-                return
+                return None
             self._closed = True
             try:
                 if self._failed is None and (self.index.unsaved_lines or self.index.changed):
                     self.index.save_or_warn()
             finally:
-                self._release()
+                self._release(keep_lock)
+        return self._lock if keep_lock else None
 
     def __enter__(self) -> "Store":
         return self
@@ -279,13 +286,14 @@ class Store:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _release(self) -> None:
+    def _release(self, keep_lock: bool = False) -> None:
         for fd in self._readers.values():
             self.disk.close(fd)
         self._readers.clear()
         self.main.close()
         self.tree.close()
-        self._lock.release()
+        if not keep_lock:
+            self._lock.release()
     @property
     def socket_path(self) -> Path:
         """Where the owner listens for other processes of the same chat (not served here)."""

@@ -19,6 +19,7 @@ HELP = """\
 /agents              the subagents: running or how they ended, and their cost
 /stop NAME            stop a subagent (Ctrl-C with no call running stops the newest); it reports
 /tell NAME TEXT       tell a running subagent TEXT: it reads it between its tool calls
+/forget ID... --why TEXT   what goes from every place Ever keeps it; with --yes before --why, it goes
 /quiet                hide the memory: rows in this terminal, or show them again
 /edit                 write the message in $EDITOR
 /help                 this list
@@ -74,6 +75,8 @@ def _answer(owner: Owner, text: str, set_model) -> str:
         return named_images(zoomed, owner.memory.store.chat) if n == 1 else zoomed
     if words[0] == "/memory":
         return "usage: /memory, or /memory zoom ID N"
+    if words[0] == "/forget":
+        return forget_command(owner, text)
     if words[0] == "/memory-model":
         if len(words) > 3:
             return "usage: /memory-model [MODEL] [THINKING]"
@@ -81,3 +84,45 @@ def _answer(owner: Owner, text: str, set_model) -> str:
         owner.set_memory_model(load_settings())
         return said
     return f"unknown command {words[0]}: /help lists them"
+
+
+FORGET_USAGE = "usage: /forget ID... --why TEXT (it shows what goes), then /forget ID... --yes --why TEXT"
+
+
+def forget_command(owner: Owner, text: str) -> str:
+    """[S33] `/forget ID... --why TEXT` says what goes; with `--yes` the owner forgets it between two
+    turns, and what was done and the proof follow as a notice."""
+    import asyncio
+
+    head, marker, why = text.partition("--why")
+    words = head.split()[1:]
+    yes = "--yes" in words
+    ids = [word for word in words if word != "--yes"]
+    if not marker or not why.strip() or not ids or not all(word.isdigit() for word in ids):
+        return FORGET_USAGE
+    wanted = sorted({int(word) for word in ids})
+    count = owner.memory.store.count
+    missing = [i for i in wanted if i >= count]
+    if missing:
+        have = f"0 to {count - 1}" if count else "no messages"
+        return f"the chat holds messages {have}; there is no message {missing[0]} to forget"
+    if not yes:
+        shown = []
+        for i in wanted:
+            record = owner.memory.store.message(i)
+            first = record["text"].strip().split("\n", 1)[0]
+            shown.append(f"  {i} · {record['kind']} · {record.get('date', '')} · {first[:100]}"
+                         f"{'…' if len(first) > 100 else ''}")
+        ids_text = " ".join(str(i) for i in wanted)
+        return ("These would go from every place Ever keeps them, each left as a tombstone with its id:\n"
+                + "\n".join(shown) + f"\nTo forget them: /forget {ids_text} --yes --why {why.strip()}")
+
+    async def run() -> None:
+        answer = await owner.forget(tuple(wanted), why.strip())
+        owner.hub.notice(answer["forgotten"]["text"] if "forgotten" in answer else answer["error"])
+
+    task = asyncio.get_running_loop().create_task(run())
+    owner.busy.add(task)
+    task.add_done_callback(owner.busy.discard)
+    return f"(forgetting message{'' if len(wanted) == 1 else 's'} {', '.join(map(str, wanted))} between two turns; " \
+           "what was done and the proof follow)"

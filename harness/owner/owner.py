@@ -138,6 +138,11 @@ class Owner:
         self.spend = Spend(getattr(settings, "chat_caps", None) or ChatCaps(), world.clock.monotonic,
                            on_stop=lambda sentence: self.hub.notice(sentence))
         self.backups = Backups()  # [S24] `[backup] dest`: backed up after each turn, on a timer
+        self.memory_ref: dict[str, Any] = {}  # the memory the compactor's usage is counted against
+        self.forgetting = False  # [S33] one `ever forget` at a time
+        # [S32] what writes `ever browse`'s page of a memory, given by whoever opened the owner
+        # (harness/chat/: the owner imports nothing of the page); None: pages are searched only
+        self.page_writer: Callable[[Memory], Callable[[Path], None]] | None = None
 
     # ---- opening and closing ----
 
@@ -205,6 +210,7 @@ class Owner:
         approval = Approval(allowed=tuple(settings.approve), yes=yes, ask=hub.ask if ask else None)
         owner = cls(settings, world, memory, client, prompt, approval, hub, (client, compactor_client))
         owner.compactor = compactor
+        owner.memory_ref = memory_ref
         hub.slash = lambda text: commands.answer(owner, text)
         client.on_wait = hub.waiting("call")
         memory.on_wait = hub.waiting("memory")
@@ -623,6 +629,65 @@ class Owner:
             if not self.backups.again:  # an owner leaving still backs its last turn up
                 return
 
+    # ---- forgetting [S33] ----
+
+    async def forget(self, ids: tuple[int, ...], why: str) -> dict[str, Any]:
+        """`ever forget` while this process owns the chat: between two turns (none runs, no backup
+        copies), the memory closes with its lock kept, the home is rewritten
+        (harness/memory/forget.py), the memory opens again on the same lock, so no other process
+        takes the chat meanwhile and no message is taken while its files are rewritten; then,
+        beside the turns, the backups are rewritten, the pages `ever browse --out` wrote made
+        anew, and the proof runs. The answer: `forgotten` (`clean`, `text`) or `error`."""
+        from harness.memory import forget as forgetting
+        from harness.memory.pages import pages_written
+
+        running = sorted(name for name, task in self.agents.running.items() if not task.done())
+        if running:
+            return {"error": f"The subagent{'' if len(running) == 1 else 's'} {', '.join(running)} still "
+                             f"run{'s' if len(running) == 1 else ''}, writing its log: stop it (`/stop NAME`) or "
+                             "let it end, then forget; nothing was forgotten."}
+        if self.forgetting or self.leaving:
+            return {"error": "The chat's owner is already forgetting, or leaving; nothing was forgotten: "
+                             "run it again in a moment."}
+        self.forgetting = True
+        try:
+            async with self.turn_lock:  # no turn runs, and none starts until the home is rewritten
+                while self.backups.running():  # a backup reads the files being rewritten: it ends first
+                    await asyncio.wait([self.backups.task])
+                home, disk = self.settings.home, self.world.disk
+                lock = self.memory.close(keep_lock=True)
+                try:
+                    report, patterns = forgetting.forget_home(home, list(ids), why, disk, self.world.clock.now(),
+                                                              lock=lock)
+                except forgetting.ForgetError as error:
+                    return {"error": f"{error}; nothing was forgotten."}
+                finally:
+                    self.reopen(lock)
+            writer = self.page_writer(self.memory) if pages_written(home, disk) and self.page_writer else None
+            dests = forgetting.managed_dests(home, self.settings.backup_dest, disk)
+            self.backups.task = asyncio.get_running_loop().create_task(asyncio.to_thread(
+                forgetting.finish, home, dests, report, patterns, disk, self.quiesce(), writer))
+            await self.backups.task
+            if self.backups.again:  # a turn ended meanwhile: its backup follows
+                self.backups.task = None
+                self.back_up_soon()
+            return {"forgotten": {"ids": list(report.ids), "clean": report.clean,
+                                  "text": forgetting.report_text(report)}}
+        finally:
+            self.forgetting = False
+
+    def reopen(self, lock) -> None:
+        """The memory opened again on the lock this process kept: the view rebuilt from the logs
+        as they are now, the compactor started on the lines that left the tree."""
+        old = self.memory
+        memory = Memory.open(self.settings.home, old.planner.config, build=old.build, on_change=old.on_change,
+                             disk=self.world.disk, clock=self.world.clock, lock=lock)
+        memory.on_wait = old.on_wait
+        self.memory = self.memory_ref["m"] = memory
+        if self.agents is not None:
+            self.agents.memory = memory
+        memory.start()
+
     def offer_forget(self, message: Accepted) -> None:
         """A message holding what looks like a key or a token is offered for forgetting at once."""
         from harness.memory.forget import secrets_in
@@ -630,8 +695,8 @@ class Owner:
         i = self.memory.store.key_id(message.key)
         if i is not None and secrets_in(message.text):
             self.hub.notice(f"Message {i} holds what looks like a secret (an API key or a token). To remove it from "
-                            f"every place Ever keeps it: close the chat and run `ever forget {i} --why \"a leaked "
-                            "secret\"`; then change the secret.")
+                            f"every place Ever keeps it: `/forget {i} --why a leaked secret` here, or `ever forget {i} "
+                            "--why \"a leaked secret\"`; then change the secret.")
 
     def status_line(self) -> str:
         view_bytes = self.memory.planner.view.bytes

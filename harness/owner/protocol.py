@@ -17,6 +17,8 @@ One request a connection, one answer a line:
     {"op": "search", "query": "...", "page": 1}  -> {"found": {...}} or {"error": "..."}
     {"op": "messages", "last": 10}               -> {"messages": [{"id", "kind", "date", "text"}]}
     {"op": "messages", "ids": [4, 9]}            -> the same, for those ids (`ever log`)
+    {"op": "forget", "ids": [20], "why": "..."}  -> {"forgotten": {"ids", "clean", "text"}} or
+                                                   {"error": "..."}: `ever forget` while an owner runs
     {"op": "attach", "yes": false}               -> an attached terminal (below)
 
 An attached terminal first hears `{"event": "attached", "messages": 12, "status": "..."}`, then the
@@ -107,6 +109,12 @@ class Messages:
 
 
 @dataclasses.dataclass(frozen=True)
+class Forget:
+    ids: tuple[int, ...]
+    why: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Attach:
     yes: bool = False
 
@@ -126,7 +134,7 @@ class Refused:
         return {self.field: self.error}
 
 
-Request = Union[Send, View, Status, Zoom, Date, Search, Messages, Attach]
+Request = Union[Send, View, Status, Zoom, Date, Search, Messages, Forget, Attach]
 MEMORY_REQUESTS = (View, Status, Zoom, Date, Search, Messages)
 
 # ---- an attached terminal's own requests ----
@@ -236,7 +244,7 @@ class Took:
 Event = Union[Attached, Text, Thinking, Tool, Result, Notice, Row, Wait, End, Question, Answered, Reply, Took]
 
 OPS: dict[str, type] = {"send": Send, "view": View, "status": Status, "zoom": Zoom, "date": Date,
-                        "search": Search, "messages": Messages, "attach": Attach, "say": Say,
+                        "search": Search, "messages": Messages, "forget": Forget, "attach": Attach, "say": Say,
                         "answer": Answer, "stop": Stop, "slash": Slash}
 EVENTS: dict[str, type] = {"attached": Attached, "text": Text, "thinking": Thinking, "tool": Tool,
                            "result": Result, "notice": Notice, "row": Row, "wait": Wait, "end": End,
@@ -252,6 +260,8 @@ def line_of(value: Any) -> bytes:
     if type(value) in OP_OF:
         if isinstance(value, Messages):
             fields = {"last": value.last} if value.last is not None else {"ids": list(value.ids or ())}
+        if isinstance(value, Forget):
+            fields = {"ids": list(value.ids), "why": value.why}
         return json.dumps({"op": OP_OF[type(value)], **fields}).encode() + b"\n"
     return json.dumps({"event": EVENT_OF[type(value)], **fields}, ensure_ascii=False).encode() + b"\n"
 
@@ -307,6 +317,12 @@ def request_from(line: dict[str, Any]) -> Union[Request, Refused]:
         if isinstance(ids, list) and all(whole(i) for i in ids):
             return Messages(ids=tuple(ids))
         return Refused("messages takes last (a whole number) or ids (a list of them)")
+    if op == "forget":
+        ids, why = line.get("ids"), line.get("why")
+        if not (isinstance(ids, list) and ids and all(whole(i) and i >= 0 for i in ids)
+                and isinstance(why, str) and why.strip()):
+            return Refused("forget takes ids (a list of message ids) and why (text); nothing was forgotten")
+        return Forget(tuple(ids), why)
     if op == "attach":
         return Attach(bool(line.get("yes")))
     return Refused(f"no such request: {op!r}")

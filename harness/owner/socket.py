@@ -163,6 +163,8 @@ async def serve(owner: Owner, path: Path) -> asyncio.AbstractServer:
                 answer = await answer_send(owner, request, writer)
                 if answer is None:
                     return  # the owner is going: the sender tries the next one
+            elif isinstance(request, protocol.Forget):  # [S33] the owner rewrites its own files
+                answer = await owner.forget(request.ids, request.why)
             else:
                 answer = answer_memory(owner.memory, request)
             if owner.memory.store.damage:  # [S13] a sender hears the damage its owner found

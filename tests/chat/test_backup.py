@@ -389,19 +389,101 @@ def test_the_owner_backs_up_after_each_turn_and_status_says_its_check_passed(tmp
 
 
 @pytest.mark.slow
-def test_a_message_holding_a_key_is_offered_for_forgetting_when_its_turn_ends(tmp_path, api):
+def test_a_message_holding_a_key_is_offered_for_forgetting_and_forgotten_in_the_open_chat(tmp_path, api):
     from tests.support.terminal import spawn_chat
 
     api.enqueue("Noted.")
+    api.enqueue("Fine.")
     child = spawn_chat(tmp_path, api)
     try:
         child.send(f"my key is {SECRET}\r")
         child.expect("Noted.")
         child.expect(r"Message 0 holds what looks like a secret \(an API key or a token\)\. To remove it from "
-                     r"every place Ever keeps it: close the chat and run `ever forget 0 --why \"a leaked "
-                     r"secret\"`; then change the secret\.")
+                     r"every place Ever keeps it: `/forget 0 --why a leaked secret` here, or `ever forget 0 "
+                     r"--why \"a leaked secret\"`; then change the secret\.")
+        child.send("/forget 0 --why a leaked secret\r")
+        child.expect(r"To forget them: /forget 0 --yes --why a leaked secret")
+        assert SECRET.encode() in (next((tmp_path / "chat/main").iterdir())).read_bytes()  # asked, not done
+        child.send("/forget 0 --yes --why a leaked secret\r")
+        child.expect("none holds it.")
+        child.send("and now?\r")
+        child.expect("Fine.")  # the owner answers on, its memory opened again
         child.sendcontrol("d")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
-    assert [r["text"] for r in lines(tmp_path)][0] == f"my key is {SECRET}"
+    records = lines(tmp_path)
+    assert [r["i"] for r in records] == [0, 1, 2, 3]
+    assert records[0]["text"].startswith("(forgotten: removed by `ever forget`")
+    assert [r["text"] for r in records[1:]] == ["Noted.", "and now?", "Fine."]
+    assert holders(tmp_path, secret_forms()) == []
+
+
+def opened_page(path: Path) -> bytes:
+    """A page with its compressed parts opened (harness/browse/page.py's format, [B1])."""
+    import gzip
+    import re
+
+    data = path.read_bytes()
+    parts = re.findall(rb'<script type="application/x-ever-part" id="[^"]*">([A-Za-z0-9+/=]+)</script>', data)
+    assert parts  # a page of this chat has its messages in parts
+    return data + b"".join(gzip.decompress(base64.b64decode(part)) for part in parts)
+
+
+def test_forget_makes_the_pages_ever_browse_wrote_anew_and_searches_them(chat, tmp_path):
+    page = tmp_path / "pages" / "memory.html"
+    page.parent.mkdir()
+    done = run(chat, "browse", "--out", str(page))
+    assert done.returncode == 0, done.stderr
+    assert SECRET.encode() in opened_page(page)
+    done = run(chat, "forget", str(LEAK), "--why", "a leaked key", "--yes")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert f"Made anew from what remains: {page} (`ever browse --out`)." in done.stdout
+    assert "none holds it." in done.stdout
+    assert SECRET.encode() not in opened_page(page)
+    assert b"message 3 about the river and the lantern" in opened_page(page)
+    assert oct(page.stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_page_not_made_anew_is_not_clean(chat, tmp_path):
+    from harness.memory.forget import forget, report_text
+
+    page = tmp_path / "memory.html"
+    assert run(chat, "browse", "--out", str(page)).returncode == 0
+    report = forget(chat, [LEAK], "a leaked key")  # no page maker: the page is searched, not made anew
+    assert not report.clean and report.found == [str(page)] and report.unreadable == []
+    assert f"NOT clean: {page} (still holding it;" in report_text(report)
+
+
+@pytest.mark.slow
+def test_forget_while_ever_serve_runs_is_done_by_the_owner_which_answers_on(chat, tmp_path, api):
+    from tests.chat.test_serve import Serving
+    from tests.support.chat import is_compaction
+
+    api.responder = lambda body: "a summary line" if is_compaction(body) else "(local API) answered"
+    dest = tmp_path / "backup"
+    backed_up(chat, dest)
+    page = tmp_path / "memory.html"
+    assert run(chat, "browse", "--out", str(page)).returncode == 0
+    serving = Serving(chat, api)
+    try:
+        done = run(chat, "forget", str(LEAK), "--why", "a leaked key")
+        assert done.returncode == 1 and done.stderr.endswith("forget asks first: run it on a terminal, or add --yes\n")
+        assert f"  {LEAK} · user · " in done.stdout  # what goes, read from the owner
+        done = run(chat, "forget", "999", "--why", "a leaked key", "--yes")
+        assert done.returncode == 1 and "there is no message 999 to forget" in done.stderr
+        done = run(chat, "forget", str(LEAK), "--why", "a leaked key", "--yes")
+        assert done.returncode == 0, done.stderr + done.stdout
+        assert "none holds it." in done.stdout and f"Rewritten: {dest}." in done.stdout
+        assert f"Made anew from what remains: {page}" in done.stdout
+        found = run(chat, "search", SECRET)
+        assert found.returncode == 0 and f"\n{LEAK} (in " not in found.stdout
+        sent = ever(["send", "one more"], environment(chat, api))
+        assert sent.returncode == 0 and sent.stdout.strip() == "(local API) answered", sent.stderr
+    finally:
+        assert serving.stop() == 0
+    records = {r["i"]: r for r in lines(chat)}
+    assert sorted(records) == list(range(66))
+    assert records[LEAK]["text"].startswith("(forgotten") and records[64]["text"] == "one more"
+    assert holders(chat, secret_forms()) == [] and holders(dest, secret_forms()) == []
+    assert SECRET.encode() not in opened_page(page)
