@@ -6,8 +6,8 @@ check reads every stored file against its manifest [S20] and the live file again
 restore writes nothing from a file that is not what its manifest says, a backup killed at any
 instant leaves the last manifest and every byte it names [S21], a forget leaves neither the tree's
 lines over the message nor the search database that holds its words [S22], makes each page `ever
-browse --out` wrote anew and searches it [S32], and under a running owner is the owner's, which
-serves the memory it opened again [S33].
+browse --out` wrote anew and searches it [B5], and under a running owner is the owner's, which
+serves the memory it opened again [S33]; a folder's older snapshots keep every file they name [S32].
 """
 
 from mutants.base import Mutant
@@ -76,7 +76,7 @@ MUTANTS = [
         old="        if page is None or not os.path.lexists(path):\n",
         new="        if True:\n",
         check=test(BACKUP + "test_forget_makes_the_pages_ever_browse_wrote_anew_and_searches_them"),
-        note="a forget leaves the pages `ever browse --out` wrote, which hold the message [S32]",
+        note="a forget leaves the pages `ever browse --out` wrote, which hold the message [B5]",
     ),
     Mutant(
         name="proof_skips_the_pages",
@@ -84,7 +84,7 @@ MUTANTS = [
         old="            search_file(path, patterns, report, str(path))\n",
         new="            pass\n",
         check=test(BACKUP + "test_a_page_not_made_anew_is_not_clean"),
-        note="the proof never searches the pages `ever browse --out` wrote [S32]",
+        note="the proof never searches the pages `ever browse --out` wrote [B5]",
     ),
     Mutant(
         name="owner_serves_the_memory_it_closed",
@@ -93,5 +93,13 @@ MUTANTS = [
         new='        self.memory_ref["m"] = memory\n',
         check=test(BACKUP + "test_forget_while_ever_serve_runs_is_done_by_the_owner_which_answers_on"),
         note="the owner forgets, then serves on from the memory it closed for the forget [S33]",
+    ),
+    Mutant(
+        name="sweep_by_the_latest_only",
+        path="harness/memory/backup.py",
+        old="        sweep(dest, kept, disk)\n",
+        new="        sweep(dest, kept[:1], disk)\n",
+        check=test(BACKUP + "test_a_folder_keeps_its_history_and_an_older_snapshot_restores"),
+        note="a backup removes the stored files only an older snapshot names: the history no longer restores [S32]",
     ),
 ]

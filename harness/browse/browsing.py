@@ -98,7 +98,7 @@ def write_page_file(path: Path, data: bytes) -> None:
 
 def page_writer(memory: Memory) -> Callable[[Path], None]:
     """What writes the page of `memory` as it is now at a path: `ever forget`'s, for each page `ever
-    browse --out` wrote [S32]; the page is made once, here, on the owner's thread."""
+    browse --out` wrote [B5]; the page is made once, here, on the owner's thread."""
     data = page(memory.store, memory.planner)
     return lambda path: write_page_file(path, data)
 
@@ -119,7 +119,7 @@ def write_page(settings: Settings, out_path: str | None) -> str:
     """Write the page (0600: it holds the chat) and say where it is. It is written beside the
     target under a fresh name (O_EXCL, no link followed) and renamed over it, so the page never
     lands in a file a link leads to or a file someone else made and may read; such a target is
-    refused, naming it. A page written outside the home is recorded, for `ever forget` [S32]."""
+    refused, naming it. A page written outside the home is recorded, for `ever forget` [B5]."""
     data = memory_page(settings)
     path = Path(out_path) if out_path else settings.chat_dir / "memory.html"
     try:

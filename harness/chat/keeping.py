@@ -7,6 +7,7 @@ the CLI's own `echo`, `fail` and `ask_owner_or_open` (harness/chat/cli.py), whic
 """
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -32,7 +33,9 @@ def commands(echo, fail, ask_owner_or_open) -> tuple[click.Command, ...]:
     @click.argument("dest", required=False)
     @click.option("--check", "check_only", is_flag=True, help="The restore test: restore the latest backup into a "
                   "temporary home, check every file against its manifest and the live chat, compare the views.")
-    def backup(dest, check_only: bool) -> None:
+    @click.option("--snapshots", "list_only", is_flag=True, help="List the backups a folder keeps (its history), "
+                  "each with when it was taken and its messages, for `ever restore SRC --snapshot ID`.")
+    def backup(dest, check_only: bool, list_only: bool) -> None:
         """Back the chat up into DEST (a folder or drive, or restic:REPOSITORY; default `[backup] dest`):
         its logs, tree, damage record, subagents, usage and settings, never the key or a cache, with a
         manifest of hashes. Each backup copies what is new and verifies the rest."""
@@ -41,6 +44,21 @@ def commands(echo, fail, ask_owner_or_open) -> tuple[click.Command, ...]:
 
         settings = load_settings()
         dest = destination(dest, settings)
+        if list_only:
+            from harness.memory.backup import is_restic, snapshots
+
+            if is_restic(dest):
+                fail("a restic repository lists its own: `restic snapshots --tag ever`; `ever restore "
+                     f"{dest} --snapshot ID` restores one")
+            kept = snapshots(Path(dest).absolute())
+            if not kept:
+                fail(f"there is no backup in {dest} (no snapshots/)")
+            for one in kept:
+                echo(f"{one.id}  {one.manifest.messages:,} messages  {len(one.manifest.entries):,} files "
+                     f"({one.manifest.bytes:,} bytes)")
+            echo(f"{len(kept):,} snapshot{'' if len(kept) == 1 else 's'}, the last is the latest; "
+                 f"`ever restore {dest} --snapshot ID` restores one.")
+            return
         if check_only:
             verdict = check(settings.home, dest, live_view=live_view)
             if not verdict.passed:
@@ -59,7 +77,9 @@ def commands(echo, fail, ask_owner_or_open) -> tuple[click.Command, ...]:
     @click.argument("src")
     @click.option("--upto", type=click.IntRange(0), default=None, help="Restore the chat as it was when message "
                   "ID was the last: the logs cut there, the tree's later lines built again by the compactor.")
-    def restore(src, upto) -> None:
+    @click.option("--snapshot", default="latest", show_default=True, help="Which backup: an older one of a "
+                  "folder's history (`ever backup --snapshots SRC` lists them; a prefix will do), or restic's ID.")
+    def restore(src, upto, snapshot: str) -> None:
         """Restore the backup in SRC (a folder, or restic:REPOSITORY) into this home, which must be
         empty (the key alone may be there) and not open: moving the chat to another machine."""
         from harness.memory.backup import BackupError
@@ -67,7 +87,7 @@ def commands(echo, fail, ask_owner_or_open) -> tuple[click.Command, ...]:
 
         settings = load_settings()
         try:
-            manifest = restore_from(src, settings.home, upto)
+            manifest = restore_from(src, settings.home, upto, snapshot=snapshot)
         except BackupError as error:
             fail(f"{error}.")
         held = manifest.messages if upto is None else upto + 1

@@ -46,7 +46,7 @@ async def run_chat(settings: Settings, yes: bool = False, api_key: str | None = 
     from harness.browse.browsing import page_writer
 
     owner = await Owner.open(settings, hub, yes=yes, api_key=api_key, ask=True)
-    owner.page_writer = page_writer  # [S32] `ever forget` makes the pages anew
+    owner.page_writer = page_writer  # [B5] `ever forget` makes the pages anew
     try:
         terminal.secrets = (owner.client.settings.api_key,)
         await owner.serve()

@@ -32,7 +32,7 @@ async def run_serve(settings: Settings, yes: bool, say: Callable[[str], None]) -
     while True:  # a service started again while an `ever send` holds the chat waits its turn
         try:
             owner = await Owner.open(settings, yes=yes, ask=True)
-            owner.page_writer = page_writer  # [S32] `ever forget` makes the pages anew
+            owner.page_writer = page_writer  # [B5] `ever forget` makes the pages anew
             break
         except ChatBusy as busy:
             if not said:

@@ -25,7 +25,7 @@
     backup      the chat's truth copied with a manifest of hashes, its restore test, a restore [S20]
     backup_state  what a home knows of its backups: each destination, its last backup and check [S24]
     forget      messages removed from every place Ever keeps them, then proved gone [S22]
-    pages       the pages `ever browse --out` wrote, for forget, and a page's parts opened [S32]
+    pages       the pages `ever browse --out` wrote, for forget, and a page's parts opened [B5]
     trace       the planner's state printed for the bridge (bridge/FORMAT.md)
 
 May import: the standard library and harness.memory. Never the SDK, harness.calls, harness.chat,

@@ -257,11 +257,18 @@ def make_folders(root: Path, relative: str, disk: Disk) -> None:
 
 def load_manifest(dest: Path, disk: Disk = REAL_DISK) -> Manifest:
     """The manifest of the folder backup in `dest`; BackupError saying why there is none."""
-    path = dest / MANIFEST
+    try:
+        return load_manifest_file(dest / MANIFEST, disk)
+    except FileNotFoundError:
+        raise BackupError(f"there is no backup in {dest} (no {MANIFEST})") from None
+
+
+def load_manifest_file(path: Path, disk: Disk = REAL_DISK) -> Manifest:
+    """A manifest (the last, or a snapshot's); FileNotFoundError, or BackupError saying what is wrong."""
     try:
         data = read_file(path, disk, bytes_max=256 << 20)
     except FileNotFoundError:
-        raise BackupError(f"there is no backup in {dest} (no {MANIFEST})") from None
+        raise
     except OSError as error:
         raise BackupError(f"{path} cannot be read ({error.strerror or error})") from None
     try:
@@ -350,8 +357,9 @@ def copy_whole(home: Path, dest: Path, relative: str, disk: Disk) -> Entry:
 
 
 def folder_backup(home: Path, dest: Path, disk: Disk = REAL_DISK, at: Frozen | None = None,
-                  now: datetime | None = None) -> Manifest:
-    """Back the home up into the folder `dest` (made if missing); the new manifest."""
+                  now: datetime | None = None, history: bool = True) -> Manifest:
+    """Back the home up into the folder `dest` (made if missing); the new manifest. `history`:
+    the snapshots the policy keeps stay (`ever forget`'s backup keeps none but the new one)."""
     if not is_directory(dest, disk):
         try:
             make_directory(dest, disk)
@@ -374,7 +382,9 @@ def folder_backup(home: Path, dest: Path, disk: Disk = REAL_DISK, at: Frozen | N
     taken = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
     manifest = Manifest(taken, messages_in(home, disk, sizes), tuple(entries))
     write_whole(dest / MANIFEST, manifest.encode(), disk)
-    sweep(dest, manifest, disk)
+    kept = keep_history(dest, manifest, disk, history)
+    if kept is not None:
+        sweep(dest, kept, disk)
     return manifest
 
 
@@ -395,13 +405,116 @@ def stored_files(dest: Path, disk: Disk) -> Iterator[str]:
                 yield relative
 
 
-def sweep(dest: Path, manifest: Manifest, disk: Disk) -> None:
-    """The stored files the manifest no longer names removed: the last manifest is on disk."""
-    named = {entry.stored for entry in manifest.entries}
+def sweep(dest: Path, kept: list[Manifest], disk: Disk) -> None:
+    """The stored files no kept manifest names removed: the last manifest is on disk."""
+    named = {entry.stored for manifest in kept for entry in manifest.entries}
     for relative in list(stored_files(dest, disk)):
         if relative not in named:
             remove(dest / relative, disk)
     remove(dest / (MANIFEST + ".tmp"), disk)
+
+
+# ---- the folder's history [S32] ----
+
+SNAPSHOTS = "snapshots"
+# which snapshots stay, as `restic forget --keep-last 10 --keep-hourly 24 --keep-daily 30` keeps them
+KEEP_LAST, KEEP_HOURLY, KEEP_DAILY = 10, 24, 30
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One backup of a folder's history: `id` (its name in `snapshots/`), its manifest."""
+
+    id: str
+    manifest: Manifest
+
+
+def snapshot_id(taken: str, taken_ids: set[str]) -> str:
+    """A snapshot's name: when it was taken, in UTC, to the second (another in the same second gets
+    `-002`, ...: the names sort as the snapshots were taken)."""
+    base = taken.replace("+00:00", "Z").replace(":", "")
+    name, k = base, 1
+    while name in taken_ids:
+        k += 1
+        name = f"{base}-{k:03d}"
+    return name
+
+
+def snapshot_ids(dest: Path, disk: Disk = REAL_DISK) -> list[str]:
+    """The snapshots of the folder backup in `dest`, oldest first."""
+    try:
+        names = disk.listdir(dest / SNAPSHOTS)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return sorted(name[:-5] for name in names if name.endswith(".json"))
+
+
+def load_snapshot(dest: Path, snapshot: str, disk: Disk = REAL_DISK) -> Manifest:
+    """The manifest of snapshot `snapshot` ("latest": the last manifest); BackupError naming the
+    snapshots there are when there is no such one."""
+    if snapshot == "latest":
+        return load_manifest(dest, disk)
+    ids = snapshot_ids(dest, disk)
+    found = [one for one in ids if one == snapshot] or [one for one in ids if one.startswith(snapshot)]
+    if len(found) != 1:
+        have = f"{ids[0]} to {ids[-1]}" if ids else "none"
+        raise BackupError(f"{dest} has {'no' if not found else 'more than one'} snapshot {snapshot!r} "
+                          f"(its {len(ids)} snapshot{'' if len(ids) == 1 else 's'}: {have}; `ever backup "
+                          f"--snapshots {dest}` lists them)")
+    folder = dest / SNAPSHOTS
+    try:
+        return load_manifest_file(folder / f"{found[0]}.json", disk)
+    except FileNotFoundError:
+        raise BackupError(f"the snapshot {found[0]} of {dest} is gone") from None
+
+
+def snapshots(dest: Path, disk: Disk = REAL_DISK) -> list[Snapshot]:
+    """Every snapshot of the folder backup in `dest` that reads, oldest first."""
+    found = []
+    for one in snapshot_ids(dest, disk):
+        try:
+            found.append(Snapshot(one, load_manifest_file(dest / SNAPSHOTS / f"{one}.json", disk)))
+        except (BackupError, FileNotFoundError):
+            continue
+    return found
+
+
+def kept_ids(ids: list[str]) -> set[str]:
+    """The snapshots the policy keeps: the last KEEP_LAST, the newest of each of the last
+    KEEP_HOURLY hours and of each of the last KEEP_DAILY days that hold one."""
+    kept = set(ids[-KEEP_LAST:])
+    for width, count in ((len("2026-01-01T12"), KEEP_HOURLY), (len("2026-01-01"), KEEP_DAILY)):
+        newest: dict[str, str] = {}
+        for one in ids:  # oldest first: the last one of a period wins
+            newest[one[:width]] = one
+        kept |= set(sorted(newest.values())[-count:])
+    return kept
+
+
+def keep_history(dest: Path, manifest: Manifest, disk: Disk, history: bool) -> list[Manifest] | None:
+    """The new manifest kept as a snapshot, the ones the policy no longer keeps removed (all others
+    without `history`); the manifests that stay, or None when one cannot be read (then no stored
+    file is removed: what it names is not known)."""
+    ids = snapshot_ids(dest, disk)
+    name = snapshot_id(manifest.taken, set(ids))
+    if not is_directory(dest / SNAPSHOTS, disk):
+        make_directory(dest / SNAPSHOTS, disk)
+    write_whole(dest / SNAPSHOTS / f"{name}.json", manifest.encode(), disk)
+    ids = sorted(ids + [name])
+    keep = kept_ids(ids) if history else {name}
+    for one in ids:
+        if one not in keep:
+            remove(dest / SNAPSHOTS / f"{one}.json", disk)
+    for leftover in disk.listdir(dest / SNAPSHOTS):
+        if leftover.endswith(".tmp"):  # a snapshot a killed backup was writing
+            remove(dest / SNAPSHOTS / leftover, disk)
+    kept = [manifest]
+    for one in sorted(keep - {name}):
+        try:
+            kept.append(load_manifest_file(dest / SNAPSHOTS / f"{one}.json", disk))
+        except (BackupError, FileNotFoundError):
+            return None
+    return kept
 
 
 # ---- restic ----
@@ -444,7 +557,7 @@ def restic_backup(home: Path, repository: str, disk: Disk, at: Frozen | None, no
     restic_ready(repository)
     with tempfile.TemporaryDirectory(prefix="ever-backup-") as staging:
         folder = Path(staging) / "ever"
-        manifest = folder_backup(home, folder, disk, at, now)
+        manifest = folder_backup(home, folder, disk, at, now, history=False)  # restic keeps the history
         restic(repository, "backup", "--host", "ever", "--tag", "ever", ".", cwd=str(folder))
     return manifest
 
@@ -467,15 +580,16 @@ def restic_snapshots(repository: str) -> list[str]:
 
 
 def backup(home: Path, dest: str, disk: Disk = REAL_DISK, at: Frozen | None = None,
-           now: datetime | None = None) -> Manifest:
+           now: datetime | None = None, history: bool = True) -> Manifest:
     """Back the home up into `dest` (a folder, or `restic:REPOSITORY`); the manifest written. `at`:
-    the instant it stands for (the owner's `quiesce`); else each log up to its last newline."""
+    the instant it stands for (the owner's `quiesce`); else each log up to its last newline.
+    `history`: a folder's older snapshots stay, as its policy says [S32] (`ever forget`: none)."""
     if not table_home(home, disk):
         raise BackupError(f"there is no chat in {home} to back up")
     if is_restic(dest):
         manifest = restic_backup(home, dest[len(RESTIC):], disk, at, now)
     else:
-        manifest = folder_backup(home, Path(dest).absolute(), disk, at, now)
+        manifest = folder_backup(home, Path(dest).absolute(), disk, at, now, history)
     record_state(home, dest, disk, taken=manifest.taken, messages=manifest.messages)
     return manifest
 
@@ -576,21 +690,24 @@ def empty_home_problem(home: Path, disk: Disk) -> str:
     return ""
 
 
-def restore(src: str, home: Path, upto: int | None = None, disk: Disk = REAL_DISK) -> Manifest:
+def restore(src: str, home: Path, upto: int | None = None, disk: Disk = REAL_DISK,
+            snapshot: str = "latest") -> Manifest:
     """The backup in `src` (a folder or `restic:REPOSITORY`) into the empty `home`, each file
-    checked against the manifest first; `upto` cuts it at that message id."""
+    checked against the manifest first; `upto` cuts it at that message id; `snapshot`: an older
+    one (a folder's snapshot id [S32], or restic's)."""
     problem = empty_home_problem(home, disk)
     if problem:
         raise BackupError(problem)
     if is_restic(src):
         with tempfile.TemporaryDirectory(prefix="ever-restore-") as staging:
-            folder = restic_restored(src[len(RESTIC):], Path(staging))
+            folder = restic_restored(src[len(RESTIC):], Path(staging), snapshot)
             return restore_folder(folder, home, upto, REAL_DISK, disk)
-    return restore_folder(Path(src).absolute(), home, upto, disk, disk)
+    return restore_folder(Path(src).absolute(), home, upto, disk, disk, snapshot)
 
 
-def restore_folder(dest: Path, home: Path, upto: int | None, source_disk: Disk, disk: Disk) -> Manifest:
-    manifest = load_manifest(dest, source_disk)
+def restore_folder(dest: Path, home: Path, upto: int | None, source_disk: Disk, disk: Disk,
+                   snapshot: str = "latest") -> Manifest:
+    manifest = load_snapshot(dest, snapshot, source_disk)
     wrong = verified(dest, manifest, source_disk)
     if wrong:
         raise BackupError(f"{wrong}; nothing was restored")

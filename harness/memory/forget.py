@@ -22,7 +22,7 @@ closed and its lock kept, then opened again [S33]:
    manifest named, which are then removed; a restic repository gets a new snapshot, then
    `restic forget --keep-last 1 --prune`.
 6. **The pages** `ever browse --out` wrote (harness/memory/pages.py) are made anew from what
-   remains [S32].
+   remains [B5].
 7. **The proof.** Every file under the home, under each backup (a restic snapshot restored to
    read it) and each page `ever browse --out` wrote (its compressed parts opened) is searched
    for each text and its encodings: as written, JSON-escaped, base64 (at each of the three
@@ -360,7 +360,7 @@ def finish(home: Path, dests, report: Report, patterns: list[bytes], disk: Disk 
     --out` wrote made anew by `page(path)`, then the proof."""
     for dest in dests:
         try:
-            backups.backup(home, dest, disk, at)
+            backups.backup(home, dest, disk, at, history=False)  # [S32] no older snapshot holds it
             if backups.is_restic(dest):
                 backups.restic(dest[len(backups.RESTIC):], "forget", "--tag", "ever", "--group-by", "host,tags",
                                  "--keep-last", "1", "--prune")
@@ -390,7 +390,7 @@ def search_file(path: Path, patterns: list[bytes], report: Report, shown: str) -
         if not stat.S_ISREG(status.st_mode):
             report.unreadable.append(f"{shown} (not a regular file)")
             return
-        if path.suffix == ".html":  # a page: its parts are gzip'd and base64'd [S32]
+        if path.suffix == ".html":  # a page: its parts are gzip'd and base64'd [B5]
             with open(path, "rb") as f:
                 if holds(opened(f.read()), patterns):
                     report.found.append(shown)

@@ -112,7 +112,7 @@ PLACES = (
     Place("page", "chat/memory.html", "harness/browse/browsing.py", CACHE, FILE,
           "`ever browse`'s page of the whole memory, when no --out is given"),
     Place("pages", "chat/pages.json", "harness/memory/pages.py", CACHE, FILE,
-          "where `ever browse --out` wrote a page, for `ever forget` to make each anew [S32]"),
+          "where `ever browse --out` wrote a page, for `ever forget` to make each anew [B5]"),
     Place("replacing", "<file>.tmp", "harness/memory/logfile.py", CACHE, FILE,
           "a file being replaced whole; a crash may leave it, and the next write replaces it"),
     Place("demo/", "demo/", "harness/chat/demo.py", CACHE, FOLDER,

@@ -4,7 +4,7 @@ once its compressed parts are opened (harness/browse/page.py, [B1]).
 
 `ever forget` makes each page named here anew from the chat as it is after the forget (through
 the writer it is given: harness/browse/browsing.py's) and searches it, its parts opened (a byte
-search of a page finds no message: each part is gzip'd, then base64'd) [S32]. A backup copies no
+search of a page finds no message: each part is gzip'd, then base64'd) [B5]. A backup copies no
 page: a page is made again from the truth by `ever browse`, as every cache is, and this record
 names paths of one machine only.
 """

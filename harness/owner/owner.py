@@ -140,7 +140,7 @@ class Owner:
         self.backups = Backups()  # [S24] `[backup] dest`: backed up after each turn, on a timer
         self.memory_ref: dict[str, Any] = {}  # the memory the compactor's usage is counted against
         self.forgetting = False  # [S33] one `ever forget` at a time
-        # [S32] what writes `ever browse`'s page of a memory, given by whoever opened the owner
+        # [B5] what writes `ever browse`'s page of a memory, given by whoever opened the owner
         # (harness/chat/: the owner imports nothing of the page); None: pages are searched only
         self.page_writer: Callable[[Memory], Callable[[Path], None]] | None = None
 

@@ -106,6 +106,46 @@ def test_a_second_backup_appends_only_what_is_new_to_the_stored_files(chat, tmp_
     assert day.read_bytes() == live.read_bytes() and day.read_bytes().startswith(before)
 
 
+def test_a_folder_keeps_its_history_and_an_older_snapshot_restores(chat, tmp_path):
+    dest = tmp_path / "backup"
+    backed_up(chat, dest)
+    day = Path("chat/main/2026-01-01.jsonl")
+    day_then, config_then = (chat / day).read_bytes(), (chat / "config.toml").read_bytes()
+    line = {"i": 64, "kind": "user", "text": "one more", "size": 8, "date": "2026-01-01T12:12:00+00:00"}
+    with open(chat / day, "ab") as f:
+        f.write(json.dumps(line, separators=(",", ":")).encode() + b"\n")
+    (chat / "config.toml").write_text('model = "claude-opus-4-6"\n')  # replaced whole: a new object
+    backed_up(chat, dest)
+    listed = run(chat, "backup", "--snapshots", str(dest))
+    assert listed.returncode == 0, listed.stderr
+    rows = listed.stdout.splitlines()
+    assert len(rows) == 3 and rows[2].startswith("2 snapshots, the last is the latest")
+    assert " 64 messages " in rows[0] and " 65 messages " in rows[1]
+    older = tmp_path / "older"
+    done = run(older, "restore", str(dest), "--snapshot", rows[0].split()[0])
+    assert done.returncode == 0 and done.stdout.startswith("Restored 64 messages"), done.stderr
+    assert (older / day).read_bytes() == day_then and (older / "config.toml").read_bytes() == config_then
+    newest = tmp_path / "newest"
+    assert run(newest, "restore", str(dest)).returncode == 0
+    assert (newest / day).read_bytes() == (chat / day).read_bytes()
+    assert run(chat, "backup", "--check", str(dest)).returncode == 0  # the latest
+    done = run(tmp_path / "none", "restore", str(dest), "--snapshot", "1999")
+    assert done.returncode == 1 and f"{dest} has no snapshot '1999' (its 2 snapshots: " in done.stderr
+
+
+def test_the_history_keeps_the_last_ten_and_the_newest_of_each_hour_and_day():
+    from harness.memory.backup import kept_ids
+
+    # two days of snapshots every 20 minutes, named as they would be
+    ids = [f"2026-01-{day:02d}T{hour:02d}{minute:02d}00Z" for day in (1, 2) for hour in range(24)
+           for minute in (0, 20, 40)]
+    kept = kept_ids(ids)
+    last_ten = ids[-10:]
+    hourly = [f"2026-01-02T{hour:02d}4000Z" for hour in range(24)]  # the newest of each of the last 24 hours
+    daily = ["2026-01-01T234000Z", "2026-01-02T234000Z"]
+    assert kept == set(last_ten) | set(hourly) | set(daily)
+
+
 def damage_flipped(dest):
     day = stored(dest, "chat/main/2026-01-01.jsonl")
     data = bytearray(day.read_bytes())
@@ -254,6 +294,7 @@ def test_forget_removes_a_secret_from_the_home_and_the_backup_and_changes_no_oth
     assert "none holds it." in done.stdout
 
     assert holders(chat, secret_forms()) == [] and holders(dest, secret_forms()) == []
+    assert len(list((dest / "snapshots").iterdir())) == 1  # no older snapshot names what held it
     after = {r["i"]: r for r in lines(chat)}
     assert sorted(after) == sorted(before)
     assert all(after[i] == before[i] for i in before if i != LEAK)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.memory.backup import BackupError, backup, check, load_manifest, rebuilt_view, restore
+from harness.memory.backup import BackupError, backup, check, load_manifest, rebuilt_view, restore, snapshots, verified
 from harness.memory.disk import RealDisk
 from harness.memory.forget import forget
 from tests.support.chat_files import write_chat
@@ -32,6 +32,14 @@ from tests.support.chat_files import write_chat
 CHILD = Path(__file__).resolve().parents[1] / "support" / "children" / "backup_child.py"
 ROUNDS = 30
 SEED = 37
+
+
+def every_snapshot_sound(dest: Path) -> int:
+    """How many snapshots the folder keeps; each must still hold every byte its manifest names."""
+    kept = snapshots(dest)
+    for snapshot in kept:
+        assert verified(dest, snapshot.manifest, RealDisk()) == "", f"snapshot {snapshot.id}"
+    return len(kept)
 
 
 def grow(home: Path, rng: random.Random, round_number: int, next_id: int) -> int:
@@ -72,13 +80,16 @@ def test_a_backup_killed_at_random_points_leaves_the_last_valid_and_the_next_com
             operations = int(child.stdout.split()[1])
         after_kill = check(home, str(dest))
         assert after_kill.passed, f"round {round_number}, killed at operation {kill_at}: {after_kill.sentence}"
+        assert every_snapshot_sound(dest) >= min(round_number + 1, 10)  # the history stays whole too
         manifest = backup(home, str(dest))
         assert manifest.messages == next_id
         verdict = check(home, str(dest))
         assert verdict.passed and "is the live view, byte for byte" in verdict.sentence, \
             f"round {round_number}, killed at operation {kill_at}: {verdict.sentence}"
         assert load_manifest(dest).messages == next_id
-    print(f"{killed} of {ROUNDS} backups killed; a whole one takes {operations} operations")
+        assert every_snapshot_sound(dest) >= min(round_number + 2, 10)
+    print(f"{killed} of {ROUNDS} backups killed; a whole one takes {operations} operations; "
+          f"{every_snapshot_sound(dest)} snapshots kept")
     assert killed >= ROUNDS * 2 // 3  # most rounds were killed mid-backup, not after it
 
 
@@ -134,6 +145,7 @@ def test_a_backup_stopped_at_each_operation_in_turn_leaves_a_backup_that_restore
         assert restored_or_why(dest, restored) == "", f"stopped at operation {stop_at}"
         assert rebuilt_view(restored)[0] in (40, load_manifest(dest).messages)
         shutil.rmtree(restored)
+        every_snapshot_sound(dest)  # the older one too
         if finished:
             break
     assert stops >= 40  # a backup of this chat takes that many operations at least
