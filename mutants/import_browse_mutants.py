@@ -98,3 +98,24 @@ MUTANTS = [
         note="where a note was read is lost: the log line has no `from` [I1]",
     ),
 ]
+
+WEIGHT = "tests/chat/test_import_weight.py::"
+
+MUTANTS += [
+    Mutant(
+        name="import_weighs_a_byte_a_token",
+        path="harness/imports/rules.py",
+        old="            return round(nbytes / weight.bytes_per_token)\n",
+        new="            return nbytes\n",
+        check=test(WEIGHT + "test_ever_import_says_the_likely_cost_first_and_the_bound_beside_it"),
+        note="the likely cost counts a byte a token: the 4x of the bound, said as likely [I6]",
+    ),
+    Mutant(
+        name="import_weight_never_kept",
+        path="harness/imports/tokens.py",
+        old='        if isinstance(entry, dict) and entry.get("key") == key:\n',
+        new="        if False:\n",
+        check=test(WEIGHT + "test_the_notes_are_weighed_by_the_apis_count_of_a_sample_and_the_count_is_kept"),
+        note="every import asks the API to count its sample again, the kept count never read [I6]",
+    ),
+]

@@ -3,6 +3,7 @@
     importing    `ever import`: old sessions found, estimated, logged as notes
     rules        what every format shares: a header per note, split never cut, kept once,
                  idempotent, dated [I1]–[I5]; the compactions and dollars estimated; the plan
+    tokens       the notes weighed by the compaction model's own count of a sample [I6]
     formats      the formats, one registry (`FORMATS`): each one's name, how a file is told to be
                  one, its parser and its source's name in a note's header
     notes        what every parser makes and uses: a `Note`, a `Format`, the times, a tool's text

@@ -23,6 +23,7 @@ from harness.imports.rules import (
     plan,
     write,
 )
+from harness.imports.tokens import measured
 from harness.memory.planner import Config
 from harness.memory.service import Memory
 
@@ -52,7 +53,7 @@ def duration(seconds: int) -> str:
 
 
 def cost_sentence(cost: Cost, model: str, jobs_max: int) -> str:
-    """The estimate in words, every figure an upper bound by its rule (`Cost`)."""
+    """The bound in words, every figure an upper bound by its rule (`Cost`)."""
     tokens = (f"about {cost.cache_read_tokens + cost.cache_write_tokens:,} input tokens at most "
               f"({cost.cache_read_tokens:,} read from the cache, {cost.cache_write_tokens:,} written to it) "
               f"and {cost.output_tokens:,} output tokens")
@@ -60,6 +61,22 @@ def cost_sentence(cost: Cost, model: str, jobs_max: int) -> str:
                else f"a price unknown: {model} is not in harness/calls/models.py's table")
     return (f"That is {tokens}: {dollars}; about {duration(cost.seconds)} with {jobs_max} calls at once "
             f"(taken at {CALL_SECONDS} seconds a call).")
+
+
+def weighed_sentences(likely: Cost, bound: Cost, model: str, jobs_max: int) -> str:
+    """[I6] The likely figure first (the API's count of a sample), then the bound beside it."""
+    dollars = (f"about ${likely.cents / 100:,.2f} at its list prices" if likely.cents is not None
+               else f"a price unknown: {model} is not in harness/calls/models.py's table")
+    first = (f"That is about {likely.cache_read_tokens + likely.cache_write_tokens:,} input tokens "
+             f"({likely.cache_read_tokens:,} read from the cache, {likely.cache_write_tokens:,} written to it) "
+             f"and {likely.output_tokens:,} output tokens by {model}'s count of a sample of the notes: "
+             f"{dollars}; about {duration(likely.seconds)} with {jobs_max} calls at once "
+             f"(taken at {CALL_SECONDS} seconds a call).")
+    worst = f", ${bound.cents / 100:,.2f}" if bound.cents is not None else ""
+    second = (f"At most {bound.cache_read_tokens + bound.cache_write_tokens:,} input tokens and "
+              f"{bound.output_tokens:,} output tokens{worst}, were every byte a token and every line "
+              "512 bytes.")
+    return first + "\n" + second
 
 
 def run_import(settings: Settings, paths: Sequence[str], fmt: str | None, yes: bool,
@@ -94,9 +111,16 @@ def run_import(settings: Settings, paths: Sequence[str], fmt: str | None, yes: b
         model = compaction_model(settings)
         found = capabilities(model)
         jobs_max = Config().jobs_max
-        cost = estimate_cost(todo.sizes, found.price if found is not None else None, prefix_bytes(settings),
-                             jobs_max, first)
-        say(cost_sentence(cost, model, jobs_max))
+        price = found.price if found is not None else None
+        cost = estimate_cost(todo.sizes, price, prefix_bytes(settings), jobs_max, first)
+        prompt = Prompt.load(str(settings.home))
+        weight = measured(settings, model, [m.text for m in todo.messages], wire_system(prompt.system),
+                          wire_tools(prompt.tools))
+        if weight is None:
+            say(cost_sentence(cost, model, jobs_max))
+        else:
+            likely = estimate_cost(todo.sizes, price, prefix_bytes(settings), jobs_max, first, weight)
+            say(weighed_sentences(likely, cost, model, jobs_max))
         if summaries + merges > ASK_COMPACTIONS and not yes:
             if not sys.stdin.isatty():
                 raise ImportFailed(f"that is over {ASK_COMPACTIONS:,} compactions, so the import asks first; "

@@ -247,17 +247,29 @@ class Cost:
     seconds: int
 
 
-def estimate_cost(sizes: Sequence[int], price, prefix_bytes: int, jobs_max: int, first: int = 0) -> Cost:
+def estimate_cost(sizes: Sequence[int], price, prefix_bytes: int, jobs_max: int, first: int = 0,
+                  weight=None) -> Cost:
     """The `Cost` of notes of these UTF-8 sizes (their whole text, header included) logged from
-    message `first` on, at `price` (harness/calls/models.py's `Price`, or None)."""
+    message `first` on, at `price` (harness/calls/models.py's `Price`, or None). With no `weight`,
+    the bound: bytes as tokens, each answer a whole line. With one (harness/imports/tokens.py's
+    `Weight`, the API's count of a sample) the likely figure [I6]: the prefix its counted tokens,
+    every other byte at the notes' bytes per token, each answer a line of SUMMARY_LINE_BYTES."""
     summaries, merges = estimate_compactions(sizes, first)
     calls = summaries + merges
     long_bytes = sum(size + len("note: ") for size in sizes if size + len("note: ") > LINE_BYTES_MAX)
     context = CONTEXT_BYTES_MAX + CONTEXT_TAGS_BYTES
-    read = calls * (prefix_bytes + context)
-    written = (calls * (TASK_BYTES + SUMMARY_LINE_BYTES) + long_bytes
-               + merges * 2 * SUMMARY_LINE_BYTES + (prefix_bytes + context if calls else 0))
-    output = calls * LINE_BYTES_MAX
+    if weight is None:
+        def tokens(nbytes: int) -> int:
+            return nbytes
+        prefix, answer = prefix_bytes, LINE_BYTES_MAX
+    else:
+        def tokens(nbytes: int) -> int:
+            return round(nbytes / weight.bytes_per_token)
+        prefix, answer = weight.prefix_tokens, SUMMARY_LINE_BYTES
+    read = calls * (prefix + tokens(context))
+    written = (tokens(calls * (TASK_BYTES + SUMMARY_LINE_BYTES) + long_bytes + merges * 2 * SUMMARY_LINE_BYTES)
+               + (prefix + tokens(context) if calls else 0))
+    output = calls * tokens(answer)
     cents = None
     if price is not None:
         cents = (read * price.cache_read + written * price.cache_write_5m + output * price.output) / 1_000_000

@@ -65,6 +65,8 @@ PLACES = (
           "the lines typed in `ever chat`, the key hidden, for Up: a convenience, not the log"),
     Place("models", "models.json", "harness/calls/capabilities.py", CACHE, FILE,
           "the Models API's answer, dated: each model's window, output cap and what it takes"),
+    Place("tokens", "tokens.json", "harness/imports/tokens.py", CACHE, FILE,
+          "the API's count of a sample of notes an import weighed: its bytes per token [I6]"),
     Place("chat", "chat/", "harness/memory/store.py", TRUTH, FOLDER,
           "the chat: its logs and what is made from them"),
     Place("lock", "chat/lock", "harness/memory/lock.py", CACHE, FILE,

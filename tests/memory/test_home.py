@@ -33,6 +33,7 @@ WRITTEN = [
     ("key", "key"),
     ("history", "history"),
     ("models", "models.json"),
+    ("tokens", "tokens.json"),
     ("chat", "chat/"),
     ("lock", "chat/lock"),
     ("main/", "chat/main/"),
