@@ -76,11 +76,11 @@ _LITERALS: dict[str, Any] = {}
 
 
 def literal(text: str):
-    """A Python string as a Text constant: equal strings give the same constant. Named by the
-    count of literals before it, so a law's query depends on the literals earlier laws made
-    (docs/trust.md, "Stable verdicts": what that does to push_agrees_always)."""
+    """A Python string as a Text constant: equal strings give the same constant, named by the
+    text itself (its repr, so two texts never share a name). So a law's query is the same
+    whatever literals the laws before it made [P21] (docs/trust.md, "Stable verdicts")."""
     if text not in _LITERALS:
-        _LITERALS[text] = z3.Const(f"text{len(_LITERALS)}", TEXT)
+        _LITERALS[text] = z3.Const(f"text {text!r}", TEXT)
     return _LITERALS[text]
 
 

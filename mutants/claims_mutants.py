@@ -76,4 +76,17 @@ MUTANTS = [
            "    return size > 1 and disk.pread(fd, 1, size - 1) != b\"\\n\"\n",
            test(f"{EDGES}::test_a_day_file_holding_only_a_torn_first_line_of_any_length_keeps_the_next_message"),
            "the same bug, through the store: the next message after a 1-byte torn first line is lost"),
+    # verdicts that depend on order: a query named by the terms made before it, or near its limit
+    Mutant("literal_named_by_count", "laws/z3_model.py", '        _LITERALS[text] = z3.Const(f"text {text!r}", TEXT)\n',
+           '        _LITERALS[text] = z3.Const(f"text{len(_LITERALS)}", TEXT)\n',
+           test("tests/laws/test_z3_stable.py::test_a_text_literal_is_the_same_term_whatever_literals_were_made_before"),
+           "a text literal named by the count of literals before it: a canary's literal renames every later law's"),
+    Mutant("fold_case_given_every_fact", "laws/z3_fold.py", "            if number != 0:\n                return carry_facts(p)\n",
+           "            if True:\n                return carry_facts(p)\n",
+           law("push_agrees_always"), "the fold step's case p < Z − 1 given every fact: Z3 runs past its limit"),
+    Mutant("carry_witness_left_to_search", "laws/z3_fold.py",
+           '            given.witnessed("a carry", m == 3, Z == 1, *concrete_carry(V, T))\n',
+           '            given.witnessed("a carry", m == 3, Z == 1)\n',
+           test("tests/laws/test_z3_stable.py::test_the_fold_steps_queries_stay_far_inside_the_limit_whatever_ran_before[0-0]"),
+           "the carry's witness left for Z3 to find: millions of units, past the limit in some orders"),
 ]
