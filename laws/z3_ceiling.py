@@ -26,8 +26,9 @@ proved here, in two laws.
   literal's length is Python's; a built text is at most 512 bytes [P13] (the planner's own
   asserts: a `Built` text, a free node's `<= LINE_BYTES_MAX`, the capped line's cut).
 
-With `turn_view_within_ceiling`, a turn's view counts at most max(ceiling, 64 · 1,578 = 100,992)
-bytes. That its count is what it renders (each line's `bytes` its rendered bytes and newline) is
+With `turn_view_within_ceiling` (whose second part proves the sent view tiles 0..T−1 when the
+view does, so its sibling-free case is this tiling), a turn's view counts at most max(ceiling,
+64 · 1,578 = 100,992) bytes. That its count is what it renders (each line's `bytes` its rendered bytes and newline) is
 not proved: it is how `built_line` and `placeholder_line` make a line, and `view_within_ceiling`
 and `view_bytes_rendered` check it on runs (Searched).
 """

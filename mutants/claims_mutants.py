@@ -89,4 +89,10 @@ MUTANTS = [
            '            given.witnessed("a carry", m == 3, Z == 1)\n',
            test("tests/laws/test_z3_stable.py::test_the_fold_steps_queries_stay_far_inside_the_limit_whatever_ran_before[0-0]"),
            "the carry's witness left for Z3 to find: millions of units, past the limit in some orders"),
+    # the turn's view tiles as the view does: the sibling-free case is sibling_free_view_has_64_lines's tiling
+    Mutant("model_coarse_placeholder_of_a_message", "model/view.py",
+           "        return choose(parents.built(l, i), parents.line(l, i), placeholder_line(l, i))\n",
+           "        return choose(parents.built(l, i), parents.line(l, i), placeholder_line(0, i))\n",
+           law("turn_view_within_ceiling"), "the model's coarse fit shows an unbuilt parent as a message's placeholder: "
+           "the turn's view no longer tiles"),
 ]
