@@ -20,6 +20,7 @@ def test(name: str) -> tuple:
 PROVIDERS = "tests/calls/test_providers.py::"
 TURN = PROVIDERS + "test_a_turn_runs_a_tool_and_sends_its_result_back_in_the_wires_own_shape"
 STOPS = PROVIDERS + "test_each_wires_stop_reasons_come_back_as_the_same_outcomes"
+OPENAI = "tests/calls/test_openai_models.py::"
 CACHE = PROVIDERS + "test_a_second_call_on_the_same_prefix_reads_it_from_the_cache_as_each_wire_reports_it"
 
 MUTANTS = [
@@ -106,5 +107,57 @@ MUTANTS = [
         new='        cost = ("-" if last is None else "$0.0000" if last.cost_e8 is None\n',
         check=test("tests/calls/test_usage.py::test_the_status_line_shows_the_view_the_cache_share_and_the_last_calls_cost"),
         note="an unpriced model's turn shown as costing $0",
+    ),
+    Mutant(
+        name="openai_window_from_the_table",
+        path="harness/calls/capabilities.py",
+        old="        fields[\"context_window\"] = window  # the server's, over the table's\n",
+        new="        pass\n",
+        check=test(OPENAI + "test_the_servers_window_is_believed_over_the_tables[openai-chat]"),
+        note="an OpenAI wire's window taken from the table when the server's list said otherwise [H30]",
+    ),
+    Mutant(
+        name="openai_listed_window_unused",
+        path="harness/calls/models.py",
+        old="    listed = _PROVIDER_LISTED.get(f\"{provider}/{model_id}\")\n",
+        new="    listed = None\n",
+        check=test(OPENAI + "test_a_request_past_a_listed_window_is_refused_in_one_sentence_before_it_reaches_the_model"
+                            "[openai-responses]"),
+        note="a model only the server lists checked against the smallest known window [H30]",
+    ),
+    Mutant(
+        name="openai_effort_let_through",
+        path="harness/calls/models.py",
+        old="    if effort is None or (isinstance(effort, str) and effort in model.efforts):\n",
+        new="    if True:\n",
+        check=test(OPENAI + "test_an_effort_the_model_lacks_is_refused_before_any_call[openai-responses-max]"),
+        note="an effort the model lacks sent, for the server to refuse [H31]",
+    ),
+    Mutant(
+        name="openai_off_sends_no_effort",
+        path="harness/calls/models.py",
+        old="        return \"none\" if \"none\" in model.efforts else None\n",
+        new="        return None\n",
+        check=test(OPENAI + "test_a_thinking_setting_goes_out_as_the_wires_effort_where_the_model_takes_it"
+                            "[openai-chat-off-none]"),
+        note="thinking off leaves a GPT-5.5 reasoning at its default instead of effort none [H31]",
+    ),
+    Mutant(
+        name="standin_takes_any_effort",
+        path="harness/localapi/openai_api.py",
+        old="    if not model.efforts:\n        raise ApiError(400,",
+        new="    if not model.efforts:\n        return\n    if False:\n        raise ApiError(400,",
+        check=test("tests/localapi/test_openai_api.py::test_an_effort_the_model_does_not_take_is_refused_as_openai_"
+                   "refuses_it[openai-chat-no-reasoning]"),
+        note="the stand-ins take a reasoning effort on a model that does not reason",
+    ),
+    Mutant(
+        name="standin_takes_a_prompt_past_the_window",
+        path="harness/localapi/openai_api.py",
+        old="    if tokens + (cap or 0) > model.context_window:\n",
+        new="    if False:\n",
+        check=test("tests/localapi/test_openai_api.py::test_a_prompt_and_cap_past_the_window_is_refused_and_"
+                   "responses_counts_a_prompt[openai-responses]"),
+        note="the stand-ins take a prompt past the model's window",
     ),
 ]

@@ -37,6 +37,7 @@ from harness.calls.models import (
     API,
     DEPRECATED,
     EFFORTS,
+    OPENAI_MODELS,
     RETIRED,
     TABLE_DATE,
     Model,
@@ -46,6 +47,7 @@ from harness.calls.models import (
     lookup,
     table_row,
     use_listing,
+    use_provider_listing,
 )
 from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.logfile import exists, make_parents, read_file, write_whole
@@ -120,6 +122,67 @@ def from_api_models(answer: Iterable[Mapping[str, Any]]) -> dict[str, Model]:
             if model is not None:
                 listed[model.id] = model
     return listed
+
+
+# [H30] the window fields an OpenAI-compatible server's `GET /v1/models` may carry, first found
+# wins: vLLM's `max_model_len`, LM Studio's `max_context_length`, the `context_window` and
+# `context_length` others use; llama.cpp's `meta.n_ctx_train` last (the model's, not the server's
+# `-c`). OpenAI's own list gives none (`id`, `object`, `created`, `owned_by`).
+WINDOW_FIELDS = ("context_window", "max_model_len", "max_context_length", "context_length")
+OUTPUT_FIELDS = ("max_output_tokens", "max_completion_tokens")
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def from_provider_model(info: Mapping[str, Any]) -> Model | None:
+    """One entry of an OpenAI wire's model list as a record (source API), over OpenAI's row where
+    it has one; its window and output cap as the server gives them; None for no model."""
+    model_id = info.get("id")
+    if not isinstance(model_id, str) or not model_id:
+        return None
+    meta = info.get("meta") if isinstance(info.get("meta"), dict) else {}
+    window = next((found for found in (_count(info.get(name)) for name in WINDOW_FIELDS) if found), None) \
+        or _count(meta.get("n_ctx_train"))
+    output = next((found for found in (_count(info.get(name)) for name in OUTPUT_FIELDS) if found), None)
+    row = OPENAI_MODELS.get(model_id)
+    base = row if row is not None else assumed(model_id)
+    fields: dict[str, Any] = {"source": API, "notes": base.notes if row is not None else
+                              "listed by its provider, not in the table: unpriced"}
+    if window is not None:
+        fields["context_window"] = window  # the server's, over the table's
+    if output is not None:
+        fields["output_cap"] = output
+    return replace(base, **fields)
+
+
+def from_provider_models(answer: Iterable[Mapping[str, Any]]) -> dict[str, Model]:
+    listed: dict[str, Model] = {}
+    for info in answer:
+        if isinstance(info, Mapping):
+            model = from_provider_model(info)
+            if model is not None:
+                listed[model.id] = model
+    return listed
+
+
+async def refresh_provider(provider: Any) -> str:
+    """Learn what an OpenAI wire's models take from its own list, at a chat's start or `ever
+    models`: fetched within FETCH_SECONDS_MAX and set for `provider_model`; "" or the sentence
+    saying why the list could not be had (the table and the config answer then). Not kept under
+    the home: a local server's models change as it is restarted."""
+    fetch = getattr(provider, "list_provider_models", None)
+    if fetch is None:
+        return "this provider lists no models"
+    try:
+        answer = await asyncio.wait_for(fetch(), FETCH_SECONDS_MAX)
+    except TimeoutError:
+        return f"{provider.name}'s model list did not come within {FETCH_SECONDS_MAX:g} seconds"
+    except Exception as error:  # Unusable and the rest: the table and the config answer
+        return str(error)
+    use_provider_listing(provider.name, from_provider_models(answer))
+    return ""
 
 
 def server_of(base_url: str | None) -> str:
@@ -270,6 +333,31 @@ def models_report(shown: list[Model], where: str, problem: str, fetched_at: date
     if problem:
         note += f" The list could not be had: {problem}"
     return "\n".join(lines + ["", note])
+
+
+def provider_report(name: str, url: str, listed: Mapping[str, Model], problem: str,
+                    uses: Mapping[str, str], window: int | None = None) -> str:
+    """[H30] `ever models` for an OpenAI wire: its own list's models as `NAME/MODEL`, each with its
+    window as the server gives it, then the ones the turns or the compactor use that it did not
+    list (OpenAI's row, or the config's window, or the smallest known)."""
+    from harness.calls.models import provider_model
+
+    lines = [f"{name} ({url}):"]
+    for model_id, model in listed.items():
+        full = f"{name}/{model_id}"
+        lines.append(model_line(replace(model, id=full), uses.get(full, "")))
+    for full, role in uses.items():
+        model_id = full[len(name) + 1:]
+        if full.startswith(name + "/") and model_id not in listed:
+            model = provider_model(name, model_id, window)
+            lines.append(model_line(replace(model, id=full), role) + (
+                "  - not listed: sent as configured" if model.source in ("assumed", "config") else ""))
+    if listed:
+        lines.append(f"From {name}'s model list now; a window it does not give is OpenAI's page's, the config's "
+                     "or the smallest known.")
+    if problem:
+        lines.append(f"{name}'s list could not be had: {problem}")
+    return "\n".join(lines)
 
 
 def _table() -> list[Model]:

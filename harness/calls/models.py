@@ -458,21 +458,35 @@ def window_tokens(request: dict[str, Any], window: int | None = None) -> int:
     return model.context_window if model is not None else (window or CONTEXT_WINDOW_DEFAULT)
 
 
+WINDOW_FROM = {API: "its provider's model list", TABLE: "the table in harness/calls/models.py",
+               CONFIG: "a context_window setting in config.toml",
+               ASSUMED: "the default of the smallest known window"}
+
+
 def window_problem(request: dict[str, Any], window: int | None = None, what: str = "this request",
-                   counted: int | None = None) -> str | None:
+                   counted: int | None = None, window_from: str | None = None) -> str | None:
     """One sentence (no final period, as every problem here) when the request, its input counted high (`input_tokens_max`) and its
     max_tokens, could pass its model's context window, so it is never sent; None when it fits.
-    `window` is the config's, for a model the table does not know; else CONTEXT_WINDOW_DEFAULT."""
+    `window` is the config's, for a model the table does not know; else CONTEXT_WINDOW_DEFAULT.
+    `window_from` (API, TABLE, CONFIG, ASSUMED) names where a window given by the caller came
+    from (an OpenAI wire's record, harness/calls/openai_client.py); then `window` is the model's."""
     model_id = str(request.get("model", ""))
-    model = capabilities(model_id)
-    tokens = window_tokens(request, window)
+    model = capabilities(model_id) if window_from is None else None
+    tokens = window_tokens(request, window) if window_from is None else (window or CONTEXT_WINDOW_DEFAULT)
     max_tokens = request.get("max_tokens") if isinstance(request.get("max_tokens"), int) else 0
     needed = (input_tokens_max(request) if counted is None else counted) + max_tokens
     if needed <= tokens:
         return None
-    where = ("the table in harness/calls/models.py" if model is not None
-             else "a context_window setting in config.toml, or the default of the smallest known window")
+    if window_from is not None:
+        where = WINDOW_FROM.get(window_from, WINDOW_FROM[ASSUMED])
+    elif model is not None:
+        where = WINDOW_FROM[model.source] if model.source == API else WINDOW_FROM[TABLE]
+    else:
+        where = "a context_window setting in config.toml, or the default of the smallest known window"
     how = "its bytes" if counted is None else "as the API counts them"
+    if counted == 0:
+        return (f"{what} was not sent: its max_tokens {max_tokens:,} alone passes {model_id}'s context window "
+                f"of {tokens:,} tokens ({where}); lower it, or choose a model with a larger window")
     return (f"{what} was not sent: its input, {'up to ' if counted is None else ''}{needed - max_tokens:,} tokens ({how}), and "
             f"max_tokens {max_tokens:,} could pass {model_id}'s context window of {tokens:,} tokens "
             f"({where}); choose a model with a larger window, or set its window in config.toml if it "
@@ -509,3 +523,91 @@ def request_problem(request: dict[str, Any], window: int | None = None, check_wi
         # whats-new-sonnet-5-5, whats-new-opus-5-5: "Forced tool use returns an error"
         return f"{model.id} refuses forced tool use (tool_choice {choice.get('type')}); use auto or none"
     return window_problem(request, window) if check_window else None
+
+
+# ---------------------------------------------------------------- OpenAI's wires [H30] [H31]
+
+OPENAI_DOCS = "https://developers.openai.com/api/docs"
+# Responses' `reasoning.effort` and Chat Completions' `reasoning_effort`: "Currently supported
+# values are none, minimal, low, medium, high, and xhigh" (the API reference's ReasoningEffort),
+# each model taking its own few; a model refuses the rest ("Unsupported value: 'minimal' is not
+# supported with the 'gpt-5.1' model. Supported values are: 'none', 'low', 'medium', and 'high'.")
+OPENAI_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+OPENAI_EFFORTS_RECENT = ("none", "low", "medium", "high", "xhigh")
+
+
+def _openai_row(model_id: str, window: int, output: int, efforts: tuple[str, ...], page: str,
+                notes: str = "") -> Model:
+    return Model(id=model_id, adaptive=False, budget=False, efforts=efforts, thinking_default_on=False,
+                 can_disable=True, sampling_fixed=False, cache_min_tokens=1024, output_cap=output,
+                 price=None, context_window=window, page=page, notes=notes)
+
+
+# OpenAI's models as their pages give them, by the id its API takes (no `NAME/`): read only where
+# a provider's own list does not say (OpenAI's `GET /v1/models` gives no window) and only for an
+# OpenAI wire. Unpriced here: a provider's configured `prices` price them [H29].
+OPENAI_MODELS: dict[str, Model] = {model.id: model for model in (
+    _openai_row("gpt-5.5", 1_050_000, 128_000, OPENAI_EFFORTS_RECENT, f"{OPENAI_DOCS}/models/gpt-5.5",
+                "reasoning.effort none, low, medium, high or xhigh (the reasoning guide; minimal is refused)"),
+    _openai_row("gpt-5.5-pro", 1_050_000, 128_000, ("high", "xhigh"), f"{OPENAI_DOCS}/models/gpt-5.5-pro",
+                "the pro models reason at high or above"),
+    _openai_row("gpt-5.4", 1_050_000, 128_000, OPENAI_EFFORTS_RECENT, f"{OPENAI_DOCS}/models/gpt-5.4"),
+    _openai_row("gpt-5.4-mini", 400_000, 128_000, OPENAI_EFFORTS_RECENT, f"{OPENAI_DOCS}/models/gpt-5.4-mini"),
+)}
+
+# What a provider's own list said of its models (an OpenAI wire's `GET /v1/models`), by
+# `NAME/MODEL`: added beside the Messages API's listing, read first by `provider_model`.
+_PROVIDER_LISTED: dict[str, Model] = {}
+
+
+def use_provider_listing(provider: str, listed: Mapping[str, Model]) -> None:
+    """Make `listed` (by the model's id on its server) what `provider_model` answers first for
+    the provider `provider`, replacing what that provider's list said before."""
+    for key in [key for key in _PROVIDER_LISTED if key.startswith(provider + "/")]:
+        del _PROVIDER_LISTED[key]
+    for model_id, model in listed.items():
+        _PROVIDER_LISTED[f"{provider}/{model_id}"] = model
+
+
+def provider_listing(provider: str) -> dict[str, Model]:
+    prefix = provider + "/"
+    return {key[len(prefix):]: model for key, model in _PROVIDER_LISTED.items() if key.startswith(prefix)}
+
+
+def provider_model(provider: str, model_id: str, window: int | None = None) -> Model:
+    """[H30] What a model on an OpenAI wire takes, always a record: the provider's own list's
+    (its window as the server gives it), else OpenAI's row above, else `assumed` with the
+    config's window."""
+    listed = _PROVIDER_LISTED.get(f"{provider}/{model_id}")
+    if listed is not None:
+        return listed
+    row = OPENAI_MODELS.get(model_id)
+    if row is not None:
+        return row
+    return assumed(model_id, window, None, CONFIG if window else ASSUMED)
+
+
+def effort_sent(model: Model, thinking: Thinking) -> Thinking | None:
+    """[H31] A thinking setting as an OpenAI wire's effort field: "off" is effort `none` where the
+    model takes it and no field elsewhere (the model reasons at its own default, which no field
+    lowers); anything else is sent as it is, for `effort_problem` to refuse before the call
+    where the model lacks it."""
+    if thinking == THINKING_OFF:
+        return "none" if "none" in model.efforts else None
+    return thinking
+
+
+def effort_problem(model: Model, effort: Any) -> str | None:
+    """Why `model` cannot take this effort field (no final period), or None when it can."""
+    if effort is None or (isinstance(effort, str) and effort in model.efforts):
+        return None
+    if isinstance(effort, int):
+        return f"{model.id} takes no thinking budget in tokens on this API; {openai_options(model)}"
+    return f"{model.id} has no reasoning effort {effort}; {openai_options(model)}"
+
+
+def openai_options(model: Model) -> str:
+    efforts = [effort for effort in model.efforts if effort != "none"]
+    if not efforts:
+        return "it takes no reasoning effort (neither its provider's list nor the table names one), so only off"
+    return "it takes off or an effort (" + ", ".join(efforts) + ")"

@@ -41,6 +41,18 @@ RESPONSES_INCOMPLETE = {
 }
 
 
+def effort_of(body: JSON) -> str | int | None:
+    """The effort a body of either wire sends, or None."""
+    if "reasoning_effort" in body:
+        return body["reasoning_effort"]
+    reasoning = body.get("reasoning")
+    return reasoning.get("effort") if isinstance(reasoning, dict) else None
+
+
+# what the Responses API's input-token count takes of a body (`POST /v1/responses/input_tokens`)
+COUNTED_FIELDS = ("model", "input", "instructions", "tools", "tool_choice", "reasoning", "parallel_tool_calls")
+
+
 def chat_stop(finish_reason: str | None, refused: bool = False) -> Stop:
     if refused:
         return Stop.REFUSED
@@ -123,10 +135,13 @@ def chat_tools(tools: Sequence[Tool]) -> list[JSON]:
                                               "parameters": tool.input_schema}} for tool in tools]
 
 
-def chat_body(call: Call, model: str) -> JSON:
-    """The call as a Chat Completions body for `model` (the name on the server), streamed."""
+def chat_body(call: Call, model: str, effort: str | int | None = None) -> JSON:
+    """The call as a Chat Completions body for `model` (the name on the server), streamed; its
+    thinking as `reasoning_effort` where one is sent [H31]."""
     body: JSON = {"model": model, "messages": chat_messages(call), "max_tokens": call.max_tokens,
                   "stream": True, "stream_options": {"include_usage": True}}
+    if effort is not None:
+        body["reasoning_effort"] = effort
     if call.tools:
         body["tools"] = chat_tools(call.tools)
         if call.tools_off:
@@ -165,11 +180,15 @@ def responses_input(call: Call) -> list[JSON]:
     return out
 
 
-def responses_body(call: Call, model: str, cache_key: str | None = None) -> JSON:
+def responses_body(call: Call, model: str, cache_key: str | None = None,
+                   effort: str | int | None = None) -> JSON:
     """The call as a Responses API body: nothing stored at OpenAI (each turn is sent whole, as
-    Ever sends every turn), the prefix cache keyed by `cache_key` [H27]."""
+    Ever sends every turn), the prefix cache keyed by `cache_key` [H27], its thinking as
+    `reasoning.effort` where one is sent [H31]."""
     body: JSON = {"model": model, "input": responses_input(call), "max_output_tokens": call.max_tokens,
                   "stream": True, "store": False}
+    if effort is not None:
+        body["reasoning"] = {"effort": effort}
     if call.tools:
         body["tools"] = [{"type": "function", "name": tool.name, "description": tool.description,
                           "parameters": tool.input_schema, "strict": False} for tool in call.tools]

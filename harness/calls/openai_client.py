@@ -39,7 +39,8 @@ from harness.calls.client import (
     url_secrets,
     url_shown,
 )
-from harness.calls.openai import ChatStream, ResponsesStream, chat_body, responses_body
+from harness.calls.models import effort_problem, effort_sent, provider_model, window_problem
+from harness.calls.openai import COUNTED_FIELDS, ChatStream, ResponsesStream, chat_body, effort_of, responses_body
 from harness.calls.outcomes import Refused, Reply, RetriesExhausted, Unusable, Usage
 from harness.calls.provider import Call, OnStreamed, Streamed
 from harness.calls.providers import provider_key
@@ -73,6 +74,8 @@ def describe(error: BaseException) -> str:
     if isinstance(error, openai.APIStatusError):
         kind = error.code or error.type or status_phrase(error.status_code)
         message = " ".join(str(getattr(error, "message", "") or "").split())
+        if error.code == "context_length_exceeded":  # its first sentence, which names the window
+            message = message.split(" - ", 1)[-1].split(". ", 1)[0]
         return f"{error.status_code} {kind}: {message}" if message else f"{error.status_code} {kind}"
     if isinstance(error, openai.APITimeoutError):
         return "the request timed out"
@@ -99,6 +102,8 @@ def what_to_do(error: BaseException, model: str, key_env: str | None) -> str:
         return "the key may not do this: check its project and permissions"
     if status == 404:
         return f"check the model name ({model}) and the base URL"
+    if getattr(error, "code", None) == "context_length_exceeded":
+        return "shorten the chat's view (view_bytes in config.toml) or choose a model with a larger window"
     return f"check the model ({model}) and its settings in config.toml"
 
 
@@ -157,19 +162,71 @@ class OpenAIProvider:
 
     def request(self, call: Call) -> JSON:
         model = self.wire_model(call.model)
+        effort = effort_sent(self.capabilities(call.model), call.thinking)
         if self.api == "openai-chat":
-            return chat_body(call, model)
+            return chat_body(call, model, effort)
         # [H27] one key per chat prefix: the system prompt and the tools, which every call shares
         shared = json.dumps([list(call.system), [tool.name for tool in call.tools]]).encode("utf-8")
-        return responses_body(call, model, "ever-" + hashlib.sha256(shared).hexdigest()[:32])
+        return responses_body(call, model, "ever-" + hashlib.sha256(shared).hexdigest()[:32], effort)
 
     def capabilities(self, model: str) -> Any:
-        from harness.calls.models import capabilities
-
-        return capabilities(self.wire_model(model))
+        """[H30] The model's record: its provider's list's, OpenAI's row, else assumed with the
+        config's window."""
+        return provider_model(self.name, self.wire_model(model), self.window)
 
     async def count_tokens(self, request: JSON) -> int | None:
-        return None  # neither API counts a prompt without running it
+        """The Responses API's own count of a body's input (`POST /v1/responses/input_tokens`, no
+        charge); None on Chat Completions, which has no count, or when the count fails."""
+        if self.api == "openai-chat":
+            return None
+        try:
+            counted = await self.sdk.responses.input_tokens.count(
+                **{name: value for name, value in request.items() if name in COUNTED_FIELDS})
+        except Exception:  # any failure: the bound counted without a call decides
+            return None
+        tokens = getattr(counted, "input_tokens", None)
+        return tokens if isinstance(tokens, int) else None
+
+    async def list_provider_models(self) -> list[JSON]:
+        """The server's `GET /v1/models`, each model as its JSON; `Unusable` with one sentence when
+        it cannot be had, never retried: the table and the config answer meanwhile."""
+        try:
+            return [info.model_dump(mode="json") async for info in self.sdk.models.list()]
+        except Exception as error:
+            if classify(error) is None:
+                raise
+            secrets = (self.settings.api_key, *url_secrets(self.settings.base_url)) if self.settings.api_key \
+                else url_secrets(self.settings.base_url)
+            url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)
+            raise Unusable(redact(f"{url} gave no model list ({describe(error)})", secrets)) from None
+
+    async def problem(self, request: JSON) -> str | None:
+        """Why this body is not sent, or None [H30] [H31]: an effort the model lacks, or its input
+        and output cap past the model's window. Counted high (a token for every byte of the body
+        as JSON), a body that could pass is counted again by the API where it counts (Responses);
+        Chat Completions has no count, so a body only the high count puts past is sent, and the
+        server's own refusal is the sentence."""
+        full = f"{self.name}/{request.get('model', '')}"
+        model = self.capabilities(full)
+        refused = effort_problem(model, effort_of(request))
+        if refused:
+            return refused
+        cap = request.get("max_tokens", request.get("max_output_tokens"))
+        if isinstance(cap, int) and cap > model.output_cap:
+            return f"max_tokens {cap:,} is above {full}'s output cap of {model.output_cap:,}"
+        shaped = {"model": full, "max_tokens": cap if isinstance(cap, int) else 0,
+                  **{name: value for name, value in request.items() if name in COUNTED_FIELDS + ("messages",)
+                     and name != "model"}}
+        found = window_problem(shaped, model.window, window_from=model.source)
+        if found is None:
+            return None
+        counted = await self.count_tokens(request)
+        if counted is not None:
+            return window_problem(shaped, model.window, counted=counted, window_from=model.source)
+        if self.api == "openai-chat":
+            # the least the body can count: its output cap alone
+            return window_problem(shaped, model.window, counted=0, window_from=model.source)
+        return found
 
     async def aclose(self) -> None:
         await self.sdk.close()
@@ -183,6 +240,9 @@ class OpenAIProvider:
 
     async def stream(self, request: JSON, on_event: OnStreamed | None = None) -> Reply:
         """Send `request` until an answer comes back; see the module docstring."""
+        problem = await self.problem(request)
+        if problem:
+            raise Refused(problem, Usage(), 0)
         spent = Usage()
         attempt = 0
         url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)

@@ -617,9 +617,41 @@ def models() -> None:
         async with Client(ClientSettings(api_key=key.reveal(), base_url=settings.base_url)) as client:
             return await refresh(client, settings.home, settings.base_url, datetime.now(UTC), force=True)
 
-    where, problem = asyncio.run(ask()) if key is not None else ("table", problem)
-    cached = read_listing(settings.home, settings.base_url)
-    echo(models_report(rows(listing()), where, problem, cached[1] if cached else None, uses))
+    from harness.calls.providers import route
+
+    # [H30] a model an OpenAI wire serves is listed under its provider, from that server's own list
+    wired = {model: role for model, role in uses.items() if route(model, settings.providers).provider.openai}
+    names = sorted({config.name for config in settings.providers.values() if config.openai}
+                   | {route(model, settings.providers).provider.name for model in wired})
+    anthropic_uses = {model: role for model, role in uses.items() if model not in wired}
+    if anthropic_uses or not names:
+        where, problem = asyncio.run(ask()) if key is not None else ("table", problem)
+        cached = read_listing(settings.home, settings.base_url)
+        echo(models_report(rows(listing()), where, problem, cached[1] if cached else None, anthropic_uses))
+    for name in names:
+        echo(("\n" if anthropic_uses else "") + asyncio.run(provider_models(settings, name, wired)))
+
+
+async def provider_models(settings: Any, name: str, uses: dict[str, str]) -> str:
+    """`ever models`'s part for one OpenAI wire: its list asked now, or why it could not be."""
+    from harness.calls.capabilities import provider_report, refresh_provider
+    from harness.calls.client import ClientSettings, url_shown
+    from harness.calls.models import provider_listing
+    from harness.calls.openai_client import openai_provider
+    from harness.calls.outcomes import SettingsError
+    from harness.calls.providers import route
+
+    config = route(name + "/x", settings.providers).provider
+    url = url_shown(config.base_url or "https://api.openai.com/v1")
+    try:
+        provider = openai_provider(ClientSettings(api_key=""), config)
+    except SettingsError as error:
+        return provider_report(name, url, {}, str(error), uses, config.context_window)
+    try:
+        problem = await refresh_provider(provider)
+    finally:
+        await provider.aclose()
+    return provider_report(name, url, provider_listing(name), problem, uses, config.context_window)
 
 
 @main.command()

@@ -22,8 +22,13 @@ Responses, `input` on Chat, `messages` on Responses); an empty `messages` / `inp
 has not; a message content part of another API's type; a `tool` message (a `function_call_output`)
 that answers no call before it, or a call left unanswered when the next message comes; a call's
 `arguments` that are not a string of JSON; tools not `{"type": "function", …}`; `max_tokens` /
-`max_output_tokens` not a whole number above 0 or past the model's output cap. A model the server
-does not list is a 404 `model_not_found`; a request without `Authorization: Bearer` a 401.
+`max_output_tokens` not a whole number above 0 or past the model's output cap; a reasoning effort
+(`reasoning_effort`, `reasoning.effort`) on a model that does not reason (`unsupported_parameter`)
+or one the model does not take (`unsupported_value`); a prompt whose tokens and output cap pass
+the model's window (`context_length_exceeded`, "This model's maximum context length is N
+tokens"). A model the server does not list is a 404 `model_not_found`; a request without
+`Authorization: Bearer` a 401. The Responses stand-in also counts a body's input tokens
+(`POST /v1/responses/input_tokens`), as the real one does, free.
 
 Tokens: as the Messages stand-in counts them, ceil(UTF-8 bytes of a part's canonical JSON / 4), over
 each tool, then each message's parts (a string content is one text part), in order.
@@ -64,9 +69,14 @@ class LocalModel:
     id: str
     context_window: int
     max_output_tokens: int
+    efforts: tuple[str, ...] = ()  # `reasoning_effort` / `reasoning.effort`; (): no reasoning field
 
 
-MODELS = (LocalModel("gpt-5.5", 400_000, 128_000), LocalModel("gpt-5.5-mini", 400_000, 128_000),
+RECENT_EFFORTS = ("none", "low", "medium", "high", "xhigh")
+# gpt-5.5's window here is not its page's (1,050,000): a list that disagrees with the table is
+# what a test of "the list over the table" needs
+MODELS = (LocalModel("gpt-5.5", 400_000, 128_000, RECENT_EFFORTS),
+          LocalModel("gpt-5.5-mini", 400_000, 128_000, RECENT_EFFORTS),
           LocalModel("qwen3-coder", 262_144, 65_536))
 
 CHAT_FIELDS = frozenset({"model", "messages", "max_tokens", "max_completion_tokens", "stream", "stream_options",
@@ -78,6 +88,9 @@ RESPONSES_FIELDS = frozenset({"model", "input", "instructions", "max_output_toke
                               "tool_choice", "temperature", "top_p", "parallel_tool_calls", "prompt_cache_key",
                               "reasoning", "text", "metadata", "previous_response_id", "include", "truncation",
                               "service_tier", "user", "prompt_cache_retention", "stream_options"})
+# what `POST /v1/responses/input_tokens` takes (the SDK's `responses.input_tokens.count`)
+COUNT_FIELDS = frozenset({"model", "input", "instructions", "tools", "tool_choice", "reasoning", "parallel_tool_calls",
+                          "conversation", "previous_response_id", "text", "truncation"})
 CHAT_ROLES = ("system", "developer", "user", "assistant", "tool")
 CHAT_PARTS = {"system": ("text",), "developer": ("text",), "user": ("text", "image_url"),
               "assistant": ("text", "refusal")}
@@ -141,6 +154,8 @@ def check_chat(body: JSON, models: dict[str, LocalModel]) -> tuple[list[JSON], L
     cap = body.get("max_completion_tokens", body.get("max_tokens"))
     if cap is not None and (not is_int(cap) or cap < 1 or cap > model.max_output_tokens):
         raise invalid(f"Invalid 'max_tokens': must be a whole number from 1 to {model.max_output_tokens}.")
+    if "reasoning_effort" in body:
+        check_effort(body["reasoning_effort"], model, "reasoning_effort")
     check_functions([tool.get("function") if isinstance(tool, dict) and tool.get("type") == "function" else None
                      for tool in body.get("tools", [])], "tools")
     if "stream_options" in body and not body.get("stream"):
@@ -208,6 +223,12 @@ def check_responses(body: JSON, models: dict[str, LocalModel]) -> tuple[list[JSO
     cap = body.get("max_output_tokens")
     if cap is not None and (not is_int(cap) or cap < 16 or cap > model.max_output_tokens):
         raise invalid(f"Invalid 'max_output_tokens': must be a whole number from 16 to {model.max_output_tokens}.")
+    if "reasoning" in body:
+        reasoning = body["reasoning"]
+        if not isinstance(reasoning, dict) or set(reasoning) - {"effort", "summary"}:
+            raise invalid("Invalid 'reasoning': expected an object of effort and summary.")
+        if "effort" in reasoning:
+            check_effort(reasoning["effort"], model, "reasoning.effort")
     tools = body.get("tools", [])
     if any(not isinstance(tool, dict) or tool.get("type") != "function" for tool in tools):
         raise invalid("Invalid 'tools': this server takes function tools only.")
@@ -246,6 +267,28 @@ def check_responses(body: JSON, models: dict[str, LocalModel]) -> tuple[list[JSO
     if called - answered:
         raise invalid(f"No tool output found for function call {sorted(called - answered)[0]}.")
     return parts, model
+
+
+def check_effort(effort: Any, model: LocalModel, field: str) -> None:
+    """OpenAI's refusals of a reasoning effort: on a model that does not reason, and a value the
+    model does not take."""
+    if not model.efforts:
+        raise ApiError(400, "invalid_request_error",
+                       f"Unsupported parameter: '{field}' is not supported with this model.")
+    if effort not in model.efforts:
+        shown = ", ".join(f"'{level}'" for level in model.efforts[:-1]) + f", and '{model.efforts[-1]}'"
+        raise ApiError(400, "invalid_request_error", f"Unsupported value: {effort!r} is not supported with the "
+                                                     f"'{model.id}' model. Supported values are: {shown}.")
+
+
+def check_window(tokens: int, cap: int | None, model: LocalModel) -> None:
+    """A prompt and its output cap past the model's window: "This model's maximum context length
+    is N tokens" (code `context_length_exceeded`)."""
+    if tokens + (cap or 0) > model.context_window:
+        raise ApiError(400, "invalid_request_error",
+                       f"This model's maximum context length is {model.context_window} tokens. However, you "
+                       f"requested {tokens + (cap or 0)} tokens ({tokens} in the messages, {cap or 0} in the "
+                       f"completion). Please reduce the length of the messages or completion.")
 
 
 def model_of(body: JSON, models: dict[str, LocalModel]) -> LocalModel:
@@ -349,16 +392,35 @@ class OpenAILocalAPI(LocalAPI):
                      "context_window": model.context_window, "max_output_tokens": model.max_output_tokens}
                     for model in self.models.values()]}, request_id)
                 return
-            if handler.command != "POST" or path != self.path:
+            counting = self.api == "openai-responses" and path == "/v1/responses/input_tokens"
+            if handler.command != "POST" or (path != self.path and not counting):
                 raise ApiError(404, "invalid_request_error", f"Invalid URL ({handler.command} {path})")
             if not isinstance(body, dict):
                 raise invalid("We could not parse the JSON body of your request.")
+            if counting:
+                unknown = sorted(set(body) - COUNT_FIELDS)
+                if unknown:
+                    raise invalid(f"Unknown parameter: '{unknown[0]}'.")
+                parts, _ = check_responses(dict(body, max_output_tokens=16), self.models)
+                record(200, "count")
+                handler.send_json(200, {"object": "response.input_tokens",
+                                        "input_tokens": sum(part_tokens(part) for part in parts)}, request_id)
+                return
             checker = check_chat if self.api == "openai-chat" else check_responses
-            parts, _ = checker(body, self.models)
+            parts, model = checker(body, self.models)
+            check_window(sum(part_tokens(part) for part in parts),
+                         body.get("max_completion_tokens", body.get("max_tokens", body.get("max_output_tokens"))),
+                         model)
             item = self._take(body)
         except ApiError as error:
             if error.status == 404 and "model" in error.message:
                 code = "model_not_found"
+            elif error.message.startswith("This model's maximum context length"):
+                code = "context_length_exceeded"
+            elif error.message.startswith("Unsupported parameter"):
+                code = "unsupported_parameter"
+            elif error.message.startswith("Unsupported value"):
+                code = "unsupported_value"
             record(error.status, "invalid" if error.status == 400 else "error")
             handler.send_json(error.status, error_body(error, code), request_id)
             return

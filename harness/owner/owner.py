@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 from harness.calls.agents import Agents
 from harness.calls.approval import Approval, weakest
 from harness.calls.budget import Chain, ChatCaps, Spend
-from harness.calls.capabilities import refresh
+from harness.calls.capabilities import refresh, refresh_provider
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
 from harness.calls.compactor import Job as CompactorJob
 from harness.calls.prompt import Prompt
@@ -202,6 +202,10 @@ class Owner:
             # (of the clients, the one that has a Models API: the turns' or the compactor's)
             listing_client = next((one for one in (client, compactor_client) if hasattr(one, "list_models")), client)
             await refresh(listing_client, settings.home, settings.base_url, world.clock.now(), world.disk)
+            # [H30] an OpenAI wire's models as its own list gives them (a local server's windows)
+            for one in {one.name: one for one in (client, compactor_client)
+                        if hasattr(one, "list_provider_models")}.values():
+                await refresh_provider(one)
         except BaseException:
             memory.close()
             raise

@@ -51,3 +51,30 @@ def test_without_a_key_the_table_answers_and_says_so(tmp_path, api):
     assert "From the table in harness/calls/models.py alone" in run.stdout
     assert "claude-nova-6" not in run.stdout and "claude-haiku-5-5" in run.stdout
     assert api.listings == []
+
+
+def test_ever_models_lists_a_local_servers_models_with_the_windows_its_own_list_gives(tmp_path):
+    """The stand-in's list: qwen3-coder 262,144 tokens and 65,536 out; gpt-5.5 400,000 and 128,000
+    (its page says 1,050,000: the list is believed)."""
+    from harness.localapi.openai_api import OpenAILocalAPI
+    from tests.support.providers import Wire
+
+    with OpenAILocalAPI("openai-chat") as server:
+        wire = Wire("openai-chat", server)
+        home = tmp_path / "home"
+        home.mkdir(mode=0o700)
+        (home / "config.toml").write_text(wire.config_toml())
+        (home / "config.toml").chmod(0o600)
+        env = environment(home, server, key="")
+        env["TEST_OPENAI_KEY"] = "test-openai-key"
+        env["EVER_MODEL"] = wire.model
+        run = ever(["models"], env)
+        assert run.returncode == 0, run.stderr
+        assert row(run.stdout, "local/qwen3-coder") == ["local/qwen3-coder", "262,144", "65,536", "disabled", "-",
+                                                        "unpriced", "current", "(the", "turns", "and", "the",
+                                                        "compactor)"]
+        assert row(run.stdout, "local/gpt-5.5")[:6] == ["local/gpt-5.5", "400K", "128K", "disabled",
+                                                        "none,low,medium,high,xhigh", "unpriced"]
+        assert "From local's model list now" in run.stdout
+        assert (len(server.listings), server.requests) == (1, [])
+        assert "claude-" not in run.stdout  # no Anthropic model is in use: its list is not asked

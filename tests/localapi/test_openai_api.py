@@ -44,6 +44,15 @@ def refusal(send) -> str:
     return ""
 
 
+def bad_request(send) -> openai.BadRequestError | None:
+    """The 400 raised; None when the request was taken (an assertion on it fails, as it should)."""
+    try:
+        send()
+    except openai.BadRequestError as error:
+        return error
+    return None
+
+
 USER = {"role": "user", "content": "hi"}
 CALL = {"role": "assistant", "content": None,
         "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{}"}}]}
@@ -118,6 +127,51 @@ def test_an_unknown_model_is_a_404_and_the_models_are_listed(servers, kind):
     assert raised.value.code == "model_not_found"
     listed = {model.id: model.model_extra["context_window"] for model in client.models.list()}
     assert listed == {"gpt-5.5": 400_000, "gpt-5.5-mini": 400_000, "qwen3-coder": 262_144}
+
+
+@pytest.mark.parametrize("model, effort, code, words", [
+    ("qwen3-coder", "low", "unsupported_parameter", "is not supported with this model"),
+    ("gpt-5.5", "minimal", "unsupported_value", "Supported values are: 'none', 'low', 'medium', 'high', and 'xhigh'"),
+], ids=["no-reasoning", "minimal"])
+@pytest.mark.parametrize("kind", ["openai-chat", "openai-responses"])
+def test_an_effort_the_model_does_not_take_is_refused_as_openai_refuses_it(servers, kind, model, effort, code, words):
+    api = servers[kind]
+    api.reset()
+    api.responder = lambda body: "ok"
+    client = openai.OpenAI(base_url=api.base_url, api_key="k", max_retries=0)
+    raised = bad_request(lambda: client.chat.completions.create(model=model, messages=[USER], reasoning_effort=effort)
+                         if kind == "openai-chat" else
+                         client.responses.create(model=model, input=[SAID], reasoning={"effort": effort}))
+    assert raised is not None and raised.code == code and words in raised.message
+    assert [request.answer for request in api.requests] == ["invalid"]
+
+
+@pytest.mark.parametrize("kind", ["openai-chat", "openai-responses"])
+def test_a_prompt_and_cap_past_the_window_is_refused_and_responses_counts_a_prompt(kind):
+    # one user part of exactly 1,000 tokens, as the module counts a part: its canonical JSON
+    # {"part":{"text":"…","type":"text"},"role":"user"} is the text and 48 bytes (54 with
+    # "input_text"), a token per 4 bytes; a 1,100-token window: a cap of 100 fits, 101 does not
+    from harness.localapi.openai_api import LocalModel
+
+    said = "a" * (1_000 * 4 - (48 if kind == "openai-chat" else 54))
+    with OpenAILocalAPI(kind, models=(LocalModel("tiny", 1_100, 500),), responder=lambda body: "ok") as api:
+        client = openai.OpenAI(base_url=api.base_url, api_key="k", max_retries=0)
+
+        def create(cap):
+            if kind == "openai-chat":
+                return client.chat.completions.create(model="tiny", max_tokens=cap, messages=[
+                    {"role": "user", "content": [{"type": "text", "text": said}]}])
+            return client.responses.create(model="tiny", max_output_tokens=cap, input=[
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": said}]}])
+
+        assert create(100) is not None
+        raised = bad_request(lambda: create(101))
+        assert raised is not None and raised.code == "context_length_exceeded"
+        assert "maximum context length is 1100 tokens" in raised.message
+        if kind == "openai-responses":
+            counted = client.responses.input_tokens.count(model="tiny", input=[
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": said}]}])
+            assert counted.input_tokens == 1_000
 
 
 def test_a_request_without_a_key_is_a_401(servers):
