@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from harness.memory.disk import REAL_DISK, Disk
-from harness.memory.logfile import LogFile, fsync_directory
+from harness.memory.logfile import LogFile
 
 READ_CHUNK_BYTES = 4 << 20
 
@@ -111,8 +111,7 @@ class DayLog:
         except FileExistsError:
             if self.disk.stat(path).st_size:
                 raise StoreError(f"{path} appeared while the chat was open; open the chat again to read it") from None
-            appender = LogFile(path, disk=self.disk)
-            fsync_directory(self.directory, self.disk)
+            appender = LogFile(path, disk=self.disk)  # empty: its name fsync'd there [S30]
         self.appender = appender
         self.names.append(name)
         self.sizes.append(0)

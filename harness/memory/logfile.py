@@ -214,7 +214,9 @@ class LogFile:
         self.fd: int | None = fd
         try:
             self.size = disk.fstat(fd).st_size
-            if created:
+            if created or self.size == 0:
+                # an empty file found may be one whose maker died (or whose directory fsync
+                # failed) before its name was durable: its name is made durable before a line [S30]
                 fsync_directory(path.parent, disk)
             elif ends_torn(fd, self.size, disk):
                 self.append(b"\n")

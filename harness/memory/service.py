@@ -54,6 +54,8 @@ PAGE_CHARS = 30_000  # zoom(id, 1) gives a long message in pages of this many ch
 RETRY_BACKOFF_SECONDS = (2.0, 4.0, 8.0)  # after a content failure, while a turn waits [P8]
 # [C11] a paused compactor tries again after these, then every last one
 PAUSE_BACKOFF_SECONDS = (30.0, 60.0, 120.0, 300.0)
+# [S28] a built node's line the disk refused is tried again after these, then every last one
+LINE_RETRY_SECONDS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 
 
 class Paused(Exception):
@@ -66,7 +68,13 @@ class StoreTexts:
 
     def __init__(self, store: Store):
         self.store = store
-        self.unlogged: dict[tuple[int, int], str] = {}  # a read-only chat's nodes built in memory
+        # a read-only chat's nodes built in memory, and the nodes whose line the disk refused
+        self.unlogged: dict[tuple[int, int], str] = {}
+        # the nodes built whose line the disk refused (ENOSPC, EIO), in build order, each with its
+        # T: logged by `flush`, the first of them before any node built after it [S28]
+        self.pending: list[tuple[int, int, str, int]] = []
+        self.refused = ""  # the disk's error for the first of them
+        self.kept: list[Node] = []  # [S29] nodes replayed with another text: their logged line is kept
 
     def node(self, l: int, i: int) -> str | None:
         return self.unlogged.get((l, i)) or self.store.node(l, i)
@@ -85,16 +93,46 @@ class StoreTexts:
 
     def record_nodes(self, nodes: list[tuple[int, int, str]], T: int) -> None:
         for l, i, text in nodes:
+            if self.pending:  # logged in build order: after the nodes waiting for the disk
+                self._hold(l, i, text, T)
+                continue
             logged = self.node(l, i)
             if logged is None and not self.store.writable and self.store.read_only:
                 self.unlogged[(l, i)] = text  # read only: what a replay builds stays in memory
             elif logged is None:
+                try:
+                    self.store.append_node(l, i, text, T)
+                except StoreError as error:
+                    # [S28] the node is built; its line waits for the disk, tried again by `flush`
+                    self.refused = str(error)
+                    self._hold(l, i, text, T)
+            elif logged != text:
+                # a node is built once [gist §2]; a replay gives the text logged before, unless a
+                # message or a line under it was lost or damaged since: then the line logged
+                # from it whole is kept [S13]; so too when a message under it reads otherwise
+                # with no sign of damage (a byte changed on disk that left its line JSON), said [S29]
+                if not self.store.damaged_between(i << l, ((i + 1) << l) - 1):
+                    self.store.changed_under(l, i, node_name(l, i))
+                self.kept.append((l, i))
+
+    def _hold(self, l: int, i: int, text: str, T: int) -> None:
+        self.unlogged[(l, i)] = text
+        self.pending.append((l, i, text, T))
+
+    def flush(self) -> bool:
+        """Log the nodes waiting for the disk, in build order, each with the T of its building
+        [S28]; whether none waits now."""
+        while self.pending:
+            l, i, text, T = self.pending[0]
+            try:
                 self.store.append_node(l, i, text, T)
-            elif logged != text and not self.store.damaged_between(i << l, ((i + 1) << l) - 1):
-                # a node is built once [gist §2]; a replay must give the text logged before,
-                # unless a message or a line under it was lost or damaged since: then the line
-                # logged from it whole is kept [S13]
-                raise RuntimeError(f"node {node_name(l, i)} was logged with another text")
+            except StoreError as error:
+                self.refused = str(error)
+                return False
+            self.pending.pop(0)
+            self.unlogged.pop((l, i), None)
+        self.refused = ""
+        return True
 
     def built_levels(self) -> list[list]:
         return self.store.built_levels()
@@ -220,17 +258,23 @@ class Memory:
         # [S11] the pieces a killed owner logged of a long message, by key, counted at open
         # while they still end the log: its delivery logs the rest, not the whole again
         self.partly_logged: dict[str, int] = {}
+        # [S11] the message whose last pieces wait: every other line is logged after them, so
+        # its pieces stay together at the log's end until its key is logged
+        self.unfinished: Accepted | None = None
         for key, text in self.inbox.pending():
             if store.key_id(key) is None:
                 logged = self.pieces_logged(split_long(text))
                 if logged:
                     self.partly_logged[key] = logged
+                    self.unfinished = Accepted(text, key, "inbox")
                     break  # only the message being logged at the kill ends the log
         self.on_wait: Callable[[str | None, float | None], None] | None = None  # [C12]
         self.paused = ""  # [C11] the sentence, while the compactor is paused
         self._pauses = 0  # in a row, for the backoff
         self._last_pause = ""  # the cause last shown, until a line is built
         self._resume_handle: asyncio.TimerHandle | None = None
+        self._line_handle: asyncio.TimerHandle | None = None  # [S28] the next try of a refused line
+        self._line_tries = 0
         # the clock a wait's deadline is shown in; the waits themselves run on the event loop's
         # time, which a simulation makes the World's (sim/loop.py)
         self.monotonic: Callable[[], float] = time.monotonic
@@ -268,7 +312,9 @@ class Memory:
                 # state, and the whole log replayed
                 saved = Planner(config).save()
             planner = Planner.load(saved, texts)
-            if store.writable:
+            for l, i in texts.kept:  # [S29] the replay's text forgotten: the logged line is read
+                planner._recent.pop((i << 6) | l, None)
+            if store.writable and not texts.pending:  # [S28] never a view naming an unlogged node
                 try:
                     store.save_view(planner.checkpoint())
                 except OSError:
@@ -291,6 +337,11 @@ class Memory:
         self.inbox.close()
         if self._resume_handle is not None:
             self._resume_handle.cancel()
+        if self._line_handle is not None:
+            self._line_handle.cancel()
+            self._line_handle = None
+        if not self.store.closed and self.store.writable:
+            self._flush()  # [S28] a line still refused dies with the process, as a running call does
         if not self.store.closed and self.store.writable and self.planner.lines_since_save:
             self._checkpoint()  # the next open replays nothing
         return self.store.close(keep_lock)
@@ -301,7 +352,13 @@ class Memory:
                key: str | None = None, origin: str | None = None) -> dict:
         """Log one message, then let the planner see it [gist §1, §3.2]; the record is returned
         once it is on disk. A user's message logs its key on its first line (harness/memory/accepted.py)
-        [S8] [S9]."""
+        [S8] [S9]. A long message cut short by a refused piece is finished first [S11]."""
+        if self.unfinished is not None:
+            self.append_accepted(self.unfinished, now)
+        return self._log(kind, text, now, key, origin)
+
+    def _log(self, kind: str, text: str, now: datetime | None, key: str | None = None,
+             origin: str | None = None) -> dict:
         record = self.store.append_message(kind, text, now, key, origin)
         self._apply(Message(kind, record["text"]))
         return record
@@ -310,11 +367,24 @@ class Memory:
         """Log a user's message as it entered (harness/memory/accepted.py), split if long
         [H2], its key ending its LAST line [S8] [S9] [S11]: the key says all of it is logged.
         A message accepted before a restart goes on from the first piece the killed owner did
-        not log (`partly_logged`)."""
+        not log (`partly_logged`); one whose piece the disk refused goes on from that piece, and
+        before any other line (`unfinished`), so its pieces are never apart nor logged twice."""
+        if self.unfinished is not None and self.unfinished.key != message.key:
+            self.append_accepted(self.unfinished, now)
+        if self.store.key_id(message.key) is not None:
+            return  # finished before another line, its key logged: never twice
         pieces = split_long(message.text)
         start = self.partly_logged.pop(message.key, 0)
         for k in range(start, len(pieces)):
-            self.append("user", pieces[k], now, key=message.key if k == len(pieces) - 1 else None)
+            try:
+                self._log("user", pieces[k], now, key=message.key if k == len(pieces) - 1 else None)
+            except BaseException:
+                if k > 0:
+                    self.partly_logged[message.key] = k
+                    self.unfinished = message
+                raise
+        if self.unfinished is not None and self.unfinished.key == message.key:
+            self.unfinished = None
 
     def pieces_logged(self, pieces: list[str]) -> int:
         """How many of a message's first pieces end the log as user lines with no key [S11]:
@@ -336,10 +406,45 @@ class Memory:
                 return k
         return 0
 
+    def _pending(self) -> list:
+        return getattr(self.planner.texts, "pending", [])
+
+    def _flush(self) -> bool:
+        flush = getattr(self.planner.texts, "flush", None)
+        return True if flush is None else flush()
+
+    def _line_refused(self) -> None:
+        """[S28] A node's line refused by the disk: one row says so, and the line is tried again
+        on a backoff; the node is built meanwhile, and no checkpoint is written until it is logged."""
+        if self._line_handle is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (an open, a command): `start` or the next event tries again
+        delay = LINE_RETRY_SECONDS[min(self._line_tries, len(LINE_RETRY_SECONDS) - 1)]
+        if self._line_tries == 0:
+            l, i, _, _ = self._pending()[0]
+            self._row(f"{node_name(l, i)} is built and its line waits for the disk "
+                      f"({self.planner.texts.refused}); tried again in {delay:.0f} s")
+        self._line_tries += 1
+        self._line_handle = loop.call_later(delay, self._retry_line)
+
+    def _retry_line(self) -> None:
+        self._line_handle = None
+        if self.store.closed:
+            return
+        if not self._flush():
+            self._line_refused()
+            return
+        self._line_tries = 0
+        if self.planner.save_due():
+            self._checkpoint()
+
     def _checkpoint(self) -> None:
         """view.json is a checkpoint: the logs replay what a failed save leaves out [P10]."""
-        if not self.store.writable:
-            return
+        if not self.store.writable or self._pending():
+            return  # [S28] a view naming a node the tree lacks would be set aside at the next open
         try:
             self.store.save_view(self.planner.checkpoint())
         except OSError as error:
@@ -348,6 +453,8 @@ class Memory:
 
     def _apply(self, event: Event) -> None:
         self.planner.apply(event)
+        if self._pending():
+            self._line_refused()
         if self.planner.save_due():
             self._checkpoint()
         if self.planner.merges:
@@ -361,6 +468,8 @@ class Memory:
     def start(self) -> None:
         """Begin the work the logs imply (an import, a kill, a close mid-work) as soon as the chat
         is open, not at the next message: the planner's load already started its calls [P11]."""
+        if self._pending():
+            self._line_refused()  # [S28] a line the open's replay could not log
         self._follow_running()
 
     def _follow_running(self) -> None:

@@ -591,6 +591,16 @@ class Store:
                 break
         return {"i": i, "kind": "note", "text": text, "size": utf8_bytes(text), "date": date}
 
+    def changed_under(self, l: int, i: int, name: str) -> None:
+        """[S29] Node (l, i), replayed from its messages, gives another text than its line: a
+        message under it changed since it was logged, its line still JSON (a byte changed on
+        disk). The logged line is kept, the messages under it are taken as damaged, and it is said."""
+        first, last = i << l, ((i + 1) << l) - 1
+        with self._mutex:
+            self._damaged_spans.add((first, last))
+        self._say_damage(f"node {name} was logged from {ids_text(first, last)} as they read then, and "
+                         "they read otherwise now (a byte changed on disk?): its logged line is kept")
+
     def _damaged_record(self, i: int, entry: int, line: bytes) -> Record:
         """A message whose line has its ids and its tail but not whole JSON inside its text
         (a byte changed on disk): its text as far as it reads, and one sentence [S13]. The rest

@@ -158,14 +158,22 @@ class Owner:
         hub = hub or Hub()
         hub.loop = asyncio.get_running_loop()
         memory_ref: dict[str, Any] = {}
+        unrecorded: list = []  # [S28] compactions' usage the disk refused, recorded with the next
 
         async def build(job: Job) -> JobResult:
             compactor = memory_ref["compactor"]
             task = Compress(job.kind, job.text) if job.l == 0 else Merge(*job.halves)
             result = await compactor.build(CompactorJob(job.l, job.i, job.context, task))
-            record_usage(settings.home, usage_record("compaction", memory_ref["m"].planner.T - 1,
-                                                     compactor.settings.model, result.usage, world.clock.now()),
-                         world.disk)
+            unrecorded.append(usage_record("compaction", memory_ref["m"].planner.T - 1,
+                                           compactor.settings.model, result.usage, world.clock.now()))
+            try:
+                while unrecorded:
+                    record_usage(settings.home, unrecorded[0], world.disk)
+                    unrecorded.pop(0)
+            except OSError as error:  # the line is the compaction's; its usage waits for the disk
+                if len(unrecorded) == 1:
+                    hub.row(f"memory: the usage of {job.name} could not be recorded ({error.strerror or error}); "
+                            "it is recorded with the next compaction's")
             return JobResult(result.text, result.failure or "")
 
         # owned first: a process that finds the chat owned (ChatBusy) never loads the SDK

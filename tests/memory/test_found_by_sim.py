@@ -1,0 +1,178 @@
+"""Strategy: each bug `make sim` found (sim/seeds.py keeps the seed that found it) written out as
+one example on the real disk, failed where the seed's disk failed (tests/support/disk.py):
+
+- a node's line the disk refuses (EIO on the tree's day file) [S28]: the append that built it
+  returns, one row says so, the node is built, no view.json names it, and the line is logged by
+  the retry the row names, once the disk takes it; a restart then opens on the checkpoint;
+- a long message whose second piece the disk refuses [S11]: the next line of any kind first
+  logs the rest of it, so its pieces stay together and its key ends them, once, across a restart;
+- a message under a logged node read otherwise with no sign of damage (a byte changed on disk
+  inside its text) [S29]: with view.json set aside the chat opens, keeps the logged node, says so;
+- an empty day file found (its maker died before its name was durable) [S30]: its directory is
+  fsync'd before a line goes into it.
+
+Expected values are the rules' own words in harness/memory/service.py and logfile.py.
+"""
+
+import asyncio
+import errno
+import json
+from datetime import datetime, timedelta, timezone
+
+from harness.memory.accepted import Accepted
+from harness.memory.logfile import LogFile
+from harness.memory.service import Memory
+from harness.memory.text import split_long
+from sim.loop import VirtualLoop
+from tests.support.disk import Fail, FailingDisk, RecordingDisk
+
+NOW = datetime(2026, 10, 8, 9, 30, tzinfo=timezone(timedelta(hours=2)))
+DAY = "2026-10-08.jsonl"
+
+
+class Clock:
+    def now(self) -> datetime:
+        return NOW
+
+    def monotonic(self) -> float:
+        return asyncio.get_running_loop().time()
+
+
+def test_a_node_line_the_disk_refuses_is_said_once_kept_built_and_logged_by_the_retry(tmp_path):
+    disk = FailingDisk(Fail("write", errno.EIO, on="tree/" + DAY, times=3))
+    rows: list[str] = []
+
+    async def chat() -> None:
+        memory = Memory.open(tmp_path, on_change=rows.append, disk=disk, clock=Clock(), build=None)
+        memory.append("user", "before")
+        disk.arm()
+        memory.append("user", "a short message: its own node")  # the node's line is refused
+        memory.append("ever", "and a reply")  # so is this one's: both wait, in build order
+        assert memory.planner.texts.pending and memory.store.node(0, 1) is None
+        assert memory.planner.text(0, 1) == "user: a short message: its own node"  # built all the same
+        said = [row for row in rows if "waits for the disk" in row]
+        assert len(said) == 1 and said[0].startswith("memory: 1+1 is built and its line waits for the disk (")
+        await asyncio.sleep(1 + 2 + 4 + 1)  # the retries the row names: the third write fails, then one takes it
+        assert disk.failures == 3 and not memory.planner.texts.pending
+        assert [memory.store.node(0, i) for i in range(3)] == ["user: before", "user: a short message: its own node",
+                                                               "ever: and a reply"]
+        assert len([row for row in rows if "waits for the disk" in row]) == 1
+        memory.close()
+
+    loop = VirtualLoop()
+    try:
+        loop.run_until_complete(chat())
+    finally:
+        loop.close()
+    again = Memory.open(tmp_path, disk=disk)
+    try:
+        assert not again.store.warnings  # view.json names only nodes the tree holds
+        assert again.render().count("|") == 3
+    finally:
+        again.close()
+
+
+def test_no_checkpoint_names_a_node_whose_line_waits_and_a_restart_replays_it_from_the_logs(tmp_path):
+    disk = FailingDisk(Fail("write", errno.EIO, on="tree/" + DAY, times=10 ** 6))
+    memory = Memory.open(tmp_path, disk=disk, clock=Clock())
+    memory.append("user", "logged")
+    disk.arm()
+    memory.append("user", "its node refused")  # no loop: the close tries it once more, in vain
+    memory.close()
+    view = json.loads((tmp_path / "chat" / "view.json").read_bytes())
+    assert view["T"] == 0  # the open's checkpoint: the close wrote none naming the node the tree lacks
+    disk.armed = False
+    again = Memory.open(tmp_path, disk=disk)
+    try:
+        assert not again.store.warnings
+        assert again.store.node(0, 1) == "user: its node refused"  # the replay built and logged it
+    finally:
+        again.close()
+
+
+def long_message() -> Accepted:
+    text = "a long message, line after line\n" * 2000  # 64,000 characters: three pieces
+    assert len(split_long(text)) == 3
+    return Accepted(text, "send-1", "send")
+
+
+def user_lines(tmp_path) -> list[tuple[str, str | None]]:
+    memory = Memory.open(tmp_path, read_only=True)
+    try:
+        return [(r["text"], r.get("key")) for r in memory.store.messages(0, memory.store.count)]
+    finally:
+        memory.close()
+
+
+def test_a_long_message_whose_second_piece_is_refused_is_finished_before_any_other_line(tmp_path):
+    message = long_message()
+    pieces = split_long(message.text)
+    disk = FailingDisk(Fail("write", errno.EIO, on="main/" + DAY, nth=2))
+    memory = Memory.open(tmp_path, disk=disk, clock=Clock())
+    memory.inbox.accept(message)
+    disk.arm()
+    try:
+        memory.append_accepted(message)
+    except Exception as error:
+        assert "Input/output error" in str(error)
+    else:
+        raise AssertionError("the second piece's write was to fail")
+    memory.append("ever", "a reply to another message")  # the rest of the long one first
+    memory.append_accepted(message)  # its turn's retry: logged already, never twice
+    memory.close()
+    assert user_lines(tmp_path) == [(pieces[0], None), (pieces[1], None), (pieces[2], "send-1"),
+                                    ("a reply to another message", None)]
+
+
+def test_a_long_message_cut_short_by_the_disk_is_finished_first_after_a_restart(tmp_path):
+    message = long_message()
+    pieces = split_long(message.text)
+    disk = FailingDisk(Fail("write", errno.EIO, on="main/" + DAY, nth=2))
+    memory = Memory.open(tmp_path, disk=disk, clock=Clock())
+    memory.inbox.accept(message)
+    disk.arm()
+    try:
+        memory.append_accepted(message)
+    except Exception:
+        pass
+    memory.close()  # the owner goes: the message waits in the inbox, its first piece logged
+    again = Memory.open(tmp_path, disk=disk, clock=Clock())
+    again.append("ever", "the next owner's first line")
+    again.append_accepted(Accepted(message.text, message.key, "inbox"))  # the inbox's delivery
+    again.close()
+    assert user_lines(tmp_path) == [(pieces[0], None), (pieces[1], None), (pieces[2], "send-1"),
+                                    ("the next owner's first line", None)]
+
+
+def test_a_message_read_otherwise_under_a_logged_node_keeps_the_node_and_says_so(tmp_path):
+    memory = Memory.open(tmp_path, clock=Clock())
+    for text in ("first words", "the chat says hello", "last words"):
+        memory.append("user", text)
+    shown = memory.render()
+    memory.close()
+    day = tmp_path / "chat" / "main" / DAY
+    data = day.read_bytes()
+    assert data.count(b"hello") == 1
+    day.write_bytes(data.replace(b"hello", b"hellp"))  # one bit, and the line still JSON
+    (tmp_path / "chat" / "view.json").unlink()  # [S10] the view rebuilt from the logs alone
+    again = Memory.open(tmp_path, clock=Clock())
+    try:
+        assert again.render() == shown  # the node logged before, not the replay's text
+        assert again.store.damage == ["node 1+1 was logged from message 1 as they read then, and they read "
+                                      "otherwise now (a byte changed on disk?): its logged line is kept"]
+        assert again.store.message(1)["text"] == "the chat says hellp"
+    finally:
+        again.close()
+
+
+def test_an_empty_log_file_found_has_its_name_fsynced_before_a_line(tmp_path):
+    path = tmp_path / "usage.jsonl"
+    path.write_bytes(b"")  # made by a process that died before its directory's fsync
+    disk = RecordingDisk()
+    log = LogFile(path, disk=disk)
+    try:
+        log.append(b"{}\n")
+    finally:
+        log.close()
+    fsyncs = [operation[1] for operation in disk.operations if operation[0] == "fsync"]
+    assert fsyncs == [str(tmp_path), str(path)]  # the directory first, then the line
