@@ -103,8 +103,8 @@ MUTANTS = [
     Mutant(
         name="sim_new_file_name_not_fsynced",
         path="harness/memory/logfile.py",
-        old="            if created:\n                fsync_directory(path.parent, disk)\n",
-        new="            if False:\n                fsync_directory(path.parent, disk)\n",
+        old="            if created or self.size == 0:\n",
+        new="            if False:\n",
         check=sim(KEPT),
         note="a new day file's name is not fsync'd in its directory: a power loss takes the file",
     ),

@@ -5,4 +5,23 @@ KEPT: tuple[tuple[int, str], ...] = (
     (44, "a chat folder made by an open that a disk error cut short was never fsync'd in its parent: "
          "the next open found it there and did not fsync it, and a power loss took the whole chat "
          "(harness/memory/logfile.py make_directory)"),
+    (26, "a compaction's node line refused by the disk (EIO on the tree's day file) ended its task with an "
+         "exception nobody retrieved, the node built in memory only, and a checkpoint could name it [S28] "
+         "(harness/memory/service.py StoreTexts.record_nodes, Memory._line_refused)"),
+    (30, "the same, and a compaction whose usage line the disk refused was logged with its traceback "
+         "(harness/owner/owner.py build: one row, the usage recorded with the next compaction's)"),
+    (20, "a compaction's usage line refused (EIO on the usage day file): a traceback, the line lost (the same fix)"),
+    (157, "a free node's line refused, then a checkpoint: the view opened after a restart showed a "
+          "placeholder where the logs' replay shows the message (the product, not the check) [S28]"),
+    (35, "a long message whose second piece the disk refused was logged whole again at the next open, other "
+         "lines logged between: its first piece twice [S11] (harness/memory/service.py Memory.unfinished)"),
+    (154, "the same, after a usage line's traceback"),
+    (18, "a long message's first piece, then another turn's lines, then the message again: doubled and apart [S11]"),
+    (133, "a bit flipped in a message's text, its line still JSON: the replay from the logs alone built a node "
+          "with another text and the chat would not open (RuntimeError) [S29] (harness/memory/store.py changed_under)"),
+    (4, "the same, at a merge's free parent"),
+    (11, "an empty day file whose name was never fsync'd (its maker's directory fsync failed) was appended to "
+         "by the next owner: a power loss took an acknowledged message [S30] (harness/memory/logfile.py LogFile)"),
+    (124, "a bit flipped in a message line's id keeps the chat shut (LogCorrupt) until `ever doctor --repair`: "
+          "the run repairs it as the sentence says, and the view then shows the node logged before the damage"),
 )
