@@ -95,4 +95,8 @@ MUTANTS = [
            "        return choose(parents.built(l, i), parents.line(l, i), placeholder_line(0, i))\n",
            law("turn_view_within_ceiling"), "the model's coarse fit shows an unbuilt parent as a message's placeholder: "
            "the turn's view no longer tiles"),
+    # a bound narrowed in the code earns less than the registry
+    Mutant("sibling_free_tilings_narrowed", "laws/bounded.py", "SIBLING_FREE_T_MAX = 1_024  # every T up to this\n",
+           "SIBLING_FREE_T_MAX = 512  # every T up to this\n",
+           law("sibling_free_view_is_binary"), "the sibling-free tilings searched only to T = 512: its label, built from the run, says so"),
 ]
