@@ -473,6 +473,12 @@ def main(argv: list[str] | None = None) -> int:
                 total.counts[path] += count
         print("paths reached (counted from the model's records):")
         print(total.report())
+    # the wall time of two processes is at least the longest run's: name the longest
+    slowest = sorted(results, key=lambda result: -result.seconds)[:3]
+    if len(results) > 1:
+        print("longest runs: " + ", ".join(f"{result.name}/{result.seed} {result.seconds:.1f}s (CPU: the model's side "
+                                           f"{result.model_seconds:.1f}s, the production planner's "
+                                           f"{result.harness_seconds:.1f}s)" for result in slowest))
     print(
         f"bridge {arguments.scale}: {len(results)} runs, {events} events compared, "
         f"largest T {T_max}, {seconds:.1f}s (CPU {cpu_seconds:.1f}s; the model's side {model_seconds:.1f}s, "
