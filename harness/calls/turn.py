@@ -55,6 +55,7 @@ from harness.memory.images import ToolResult, error_result, kept, text_result, w
 from harness.memory.search import SearchError, found_text, run_search
 from harness.memory.service import Memory
 from harness.memory.text import split_long, valid_text
+from harness.memory.view_text import PLACEHOLDER
 
 if TYPE_CHECKING:  # the SDK is imported only where a call is made
     from harness.calls.client import Client
@@ -93,6 +94,17 @@ class Quiet:
 
     def notice(self, sentence: str) -> None:
         pass
+
+
+def unbuilt_sentence(lines: list[str]) -> str:
+    """[H34] When a quarter or more of the view's lines are placeholders (history imported or
+    written faster than the compactor summarizes it), how many, and that search reads the log
+    itself: the model and the person know the view is thin and what still finds any word."""
+    unbuilt = sum(1 for line in lines if line.endswith("|" + PLACEHOLDER))
+    if not lines or unbuilt * 4 < len(lines):
+        return ""
+    return (f"{unbuilt:,} of the view's {len(lines):,} lines are not summarized yet, the compactor "
+            "at work on them; search finds any word of the whole chat now")
 
 
 @dataclass
@@ -196,7 +208,12 @@ class Turn(ToolLoop):
         if not logged:
             log_it()  # [P17] after the view is rendered
         now = self.settings.clock()
-        state = f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: {self.settings.workdir}]"
+        state = f"[{now:%Y-%m-%d %H:%M} {now.tzname() or ''}; working directory: {self.settings.workdir}"
+        unbuilt = unbuilt_sentence(lines)
+        if unbuilt:  # [H34] said to the model beside the view, and to the person before the reply
+            state += "; " + unbuilt
+            self.output.notice(f"(memory: {unbuilt}.)")
+        state += "]"
         first = chat_blocks(lines) + [
             {"type": "text", "text": state},
             {"type": "text", "text": text},

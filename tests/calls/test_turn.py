@@ -13,6 +13,7 @@ import pytest
 
 from harness.calls.approval import Answer
 from harness.calls.prompt import SYSTEM_PROMPT, TOOLS
+from harness.calls.turn import Quiet
 from harness.localapi.server import Reply, status_error, text, thinking, tool_use
 from harness.memory.accepted import Accepted
 from harness.memory.service import Job, JobResult
@@ -241,6 +242,46 @@ def test_after_the_settle_timeout_the_view_shows_placeholders(tmp_path, api):
     try:
         first = api.requests[0].body["messages"][0]["content"][0]["text"]
         assert first == "<chat>\n0+1|(not summarized yet: zoom it)\n</chat>"
+    finally:
+        memory.close()
+
+
+@pytest.mark.parametrize("short", [1, 7])
+def test_a_view_a_quarter_placeholders_or_more_is_said_to_the_model_and_the_person(tmp_path, api, short):
+    """[H34] Two long messages no compactor summarizes, after 1 short one (2 of 3 lines are
+    placeholders) or 7 (2 of 9, under a quarter): the turn's state block and a notice say it in
+    the first case only."""
+    api.reset()
+    api.enqueue("ok")
+    notices = []
+
+    class Seen(Quiet):
+        def notice(self, sentence):
+            notices.append(sentence)
+
+    async def go():
+        memory, client, turn = await make_turn(tmp_path, api, build=stuck, timeout=0.05)
+        turn.output = Seen()
+        for k in range(short):
+            memory.append("user", f"short {k}")
+        memory.append("tool", "y" * 900)
+        memory.append("tool", "z" * 900)
+        await turn.run("what is in there?")
+        await client.aclose()
+        return memory
+
+    memory = run(go())
+    try:
+        blocks = api.requests[0].body["messages"][0]["content"]
+        state = next(b["text"] for b in blocks if b["text"].startswith("[") and "working directory" in b["text"])
+        said = ("2 of the view's 3 lines are not summarized yet, the compactor at work on them; "
+                "search finds any word of the whole chat now")
+        if short == 1:
+            assert state.endswith(f"; working directory: {tmp_path}; {said}]"), state
+            assert notices == [f"(memory: {said}.)"]
+        else:
+            assert state.endswith(f"; working directory: {tmp_path}]"), state
+            assert notices == []
     finally:
         memory.close()
 
