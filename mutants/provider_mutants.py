@@ -21,6 +21,7 @@ PROVIDERS = "tests/calls/test_providers.py::"
 TURN = PROVIDERS + "test_a_turn_runs_a_tool_and_sends_its_result_back_in_the_wires_own_shape"
 STOPS = PROVIDERS + "test_each_wires_stop_reasons_come_back_as_the_same_outcomes"
 OPENAI = "tests/calls/test_openai_models.py::"
+RETRIES = PROVIDERS + "test_every_wire_waits_as_the_one_retry_policy_says_through_429_529_500_and_an_error_mid_stream"
 CACHE = PROVIDERS + "test_a_second_call_on_the_same_prefix_reads_it_from_the_cache_as_each_wire_reports_it"
 
 MUTANTS = [
@@ -159,5 +160,21 @@ MUTANTS = [
         check=test("tests/localapi/test_openai_api.py::test_a_prompt_and_cap_past_the_window_is_refused_and_"
                    "responses_counts_a_prompt[openai-responses]"),
         note="the stand-ins take a prompt past the model's window",
+    ),
+    Mutant(
+        name="retry_after_ignored",
+        path="harness/calls/retry.py",
+        old="        if trouble.retry_after_seconds is not None:\n",
+        new="        if False:\n",
+        check=test(RETRIES + "[openai-responses]"),
+        note="the server's retry-after ignored, on every wire at once: the one policy [C13]",
+    ),
+    Mutant(
+        name="backoff_not_doubled",
+        path="harness/calls/retry.py",
+        old="s.backoff_first_seconds * (2 ** (failures - 1))",
+        new="s.backoff_first_seconds",
+        check=test(RETRIES + "[anthropic]"),
+        note="the backoff stays at its first wait however often the server fails [C13]",
     ),
 ]

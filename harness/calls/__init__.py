@@ -6,6 +6,7 @@
     providers   `[providers.NAME]` in config.toml, and which provider a `NAME/MODEL` picks [H25]
     openai      OpenAI's Chat Completions and Responses wires: bodies, finish reasons, usage [H26]
     openai_client  the one module that imports the `openai` SDK: those wires as providers, retried
+    retry       the one retry policy of every provider: waits, attempts, giving up [C13]
     outcomes    what a call gives back and how it fails (Usage, Reply, Refused, …), without the SDK
     models      the capability record and the hand table: what each model takes, its limits and prices
     capabilities  the Models API's answer as records, cached under the home with its date

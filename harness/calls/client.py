@@ -32,14 +32,14 @@ there. The API key is never logged, printed or put in an exception: `ClientSetti
 Every error raised here is one sentence for the user: what failed, the URL it failed at, and what
 to do (`failure_sentence`), with the key and any piece of it an error echoes hidden.
 
-The SDK's own retries are off (`max_retries=0`): the policy is this module's and the tests drive it
-with an injected `sleep` and `random`, so no test sleeps for real.
+The SDK's own retries are off (`max_retries=0`): this module sorts each error and the one policy of
+every provider (harness/calls/retry.py) [C13] waits and tries again; the tests drive it with an
+injected `sleep` and `random`, so no test sleeps for real.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import http
 import json
 import os
@@ -56,12 +56,13 @@ import httpx2
 # what a call gives back and how it fails: apart, so the request builders need no SDK
 from harness.calls.anthropic import prefix_keys
 from harness.calls.models import request_problem, window_problem
-from harness.calls.outcomes import Refused, Reply, RetriesExhausted, SettingsError, Unusable, Usage
+from harness.calls.outcomes import Refused, Reply, RetriesExhausted, SettingsError, Unusable, Usage  # noqa: F401 (re-exported)
 from harness.calls.redaction import redact
+from harness.calls.retry import REFUSED, TRANSIENT, UNUSABLE, Billed, Retries, Retrying, Trouble
+from harness.calls.retry import retry_after_seconds as header_wait
 
 JSON = dict[str, Any]
 
-TRANSIENT, REFUSED, UNUSABLE = "transient", "refused", "unusable"
 UNUSABLE_STATUSES = frozenset({401, 402, 403, 404})
 TRANSIENT_STATUSES = frozenset({408, 409, 429})
 REFUSED_EVENT_TYPES = frozenset({"invalid_request_error", "request_too_large"})
@@ -120,15 +121,6 @@ class Silent(TimeoutError):
 # Told what the client waits for and until when (time.monotonic), and (None, None) when it stops
 # waiting: a screen shows it with a countdown [C12].
 OnWait = Callable[[str | None, float | None], None]
-
-
-@dataclass(frozen=True)
-class Retrying:
-    """Told to `on_retry` before each wait: for a status line, never for control."""
-
-    attempt: int  # the attempt that failed, from 1
-    description: str
-    delay_seconds: float
 
 
 def describe(error: BaseException) -> str:
@@ -271,29 +263,12 @@ def classify(error: BaseException) -> str | None:
 
 
 def retry_after_seconds(error: BaseException, now_wall: float) -> float | None:
-    """The wait the server asked for: `retry-after-ms`, else `retry-after` (seconds or a date)."""
+    """The wait the server asked for (harness/calls/retry.py reads the headers); None for an
+    error mid-stream, which has no headers of its own."""
     response = getattr(error, "response", None)
     if not isinstance(error, anthropic.APIStatusError) or error.status_code == 200 or response is None:
         return None
-    headers = response.headers
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds is not None:
-        try:
-            return max(0.0, float(milliseconds) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - now_wall)
+    return header_wait(response.headers, now_wall)
 
 
 # ---------------------------------------------------------------- the prefix gate
@@ -381,7 +356,7 @@ class PrefixGate:
 Sleep = Callable[[float], Awaitable[None]]
 
 
-class Client:
+class Client(Retries):
     """Streams Messages API requests through `AsyncAnthropic`; see the module docstring."""
 
     def __init__(self, settings: ClientSettings, *, sleep: Sleep = asyncio.sleep,
@@ -441,13 +416,6 @@ class Client:
             url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)
             raise Unusable(redact(failure_sentence(error, kind, url, ""), secrets)) from None
 
-    def backoff_seconds(self, failures: int) -> float:
-        """Wait after the n-th transient failure in a row: first·2^(n−1), capped, then between half
-        and all of it (the jitter spreads calls that failed together)."""
-        s = self.settings
-        full = min(s.backoff_max_seconds, s.backoff_first_seconds * (2 ** (failures - 1)))
-        return full * (0.5 + 0.5 * self.random())
-
     async def stream(self, request: JSON, on_event: Callable[[Any], None] | None = None) -> Reply:
         """Send `request` (a Messages API body, without `stream`) until an answer comes back;
         retry transient trouble; raise `Refused`, `Unusable` or `RetriesExhausted`.
@@ -467,46 +435,27 @@ class Client:
                 problem = window_problem(request, self.settings.context_window, counted=counted)
         if problem:
             raise Refused(problem, Usage(), 0)
-        spent = Usage()
-        attempt = 0
-        while True:
-            attempt += 1
-            billed = _Billed()
-            try:
-                message = await self._attempt(request, billed, on_event)
-            except Exception as error:
-                kind = classify(error)
-                if kind is None:
-                    raise
-                spent = spent + billed.usage
-                secrets = (self.settings.api_key, *url_secrets(self.settings.base_url))
-                description = redact(describe(error), secrets)
-                url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)
-                sentence = redact(failure_sentence(error, kind, url, request.get("model", "")), secrets)
-                if kind == UNUSABLE:
-                    raise Unusable(sentence) from None
-                if kind == REFUSED:
-                    raise Refused(description, spent, attempt, sentence) from None
-                if self.settings.attempts_max is not None and attempt >= self.settings.attempts_max:
-                    raise RetriesExhausted(f"{sentence} ({attempt} tries)", spent, attempt) from None
-                asked = retry_after_seconds(error, self.wall_clock())
-                if asked is not None:
-                    delay = min(asked, self.settings.retry_after_max_seconds)
-                else:
-                    delay = self.backoff_seconds(attempt)
-                if self.on_retry is not None:
-                    self.on_retry(Retrying(attempt, description, delay))
-                self._waiting(f"{url}: {description}; trying again", delay)
-                try:
-                    await self.sleep(delay)
-                finally:
-                    self._waiting(None)
-                continue
-            usage = Usage.of(message.usage)
-            content = tuple(block.model_dump(mode="json", exclude_none=True) for block in message.content)
-            return Reply(content, message.stop_reason, usage, spent + usage, attempt)
+        secrets = (self.settings.api_key, *url_secrets(self.settings.base_url))
+        url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)
+        model = request.get("model", "")
 
-    async def _attempt(self, request: JSON, billed: _Billed,
+        def sort(error: BaseException) -> Trouble | None:
+            kind = classify(error)
+            if kind is None:
+                return None
+            sentence = redact(failure_sentence(error, kind, url, model), secrets)
+            asked = retry_after_seconds(error, self.wall_clock())
+            return Trouble(kind, redact(describe(error), secrets), sentence, asked)
+
+        def attempt(billed: Billed) -> Any:
+            return self._attempt(request, billed, on_event)
+
+        message, spent, attempts = await self.retried(attempt, sort, url)
+        usage = Usage.of(message.usage)
+        content = tuple(block.model_dump(mode="json", exclude_none=True) for block in message.content)
+        return Reply(content, message.stop_reason, usage, spent + usage, attempts)
+
+    async def _attempt(self, request: JSON, billed: Billed,
                        on_event: Callable[[Any], None] | None = None) -> Any:
         """One attempt within its deadline; the final message. `billed` learns the prompt's usage
         when the response starts, so an attempt cut later still counts what it cost."""
@@ -537,14 +486,3 @@ class Client:
             self._waiting(None)
             if writer is not None:
                 self.gate.leave(writer)
-
-    def _waiting(self, what: str | None, seconds: float = 0.0) -> None:
-        if self.on_wait is not None:
-            self.on_wait(what, None if what is None else self.monotonic() + seconds)
-
-
-class _Billed:
-    __slots__ = ("usage",)
-
-    def __init__(self) -> None:
-        self.usage = Usage()

@@ -6,11 +6,11 @@ as providers of the seam (harness/calls/provider.py) [H14] [H26].
     request = provider.request(call)           # harness/calls/openai.py's body, the model's name bare
     reply = await provider.stream(request, on_event)   # retried as harness/calls/client.py retries
 
-The retry policy is the Messages client's [C5], read from this API's errors: 408, 409, 429 and
+Errors are sorted as the Messages client sorts them [C5], from this API's: 408, 409, 429 and
 5xx, a timeout, a connection error, a stream cut or garbled, and an `error` event mid-stream are
-transient (retried with backoff, honouring `retry-after-ms` / `retry-after`, up to `attempts_max`);
-401, 402, 403 and 404 (the key, billing, permission, the model or the URL) and a 429 whose code
-is `insufficient_quota` are unusable; any other 4xx is refused. The SDK's own retries are off.
+transient; 401, 402, 403 and 404 (the key, billing, permission, the model or the URL) and a 429
+whose code is `insufficient_quota` are unusable; any other 4xx is refused. What is done with each
+is the one policy of every provider (harness/calls/retry.py) [C13]; the SDK's own retries are off.
 Each error is one sentence naming the URL, with the key hidden. No prefix gate: OpenAI charges
 nothing extra to write its cache, so calls on one new prefix need not wait for each other [H27].
 """
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import email.utils
 import hashlib
 import json
 import random as random_module
@@ -30,24 +29,17 @@ from typing import Any
 import httpx2
 import openai
 
-from harness.calls.client import (
-    ClientSettings,
-    OnWait,
-    Retrying,
-    Silent,
-    status_phrase,
-    url_secrets,
-    url_shown,
-)
+from harness.calls.client import ClientSettings, OnWait, Silent, status_phrase, url_secrets, url_shown
 from harness.calls.models import effort_problem, effort_sent, provider_model, window_problem
 from harness.calls.openai import COUNTED_FIELDS, ChatStream, ResponsesStream, chat_body, effort_of, responses_body
-from harness.calls.outcomes import Refused, Reply, RetriesExhausted, Unusable, Usage
+from harness.calls.outcomes import Refused, Reply, Unusable, Usage
 from harness.calls.provider import Call, OnStreamed, Streamed
 from harness.calls.providers import provider_key
 from harness.calls.redaction import redact
+from harness.calls.retry import REFUSED, TRANSIENT, UNUSABLE, Billed, Retries, Retrying, Trouble
+from harness.calls.retry import retry_after_seconds as header_wait
 
 JSON = dict[str, Any]
-TRANSIENT, REFUSED, UNUSABLE = "transient", "refused", "unusable"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"  # the SDK's, when no base URL is set
 QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
 Sleep = Callable[[float], Awaitable[None]]
@@ -107,28 +99,7 @@ def what_to_do(error: BaseException, model: str, key_env: str | None) -> str:
     return f"check the model ({model}) and its settings in config.toml"
 
 
-def retry_after_seconds(headers: Any, now_wall: float) -> float | None:
-    """The wait the server asked for: `retry-after-ms`, else `retry-after` (seconds or a date)."""
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds is not None:
-        try:
-            return max(0.0, float(milliseconds) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - now_wall)
-    except (TypeError, ValueError):
-        return None
-
-
-class OpenAIProvider:
+class OpenAIProvider(Retries):
     """One OpenAI-wire provider: `api` "openai-chat" or "openai-responses"; `name` is the
     provider's name, the `NAME/` a model name carries."""
 
@@ -138,8 +109,10 @@ class OpenAIProvider:
                  sleep: Sleep = asyncio.sleep, random: Callable[[], float] = random_module.random,
                  wall_clock: Callable[[], float] = time.time,
                  on_retry: Callable[[Retrying], None] | None = None, on_wait: OnWait | None = None,
-                 window: int | None = None, gate: Any = None) -> None:
+                 window: int | None = None, gate: Any = None,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
+        self.monotonic = monotonic
         self.api = api
         self.name = name
         self.key_env = key_env
@@ -233,61 +206,43 @@ class OpenAIProvider:
 
     # ---- sending
 
-    def backoff_seconds(self, failures: int) -> float:
-        s = self.settings
-        full = min(s.backoff_max_seconds, s.backoff_first_seconds * (2 ** (failures - 1)))
-        return full * (0.5 + 0.5 * self.random())
-
     async def stream(self, request: JSON, on_event: OnStreamed | None = None) -> Reply:
         """Send `request` until an answer comes back; see the module docstring."""
         problem = await self.problem(request)
         if problem:
             raise Refused(problem, Usage(), 0)
-        spent = Usage()
-        attempt = 0
         url = url_shown(self.settings.base_url or DEFAULT_BASE_URL)
         secrets = (self.settings.api_key, *url_secrets(self.settings.base_url)) if self.settings.api_key \
             else url_secrets(self.settings.base_url)
-        while True:
-            attempt += 1
+        model = request.get("model", "")
+
+        def sort(error: BaseException) -> Trouble | None:
+            kind = classify(error)
+            if kind is None:
+                return None
+            description = redact(describe(error), secrets)
+            if kind == TRANSIENT:
+                sentence = f"{url} failed the call to {model} ({description}); it may pass later"
+            else:
+                sentence = (f"{url} refused the call to {model} ({description}): "
+                            f"{what_to_do(error, model, self.key_env)}")
+            response = getattr(error, "response", None)
+            asked = (header_wait(response.headers, self.wall_clock())
+                     if isinstance(error, openai.APIStatusError) and response is not None else None)
+            return Trouble(kind, description, redact(sentence, secrets), asked)
+
+        async def attempt(billed: Billed) -> Any:
             gathered = ChatStream() if self.api == "openai-chat" else ResponsesStream()
             try:
                 await self._attempt(request, gathered, on_event)
-                if self.api != "openai-chat" and gathered.failure is not None:
-                    raise openai.APIError(gathered.failure, httpx2.Request("POST", url), body=None)
-            except Exception as error:
-                kind = classify(error)
-                if kind is None:
-                    raise
-                spent = spent + gathered.usage
-                description = redact(describe(error), secrets)
-                model = request.get("model", "")
-                if kind == TRANSIENT:
-                    sentence = f"{url} failed the call to {model} ({description}); it may pass later"
-                else:
-                    sentence = (f"{url} refused the call to {model} ({description}): "
-                                f"{what_to_do(error, model, self.key_env)}")
-                sentence = redact(sentence, secrets)
-                if kind == UNUSABLE:
-                    raise Unusable(sentence) from None
-                if kind == REFUSED:
-                    raise Refused(description, spent, attempt, sentence) from None
-                if self.settings.attempts_max is not None and attempt >= self.settings.attempts_max:
-                    raise RetriesExhausted(f"{sentence} ({attempt} tries)", spent, attempt) from None
-                response = getattr(error, "response", None)
-                asked = (retry_after_seconds(response.headers, self.wall_clock())
-                         if isinstance(error, openai.APIStatusError) and response is not None else None)
-                delay = (min(asked, self.settings.retry_after_max_seconds) if asked is not None
-                         else self.backoff_seconds(attempt))
-                if self.on_retry is not None:
-                    self.on_retry(Retrying(attempt, description, delay))
-                self._waiting(f"{url}: {description}; trying again", delay)
-                try:
-                    await self.sleep(delay)
-                finally:
-                    self._waiting(None)
-                continue
-            return gathered.reply(spent, attempt)
+            finally:
+                billed.usage = gathered.usage
+            if self.api != "openai-chat" and gathered.failure is not None:
+                raise openai.APIError(gathered.failure, httpx2.Request("POST", url), body=None)
+            return gathered
+
+        gathered, spent, attempts = await self.retried(attempt, sort, url)
+        return gathered.reply(spent, attempts)
 
     async def _attempt(self, request: JSON, gathered: Any, on_event: OnStreamed | None) -> None:
         loop = asyncio.get_running_loop()
@@ -316,19 +271,18 @@ class OpenAIProvider:
         finally:
             self._waiting(None)
 
-    def _waiting(self, what: str | None, seconds: float = 0.0) -> None:
-        if self.on_wait is not None:
-            self.on_wait(what, None if what is None else time.monotonic() + seconds)
 
-
-def openai_provider(settings: ClientSettings, config: Any, **changes: Any) -> OpenAIProvider:
+def openai_provider(settings: ClientSettings, config: Any, *, sleep: Sleep = asyncio.sleep,
+                    random: Callable[[], float] = random_module.random,
+                    monotonic: Callable[[], float] = time.monotonic, **changes: Any) -> OpenAIProvider:
     """A provider for `config` (harness/calls/providers.py's ProviderConfig) with the owner's
-    settings and their changes (attempts, silence, window)."""
+    settings and their changes (attempts, silence, window); its waits on the World's clock."""
     changes.pop("gate", None)  # [H27] no gate on this wire
     window = changes.pop("context_window", None) or config.context_window
     settings = dataclasses.replace(settings, **changes, context_window=window, api_key=provider_key(config),
                                    base_url=config.base_url)
-    return OpenAIProvider(settings, api=config.api, name=config.name, key_env=config.key_env, window=window)
+    return OpenAIProvider(settings, api=config.api, name=config.name, key_env=config.key_env, window=window,
+                          sleep=sleep, random=random, monotonic=monotonic)
 
 
 __all__ = ["OpenAIProvider", "classify", "openai_provider"]

@@ -51,13 +51,14 @@ def real_clients(client_settings: Any, clock: Clock | None = None, random: Rando
     from harness.calls.providers import provider_key, route
 
     chosen = (client_settings.route or route("")).provider
+    clock, random = clock or Clock(), random or Randomness()
     if chosen.openai:
         from harness.calls.openai_client import openai_provider
 
-        return openai_provider(client_settings, chosen, **changes)
+        return openai_provider(client_settings, chosen, sleep=clock.sleep, random=random.fraction,
+                               monotonic=clock.monotonic, **changes)
     from harness.calls.client import Client
 
-    clock, random = clock or Clock(), random or Randomness()
     gate = changes.pop("gate", None)
     if chosen.name != "anthropic":  # a named Messages API: its URL, its key, its `NAME/` dropped
         changes.update(base_url=chosen.base_url or client_settings.base_url, model_prefix=chosen.name + "/")

@@ -18,7 +18,7 @@ from harness.calls.prompt import Prompt
 from harness.calls.provider import Call
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
-from harness.localapi.faults import rate_limited, status_error, stream_cut
+from harness.localapi.faults import overloaded, rate_limited, server_error, status_error, stream_cut, stream_error
 from harness.localapi.replies import Reply, tool_use
 from harness.memory.agentlog import AgentLog
 from harness.memory.service import Memory
@@ -133,6 +133,39 @@ def test_a_rate_limit_and_a_cut_stream_are_retried_and_the_reply_comes(tmp_path,
     result = run_turn(tmp_path, wire, "hello", attempts_max=4)
     assert (result.reply, result.error) == ("Through at last.", "")
     assert [request.answer for request in wire.api.requests] == ["status", "stream_cut", "reply"]
+
+
+def test_every_wire_waits_as_the_one_retry_policy_says_through_429_529_500_and_an_error_mid_stream(tmp_path, wire):
+    """[C13] The server's retry-after (7 s) where it asks, else the backoff: first·2^(n−1) with
+    the jitter at its top (random 1.0), so 0.02 s after the 2nd failure, 0.04 s, 0.08 s."""
+    wire.api.enqueue(rate_limited(7.0))
+    wire.api.enqueue(overloaded())
+    wire.api.enqueue(server_error())
+    wire.api.enqueue(stream_error(after_events=2))
+    wire.api.enqueue("Through all four.")
+    waits = []
+
+    async def sleep(seconds):
+        waits.append(seconds)
+
+    result = run_turn(tmp_path, wire, "hello", attempts_max=5, sleep=sleep, random=lambda: 1.0)
+    assert (result.reply, result.error) == ("Through all four.", "")
+    assert waits == [7.0, 0.02, 0.04, 0.08]
+    assert [request.answer for request in wire.api.requests] == ["status", "status", "status", "stream_error", "reply"]
+
+
+def test_every_wire_gives_up_after_its_attempts_in_one_sentence(tmp_path, wire):
+    for _ in range(3):
+        wire.api.enqueue(overloaded())
+    waits = []
+
+    async def sleep(seconds):
+        waits.append(seconds)
+
+    result = run_turn(tmp_path, wire, "hello", attempts_max=3, sleep=sleep, random=lambda: 0.0)
+    assert "(3 tries)" in result.error and "529" in result.error
+    assert waits == [0.005, 0.01]  # half the backoff at the jitter's bottom
+    assert len(wire.api.requests) == 3
 
 
 @pytest.mark.parametrize("status, outcome", [(401, Unusable), (404, Unusable), (400, Refused)])

@@ -32,13 +32,15 @@ class Wire:
     def model(self) -> str:
         return MODELS[self.kind]
 
-    def client(self, **settings: Any) -> Any:
+    def client(self, *, sleep: Any = None, random: Any = None, **settings: Any) -> Any:
+        """`sleep` and `random`: the retry policy's waits and jitter, for a test to see them."""
         settings.setdefault("backoff_first_seconds", 0.01)
         chosen = ClientSettings(api_key="test-key", base_url=self.api.base_url, **settings)
+        injected = {name: value for name, value in (("sleep", sleep), ("random", random)) if value is not None}
         if self.kind == "anthropic":
-            return Client(chosen)
+            return Client(chosen, **injected)
         name = self.model.partition("/")[0]
-        return OpenAIProvider(chosen, api=self.kind, name=name, key_env="TEST_KEY")
+        return OpenAIProvider(chosen, api=self.kind, name=name, key_env="TEST_KEY", **injected)
 
     def config_toml(self) -> str:
         """The config that picks this provider for the turns and the compactor both."""
