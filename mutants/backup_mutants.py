@@ -102,4 +102,13 @@ MUTANTS = [
         check=test(BACKUP + "test_a_folder_keeps_its_history_and_an_older_snapshot_restores"),
         note="a backup removes the stored files only an older snapshot names: the history no longer restores [S32]",
     ),
+    Mutant(
+        name="sim_stored_copy_not_fsynced",
+        path="harness/memory/backup.py",
+        old="                    copy_range(source, target, last.size, end, disk, digest)\n                    disk.fsync(target)\n",
+        new="                    copy_range(source, target, last.size, end, disk, digest)\n",
+        check=("python", "-m", "sim", "--seeds", "200", "--until-caught", "a killed backup leaves the last one valid"),
+        note="the bytes a backup appended are not fsync'd before its manifest names them: a power loss "
+             "leaves a manifest whose bytes are gone (sim/backup_world.py) [S21]",
+    ),
 ]

@@ -10,6 +10,7 @@ May import: the standard library, httpx2 (the SDK's transport, in `provider`), h
 Never model/, laws/, bridge/ or mutants/ (laws/subset.py checks it).
 
     __main__    `python -m sim`: many seeds on every core, or one replayed, shrunk
+    backup_world  after each run: backups killed, faulted and stopped by power losses, then checked
     counts      what a run injected and did, by kind
     disk        the disk in memory: durable only once fsync'd, torn at a power loss
     invariants  the promises checked, each by its name

@@ -253,6 +253,7 @@ class Run:
 
     def run(self) -> Result:
         from sim import invariants
+        from sim.backup_world import backup_phase
 
         errors = Errors()
         loggers = [logging.getLogger(name) for name in ("ever", "harness", "asyncio")]
@@ -275,6 +276,8 @@ class Run:
                     self.quiet()
                 if not self.failures:
                     invariants.at_end(self)
+                if not self.failures:
+                    backup_phase(self)  # sim/backup_world.py: backups killed and faulted, then checked
             finally:
                 for logger in loggers:
                     logger.removeHandler(errors)

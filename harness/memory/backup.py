@@ -251,8 +251,8 @@ def make_folders(root: Path, relative: str, disk: Disk) -> None:
     at = root
     for part in Path(relative).parent.parts:
         at = at / part
-        if not is_directory(at, disk):
-            make_directory(at, disk)
+        # made, or found made (by a backup killed before it fsync'd the parent): durable either way
+        make_directory(at, disk)
 
 
 def load_manifest(dest: Path, disk: Disk = REAL_DISK) -> Manifest:
@@ -360,11 +360,10 @@ def folder_backup(home: Path, dest: Path, disk: Disk = REAL_DISK, at: Frozen | N
                   now: datetime | None = None, history: bool = True) -> Manifest:
     """Back the home up into the folder `dest` (made if missing); the new manifest. `history`:
     the snapshots the policy keeps stay (`ever forget`'s backup keeps none but the new one)."""
-    if not is_directory(dest, disk):
-        try:
-            make_directory(dest, disk)
-        except FileNotFoundError:
-            raise BackupError(f"{dest.parent} does not exist: make it, or mount the drive, first") from None
+    try:  # made, or found made: its name durable in its parent either way
+        make_directory(dest, disk)
+    except FileNotFoundError:
+        raise BackupError(f"{dest.parent} does not exist: make it, or mount the drive, first") from None
     try:
         last = load_manifest(dest, disk).by_path()
     except BackupError:
@@ -378,6 +377,9 @@ def folder_backup(home: Path, dest: Path, disk: Disk = REAL_DISK, at: Frozen | N
             entries.append(copy_appended(home, dest, relative, size, last.get(relative), disk))
         else:
             entries.append(copy_whole(home, dest, relative, disk))
+    if any(not entry.appended for entry in entries):
+        # an object found whole may be one a killed backup wrote and never made durable in its folder
+        fsync_directory(dest / "objects", disk)
     sizes = {entry.path: entry.size for entry in entries}
     taken = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
     manifest = Manifest(taken, messages_in(home, disk, sizes), tuple(entries))
@@ -497,8 +499,7 @@ def keep_history(dest: Path, manifest: Manifest, disk: Disk, history: bool) -> l
     file is removed: what it names is not known)."""
     ids = snapshot_ids(dest, disk)
     name = snapshot_id(manifest.taken, set(ids))
-    if not is_directory(dest / SNAPSHOTS, disk):
-        make_directory(dest / SNAPSHOTS, disk)
+    make_directory(dest / SNAPSHOTS, disk)  # its name durable, if a killed backup made it
     write_whole(dest / SNAPSHOTS / f"{name}.json", manifest.encode(), disk)
     ids = sorted(ids + [name])
     keep = kept_ids(ids) if history else {name}
