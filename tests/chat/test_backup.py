@@ -498,8 +498,8 @@ def test_a_page_not_made_anew_is_not_clean(chat, tmp_path):
 
 @pytest.mark.slow
 def test_forget_while_ever_serve_runs_is_done_by_the_owner_which_answers_on(chat, tmp_path, api):
-    from tests.chat.test_serve import Serving
     from tests.support.chat import is_compaction
+    from tests.support.serving import Serving
 
     api.responder = lambda body: "a summary line" if is_compaction(body) else "(local API) answered"
     dest = tmp_path / "backup"
