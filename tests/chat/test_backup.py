@@ -528,3 +528,17 @@ def test_forget_while_ever_serve_runs_is_done_by_the_owner_which_answers_on(chat
     assert records[LEAK]["text"].startswith("(forgotten") and records[64]["text"] == "one more"
     assert holders(chat, secret_forms()) == [] and holders(dest, secret_forms()) == []
     assert SECRET.encode() not in opened_page(page)
+
+
+def test_the_socket_s_forget_request_takes_ids_and_a_why_and_refuses_anything_else():
+    from harness.owner import protocol
+
+    line = protocol.line_of(protocol.Forget((20, 21), "a leaked key"))
+    assert json.loads(line) == {"op": "forget", "ids": [20, 21], "why": "a leaked key"}
+    assert protocol.request_of(line) == protocol.Forget((20, 21), "a leaked key")
+    for wrong in ({"op": "forget", "ids": [], "why": "x"}, {"op": "forget", "ids": [-1], "why": "x"},
+                  {"op": "forget", "ids": [1], "why": " "}, {"op": "forget", "ids": [True], "why": "x"},
+                  {"op": "forget", "ids": "1", "why": "x"}):
+        refused = protocol.request_from(wrong)
+        assert refused == protocol.Refused("forget takes ids (a list of message ids) and why (text); nothing was "
+                                           "forgotten")
