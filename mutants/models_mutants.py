@@ -103,4 +103,12 @@ MUTANTS = [
         check=test(ALONE + "test_the_search_alone_figure_on_the_default_synthetic_chat_is_the_one_docs_recall_states"),
         note="search alone counts a planted message found anywhere, not in the top 10",
     ),
+    Mutant(
+        name="default_models_legacy",
+        path="harness/chat/config.py",
+        old='    "memory.model": "claude-haiku-5-5",\n',
+        new='    "memory.model": "claude-haiku-4-5",\n',
+        check=test("tests/chat/test_config.py::test_the_default_models_are_current_and_their_requests_are_ones_the_api_takes"),
+        note="the compactor left on a legacy model, ten times the price of the current Haiku [H32]",
+    ),
 ]

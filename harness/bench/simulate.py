@@ -138,11 +138,18 @@ def made_line(l: int, i: int, line_bytes: tuple[int, int] = (380, 512)) -> str:
     return (head + "user: asked; ever: did; echo: ok " * 20)[:size]
 
 
+# what a model may say its own way: its name, and its thinking (Haiku 5.5's "off" is `disabled`,
+# Haiku 4.5's no field at all) [H32]
+OWN_FIELDS = ("model", "thinking", "output_config")
+
+
 def same_but_model(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Two requests that differ at most in their model (the same messages are the same objects)."""
+    """Two requests that differ at most in their model and its thinking fields (the same messages
+    are the same objects)."""
     if a is b:
         return True
-    return a.keys() == b.keys() and all(a[k] == b[k] for k in a if k not in ("model", "messages")) \
+    shared = set(a) - set(OWN_FIELDS)
+    return shared == set(b) - set(OWN_FIELDS) and all(a[k] == b[k] for k in shared if k != "messages") \
         and a["messages"] == b["messages"]
 
 

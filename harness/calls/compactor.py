@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # the SDK is imported only where a call is made
 
 JSON = dict
 # [C8] a cheap model of its own by default: see docs/compactor.md for the measured costs
-DEFAULT_MODEL = "claude-haiku-4-5"
+DEFAULT_MODEL = "claude-haiku-5-5"  # [H32]
 TURNS_MODEL = "turns"  # memory.model = "turns": compactions on the turns' model, sharing its cache
 MAX_TOKENS_DEFAULT = 16_000
 

@@ -14,14 +14,14 @@ lives inside it.
 The config file holds only these keys (anything else is a clear error, so a typo is never silently
 ignored):
 
-    model = "claude-sonnet-4-6"            # the turns' model; EVER_MODEL overrides it
+    model = "claude-sonnet-5-5"            # the turns' model; EVER_MODEL overrides it
     context_window = 200000                # tokens, for a model harness/calls/models.py does not
                                            # know (default: 200,000, its smallest window)
     base_url = "http://localhost:8080"     # any Messages API; ANTHROPIC_BASE_URL overrides it
     approve = ["shell", "write", "edit"]   # tools that run without asking ("read": outside the
                                            # working directory too)
     [memory]
-    model = "claude-haiku-4-5"             # the compactor's model [gist §4] "a cheap one"
+    model = "claude-haiku-5-5"             # the compactor's model [gist §4] "a cheap one"
     context_window = 200000                # the same, for the compactor's model
     thinking = "off"                       # off, an effort (low … max) or a budget in tokens,
                                            # as the model takes (harness/calls/models.py)
@@ -94,14 +94,15 @@ KEY_NAME = "key"
 THINKING_EFFORTS = ("off",) + EFFORTS
 MEMORY_MAX_TOKENS = 16_000  # the compactor's max_tokens (harness/calls/compactor.py)
 
-# [H1] the defaults. The compactor's model is the gist's cheap Haiku [gist §4]; its
-# thinking is off [C9]: the gist's "Haiku at xhigh effort" names a Haiku with an effort,
-# and Haiku 4.5 has none (the real API refuses it). The settle timeout is eukhe's [D10].
+# [H1] the defaults. [H32] the current lineup's Sonnet and Haiku: Sonnet 4.6 and Haiku 4.5 are
+# legacy, and the compactor's price and window decide the first day's cost. The compactor's
+# model is the gist's cheap Haiku [gist §4]; its thinking is off [C9], sent as `disabled` (Haiku
+# 5.5 thinks by default and may turn it off). The settle timeout is eukhe's [D10].
 DEFAULTS: dict[str, Any] = {
-    "model": "claude-sonnet-4-6",
+    "model": "claude-sonnet-5-5",
     "base_url": None,
     "approve": [],
-    "memory.model": "claude-haiku-4-5",
+    "memory.model": "claude-haiku-5-5",
     "memory.thinking": "off",
     "memory.settle_timeout_seconds": 20,
     "cache.marks": True,

@@ -272,7 +272,8 @@ def estimate_cost(sizes: Sequence[int], price, prefix_bytes: int, jobs_max: int,
     output = calls * tokens(answer)
     cents = None
     if price is not None:
-        cents = (read * price.cache_read + written * price.cache_write_5m + output * price.output) / 1_000_000
+        # a float: a price may be a Fraction of a cent (Haiku 5.5's $0.125 write)
+        cents = float(read * price.cache_read + written * price.cache_write_5m + output * price.output) / 1_000_000
     seconds = -(-calls // max(jobs_max, 1)) * CALL_SECONDS
     return Cost(calls, read, written, output, cents, seconds)
 

@@ -582,7 +582,7 @@ def test_a_reply_with_a_lone_surrogate_becomes_valid_text():
 
 
 def test_memory_settings_come_from_the_config():
-    assert MemorySettings.from_config({}, "claude-sonnet-4-6") == MemorySettings("claude-haiku-4-5", "off", 16000)
+    assert MemorySettings.from_config({}, "claude-sonnet-4-6") == MemorySettings("claude-haiku-5-5", "off", 16000)
     same = MemorySettings.from_config({"model": "turns", "thinking": "high"}, "claude-sonnet-4-6")
     assert (same.model, same.thinking) == ("claude-sonnet-4-6", "high")
     for memory in ({"modle": "x"}, {"thinking": "extreme"}, {"thinking": 512}, {"thinking": 20000},

@@ -101,8 +101,9 @@ def test_1_the_default_compaction_request_passes_the_strict_api(api, tmp_path):
     result = run(go())
     assert result.failure is None and result.text == "user: asks to fix the cache first."
     (request,) = api.requests
-    assert request.status == 200 and request.body["model"] == "claude-haiku-4-5"
-    assert "output_config" not in request.body and "thinking" not in request.body
+    # [H32] Haiku 5.5 thinks unless told not to: the default "off" is sent as `disabled`
+    assert request.status == 200 and request.body["model"] == "claude-haiku-5-5"
+    assert "output_config" not in request.body and request.body["thinking"] == {"type": "disabled"}
 
 
 def test_1_the_old_default_haiku_at_xhigh_is_what_the_strict_api_refuses(api):
@@ -122,15 +123,15 @@ def test_1_a_setting_the_model_lacks_is_refused_at_start_in_one_sentence_naming_
         check_memory_setting(settings)
     sentence = str(refused.value)
     assert sentence.count(". ") == 0 and sentence.endswith(".")
-    assert "claude-haiku-4-5" in sentence and "takes off or a thinking budget" in sentence
+    assert "claude-haiku-5-5" in sentence and "takes off or an effort (low, medium, high)" in sentence
 
 
 def test_1_memory_model_refuses_a_pair_the_model_lacks_and_saves_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("EVER_HOME", str(tmp_path))
     monkeypatch.delenv("EVER_MODEL", raising=False)
     with pytest.raises(ConfigError) as refused:
-        set_memory_model("turns", "xhigh")  # Sonnet 4.6 has no xhigh
-    assert "claude-sonnet-4-6" in str(refused.value) and "low, medium, high, max" in str(refused.value)
+        set_memory_model("turns", "4096")  # Sonnet 5.5 takes no thinking budget
+    assert "claude-sonnet-5-5" in str(refused.value) and "low, medium, high, xhigh, max" in str(refused.value)
     assert not (tmp_path / "config.toml").exists()
     assert "thinking: 4096" in set_memory_model("claude-haiku-4-5", "4096")  # a budget Haiku takes
     assert load_settings().memory_thinking == 4096
@@ -357,7 +358,7 @@ def test_1_ever_send_with_a_setting_the_model_lacks_says_so_in_one_sentence_and_
                           text=True, timeout=60)
     # a setting to fix first: exit 1, nothing of the message kept (docs/reliability.md's exit codes)
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert "memory.thinking 'xhigh' does not suit claude-haiku-4-5" in done.stderr
+    assert "memory.thinking 'xhigh' does not suit claude-haiku-5-5" in done.stderr
     assert api.requests == []  # refused before any call
     memory = Memory.open(tmp_path)
     try:

@@ -40,16 +40,34 @@ def mode_of(path):
 def test_with_no_file_and_no_variables_the_settings_are_the_documented_defaults(tmp_path):
     settings = load_settings(environment(tmp_path))
     assert settings.home == tmp_path
-    assert settings.model == "claude-sonnet-4-6"
+    # [H32] the issue's current lineup: Sonnet 5.5 and Haiku 5.5
+    assert settings.model == "claude-sonnet-5-5"
     assert settings.base_url is None
     assert settings.approve == ()
-    assert settings.memory_model == "claude-haiku-4-5"
-    # off: Haiku 4.5 has no effort, and the real API refuses one (harness/calls/models.py, [C9])
+    assert settings.memory_model == "claude-haiku-5-5"
+    # off: a one-line summary needs no deliberation [C9]
     assert settings.memory_thinking == "off"
     assert settings.settle_timeout_seconds == 20
     assert settings.cache_marks is True
     assert settings.chat_dir == tmp_path / "chat"
     assert set(settings.sources.values()) == {"default"}
+
+
+def test_the_default_models_are_current_and_their_requests_are_ones_the_api_takes():
+    """[H32] Neither default is legacy, deprecated or retired in the table, and each default
+    setting makes a request its model takes: Haiku 5.5's "off" is `disabled` (it thinks by
+    default), Sonnet 5.5's is `between_tools` (disabled is refused there)."""
+    from harness.calls.models import ACTIVE, request_problem, table_row
+    from harness.chat.config import DEFAULTS
+
+    for key in ("model", "memory.model"):
+        row = table_row(DEFAULTS[key])
+        assert row is not None and (row.status, row.legacy) == (ACTIVE, False), DEFAULTS[key]
+    haiku, sonnet = table_row(DEFAULTS["memory.model"]), table_row(DEFAULTS["model"])
+    assert haiku.thinking_fields(DEFAULTS["memory.thinking"]) == {"thinking": {"type": "disabled"}}
+    assert sonnet.thinking_fields("off") == {"thinking": {"type": "between_tools"}}
+    for model, fields in ((haiku, haiku.thinking_fields("off")), (sonnet, sonnet.thinking_fields("off"))):
+        assert request_problem({"model": model.id, "max_tokens": 16_000, "messages": [], **fields}) is None
 
 
 def test_ever_home_defaults_to_dot_ever_in_the_home_directory(tmp_path, monkeypatch):

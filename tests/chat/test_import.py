@@ -518,13 +518,15 @@ def test_the_import_says_tokens_dollars_and_time_at_the_compaction_models_prices
     done = run(tmp_path / "home", source, "--yes")
     assert done.returncode == 0, done.stderr
     said = re.search(r"That is about ([\d,]+) input tokens at most \(([\d,]+) read from the cache, ([\d,]+) "
-                     r"written to it\) and ([\d,]+) output tokens: about \$([\d.,]+) at claude-haiku-4-5's list "
+                     r"written to it\) and ([\d,]+) output tokens: about \$([\d.,]+) at claude-haiku-5-5's list "
                      r"prices; about (\d+) minutes with 8 calls at once \(taken at 5 seconds a call\)\.", done.stdout)
     assert said, done.stdout
     total, read, written, output, dollars, minutes = (float(g.replace(",", "")) for g in said.groups())
     assert total == read + written
     assert output == 1_196 * 512  # 1,196 calls, as the line before says, each up to 512 bytes
-    assert dollars == pytest.approx((read * HAIKU_READ + written * HAIKU_WRITE + output * HAIKU_OUTPUT) / 1e6, abs=0.005)
+    # the default compactor's list prices [H32], haiku-5-5/overview: $0.10 in, so $0.01 read, $0.125
+    # written, $0.50 out
+    assert dollars == pytest.approx((read * 0.01 + written * 0.125 + output * 0.50) / 1e6, abs=0.005)
     assert minutes == round(-(-1_196 // 8) * 5 / 60)  # 150 rounds of 5 seconds: 12.5 minutes
     assert read % 1_196 == 0 and read // 1_196 > 32_014  # every call reads the prefix and the whole context
 

@@ -86,7 +86,7 @@ def test_ever_import_says_the_likely_cost_first_and_the_bound_beside_it(tmp_path
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     likely = re.search(r"That is about ([\d,]+) input tokens \(([\d,]+) read from the cache, ([\d,]+) written to it\) "
-                       r"and ([\d,]+) output tokens by claude-haiku-4-5's count of a sample of the notes: about "
+                       r"and ([\d,]+) output tokens by claude-haiku-5-5's count of a sample of the notes: about "
                        r"\$([\d.]+) at its list prices; about \d+ (seconds|minutes) with 8 calls at once", done.stdout)
     bound = re.search(r"At most ([\d,]+) input tokens and ([\d,]+) output tokens, \$([\d.]+), were every byte a token "
                       r"and every line 512 bytes\.", done.stdout)

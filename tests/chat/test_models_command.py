@@ -1,7 +1,8 @@
 """Strategy: `ever models`, the installed command in a subprocess, against the strict local Messages
 API serving a model the table does not know beside the table's own. Each expected line is typed
 from the figures the test gives the server or from the model pages the table cites (Sonnet 5.5:
-1M, 128K, $2 / $10; Haiku 4.5: 200K, 64K, $1 / $5, legacy), never read back from the command.
+1M, 128K, $2 / $10; Haiku 4.5: 200K, 64K, $1 / $5, legacy; Haiku 5.5: 1M, 128K, $0.10 / $0.50),
+never read back from the command.
 """
 
 from dataclasses import replace
@@ -36,8 +37,11 @@ def test_ever_models_lists_what_the_key_can_use_and_keeps_the_answer(tmp_path, a
                                                 "low,high", "unpriced", "current"]
     assert row(run.stdout, "claude-sonnet-5-5") == ["claude-sonnet-5-5", "1M", "128K", "adaptive,", "between_tools",
                                                     "low,medium,high,xhigh,max", "$2.00/$10.00", "current"]
-    assert row(run.stdout, "claude-haiku-4-5")[:3] + row(run.stdout, "claude-haiku-4-5")[-4:] == [
-        "claude-haiku-4-5", "200K", "64K", "$1.00/$5.00", "legacy", "(the", "compactor)"]
+    assert row(run.stdout, "claude-haiku-4-5")[:3] + row(run.stdout, "claude-haiku-4-5")[-2:] == [
+        "claude-haiku-4-5", "200K", "64K", "$1.00/$5.00", "legacy"]
+    # the compactor's default [H32]: haiku-5-5/overview's 1M window, "From $0.10 / MTok" in, $0.50 out
+    assert row(run.stdout, "claude-haiku-5-5") == ["claude-haiku-5-5", "1M", "128K", "adaptive,", "disabled",
+                                                   "low,medium,high", "$0.10/$0.50", "current", "(the", "compactor)"]
     assert "claude-3-haiku" not in run.stdout  # retired: not a model the key can use
     assert "From the Models API now" in run.stdout
     assert (tmp_path / "models.json").stat().st_mode & 0o777 == 0o600

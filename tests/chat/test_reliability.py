@@ -66,7 +66,7 @@ def test_a_wrong_key_pauses_the_compactor_counts_no_try_and_the_line_is_built_on
             await chat.close()
 
     paused, status_line, failures, view, status = asyncio.run(chat_life())
-    sentence = (f"paused: {api.base_url} refused the call to claude-haiku-4-5 (401 "
+    sentence = (f"paused: {api.base_url} refused the call to claude-haiku-5-5 (401 "
                 "authentication_error: invalid x-api-key: <API key hidden>): check the API key "
                 "(ANTHROPIC_API_KEY, or the key file in EVER_HOME)")
     assert paused["compactor"] == sentence
