@@ -261,6 +261,7 @@ class Memory:
         # [S11] the message whose last pieces wait: every other line is logged after them, so
         # its pieces stay together at the log's end until its key is logged
         self.unfinished: Accepted | None = None
+        self.finished_early: set[str] = set()  # keys of such messages logged whole by another line
         for key, text in self.inbox.pending():
             if store.key_id(key) is None:
                 logged = self.pieces_logged(split_long(text))
@@ -354,8 +355,16 @@ class Memory:
         once it is on disk. A user's message logs its key on its first line (harness/memory/accepted.py)
         [S8] [S9]. A long message cut short by a refused piece is finished first [S11]."""
         if self.unfinished is not None:
-            self.append_accepted(self.unfinished, now)
+            self._finish(now)
         return self._log(kind, text, now, key, origin)
+
+    def _finish(self, now: datetime | None) -> None:
+        """[S11] The long message cut short logged whole before another line; its own delivery,
+        when it comes, logs nothing more."""
+        message = self.unfinished
+        assert message is not None
+        self.append_accepted(message, now)
+        self.finished_early.add(message.key)
 
     def _log(self, kind: str, text: str, now: datetime | None, key: str | None = None,
              origin: str | None = None) -> dict:
@@ -369,10 +378,11 @@ class Memory:
         A message accepted before a restart goes on from the first piece the killed owner did
         not log (`partly_logged`); one whose piece the disk refused goes on from that piece, and
         before any other line (`unfinished`), so its pieces are never apart nor logged twice."""
+        if message.key in self.finished_early:
+            self.finished_early.discard(message.key)
+            return  # finished before another line: logged once
         if self.unfinished is not None and self.unfinished.key != message.key:
-            self.append_accepted(self.unfinished, now)
-        if self.store.key_id(message.key) is not None:
-            return  # finished before another line, its key logged: never twice
+            self._finish(now)
         pieces = split_long(message.text)
         start = self.partly_logged.pop(message.key, 0)
         for k in range(start, len(pieces)):

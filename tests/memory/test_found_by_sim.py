@@ -118,7 +118,7 @@ def test_a_long_message_whose_second_piece_is_refused_is_finished_before_any_oth
     else:
         raise AssertionError("the second piece's write was to fail")
     memory.append("ever", "a reply to another message")  # the rest of the long one first
-    memory.append_accepted(message)  # its turn's retry: logged already, never twice
+    memory.append_accepted(message)  # its turn logs it: finished already, never twice
     memory.close()
     assert user_lines(tmp_path) == [(pieces[0], None), (pieces[1], None), (pieces[2], "send-1"),
                                     ("a reply to another message", None)]
