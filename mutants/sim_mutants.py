@@ -6,13 +6,14 @@ break between the examples the tests write out: an fsync or a directory's fsync 
 power loss shows it), a failed write's bytes left, a torn tail glued onto, a torn line's id given
 again, an acknowledgement before the inbox's line, an inbox entry done before its turn logged the
 message, a long message's key put on its first piece, a retried key logged again,
-the inbox's waiting messages forgotten at open, a folder found made taken as it is. Each is
-caught by the simulation alone; mutants/chat_mutants.py has the example tests' own. A long
-message's pieces logged twice after a kill (the [S11] count forgotten) is not among them: the
-simulation's `never doubled` finds it, but a known finding (sim/known.py, pieces doubled after a
-failed append) fails on the same words, and a known finding never counts as a catch. Nor is
-a stopped compaction's line applied (the check `if self.tasks.get(node) is not
-asyncio.current_task()` left out): no seed of the 200 fails on it.
+the inbox's waiting messages forgotten at open, a folder found made taken as it is; then one for
+each bug the simulation found and that was fixed (sim/seeds.py): a killed owner's pieces not
+counted [S11], a long message cut short not finished first, a refused node line raised [S28], a
+node replayed otherwise refused [S29], an empty log file's name not fsync'd [S30]; and a socket
+request that is not one closed unanswered (the hostile clients). Each is caught by the simulation
+alone; mutants/chat_mutants.py has the example tests' own. Not among them: a stopped compaction's
+line applied (the check `if self.tasks.get(node) is not asyncio.current_task()` left out) and a
+checkpoint written while a node's line waits: no seed of the 200 fails on either.
 """
 
 from mutants.base import Mutant
@@ -123,5 +124,53 @@ MUTANTS = [
         new="        return False\n",
         check=sim(KEPT),
         note="a folder an open cut short had made is taken as it is, its name never fsync'd (seed 44)",
+    ),
+    Mutant(
+        name="sim_pieces_count_forgotten",
+        path="harness/memory/service.py",
+        old="                    self.partly_logged[key] = logged\n",
+        new="                    pass\n",
+        check=sim(KEPT, "never doubled"),
+        note="the pieces a killed owner logged of a long message are not counted at open: logged again [S11]",
+    ),
+    Mutant(
+        name="sim_cut_message_not_finished_first",
+        path="harness/memory/service.py",
+        old="        if self.unfinished is not None:\n            self._finish(now)\n        return self._log(",
+        new="        return self._log(",
+        check=sim(KEPT, "never doubled"),
+        note="a long message whose piece the disk refused is not finished before other lines: apart, then doubled [S11]",
+    ),
+    Mutant(
+        name="sim_refused_node_line_raised",
+        path="harness/memory/service.py",
+        old="                    self.refused = str(error)\n                    self._hold(l, i, text, T)\n",
+        new="                    raise\n",
+        check=sim("no unhandled exception", "a restart's view is the logs' view"),
+        note="a node line the disk refuses raises out of the compaction: a traceback, the node in memory only [S28]",
+    ),
+    Mutant(
+        name="sim_refused_request_unanswered",
+        path="harness/owner/socket.py",
+        old="            else:\n                answer = answer_memory(owner.memory, request)\n",
+        new="            else:\n                return\n",
+        check=sim("every client answered in one line"),
+        note="a socket request that is not one (a blank line, a line not JSON) is closed unanswered [S26]",
+    ),
+    Mutant(
+        name="sim_node_replayed_otherwise_refused",
+        path="harness/memory/service.py",
+        old="                    self.store.changed_under(l, i, node_name(l, i))\n",
+        new="                    raise RuntimeError(f\"node {node_name(l, i)} was logged with another text\")\n",
+        check=sim("a restart's view is the logs' view", "the chat opens after every crash"),
+        note="a node replayed with another text than its line, no damage read, keeps the chat from opening [S29]",
+    ),
+    Mutant(
+        name="sim_empty_file_name_not_fsynced",
+        path="harness/memory/logfile.py",
+        old="            if created or self.size == 0:\n",
+        new="            if created:\n",
+        check=sim(KEPT),
+        note="an empty log file found is appended to with its name never fsync'd: a power loss takes it [S30]",
     ),
 ]

@@ -45,13 +45,13 @@ def ranges_text(numbers: list[int]) -> str:
 def one(seed: int, drop: list[int] | None = None, zero: list[str] | None = None):
     import random
 
-    from sim.run import Run, draw_probabilities, schedule
+    from sim.run import Run, draw_probabilities, schedule, side_randomness
 
-    master = random.Random(seed)
-    probabilities = draw_probabilities(master)
+    master, side = random.Random(seed), side_randomness(seed)
+    probabilities = draw_probabilities(master, side)
     for name in zero or ():
         set_rate(probabilities, name, 0.0)
-    events = schedule(master, probabilities)
+    events = schedule(master, probabilities, side)
     if drop:
         events = [event for k, event in enumerate(events) if k not in set(drop)]
     return Run(seed, events, probabilities).run()

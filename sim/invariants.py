@@ -6,7 +6,9 @@ only) and at the end (after the quiet phase and a last power loss):
 - `acknowledged means kept`: a message whose sender saw `{"accepted": true}`, or an answer saying
   it is logged, is in the log or the inbox, whole (its pieces joined are its text) [S9] [S11];
   at the end, in the log, once.
-- `refused means not kept`: a message whose sender was told nothing was logged is nowhere.
+- `refused means not kept`: a message whose sender was told nothing was logged is nowhere (and,
+  from the moment it is refused, no byte of it is in the files as the processes read them:
+  sim/run.py `refused_left`).
 - `never doubled`: no key on two lines; every user line of the log belongs to one message sent.
 - `ids never reused`: an id on a durable line keeps that line's bytes for ever (or is recorded
   lost [S13]); the store opens, so the ids are dense or recorded lost [S3].

@@ -12,7 +12,8 @@ A run is a sequence of the owner's lives on one disk. Each life is a new process
 - `kill`: SIGKILL at that instant; `kill inside`: SIGKILL inside the process's Nth disk operation
   from then (a write torn at any byte); `power`: the machine stops (sim/disk.py);
 - `flip`: one bit changed in a cold day file;
-- `race`: a second process tries to own the chat while the first does.
+- `race`: a second process tries to own the chat while the first does;
+- `client`: a hostile client of the chat's socket (`Run.client`).
 
 Disk and provider faults are drawn at the run's rates while the schedule runs. Then the run's
 **quiet phase** (VOPR's liveness mode): the faults stop, a last owner opens, every sender not
@@ -56,6 +57,8 @@ class Probabilities:
     race: float
     disk: Faults
     provider: ProviderRates
+    # drawn from the run's side randomness (seed * 7 + 4), so the draws above stay each seed's own
+    hostile_client: float = 0.0
 
     def lines(self) -> list[str]:
         shown = []
@@ -71,13 +74,22 @@ def render(value) -> str:
     return f"{value:.4f}" if isinstance(value, float) else str(value)
 
 
-def draw_probabilities(rng: random.Random) -> Probabilities:
+def side_randomness(seed: int) -> random.Random:
+    """The draws added after the first ones (the hostile socket clients): from their own
+    randomness, so each seed's other probabilities and events are what they were."""
+    return random.Random(seed * 7 + 4)
+
+
+CLIENT_KINDS = ("blank line", "not JSON", "half a line, then gone", "a send, then gone")
+
+
+def draw_probabilities(rng: random.Random, side: random.Random | None = None) -> Probabilities:
     """Swarm testing: each seed its own mix, some faults off altogether, some frequent."""
 
     def rate(high: float, off: float = 0.3) -> float:
         return 0.0 if rng.random() < off else rng.uniform(0, high)
 
-    return Probabilities(
+    drawn = Probabilities(
         messages=rng.randrange(6, 22),
         message_gap_mean_seconds=rng.choice((5.0, 60.0, 900.0, 7200.0)),
         long_message=rate(0.25),
@@ -95,18 +107,22 @@ def draw_probabilities(rng: random.Random) -> Probabilities:
             silence=rate(0.04, 0.6), huge=rate(0.05, 0.5), empty=rate(0.06, 0.5), whitespace=rate(0.06, 0.5),
             tool_loop=rate(0.04, 0.6), refusal=rate(0.06, 0.5), nul_search=rate(0.06, 0.5), zoom=rate(0.1, 0.5)),
     )
+    if side is not None:
+        drawn.hostile_client = 0.0 if side.random() < 0.4 else side.uniform(0, 0.4)
+    return drawn
 
 
 @dataclass
 class Event:
     at_seconds: float
-    kind: str  # send | kill | kill inside | power | flip | race
+    kind: str  # send | kill | kill inside | power | flip | race | client (its text: one of CLIENT_KINDS)
     text: str = ""
     key: str = ""
     operations: int = 0  # for `kill inside`: the operation the kill falls in
 
     def line(self) -> str:
         what = f" {self.key} ({len(self.text):,} chars)" if self.kind == "send" else ""
+        what += f" {self.key}: {self.text}" if self.kind == "client" else ""
         what += f" at operation +{self.operations}" if self.kind == "kill inside" else ""
         return f"{self.at_seconds:12.3f} {self.kind}{what}"
 
@@ -116,7 +132,7 @@ def words(rng: random.Random, count: int) -> str:
                     for _ in range(count))
 
 
-def schedule(rng: random.Random, p: Probabilities) -> list[Event]:
+def schedule(rng: random.Random, p: Probabilities, side: random.Random | None = None) -> list[Event]:
     events = []
     now = 0.0
     for n in range(p.messages):
@@ -131,6 +147,12 @@ def schedule(rng: random.Random, p: Probabilities) -> list[Event]:
             if rng.random() < chance:
                 at = round(now + rng.expovariate(1 / max(1.0, p.message_gap_mean_seconds / 2)), 3)
                 events.append(Event(at, kind, operations=rng.randrange(1, 300) if kind == "kill inside" else 0))
+    if side is not None and p.hostile_client > 0:
+        sends = [event for event in events if event.kind == "send"]
+        for n, sent in enumerate(sends):
+            if side.random() < p.hostile_client:
+                at = round(sent.at_seconds + side.expovariate(1 / max(1.0, p.message_gap_mean_seconds / 2)), 3)
+                events.append(Event(at, "client", side.choice(CLIENT_KINDS), f"client-{n}"))
     events.sort(key=lambda event: event.at_seconds)
     return events
 
@@ -145,6 +167,7 @@ class Sender:
     acknowledged: bool = False
     answer: dict | None = None
     tries: int = 0
+    vanished: bool = False  # a socket client gone once its line was written: never sends again
 
 
 class Writer:
@@ -210,9 +233,9 @@ class Errors(logging.Handler):
 class Run:
     def __init__(self, seed: int, events: list[Event] | None = None, probabilities: Probabilities | None = None):
         self.seed = seed
-        master = random.Random(seed)
-        self.probabilities = probabilities or draw_probabilities(master)
-        drawn_events = schedule(master, self.probabilities)
+        master, side = random.Random(seed), side_randomness(seed)
+        self.probabilities = probabilities or draw_probabilities(master, side)
+        drawn_events = schedule(master, self.probabilities, side)
         self.events = drawn_events if events is None else events
         self.counts = Counts()
         self.disk = SimDisk(random.Random(seed * 7 + 1), self.counts, self.probabilities.disk)
@@ -232,6 +255,8 @@ class Run:
         self.ids_seen: dict[int, str] = {}  # id -> the digest of its durable line
         self.ids_torn: set[int] = set()  # ids seen on torn lines
         self.position = 0  # the schedule's next event in this life
+        self.owner = None
+        self.connections: list = []  # the socket clients' writers of this life
 
     def clock(self) -> float:
         return self.loop.time() if self.loop is not None else self.now
@@ -345,6 +370,12 @@ class Run:
         self.now = loop.time()
         self.steps += loop.steps
         self.process.kill()
+        server = getattr(self.owner, "server", None)
+        if server is not None:  # the dead process's socket: the next owner serves its own
+            server.close()
+        for writer in self.connections:
+            writer.transport.abort()
+        self.connections, self.owner = [], None
         tasks = sorted(asyncio.all_tasks(loop), key=lambda task: task.get_name())
         for task in tasks:
             try:
@@ -362,9 +393,11 @@ class Run:
         if owner is None:
             return
         self.owner = owner
+        if any(event.kind == "client" for event in pending):
+            await owner.serve()  # the chat's socket, for the schedule's hostile clients
         # a sender left unanswered by the last owner sends again, as `ever send` does
         for sender in self.senders.values():
-            if sender.answer is None:
+            if sender.answer is None and not sender.vanished:
                 self.spawn_send(owner, sender)
         index = 0
         while index < len(pending):
@@ -394,6 +427,9 @@ class Run:
                     self.note(f"bit flipped in {path}")
             elif event.kind == "race":
                 await self.race(Owner)
+            elif event.kind == "client":
+                task = asyncio.get_running_loop().create_task(self.client(owner, event))
+                owner.busy.add(task)
         # the schedule is done: the owner closes, as `ever serve` does when stopped
         await owner.close()
         self.note("closed")
@@ -470,6 +506,61 @@ class Run:
         rival.kill()
         del other
 
+    def refused_left(self, sender: Sender) -> None:
+        """A message refused ("nothing was logged") leaves no byte of it in the chat's files, as
+        the processes read them (the page cache), from the moment it is refused [S5] [S9]: not
+        only once a crash shows it."""
+        needle = f'"{sender.key}"'.encode()
+        chat = self.home / "chat"
+        files: list = []
+        self.disk._files(self.disk.root, "", files)
+        for path, inode in files:
+            inside = path.startswith(str(chat / "main") + "/") or path == str(chat / "inbox.jsonl")
+            if inside and needle in inode.data:
+                self.fail("refused means not kept", f"{sender.key} was refused and its bytes are in "
+                          f"{self.unscratched(path)}")
+                return
+
+    async def client(self, owner, event: Event) -> None:
+        """A hostile client of the chat's socket (harness/owner/socket.py's `serve`): a blank
+        line, a line not JSON, half a line and gone, a whole send and gone before its answer.
+        One that waits must get one line, JSON, saying nothing was kept; a send whose client
+        went is logged once or not at all, and sent by nobody again."""
+        import json
+
+        from harness.owner.protocol import LINE_BYTES_MAX
+
+        process = self.process
+        reader, writer = await asyncio.open_unix_connection(str(owner.socket_path), limit=LINE_BYTES_MAX)
+        self.connections.append(writer)
+        kind = event.text
+        self.counts.add(f"socket client: {kind}")
+        if kind == "half a line, then gone":
+            writer.write(b'{"op": "send", "text": "half of a')
+            writer.close()
+            return
+        if kind == "a send, then gone":
+            text = f"{event.key}: sent, and the sender gone"
+            self.senders.setdefault(event.key, Sender(event.key, text, sent=True, vanished=True))
+            writer.write(json.dumps({"op": "send", "text": text, "yes": True, "key": event.key}).encode() + b"\n")
+            await writer.drain()
+            writer.close()
+            return
+        writer.write(b"\n" if kind == "blank line" else b"{this is not JSON\n")
+        await writer.drain()
+        raw = await reader.readline()
+        writer.close()
+        if not process.alive:
+            return
+        try:
+            answer = json.loads(raw)
+        except ValueError:
+            answer = None
+        if not raw.endswith(b"\n") or not isinstance(answer, dict) or not answer.get("error") \
+                or answer.get("logged", False):
+            self.fail("every client answered in one line", f"{event.key} ({kind}) got {raw[:120]!r}")
+        owner.busy.discard(asyncio.current_task())
+
     def spawn_send(self, owner, sender: Sender) -> None:
         sender.sent = True
         sender.tries += 1
@@ -490,6 +581,8 @@ class Run:
         sender.answer = answer
         if answer.get("logged"):
             sender.acknowledged = True
+        elif sender.tries == 1 and not sender.acknowledged:
+            self.refused_left(sender)
         self.note(f"answered {sender.key}: " + ("error " + answer["error"][:60] if answer.get("error")
                                                   else f"reply of {len(answer.get('reply', '')):,} chars"))
         owner.busy.discard(asyncio.current_task())
@@ -508,7 +601,7 @@ class Run:
         try:
             loop.run_until_complete(asyncio.wait_for(self.quiet_life(), QUIET_SECONDS_MAX))
         except TimeoutError:
-            waiting = [key for key, sender in self.senders.items() if sender.answer is None]
+            waiting = [key for key, sender in self.senders.items() if sender.answer is None and not sender.vanished]
             self.fail("every sender is answered", f"{len(waiting)} not answered in {QUIET_SECONDS_MAX:.0f} s "
                       f"of quiet: {', '.join(waiting[:5])}")
         except Hang as hang:
@@ -529,10 +622,11 @@ class Run:
             return
         self.owner = owner
         for sender in self.senders.values():
-            if sender.answer is None:
+            if sender.answer is None and not sender.vanished:
                 self.spawn_send(owner, sender)
         # every sender answered, and what the inbox held from before (a turn that failed) answered too
-        while any(sender.answer is None for sender in self.senders.values()) or owner.memory.inbox.entries:
+        while any(sender.answer is None and not sender.vanished for sender in self.senders.values()) \
+                or owner.memory.inbox.entries:
             await asyncio.sleep(1.0)
         await owner.memory.idle()
         await owner.close()

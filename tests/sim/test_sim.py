@@ -3,7 +3,8 @@ of a few seeds through the whole chat. The disk keeps only what was fsync'd at a
 keeps everything at a kill; a name not fsync'd in its directory may go; the virtual loop jumps
 its clock and says a hang; a seed replays to the same digest (trace and bytes); a seed's
 invariants hold, or fail on a known finding whose kept seed must still fail (sim/known.py).
-`make sim` runs 200 seeds; this is a few, for `make test`.
+A seed whose schedule draws every kind of hostile socket client keeps every promise. `make sim`
+runs 200 seeds; this is a few, for `make test`.
 """
 
 import asyncio
@@ -16,7 +17,7 @@ from sim.counts import Counts
 from sim.disk import Killed, SimDisk
 from sim.known import classify
 from sim.loop import Hang, VirtualLoop
-from sim.run import run_seed
+from sim.run import CLIENT_KINDS, run_seed
 
 FLAGS = os.O_RDWR | os.O_CREAT | os.O_APPEND
 
@@ -117,3 +118,10 @@ def test_a_few_seeds_keep_every_promise_or_fail_only_on_a_known_finding(seed):
     failures = [(failure.invariant, failure.detail) for failure in result.failures]
     assert classify(seed, failures) == "pass" or classify(seed, failures).startswith("known"), failures
     assert result.lives >= 2  # the schedule's lives and the quiet phase's
+
+
+def test_a_seed_with_every_kind_of_hostile_socket_client_keeps_every_promise():
+    result = run_seed(29)  # its schedule draws each of sim/run.py's CLIENT_KINDS
+    assert {kind: result.counts[f"socket client: {kind}"] > 0 for kind in CLIENT_KINDS} == dict.fromkeys(
+        CLIENT_KINDS, True)
+    assert result.passed, result.failures
