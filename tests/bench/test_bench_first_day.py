@@ -132,6 +132,8 @@ def usage_of(request) -> tuple[int, int, int, int]:
 def live_a_first_day(tmp_path: Path, api, messages: int, short: int, long: int) -> dict:
     home = tmp_path / "home"
     write_chat(home, messages)
+    # the compactor on Haiku 4.5, whose list prices are written out above (the default is newer)
+    (home / "config.toml").write_text('[memory]\nmodel = "claude-haiku-4-5"\n')
     env = environment(home, api)
     claude_code_sessions(tmp_path / "claude", short, long)
     imported = subprocess.run([EVER, "import", str(tmp_path / "claude"), "--yes"], env=env, capture_output=True,

@@ -19,7 +19,9 @@ from tests.support.chat_files import words
 
 TURN_CEILING, COMPACTION_CEILING = 128_000, 32_000  # [gist §3.2, §4]
 TAGS = len("<chat>\n") + len("</chat>")
-WINDOWS = {"claude-sonnet-4-6": 1_000_000, "claude-haiku-4-5": 200_000}  # tokens, the models' pages
+# tokens, the models' pages (the 5.5 lineup's: 1M windows, the models overview of late 2026)
+WINDOWS = {"claude-sonnet-4-6": 1_000_000, "claude-haiku-4-5": 200_000,
+           "claude-sonnet-5-5": 1_000_000, "claude-haiku-5-5": 1_000_000}
 CHAT = re.compile(r"<chat>\n.*?</chat>", re.S)
 
 
