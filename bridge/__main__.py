@@ -433,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paths", action="store_true", help="print how often the runs reached each path")
     arguments = parser.parse_args(argv)
     chosen = runs(arguments.scale, arguments.scenario, arguments.seed)
-    chosen.sort(key=lambda run: -run.size)  # longest first, so the two processes end together
+    chosen.sort(key=lambda run: -run.cost)  # longest first, so the two processes end together
     started = time.monotonic()
     results: list[Result] = []
     if arguments.out:

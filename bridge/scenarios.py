@@ -183,6 +183,13 @@ class Run:
     config: Config
     events: Callable[[Probe], Iterator[Event]]
     size: int  # messages (or reply scripts): for ordering and the summary
+    # what a message costs against an ordinary run's, for ordering: bulk_import's turn views fold
+    # thousands of lines (measured: 194 s of CPU for its 4,300 messages, long_100000 66 s for 100,000)
+    weight: int = 1
+
+    @property
+    def cost(self) -> int:
+        return self.size * self.weight
 
 
 def _built(rng: random.Random, node, use_line: bool) -> Event:
@@ -683,9 +690,9 @@ def make_bulk_import(name, seed, scale) -> Run:
         sizes, config, turn_every = (40, 120, 12), CHAT_CONFIG, 97
     else:
         # the first day: 1,000 messages, then 3,300 notes; a turn every 500 outcomes, as the
-        # model's fold of a turn's view is quadratic in its lines
+        # model's fold of a turn's view is quadratic in its lines [M5]
         sizes, config, turn_every = (1000, 3000, 300), GIST_CONFIG, 500
-    return Run(name, seed, scale, "planner", config, bulk_import(rng, *sizes, turn_every), sum(sizes))
+    return Run(name, seed, scale, "planner", config, bulk_import(rng, *sizes, turn_every), sum(sizes), weight=50)
 
 
 # name -> (maker, default seeds at tiny scale, default seeds at full scale)
