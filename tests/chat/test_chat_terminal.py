@@ -177,8 +177,8 @@ def test_every_chat_command_answers_and_a_bad_one_is_one_line_and_the_chat_goes_
 
         help_rows = chat.answer("/help", "Ctrl-D")
         commands = [row.split()[0] for row in help_rows if row.startswith("/")]
-        assert sorted(commands) == ["/agents", "/edit", "/help", "/memory", "/memory", "/memory-model", "/quiet", "/stop",
-                                    "/tell"]
+        assert sorted(commands) == ["/agents", "/edit", "/forget", "/help", "/memory", "/memory", "/memory-model",
+                                    "/quiet", "/stop", "/tell"]
         assert sum(row.startswith("/memory zoom ID N ") for row in help_rows) == 1
         assert sum("Alt-Enter" in row and "new line" in row for row in help_rows) == 1
 
