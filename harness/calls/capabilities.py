@@ -115,10 +115,15 @@ def from_api_model(info: Mapping[str, Any]) -> Model | None:
 def from_api_models(answer: Iterable[Mapping[str, Any]]) -> dict[str, Model]:
     """The API's answer (its `data`, every page) as records by id; entries that are not models
     are left out."""
+    return _by_id(answer, from_api_model)
+
+
+def _by_id(answer: Iterable[Any], record: Any) -> dict[str, Model]:
+    """Each entry of a models list that `record` makes a model of, by its id."""
     listed: dict[str, Model] = {}
     for info in answer:
         if isinstance(info, Mapping):
-            model = from_api_model(info)
+            model = record(info)
             if model is not None:
                 listed[model.id] = model
     return listed
@@ -158,13 +163,7 @@ def from_provider_model(info: Mapping[str, Any]) -> Model | None:
 
 
 def from_provider_models(answer: Iterable[Mapping[str, Any]]) -> dict[str, Model]:
-    listed: dict[str, Model] = {}
-    for info in answer:
-        if isinstance(info, Mapping):
-            model = from_provider_model(info)
-            if model is not None:
-                listed[model.id] = model
-    return listed
+    return _by_id(answer, from_provider_model)
 
 
 async def refresh_provider(provider: Any) -> str:

@@ -104,9 +104,9 @@ def user_lines(tmp_path) -> list[tuple[str, str | None]]:
         memory.close()
 
 
-def test_a_long_message_whose_second_piece_is_refused_is_finished_before_any_other_line(tmp_path):
+def half_logged(tmp_path):
+    """A long message whose second piece the disk refused (EIO): its first piece is logged."""
     message = long_message()
-    pieces = split_long(message.text)
     disk = FailingDisk(Fail("write", errno.EIO, on="main/" + DAY, nth=2))
     memory = Memory.open(tmp_path, disk=disk, clock=Clock())
     memory.inbox.accept(message)
@@ -117,6 +117,11 @@ def test_a_long_message_whose_second_piece_is_refused_is_finished_before_any_oth
         assert "Input/output error" in str(error)
     else:
         raise AssertionError("the second piece's write was to fail")
+    return message, split_long(message.text), disk, memory
+
+
+def test_a_long_message_whose_second_piece_is_refused_is_finished_before_any_other_line(tmp_path):
+    message, pieces, _, memory = half_logged(tmp_path)
     memory.append("ever", "a reply to another message")  # the rest of the long one first
     memory.append_accepted(message)  # its turn logs it: finished already, never twice
     memory.close()
@@ -125,16 +130,7 @@ def test_a_long_message_whose_second_piece_is_refused_is_finished_before_any_oth
 
 
 def test_a_long_message_cut_short_by_the_disk_is_finished_first_after_a_restart(tmp_path):
-    message = long_message()
-    pieces = split_long(message.text)
-    disk = FailingDisk(Fail("write", errno.EIO, on="main/" + DAY, nth=2))
-    memory = Memory.open(tmp_path, disk=disk, clock=Clock())
-    memory.inbox.accept(message)
-    disk.arm()
-    try:
-        memory.append_accepted(message)
-    except Exception:
-        pass
+    message, pieces, disk, memory = half_logged(tmp_path)
     memory.close()  # the owner goes: the message waits in the inbox, its first piece logged
     again = Memory.open(tmp_path, disk=disk, clock=Clock())
     again.append("ever", "the next owner's first line")
