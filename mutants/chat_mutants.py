@@ -73,8 +73,8 @@ MUTANTS = [
     Mutant(
         name="service_never_checkpoints",
         path="harness/memory/service.py",
-        old="        if self.planner.save_due():\n",
-        new="        if False:\n",
+        old="        if self.planner.save_due():\n            self._checkpoint()\n        if self.planner.merges:\n",
+        new="        if self.planner.merges:\n",
         check=test("tests/memory/test_service.py::test_a_checkpoint_is_written_every_128_lines_and_when_a_failure_is_counted"),
         note="view.json is written at open and close only: a crash replays the whole chat [P10]",
     ),
@@ -105,8 +105,8 @@ MUTANTS = [
     Mutant(
         name="accepted_message_loses_its_key",
         path="harness/memory/service.py",
-        old="            self.append(\"user\", pieces[k], now, key=message.key if k == len(pieces) - 1 else None)\n",
-        new="            self.append(\"user\", pieces[k], now)\n",
+        old="                self._log(\"user\", pieces[k], now, key=message.key if k == len(pieces) - 1 else None)\n",
+        new="                self._log(\"user\", pieces[k], now)\n",
         check=test("tests/chat/test_message_value.py::"
                    "test_a_sent_message_that_holds_the_api_key_keeps_its_idempotency_key_and_a_retry_logs_it_not_again"),
         note="a message's key never reaches its log line: a retry with --key is logged and answered twice [S8] [S9]",
@@ -488,8 +488,8 @@ MUTANTS = [
     Mutant(
         name="memory_opens_the_machines_disk",
         path="harness/memory/service.py",
-        old="        store = Store.open(home, read_only=read_only, disk=disk)\n",
-        new="        store = Store.open(home, read_only=read_only)\n",
+        old="        store = Store.open(home, read_only=read_only, disk=disk, lock=lock)\n",
+        new="        store = Store.open(home, read_only=read_only, lock=lock)\n",
         check=test("tests/memory/test_disk.py::"
                    "test_a_chats_messages_inbox_node_view_and_index_all_go_through_the_disk_it_was_given"),
         note="Memory.open drops the disk it was given: the chat's files go to the machine's disk",
@@ -507,8 +507,8 @@ MUTANTS = [
     Mutant(
         name="attached_say_past_the_limit_uncaught",
         path="harness/owner/owner.py",
-        old="        except TooLong as error:\n            client.send(protocol.Notice(f\"{error}.\"))\n",
-        new="        except ZeroDivisionError as error:\n            client.send(protocol.Notice(f\"{error}.\"))\n",
+        old="        except TooLong as error:\n            refused = f\"{error}.\"\n",
+        new="        except ZeroDivisionError as error:\n            refused = f\"{error}.\"\n",
         check=test("tests/chat/test_attached_terminal.py::"
                    "test_a_say_past_the_limit_on_the_socket_is_one_sentence_and_the_connection_stays"),
         note="a message past the limit from an attached terminal drops its connection [S12]",

@@ -127,7 +127,7 @@ MUTANTS += [
     Mutant(
         name="zoom_past_the_end_answers_a_placeholder",
         path="harness/owner/socket.py",
-        old="        if 0 <= first < T and n >= 1 and first + n > T:  # a line past the chat's end is none [gist §6]\n",
+        old="        if 0 <= first < T and n >= 1 and n & (n - 1) == 0 and first + n > T:\n",
         new="        if False:\n",
         check=test(ENTRANCES + "test_a_zoom_past_the_chats_end_is_no_such_line_over_the_socket_and_through_mcp"),
         note="zoom(0, 2**62) answers a placeholder line instead of no such line",
@@ -178,8 +178,8 @@ MUTANTS += [
     Mutant(
         name="subagent_cost_outside_its_chain",
         path="harness/calls/agents.py",
-        old="reply.usage, chain=self.chain.root)",
-        new="reply.usage)",
+        old="self.memory.store.date_now(), chain=self.chain.root)",
+        new="self.memory.store.date_now())",
         check=test(GUARD + "test_ever_cost_shows_what_each_chain_spent_its_subagents_and_report_turns_included"),
         note="a subagent's calls are not counted in its chain's cost [H15]",
     ),

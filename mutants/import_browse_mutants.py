@@ -75,7 +75,7 @@ MUTANTS = [
     Mutant(
         name="import_estimate_without_cache_reads",
         path="harness/imports/rules.py",
-        old="    read = calls * (prefix_bytes + context)\n",
+        old="    read = calls * (prefix + tokens(context))\n",
         new="    read = 0\n",
         check=test("tests/chat/test_import.py::test_the_cost_of_two_long_notes_is_the_documented_rule_computed_by_hand"),
         note="the estimate leaves out what every compaction reads from the cache",
