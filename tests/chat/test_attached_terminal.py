@@ -126,6 +126,7 @@ def test_a_say_past_the_limit_on_the_socket_is_one_sentence_and_the_connection_s
                     raw = lines.readline()
                     assert raw.endswith(b"\n"), "the owner closed the terminal's connection"
                     event = json.loads(raw)
+                    assert "event" in event, f"the owner answered a terminal's line as a failed request: {event}"
                     if event["event"] in kinds:
                         return event
 
