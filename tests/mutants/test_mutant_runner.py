@@ -5,6 +5,8 @@ misspelled law name, a law that crashes; and a real bug caught by its law is acc
 readings of pytest's and the bridge's outputs are checked on the outputs they print.
 """
 
+from pathlib import Path
+
 import pytest
 
 from laws.registry import laws
@@ -133,6 +135,18 @@ def test_a_bridge_check_counts_a_trace_difference_but_not_a_crash():
 def test_every_mutant_names_a_check_that_exists():
     for mutant in runner.all_mutants():
         assert malformed(mutant, KNOWN) is None, mutant.name
+
+
+def test_every_mutant_plants_its_text_exactly_once_in_the_tree_as_it_is():
+    """A mutant whose text moved with its code is "not run" in `make mutants`, an hour later:
+    each commit's `make test` says so at once instead."""
+    root = Path(__file__).resolve().parents[2]
+    astray = []
+    for mutant in runner.all_mutants():
+        count = (root / mutant.path).read_text().count(mutant.old)
+        if count != 1:
+            astray.append(f"{mutant.name}: {count} times in {mutant.path}")
+    assert not astray, astray
 
 
 def test_a_missing_mutant_module_fails_loudly():
