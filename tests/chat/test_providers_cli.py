@@ -106,6 +106,7 @@ def test_the_five_lines_docs_usage_shows_for_a_local_server_run_the_chat(tmp_pat
         assert any(is_compaction(request.body) for request in api.requests)
 
 
+@pytest.mark.slow  # a real process killed and an owner started again, per provider (tests/README.md)
 def test_an_ever_send_killed_mid_call_leaves_its_message_and_the_next_owner_answers_it_once(tmp_path, wire):
     """The crash test on every provider: SIGKILL while the provider holds the reply back; the
     message stays logged and unanswered, and the next `ever send` answers it once, then its own."""
