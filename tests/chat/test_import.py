@@ -141,6 +141,7 @@ def test_importing_the_same_files_again_adds_nothing(tmp_path):
     assert len(keys) == len(set(keys)) == 10
 
 
+@pytest.mark.slow  # a real import killed with SIGKILL (tests/README.md)
 def test_an_import_killed_half_way_and_run_again_adds_each_note_once(tmp_path):
     lines = [cc("user", f"u{k}", None, f"{k // 60:02d}:{k % 60:02d}", f"message {k} " + "y" * 600)
              for k in range(1500)]

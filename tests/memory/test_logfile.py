@@ -128,7 +128,9 @@ def run_until_killed(log, home, rng):
     return [int(line.split()[1]) for line in out.decode().splitlines() if line.startswith("ack ")]
 
 
-@pytest.mark.parametrize("log", list(LOGS.values()), ids=lambda log: log.name)
+# the store's own log is killed in every commit's `make test`; the others' kills are slow
+@pytest.mark.parametrize("log", [pytest.param(log, id=log.name, marks=() if log.name == "store" else pytest.mark.slow)
+                                 for log in LOGS.values()])
 def test_a_writer_killed_mid_write_loses_no_acknowledged_line(tmp_path, log):
     rng = random.Random(f"{SEED} {log.name}")
     acknowledged = []
