@@ -112,14 +112,15 @@ def run_import(settings: Settings, paths: Sequence[str], fmt: str | None, yes: b
         found = capabilities(model)
         jobs_max = Config().jobs_max
         price = found.price if found is not None else None
-        cost = estimate_cost(todo.sizes, price, prefix_bytes(settings), jobs_max, first)
+        prefix = prefix_bytes(settings)
+        cost = estimate_cost(todo.sizes, price, prefix, jobs_max, first)
         prompt = Prompt.load(str(settings.home))
         weight = measured(settings, model, [m.text for m in todo.messages], wire_system(prompt.system),
                           wire_tools(prompt.tools))
         if weight is None:
             say(cost_sentence(cost, model, jobs_max))
         else:
-            likely = estimate_cost(todo.sizes, price, prefix_bytes(settings), jobs_max, first, weight)
+            likely = estimate_cost(todo.sizes, price, prefix, jobs_max, first, weight)
             say(weighed_sentences(likely, cost, model, jobs_max))
         if summaries + merges > ASK_COMPACTIONS and not yes:
             if not sys.stdin.isatty():

@@ -4,9 +4,9 @@ A token stands for at least one byte, so bytes taken as tokens bound every figur
 a model's tokenizer makes about four bytes of English one token, and the bound alone priced a
 first day at 4x what it spent. Before an import, `measured` asks the API's `count_tokens` for a
 sample of the notes (spread over them, at most SAMPLE_BYTES) and for the prefix every compaction
-shares: bytes per token of the notes, and the prefix's tokens. Two requests, free of charge, kept
-in the home's `tokens.json` by model and sample, so an import asked again (after a "no") asks
-nothing. A provider that cannot count (OpenAI's APIs, no key, no network) gives None, and the
+shares (each beside a bare one-character request): bytes per token of the notes, and the prefix's
+tokens. Three requests, free of charge, kept in the home's `tokens.json` by model and sample,
+so an import asked again (after a "no") asks nothing. A provider that cannot count (OpenAI's APIs, no key, no network) gives None, and the
 import says the bound only.
 """
 
@@ -71,7 +71,7 @@ def _keep(home: Path, entry: dict) -> None:
 
 
 def measured(settings, model: str, texts: Sequence[str], system: list, tools: list) -> Weight | None:
-    """The notes' weight by `model`'s API, from the home's counts or two `count_tokens` calls;
+    """The notes' weight by `model`'s API, from the home's counts or three `count_tokens` calls;
     None when it cannot be counted."""
     from harness.calls.providers import route
 
