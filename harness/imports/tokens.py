@@ -6,8 +6,8 @@ first day at 4x what it spent. Before an import, `measured` asks the API's `coun
 sample of the notes (spread over them, at most SAMPLE_BYTES) and for the prefix every compaction
 shares (each beside a bare one-character request): bytes per token of the notes, and the prefix's
 tokens. Three requests, free of charge, kept in the home's `tokens.json` by model and sample,
-so an import asked again (after a "no") asks nothing. A provider that cannot count (OpenAI's APIs, no key, no network) gives None, and the
-import says the bound only.
+so an import asked again (after a "no") asks nothing. A provider that cannot count (OpenAI's APIs,
+no key, no network) gives None, and the import says the bound only.
 """
 
 import asyncio
