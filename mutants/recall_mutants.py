@@ -3,7 +3,8 @@ that `make test` runs must catch.
 
 Strategy: one mutant for each promise docs/recall.md makes: the latest word on an instruction is
 the one planted last [M1], an old value is scored as such and a number needs its unit [M2], the
-zoom arm has no search and no answer reaches the built chat [M3].
+zoom arm has no search and no answer reaches the built chat [M3]; each call goes on its model's
+provider's wire, and the baseline is sized from the window the server lists [H35].
 """
 
 from mutants.base import Mutant
@@ -17,6 +18,7 @@ def test(name: str) -> tuple:
 PLANTED = "tests/memory/test_planted.py::"
 SCORING = PLANTED + "test_scoring_is_exact_on_hand_written_answers"
 END_TO_END = "tests/chat/test_recall.py::test_the_three_arms_run_end_to_end_and_say_the_figure_measures_nothing"
+PROVIDERS = "tests/chat/test_recall_providers.py::"
 
 MUTANTS = [
     Mutant(
@@ -58,5 +60,21 @@ MUTANTS = [
         new="            memory = Memory.open(s.home)\n",
         check=test(END_TO_END),
         note="each answer is asked in the built chat itself, so later questions see earlier answers [M3]",
+    ),
+    Mutant(
+        name="bench_always_on_the_messages_api",
+        path="harness/bench/recall.py",
+        old="        settings = ClientSettings(api_key=s.api_key, base_url=s.base_url, route=route(model, s.providers))\n",
+        new="        settings = ClientSettings(api_key=s.api_key, base_url=s.base_url, route=route(\"\", s.providers))\n",
+        check=test(PROVIDERS + "test_the_recall_bench_goes_through_each_providers_wire[mixed]"),
+        note="the bench calls every model through the Messages API, so a local compactor is never called [H35]",
+    ),
+    Mutant(
+        name="baseline_window_from_the_table",
+        path="harness/bench/recall.py",
+        old="        budget = baseline_budget(self.window(metered, s.memory_model))\n",
+        new="        budget = baseline_budget(lookup(s.memory_model).window)\n",
+        check=test(PROVIDERS + "test_the_baselines_chunks_are_sized_from_the_window_the_server_lists"),
+        note="the baseline's chunks sized from the table's window when the server listed a smaller one [H35]",
     ),
 ]

@@ -11,6 +11,12 @@ The chat (harness/bench/planted.py makes it) is written into a chat of its own u
 all of it, before any question. A built chat is kept and used again by the next run with the same
 chat, size, seed and compaction model, so its compactions are paid once.
 
+Each model is called on its own provider's wire [H25] [H35]: a `NAME/MODEL` through config.toml's
+`[providers.NAME]` (harness/calls/providers.py, an OpenAI wire or a named Messages API), anything
+else through the Messages API; the answering model and the compaction model pick theirs apart.
+Every call the bench makes itself (the baseline's, the judge's) is a neutral `Call` that the
+provider puts on its wire, as the Turn's and the compactor's are.
+
 Each question is asked in three arms, on the same built chat [M3]:
 
 - `zoom`: a fresh turn (harness/calls/turn.py) with the chat's tools less `search`: the gist's
@@ -45,20 +51,22 @@ import json
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from harness.bench.planted import ANSWER_ALONE, Chat, Fact, logged, score
-from harness.calls.anthropic import finished
+from harness.calls.anthropic import provider_of
 from harness.calls.approval import Approval
 from harness.calls.compactor import Compactor, Compress, MemorySettings, Merge
 from harness.calls.compactor import Job as CompactorJob
 from harness.calls.models import lookup
 from harness.calls.outcomes import Refused, RetriesExhausted, Unusable, Usage
 from harness.calls.prompt import SYSTEM_PROMPT, Prompt
+from harness.calls.provider import Call
+from harness.calls.providers import ProviderConfig, route
 from harness.calls.tools import WorkTools
 from harness.calls.turn import Turn, TurnSettings
 from harness.calls.usage import cost_e8, dollars_text, record_usage, usage_record
@@ -87,9 +95,9 @@ BASELINE_TASK = (f"Summary: write one summary of the whole chat so far (the summ
                  "each), files, commands, figures, findings, open questions. Output only the summary.")
 ANSWER_SYSTEM = ("You are Ever, an AI agent that works for one user in a single chat. All you remember of "
                  "the chat is the summary below; answer the user's question from it.")
-MEASURES_NOTHING_LOCAL = ("This ran against a server on this machine ({url}). From Ever's local Messages API "
-                          "(the tests', whose replies are scripted) these figures test the harness and "
-                          "measure nothing about memory.")
+MEASURES_NOTHING_LOCAL = ("This ran against a server on this machine ({url}). From Ever's local stand-ins "
+                          "(harness/localapi/: the tests', whose replies are scripted or echoed) these figures "
+                          "test the harness and measure nothing about memory.")
 MEASURES_NOTHING_SMALL = ("The view still shows each of the chat's {count:,} messages as a line of its own (no "
                           "two lines merged): on so small a chat these figures measure nothing about memory.")
 
@@ -100,7 +108,10 @@ class BenchFailed(Exception):
 
 @dataclass(frozen=True)
 class BenchSettings:
-    """What a run needs: where the API is, the two models, what to ask."""
+    """What a run needs: where the API is, the two models, what to ask. A model named
+    `NAME/MODEL` is called through its provider (harness/calls/providers.py, config.toml's
+    `[providers.NAME]`), each on its own wire [H25]; `api_key` and `base_url` are the Messages
+    API's, for the models that stay Anthropic's."""
 
     api_key: str = field(repr=False)
     base_url: str | None
@@ -112,6 +123,16 @@ class BenchSettings:
     judge: str | None = None  # a model that judges each answer, only when asked
     cache_marks: bool = True
     keep_copies: bool = False
+    providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
+    context_window: int | None = None  # config.toml's, for an answering model no list knows
+    memory_context_window: int | None = None  # the same for the compaction model
+
+    def url_of(self, model: str) -> str:
+        """Where `model` is called: its provider's base URL, else the SDK's default."""
+        provider = route(model, self.providers).provider
+        if provider.api == "anthropic":
+            return provider.base_url or self.base_url or "https://api.anthropic.com"
+        return provider.base_url or "https://api.openai.com/v1"
 
 
 @dataclass
@@ -141,23 +162,37 @@ class Answer:
 
 
 class Metered:
-    """A client that adds up what its calls spent; the Turn and the compactor see a client."""
+    """A provider (harness/calls/provider.py) that adds up what its calls spent: the Turn, the
+    compactor and the baseline's calls go through it onto the wire of `client`, whichever that is."""
 
     def __init__(self, client: Any):
         self.client = client
+        self.provider = provider_of(client)  # a Messages API client wrapped; another provider as it is
         self.settings = client.settings
         self.spent = Usage()
         self.calls = 0
 
-    async def stream(self, request: dict, on_event: Callable[[Any], None] | None = None):
+    def request(self, call: Call) -> Any:
+        return self.provider.request(call)
+
+    def capabilities(self, model: str) -> Any:
+        return self.provider.capabilities(model)
+
+    async def count_tokens(self, request: Any) -> int | None:
+        return await self.provider.count_tokens(request)
+
+    async def stream(self, request: Any, on_event: Callable[[Any], None] | None = None):
         try:
-            reply = await self.client.stream(request, on_event=on_event)
+            reply = await self.provider.stream(request, on_event=on_event)
         except (Refused, Unusable, RetriesExhausted) as error:
             self.spent = self.spent + getattr(error, "spent", Usage())
             raise
         self.spent = self.spent + reply.spent
         self.calls += 1
         return reply
+
+    async def aclose(self) -> None:
+        await self.provider.aclose()
 
 
 class BenchTurn(Turn):
@@ -215,14 +250,47 @@ class Bench:
         self.say = say
         self.clients: list[Any] = []
         self.answers_client: Any = None  # one client for every answer, metered answer by answer
+        self.judge_client: Any = None
 
-    def client(self, attempts_max: int | None) -> Metered:
-        from harness.calls.client import Client, ClientSettings  # the SDK: only a run that calls
+    def secrets(self) -> tuple[str, ...]:
+        """What no tool's output shows: the Messages API's key and each provider's in use."""
+        from harness.calls.providers import provider_key
 
-        client = Client(ClientSettings(api_key=self.settings.api_key, base_url=self.settings.base_url,
-                                       attempts_max=attempts_max))
+        s = self.settings
+        keys = [s.api_key]
+        for model in (s.model, s.memory_model, s.judge):
+            provider = route(model or "", s.providers).provider
+            if provider.key_env:
+                keys.append(provider_key(provider))
+        return tuple(key for key in keys if key)
+
+    def client(self, attempts_max: int | None, model: str, window: int | None = None) -> Metered:
+        """A metered client of the API `model` is called through: the Messages API, or its
+        provider's wire (the owner's own choice, harness/owner/world.py's `real_clients`)."""
+        from harness.calls.client import ClientSettings  # the SDK: only a run that calls
+        from harness.owner.world import real_clients
+
+        s = self.settings
+        settings = ClientSettings(api_key=s.api_key, base_url=s.base_url, route=route(model, s.providers))
+        client = real_clients(settings, attempts_max=attempts_max, context_window=window)
         self.clients.append(client)
         return Metered(client)
+
+    async def learn(self, metered: Metered) -> None:
+        """[H30] An OpenAI wire's windows from its own model list, before a request is sized
+        (the table and the config answer when it gives none)."""
+        from harness.calls.capabilities import refresh_provider
+
+        if hasattr(metered.client, "list_provider_models"):
+            problem = await refresh_provider(metered.client)
+            if problem:
+                self.say(f"({problem}; its window is the config's or the smallest known.)")
+
+    def window(self, metered: Metered, model: str) -> int:
+        """The model's window as its provider says (its list, the table, the config), else assumed."""
+        known = metered.capabilities(model)
+        window = self.settings.memory_context_window if model == self.settings.memory_model else None
+        return (known or lookup(model, window)).window
 
     async def close(self) -> None:
         for client in self.clients:
@@ -259,7 +327,8 @@ class Bench:
             raise BenchFailed(f"{s.home / 'chat'} exists and is not a bench chat; give another --home")
         else:
             marker_path.write_text(json.dumps({"marker": marker, "built": None}, indent=2))
-        metered = self.client(None)  # a compaction retries while it runs [P16]
+        metered = self.client(None, s.memory_model, s.memory_context_window)  # a compaction retries while it runs [P16]
+        await self.learn(metered)
         compactor = Compactor(metered, Prompt.build(), MemorySettings(model=s.memory_model), marks=s.cache_marks)
         memory_ref: dict[str, Memory] = {}
 
@@ -307,13 +376,14 @@ class Bench:
         """One summary of the whole chat by the compaction model, rolling over chunks; kept in
         the bench's directory and used again."""
         s = self.settings
-        path = s.home / f"baseline-{s.memory_model}.json"
+        path = s.home / f"baseline-{s.memory_model.replace('/', '+')}.json"
         if path.exists():
             kept = json.loads(path.read_text())
             return kept["summary"], kept["cost"]
-        metered = self.client(None)
+        metered = self.client(None, s.memory_model, s.memory_context_window)
+        await self.learn(metered)
         summary = ""
-        budget = baseline_budget(lookup(s.memory_model).window)
+        budget = baseline_budget(self.window(metered, s.memory_model))
         lines = [f"{at} {kind}: {text}" for at, (kind, text, _) in enumerate(chat.messages)]
         for piece in chunks(lines, budget.chunk_bytes):
             summary = clipped(await self.summarize(metered, summary, piece, budget.max_tokens),
@@ -327,7 +397,7 @@ class Bench:
                         max_tokens: int = BASELINE_MAX_TOKENS) -> str:
         """One rolling step: the summary so far and the next messages in, the new summary out."""
         s = self.settings
-        request = baseline_request(s.memory_model, summary, messages, max_tokens, s.cache_marks)
+        request = client.request(baseline_call(s.memory_model, summary, messages, max_tokens))
         try:
             reply = await client.stream(request)
         except (Refused, Unusable, RetriesExhausted) as error:
@@ -342,16 +412,13 @@ class Bench:
         answer = Answer(arm, fact.kind, fact.id, fact.question, fact.expected, "", "failed", label=fact.label)
         started = time.monotonic()
         if self.answers_client is None:
-            self.answers_client = self.client(3).client
+            self.answers_client = self.client(3, s.model, s.context_window).client
+            await self.learn(Metered(self.answers_client))
         metered = Metered(self.answers_client)
         if arm == "baseline":
-            request = finished({
-                "model": s.model, "max_tokens": ANSWER_MAX_TOKENS,
-                "system": [{"type": "text", "text": ANSWER_SYSTEM}],
-                "messages": [{"role": "user", "content": [
-                    {"type": "text", "text": f"<summary>\n{summary}\n</summary>"},
-                    {"type": "text", "text": question}]}],
-            }, "off", s.cache_marks)
+            request = metered.request(Call(s.model, ANSWER_MAX_TOKENS, (ANSWER_SYSTEM,), (), ({
+                "role": "user", "content": [{"type": "text", "text": f"<summary>\n{summary}\n</summary>"},
+                                            {"type": "text", "text": question}]},)))
             try:
                 reply = await metered.stream(request)
                 answer.reply = reply.text.strip()
@@ -380,7 +447,7 @@ class Bench:
             memory = Memory.open(scratch)  # no compactor: nothing in the copy outlives the answer
             try:
                 prompt = arm_prompt(arm)
-                tools = WorkTools(workdir, Approval(), secrets=(s.api_key,))
+                tools = WorkTools(workdir, Approval(), secrets=self.secrets())
                 turn_settings = TurnSettings(s.model, settle_timeout_seconds=5.0, workdir=str(workdir), home=s.home,
                                              cache_marks=s.cache_marks)
                 turn = BenchTurn(memory, metered, prompt, tools, turn_settings,
@@ -398,14 +465,14 @@ class Bench:
         s = self.settings
         expected = " and ".join(fact.expected)
         older = f" An older value that no longer holds: {', '.join(fact.superseded)}." if fact.superseded else ""
-        request = finished({
-            "model": s.judge, "max_tokens": 16,
-            "messages": [{"role": "user", "content": [{"type": "text", "text":
-                f"Question: {fact.question}\nExpected answer: {expected}.{older}\nGiven answer: {reply}\n"
-                "Is the given answer correct? Reply with one word: yes or no."}]}],
-        }, "off", False)
+        if self.judge_client is None:
+            self.judge_client = self.client(3, s.judge)
+        metered = Metered(self.judge_client.client)
+        request = metered.request(Call(s.judge, 16, (), (), ({"role": "user", "content": [{"type": "text", "text":
+            f"Question: {fact.question}\nExpected answer: {expected}.{older}\nGiven answer: {reply}\n"
+            "Is the given answer correct? Reply with one word: yes or no."}]},)))
         try:
-            verdict = await Metered(self.answers_client).stream(request)
+            verdict = await metered.stream(request)
         except (Refused, Unusable, RetriesExhausted):
             return None
         word = verdict.text.strip().lower()
@@ -494,16 +561,13 @@ def baseline_budget(window_tokens: int) -> BaselineBudget:
     return BaselineBudget(min(BASELINE_CHUNK_BYTES, room), summary_bytes, max_tokens)
 
 
-def baseline_request(model: str, summary: str, messages: str, max_tokens: int, marks: bool = True) -> dict:
-    """The baseline's rolling call: the summary so far, the next messages, the task."""
-    return finished({
-        "model": model, "max_tokens": max_tokens,
-        "system": [{"type": "text", "text": BASELINE_SYSTEM}],
-        "messages": [{"role": "user", "content": [
-            {"type": "text", "text": f"<summary>\n{summary or '(nothing yet)'}\n</summary>"},
-            {"type": "text", "text": f"<messages>\n{messages}\n</messages>"},
-            {"type": "text", "text": BASELINE_TASK}]}],
-    }, "off", marks)
+def baseline_call(model: str, summary: str, messages: str, max_tokens: int) -> Call:
+    """The baseline's rolling call: the summary so far, the next messages, the task; no tools,
+    no marks, thinking off. Its provider puts it on its own wire."""
+    return Call(model, max_tokens, (BASELINE_SYSTEM,), (), ({"role": "user", "content": [
+        {"type": "text", "text": f"<summary>\n{summary or '(nothing yet)'}\n</summary>"},
+        {"type": "text", "text": f"<messages>\n{messages}\n</messages>"},
+        {"type": "text", "text": BASELINE_TASK}]},))
 
 
 def sent_bytes(text: str) -> int:
@@ -597,8 +661,10 @@ async def run(settings: BenchSettings, chats: Sequence[Chat], questions: int,
 def report(settings: BenchSettings, runs: list[dict[str, Any]]) -> dict[str, Any]:
     answers: list[Answer] = [answer for one in runs for answer in one["answers"]]
     notes = []
-    if loopback(settings.base_url):
-        notes.append(MEASURES_NOTHING_LOCAL.format(url=settings.base_url))
+    urls = list(dict.fromkeys(settings.url_of(model) for model in (settings.model, settings.memory_model)))
+    local = [url for url in urls if loopback(url)]
+    if local:
+        notes.append(MEASURES_NOTHING_LOCAL.format(url=", ".join(local)))
     for one in runs:
         if one["built"]["view_lines"] >= one["built"]["messages"]:
             notes.append(MEASURES_NOTHING_SMALL.format(count=one["built"]["messages"]))
@@ -625,8 +691,8 @@ def report(settings: BenchSettings, runs: list[dict[str, Any]]) -> dict[str, Any
             "cost_e8": None if None in costs else sum(costs),
             "seconds": round(sum(a.seconds for a in mine), 1),
         }
-    return {"api": settings.base_url or "https://api.anthropic.com", "model": settings.model,
-            "memory_model": settings.memory_model, "judge": settings.judge, "as_notes": settings.as_notes,
+    return {"api": settings.url_of(settings.model), "memory_api": settings.url_of(settings.memory_model),
+            "model": settings.model, "memory_model": settings.memory_model, "judge": settings.judge, "as_notes": settings.as_notes,
             "notes": notes, "arms": arms,
             "chats": [dict(one, answers=[a.as_dict() for a in one["answers"]]) for one in runs]}
 
@@ -648,7 +714,11 @@ def alone_row(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 def table(result: dict[str, Any]) -> str:
     """The short table: one row an arm, then the notes."""
-    lines = [f"Recall: answers by {result['model']}, tree by {result['memory_model']}, at {result['api']}."]
+    if result["memory_api"] == result["api"]:
+        lines = [f"Recall: answers by {result['model']}, tree by {result['memory_model']}, at {result['api']}."]
+    else:
+        lines = [f"Recall: answers by {result['model']} at {result['api']}, tree by {result['memory_model']} "
+                 f"at {result['memory_api']}."]
     lines += result["notes"]  # first, so that nobody reads a figure without them
     for one in result["chats"]:
         built = one["built"]

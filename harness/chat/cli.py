@@ -747,7 +747,8 @@ def bench() -> None:
 @click.option("--notes", is_flag=True, help="Write the chat as notes (as `ever import` does), not as turns.")
 @click.option("--arms", default="zoom,search,baseline,search-alone",
               help="Which arms, of zoom, search, baseline and search-alone (no model).")
-@click.option("--model", default=None, help="The answering model (default: the chat's model).")
+@click.option("--model", default=None, help="The answering model (default: the chat's model); NAME/MODEL picks a "
+              "[providers.NAME] of config.toml.")
 @click.option("--memory-model", default=None, help="The compaction model, also the baseline's summarizer "
               "(default: the chat's memory.model).")
 @click.option("--judge", default=None, help="A model that also judges each answer (exact scoring always runs).")
@@ -787,9 +788,20 @@ def bench_recall(messages: int, questions: int, seed: int, per_kind: int, path, 
                              f"ask {questions} questions in {len(chosen)} arms (docs/recall.md: the cost)?",
                              default=False):
             return
-    bench_settings = BenchSettings(api_key=load_key(settings.home).reveal(), base_url=base_url or settings.base_url,
-                                   model=model or settings.model, memory_model=memory_model, home=home,
-                                   arms=chosen, as_notes=notes, judge=judge, cache_marks=settings.cache_marks)
+    from harness.calls.providers import route
+    from harness.calls.usage import use_provider_prices
+
+    model = model or settings.model
+    # [H25] each model on its provider's wire; Anthropic's key only when a model is Anthropic's
+    anthropic = any(route(one, settings.providers).provider.api == "anthropic"
+                    for one in (model, memory_model, judge) if one)
+    use_provider_prices(settings.providers)  # [H29]
+    bench_settings = BenchSettings(api_key=load_key(settings.home).reveal() if anthropic else "",
+                                   base_url=base_url or settings.base_url, model=model, memory_model=memory_model,
+                                   home=home, arms=chosen, as_notes=notes, judge=judge,
+                                   cache_marks=settings.cache_marks, providers=settings.providers,
+                                   context_window=settings.context_window,
+                                   memory_context_window=settings.memory_context_window)
     def say(sentence: str) -> None:  # progress; the result alone on stdout
         echo(sentence, err=True)
 

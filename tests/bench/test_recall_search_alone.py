@@ -5,7 +5,7 @@ synthetic chat (seed 0, 10,000 messages, 30 facts), whose figure docs/recall.md 
 fails when the doc and the run disagree. The baseline's rolling summary: for windows from a local
 model's 32K to 1M, every call the default chat's baseline makes, its summary carried at its
 largest, is within the summarizer's window as the chat's own check counts it
-(harness/calls/models.py's `window_problem`, a token for every byte), and no byte of the chat is
+(harness/calls/models.py's `window_problem`, a token for every byte) on each wire's body, and no byte of the chat is
 lost or doubled across the calls.
 """
 
@@ -18,6 +18,8 @@ import pytest
 from harness.bench import recall
 from harness.bench.planted import Chat, Fact, generate
 from harness.calls import models
+from harness.calls.anthropic import body
+from harness.calls.openai import COUNTED_FIELDS, chat_body, responses_body
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "recall.md"
 
@@ -56,8 +58,20 @@ def test_the_search_alone_figure_on_the_default_synthetic_chat_is_the_one_docs_r
     assert (row["calls"], row["cost_e8"], row["asked"]) == (0, 0, 30)
 
 
+def as_sent(call, wire):
+    """The baseline's call on a wire, shaped as that wire's check counts it (harness/calls/openai_client.py)."""
+    if wire == "anthropic":
+        return body(call)
+    sent = chat_body(call, call.model) if wire == "openai-chat" else responses_body(call, call.model, "key")
+    cap = sent.get("max_tokens", sent.get("max_output_tokens"))
+    return {"model": call.model, "max_tokens": cap,
+            **{name: value for name, value in sent.items()
+               if name in COUNTED_FIELDS + ("messages",) and name != "model"}}
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai-chat", "openai-responses"])
 @pytest.mark.parametrize("window", [32_768, 128_000, 200_000, 1_000_000])
-def test_every_baseline_call_stays_within_the_summarizers_window_at_the_default_size(window, default_chat):
+def test_every_baseline_call_stays_within_the_summarizers_window_at_the_default_size(window, wire, default_chat):
     chat = default_chat
     budget = recall.baseline_budget(window)
     lines = [f"{at} {kind}: {text}" for at, (kind, text, _) in enumerate(chat.messages)]
@@ -66,7 +80,7 @@ def test_every_baseline_call_stays_within_the_summarizers_window_at_the_default_
     carried = recall.clipped('"' * budget.summary_bytes, budget.summary_bytes)
     model = "claude-local-window-test"
     for piece in pieces:
-        request = recall.baseline_request(model, carried, piece, budget.max_tokens)
+        request = as_sent(recall.baseline_call(model, carried, piece, budget.max_tokens), wire)
         assert models.window_problem(request, window) is None
     assert "\n".join(pieces) == "\n".join(lines)  # nothing lost, nothing doubled
     assert len(pieces) >= (sum(len(line.encode()) for line in lines) // budget.chunk_bytes)
