@@ -179,10 +179,10 @@ def sawtooth_holds(budget: Budget) -> Verdict:
 
 
 TAGS_BYTES = len("<chat>\n") + len("</chat>")
-PLACEHOLDER_LINE = "+1|(not summarized yet: zoom it)"  # [gist §5], after the message's id
+PLACEHOLDER_LINE = "+1|not summarized yet: search or zoom it"  # [gist §5] [P22], after the message's id
 # [P1] an unbuilt line is counted at its head, 512 bytes and its newline, and shows its
-# 29-byte placeholder: 483 bytes more counted than shown, whatever its id
-RESERVE_BYTES = 512 - len("(not summarized yet: zoom it)")
+# 37-byte placeholder: 475 bytes more counted than shown, whatever its id
+RESERVE_BYTES = 512 - len("not summarized yet: search or zoom it")
 
 
 def terse_late(config: Config, messages: int, seed: int):
@@ -240,7 +240,7 @@ def shown_bytes(view: View) -> int:
 
 def view_bytes_rendered(budget: Budget) -> Verdict:
     """[P1] The counted size is the rendered view's bytes less the `<chat>` tags, plus
-    483 bytes for each line not summarized yet (its reserve over its placeholder)."""
+    475 bytes for each line not summarized yet (its reserve over its placeholder)."""
     placeholders = 0
     for state in ceiling_states():
         for view in (state.view, state.cview):
@@ -494,7 +494,7 @@ LAWS = [
     Law("first_leaves_push", "§3.2, §7.1", "Due from first leaves push within 11 steps.", "exhaustive", "Bounded: t = 0..10", first_leaves_push),
     Law("tie_at_11", "§3.2", "At T = 11 pairs 4–7 and 8–9 are both due 2 and the older merges; from T + 1, 8–9 would.", "example", "Example: hand computation at T = 11", tie_at_11),
     Law("sawtooth_holds", "§3.2", "After each batch the view is at most the floor unless no pair can merge; after each message it is at most the ceiling unless shrinking; it averages half-way.", "runs", "Searched: a seeded run of 10,000 messages at a tenth of the gist's sizes, at least 250 batches", sawtooth_holds),
-    Law("view_bytes_rendered", "§3", "A view's counted size is its rendered bytes less the `<chat>` tags, plus 483 for each placeholder: an unbuilt line counts as its longest built line [P1].", "runs", "Searched: three seeded late runs of 2,700 messages, at least 40,000 placeholder lines across their states", view_bytes_rendered),
+    Law("view_bytes_rendered", "§3", "A view's counted size is its rendered bytes less the `<chat>` tags, plus 475 for each placeholder: an unbuilt line counts as its longest built line [P1].", "runs", "Searched: three seeded late runs of 2,700 messages, at least 40,000 placeholder lines across their states", view_bytes_rendered),
     Law("view_within_ceiling", "§3.2 [P19]", "After any event the view a turn sends renders at most the ceiling plus the tags when the ceiling is at least 100,992 bytes and T below 2^64 (at most the larger of the ceiling and T's binary digits' most below that), and every compaction's context its ceiling plus the tags; a view whose texts show one byte for one never renders more than it counts.", "runs", "Searched: three seeded late runs of 2,700 messages and first days of 280 and 360 messages and notes, at least 700 turn views (at least 700 folded, at least 10 of them at a ceiling past the precondition, at least 5,000 coarse placeholders), at least 15,000 contexts; one configuration short of the precondition seen to pass its ceiling", view_within_ceiling),
     Law("sibling_free_view_is_binary", "§2 [P19]", "A view with no two sibling lines side by side is T's binary digits: one line per 1-bit (its count and its lines' sizes: sibling_free_view_has_64_lines, line_renders_within_its_bound).", "exhaustive", "Bounded: every tiling of every T from 0 to at least 1,024, at least 520,000 lines placed", sibling_free_view_is_binary),
     Law("unsettled_view_shows_placeholders", "§5, §7.5", "A line not summarized yet shows as the placeholder, never the start of its message.", "runs", "Searched: three seeded late runs of 2,700 messages, at least 20,000 unbuilt lines shown", unsettled_view_shows_placeholders),

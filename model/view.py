@@ -12,7 +12,11 @@ from model.base import (appended, choose, decimal, fold, item, length, mapped, p
                         repeat, utf8_bytes)
 
 LINE_BYTES_MAX = 512  # [gist §2] a node's text, in UTF-8 bytes
-PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
+# [P22] what an unbuilt line shows: the gist's "(not summarized yet: zoom it)" [gist §5] with search
+# named, since search finds any word of the logs at once; the harness writes what the line covers
+# before it (its ids, source, count and dates, read from the logs), within PLACEHOLDER_BYTES_MAX
+PLACEHOLDER = "not summarized yet: search or zoom it"
+PLACEHOLDER_BYTES_MAX = 128  # [P22] what a placeholder's text may weigh, and what its line counts
 
 
 @dataclass(frozen=True)
@@ -252,10 +256,11 @@ def context(cview: View, l: int, i: int, budget_bytes: int) -> View:
 
 
 def placeholder_line(l: int, i: int) -> Line:
-    """Node (l, i) shown as the placeholder [gist §5], counted at what it shows: a line of the
-    view one turn sends, rendered once and never built in place."""
-    shown = Line(l, i, "", False, 0)
-    return Line(l, i, "", False, utf8_bytes(rendered(shown)) + 1)
+    """Node (l, i) shown as the placeholder [gist §5]: a line of the view one turn sends,
+    rendered once and never built in place. It counts its head and the bytes a placeholder's
+    text may weigh [P22]: the model shows PLACEHOLDER, the harness what the line covers too,
+    never more, so the view the model counts bounds the one the harness renders."""
+    return Line(l, i, "", False, utf8_bytes(name(l, i)) + 1 + PLACEHOLDER_BYTES_MAX + 1)
 
 
 def as_shown(line: Line) -> Line:

@@ -25,11 +25,11 @@ MUTANTS = [
     Mutant('fold_placeholders_at_reserve', PLANNER, '            if l == 0 and i in self.unbuilt_set:\n                line_bytes = placeholder_line_bytes(0, i)\n',
            '            if False:\n                line_bytes = placeholder_line_bytes(0, i)\n',
            FAST_TINY, "the turn's fold counts unbuilt lines at their 512-byte reserve, not their placeholder: it folds more than the model"),  # restarts/1, stale_outcomes/1, 4, small_jobs/1, 2, outages/1, failing_behind/4, 12, behind/1
-    Mutant('placeholder_without_newline', PLANNER, '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + len(PLACEHOLDER)\n',
-           '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + len(PLACEHOLDER) - 1\n',
+    Mutant('placeholder_without_newline', PLANNER, '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + PLACEHOLDER_BYTES_MAX\n',
+           '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + PLACEHOLDER_BYTES_MAX - 1\n',
            FAST_TINY, "a placeholder line is counted without its newline: the turn's view passes the ceiling by a byte a line"),  # outages/1, behind/1
-    Mutant('placeholder_digits_of_its_index', PLANNER, '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + len(PLACEHOLDER)\n',
-           '    return len(str(i)) + HEAD_TAIL_BYTES[l] + len(PLACEHOLDER)\n',
+    Mutant('placeholder_digits_of_its_index', PLANNER, '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + PLACEHOLDER_BYTES_MAX\n',
+           '    return len(str(i)) + HEAD_TAIL_BYTES[l] + PLACEHOLDER_BYTES_MAX\n',
            FAST_TINY, "a placeholder's head is counted with the digits of its index, not of its first message"),  # behind/1
     Mutant('coarse_placeholder_of_a_message', PLANNER, '        return placeholder_line_bytes(l, i)\n\n\nclass Planner',
            '        return placeholder_line_bytes(0, i)\n\n\nclass Planner',

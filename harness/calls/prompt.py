@@ -15,6 +15,8 @@ change written out there as one edit):
   user's computer, in the directory Ever was started in; there is no device list and no computer
   use. (The path itself is not named: it would be state in the prompt.)
 - The kind list stays whole: `work` is a kind the log can hold [gist §1].
+- [P22] A line not summarized yet says what it covers (its ids, source and dates) before the
+  gist's placeholder words, which name search too: the prompt says so.
 
 The user's own instructions (`instructions.md` in EVER_HOME) follow it as a second system block,
 under a heading, since the prompt says they are "at the end of this prompt" [gist §5].
@@ -57,8 +59,9 @@ Each message has a kind:
 The summaries form a binary tree: each message is compressed into a line (a
 short message is its own line), then adjacent lines are merged in pairs, again
 and again. So recent lines cover one message each, and older lines cover more. A
-message not summarized yet shows as "(not summarized yet: zoom it)". A text too
-long for one message is split over several in a row.
+line not summarized yet says what it covers (its messages, where they came from
+and their dates), then "not summarized yet: search or zoom it". A text too long
+for one message is split over several in a row.
 
 Tools:
 - zoom(id, n) opens line id+n into the two lines it was made from;

@@ -29,6 +29,7 @@ from harness.memory.texts import LEVELS_MAX, BuiltNodes, MemoryTexts, Node, Text
 from harness.memory.view_text import (
     HEAD_TAIL_BYTES,
     PLACEHOLDER,
+    PLACEHOLDER_BYTES_MAX,
     Entry,
     built_line_bytes,
     has_lone_surrogate,
@@ -52,15 +53,16 @@ class Config:
     failures_max: int = 3  # [D5] the last failed try builds a marked line [P16]
 
 
-# An unbuilt message's line is counted at its reserve, `i+1|`, 512 bytes and the newline, and shows
-# `i+1|` and the 29 bytes of its placeholder [P1]: 483 bytes more counted than shown.
-RESERVE_OVER_PLACEHOLDER = LINE_BYTES_MAX - len(PLACEHOLDER)
+# An unbuilt message's line is counted in the chat's view at its reserve, `i+1|`, 512 bytes and the
+# newline [P1], and in a turn's view at its placeholder's, `i+1|`, 128 bytes and the newline
+# [P22]: 384 bytes less.
+RESERVE_OVER_PLACEHOLDER = LINE_BYTES_MAX - PLACEHOLDER_BYTES_MAX
 
 
 def placeholder_line_bytes(l: int, i: int) -> int:
     """Node (l, i) shown as its placeholder, and its newline: a line of the view one turn sends,
-    counted at what it shows [P19]."""
-    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + len(PLACEHOLDER)
+    counted at the most its placeholder may weigh [P19] [P22]."""
+    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + PLACEHOLDER_BYTES_MAX
 
 
 def last_message(l: int, i: int) -> int:

@@ -674,7 +674,7 @@ class Memory:
             if self.planner.built(l - 1, half):
                 lines.append(self.planner.rendered(l - 1, half))
             else:
-                lines.append(f"{node_name(l - 1, half)}|(not summarized yet: zoom it)")
+                lines.append(f"{node_name(l - 1, half)}|not summarized yet: search or zoom it")
         return "\n".join(lines)
 
     def date(self, i: int) -> str:

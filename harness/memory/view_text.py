@@ -4,7 +4,7 @@ without building the shown text. The production planner (planner.py), the compac
 the trace use them.
 
 The mirror of these rules in the reference model is model/view.py (`name`, `flatten`, `escaped`,
-`built_line`, `waiting_line`, `PLACEHOLDER`); the bridge compares the two byte for byte, and a
+`built_line`, `waiting_line`, `PLACEHOLDER`, `PLACEHOLDER_BYTES_MAX`); the bridge compares the two byte for byte, and a
 change here is a change there.
 """
 
@@ -13,7 +13,10 @@ import re
 from harness.memory.line import LINE_BYTES_MAX
 
 Entry = tuple[str, int, int, int]  # a built node's text, its UTF-8, shown and line bytes
-PLACEHOLDER = "(not summarized yet: zoom it)"  # [gist §5] the prompt's words
+# [P22] what an unbuilt line shows, after what it covers (its ids, source and dates), all of it
+# within PLACEHOLDER_BYTES_MAX, the bytes its line counts
+PLACEHOLDER = "not summarized yet: search or zoom it"
+PLACEHOLDER_BYTES_MAX = 128
 
 
 

@@ -127,6 +127,15 @@ EDITS = (
 """, """- date(id) gives the date and time of message id
 - search(query) finds the messages holding words, each with the line that covers it
 """),
+    # [P22] a placeholder says what it covers, and names search beside zoom.
+    ("""A
+message not summarized yet shows as "(not summarized yet: zoom it)". A text too
+long for one message is split over several in a row.
+""", """A
+line not summarized yet says what it covers (its messages, where they came from
+and their dates), then "not summarized yet: search or zoom it". A text too long
+for one message is split over several in a row.
+"""),
     # Subagents stay (harness/calls/agents.py); Ever has no computer tasks [gist §5].
     ("""Subagents
 and computer tasks run in the background; each one's report reaches you as a

@@ -241,7 +241,7 @@ def test_after_the_settle_timeout_the_view_shows_placeholders(tmp_path, api):
     memory = run(go())
     try:
         first = api.requests[0].body["messages"][0]["content"][0]["text"]
-        assert first == "<chat>\n0+1|(not summarized yet: zoom it)\n</chat>"
+        assert first == "<chat>\n0+1|not summarized yet: search or zoom it\n</chat>"
     finally:
         memory.close()
 

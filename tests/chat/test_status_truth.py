@@ -62,7 +62,7 @@ def test_status_gives_the_view_and_the_work_the_next_turn_really_meets(tmp_path,
     assert status["view_bytes"] == len(sent.encode())
     rows = sent.split("\n")[1:-1]
     assert status["view_lines"] == len(rows)
-    assert status["unsummarized"] == sum(row.endswith("(not summarized yet: zoom it)") for row in rows) > 0
+    assert status["unsummarized"] == sum(row.endswith("not summarized yet: search or zoom it") for row in rows) > 0
     assert status["view_bytes"] <= status["view_bytes_ceiling"] < status["counted_view_bytes"]
     assert status["shrinking"] and status["shrinking_because"].startswith("the view counts ")
     assert status["summaries_waiting"] == 300  # each long message, none summarized yet

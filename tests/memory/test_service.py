@@ -36,7 +36,7 @@ def test_a_long_message_is_summarized_and_the_view_is_saved_at_close(tmp_path):
         try:
             memory.append("user", "hi")
             memory.append("tool", LONG)
-            assert memory.render() == "<chat>\n0+1|user: hi\n1+1|(not summarized yet: zoom it)\n</chat>"
+            assert memory.render() == "<chat>\n0+1|user: hi\n1+1|not summarized yet: search or zoom it\n</chat>"
             await memory.idle()
             assert memory.render() == "<chat>\n0+1|user: hi\n1+1|tool: 600 chars\n</chat>"
             # [P10] a checkpoint is written at open, then every SAVE_LINES lines
@@ -147,7 +147,7 @@ def test_a_turn_waits_for_the_view_then_a_timeout_shows_placeholders(tmp_path):
         try:
             memory.append("tool", LONG)
             view = await memory.settle(0.05)  # nothing answers: the turn gives up
-            assert view == "<chat>\n0+1|(not summarized yet: zoom it)\n</chat>"
+            assert view == "<chat>\n0+1|not summarized yet: search or zoom it\n</chat>"
             assert not memory.planner.waiting
             waiting = asyncio.create_task(memory.settle(5))
             await asyncio.sleep(0.01)
@@ -257,16 +257,17 @@ def test_each_compactor_change_is_a_memory_row(tmp_path):
 
 
 def test_a_paused_compactors_view_is_sent_within_its_ceiling_and_zoom_opens_each_coarse_line(tmp_path):
-    # No compactor: four long messages are four placeholders, "0+1|(not summarized yet: zoom it)\n"
-    # (34 bytes each, 136 in all), and no pair can merge. At a ceiling of 100 the turn's view merges
-    # the most due pair, 0-1 (due (4 - 1)/1 = 3, over 2-3's 1), into the placeholder 0+2: 34 + 68 =
-    # 102, still over; then the only pair, 2-3, into 2+2: 68 bytes [P19].
-    config = Config(100, 50, 1000, 500)
+    # No compactor: four long messages are four placeholders, each counted at "0+1|", the 128 bytes
+    # a placeholder's text may weigh and its newline (133 bytes, 532 in all) [P22], and no pair can
+    # merge. At a ceiling of 300 the turn's view merges the most due pair, 0-1 (due (4 - 1)/1 = 3,
+    # over 2-3's 1), into the placeholder 0+2: 133 + 266 = 399, still over; then the only pair,
+    # 2-3, into 2+2: 266 bytes [P19].
+    config = Config(300, 150, 1000, 500)
     memory = Memory.open(tmp_path, config)
     try:
         for _ in range(4):
             memory.append("tool", LONG)
-        placeholder = "|(not summarized yet: zoom it)"
+        placeholder = "|not summarized yet: search or zoom it"
         assert memory.render() == f"<chat>\n0+2{placeholder}\n2+2{placeholder}\n</chat>"
         assert memory.zoom(0, 2) == f"0+1{placeholder}\n1+1{placeholder}"
         assert memory.zoom(2, 1) == "tool: " + LONG

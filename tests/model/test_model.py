@@ -31,7 +31,7 @@ def names(view):
 
 def test_a_line_costs_its_rendered_head_text_and_newline():
     assert built_line(0, 5, "user: hi").bytes == len("5+1|user: hi\n")  # 13
-    # shown as "12+1|(not summarized yet: zoom it)", counted as its longest built line:
+    # shown as "12+1|not summarized yet: search or zoom it", counted as its longest built line:
     # "12+1|" (5), 512 bytes and the newline
     assert waiting_line(12, "user: " + LONG).bytes == 5 + 512 + 1
     assert built_line(1, 2, "a\nb").bytes == len("4+2|a b\n")
@@ -39,7 +39,7 @@ def test_a_line_costs_its_rendered_head_text_and_newline():
 
 def test_the_view_renders_ids_placeholders_and_flattened_newlines():
     view = (built_line(1, 0, "user: a\r\nuser: b"), waiting_line(2, "user: " + LONG))
-    assert render(view) == "<chat>\n0+2|user: a user: b\n2+1|(not summarized yet: zoom it)\n</chat>"
+    assert render(view) == "<chat>\n0+2|user: a user: b\n2+1|not summarized yet: search or zoom it\n</chat>"
 
 
 def test_a_short_message_is_its_own_node_and_two_short_lines_join_with_a_newline():
@@ -170,7 +170,7 @@ def test_a_turn_waits_then_renders_then_logs_its_message():
 def test_a_turn_that_times_out_sends_placeholders_never_the_message():
     state = run((Message("tool", LONG),))
     state, sent = turn(state, "go", lambda s: Failed(0, 0), 1)
-    assert render(sent) == "<chat>\n0+1|(not summarized yet: zoom it)\n</chat>"
+    assert render(sent) == "<chat>\n0+1|not summarized yet: search or zoom it\n</chat>"
     assert not state.waiting and state.T == 2
 
 
@@ -207,19 +207,22 @@ def test_a_compactions_context_stops_at_its_budget():
 
 
 def test_a_turn_sends_coarse_placeholders_when_no_pair_of_the_view_can_merge():
-    # Four unbuilt messages and two built ones: shown, "0+1|(not summarized yet: zoom it)\n" is
-    # 34 bytes and "4+1|user: x\n" 12: 4·34 + 2·12 = 160 bytes. No parent is built.
+    # Four unbuilt messages and two built ones: a placeholder shows "0+1|not summarized yet: search
+    # or zoom it" and counts its head, the 128 bytes a placeholder's text may weigh and its newline
+    # [P22], 4 + 128 + 1 = 133 bytes; "4+1|user: x\n" is 12: 4·133 + 2·12 = 556 bytes. No parent
+    # is built.
     view = tuple(waiting_line(i, "tool: " + LONG) for i in range(4)) + (built_line(0, 4, "user: x"), built_line(0, 5, "user: y"))
     state = State(Config(50, 30, 1000, 500), T=6, view=view)
-    assert render(sent_view(replace(state, config=Config(160, 30, 1000, 500)))) == render(view)
-    # at 159 the most due pair, 0-1 (due (6-1)/1 = 5), becomes the placeholder 0+2 (34 bytes)
-    sent = sent_view(replace(state, config=Config(159, 30, 1000, 500)))
+    assert render(sent_view(replace(state, config=Config(556, 30, 1000, 500)))) == render(view)
+    # at 555 the most due pair, 0-1 (due (6-1)/1 = 5), becomes the placeholder 0+2 (133 bytes)
+    sent = sent_view(replace(state, config=Config(555, 30, 1000, 500)))
     assert names(sent) == ["0+2", "2+1", "3+1", "4+1", "5+1"]
-    # at 100, 2-3 (due 3) too: 34 + 34 + 12 + 12 = 92
-    assert names(sent_view(replace(state, config=Config(100, 30, 1000, 500)))) == ["0+2", "2+2", "4+1", "5+1"]
-    # at 60, then 0-3 (due (6-3)/2 = 1.5, more than 4-5's 1): 34 + 12 + 12 = 58
-    sent = sent_view(replace(state, config=Config(60, 30, 1000, 500)))
-    assert render(sent) == "<chat>\n0+4|(not summarized yet: zoom it)\n4+1|user: x\n5+1|user: y\n</chat>"
+    assert [line.bytes for line in sent] == [133, 133, 133, 12, 12]
+    # at 300, 2-3 (due 3) too: 133 + 133 + 12 + 12 = 290
+    assert names(sent_view(replace(state, config=Config(300, 30, 1000, 500)))) == ["0+2", "2+2", "4+1", "5+1"]
+    # at 160, then 0-3 (due (6-3)/2 = 1.5, more than 4-5's 1): 133 + 12 + 12 = 157
+    sent = sent_view(replace(state, config=Config(160, 30, 1000, 500)))
+    assert render(sent) == "<chat>\n0+4|not summarized yet: search or zoom it\n4+1|user: x\n5+1|user: y\n</chat>"
 
 
 def too_long_600(letter):
