@@ -22,6 +22,10 @@ TURN = PROVIDERS + "test_a_turn_runs_a_tool_and_sends_its_result_back_in_the_wir
 STOPS = PROVIDERS + "test_each_wires_stop_reasons_come_back_as_the_same_outcomes"
 OPENAI = "tests/calls/test_openai_models.py::"
 RETRIES = PROVIDERS + "test_every_wire_waits_as_the_one_retry_policy_says_through_429_529_500_and_an_error_mid_stream"
+LOCAL = "tests/calls/test_local_server_windows.py::"
+WINDOW_RUN_AT = LOCAL + "test_the_window_is_the_one_the_server_runs_at_over_the_trained_length_and_the_config"
+COUNTED = LOCAL + "test_a_body_whose_bytes_pass_the_window_is_counted_by_the_server_and_sent_where_it_counts"
+SERVERS = "tests/localapi/test_local_servers.py::"
 CACHE = PROVIDERS + "test_a_second_call_on_the_same_prefix_reads_it_from_the_cache_as_each_wire_reports_it"
 
 MUTANTS = [
@@ -176,5 +180,53 @@ MUTANTS = [
         new="s.backoff_first_seconds",
         check=test(RETRIES + "[anthropic]"),
         note="the backoff stays at its first wait however often the server fails [C13]",
+    ),
+    Mutant(
+        name="llama_window_its_trained_length",
+        path="harness/calls/openai_client.py",
+        old="""            return {model_id: (n_ctx, "llama.cpp's /props n_ctx") for model_id in ids}\n""",
+        new="""            return {}\n""",
+        check=test(WINDOW_RUN_AT + "[llama.cpp]"),
+        note="llama.cpp's /props n_ctx ignored: the window is the length the model was trained to [H36]",
+    ),
+    Mutant(
+        name="config_window_over_the_servers",
+        path="harness/calls/models.py",
+        old="""    listed = _PROVIDER_LISTED.get(f"{provider}/{model_id}")\n    if listed is not None:\n""",
+        new="""    listed = _PROVIDER_LISTED.get(f"{provider}/{model_id}")\n    if listed is not None and not window:\n""",
+        check=test(WINDOW_RUN_AT + "[vllm]"),
+        note="a window taken from config.toml when the server said otherwise [H30] [H36]",
+    ),
+    Mutant(
+        name="ollama_trained_length_over_num_ctx",
+        path="harness/calls/openai_client.py",
+        old="""        if name == "num_ctx" and value.strip().isdigit() and int(value) > 0:\n""",
+        new="""        if False:\n""",
+        check=test(WINDOW_RUN_AT + "[ollama]"),
+        note="Ollama's num_ctx ignored for the length the model was trained to [H36]",
+    ),
+    Mutant(
+        name="vllm_count_not_asked",
+        path="harness/calls/openai_client.py",
+        old="""        if self.counter == "vllm":\n""",
+        new="""        if False:\n""",
+        check=test(COUNTED + "[vllm]"),
+        note="vLLM's /tokenize never asked: a body that fits is refused by its bytes [H36]",
+    ),
+    Mutant(
+        name="chat_sent_past_the_byte_bound_without_a_count",
+        path="harness/calls/openai_client.py",
+        old="""        if self.api == "openai-chat":  # [H36] a server that counts nothing: its bytes decide, said so\n""",
+        new="""        if self.api == "openai-chat":  # [H36] a server that counts nothing: its bytes decide, said so\n            return None\n""",
+        check=test(COUNTED + "[ollama]"),
+        note="a body past the window sent to a server that counts nothing (Ollama cuts it silently) [H36]",
+    ),
+    Mutant(
+        name="llama_tokenize_takes_any_field",
+        path="harness/localapi/openai_api.py",
+        old="""            if unknown or not isinstance(body.get("content"), str) or \\\n""",
+        new="""            if not isinstance(body.get("content"), str) or \\\n""",
+        check=test(SERVERS + "test_llama_cpps_own_endpoints_refuse_what_they_do_not_take[tokenize_unknown_field]"),
+        note="the llama.cpp stand-in's /tokenize takes a field llama.cpp does not document [H36]",
     ),
 ]

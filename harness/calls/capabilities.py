@@ -135,6 +135,9 @@ def _by_id(answer: Iterable[Any], record: Any) -> dict[str, Model]:
 # `-c`). OpenAI's own list gives none (`id`, `object`, `created`, `owned_by`).
 WINDOW_FIELDS = ("context_window", "max_model_len", "max_context_length", "context_length")
 OUTPUT_FIELDS = ("max_output_tokens", "max_completion_tokens")
+# [H36] the words a window's source is named in, where a server's list gives it
+WINDOW_WORDS = {"max_model_len": "vLLM's max_model_len in its model list",
+                "n_ctx_train": "llama.cpp's meta.n_ctx_train, the window the model was trained to"}
 
 
 def _count(value: Any) -> int | None:
@@ -148,8 +151,9 @@ def from_provider_model(info: Mapping[str, Any]) -> Model | None:
     if not isinstance(model_id, str) or not model_id:
         return None
     meta = info.get("meta") if isinstance(info.get("meta"), dict) else {}
-    window = next((found for found in (_count(info.get(name)) for name in WINDOW_FIELDS) if found), None) \
-        or _count(meta.get("n_ctx_train"))
+    named = next((name for name in WINDOW_FIELDS if _count(info.get(name))), None)
+    window = _count(info.get(named)) if named else _count(meta.get("n_ctx_train"))
+    window_from = WINDOW_WORDS.get(named or "", "") if named else (WINDOW_WORDS["n_ctx_train"] if window else "")
     output = next((found for found in (_count(info.get(name)) for name in OUTPUT_FIELDS) if found), None)
     row = OPENAI_MODELS.get(model_id)
     base = row if row is not None else assumed(model_id)
@@ -157,6 +161,7 @@ def from_provider_model(info: Mapping[str, Any]) -> Model | None:
                               "listed by its provider, not in the table: unpriced"}
     if window is not None:
         fields["context_window"] = window  # the server's, over the table's
+        fields["window_from"] = window_from
     if output is not None:
         fields["output_cap"] = output
     return replace(base, **fields)
@@ -180,7 +185,17 @@ async def refresh_provider(provider: Any) -> str:
         return f"{provider.name}'s model list did not come within {FETCH_SECONDS_MAX:g} seconds"
     except Exception as error:  # Unusable and the rest: the table and the config answer
         return str(error)
-    use_provider_listing(provider.name, from_provider_models(answer))
+    listed = from_provider_models(answer)
+    served = getattr(provider, "served_windows", None)
+    if served is not None:  # [H36] a local server's own word on the window it runs at
+        try:
+            found = await asyncio.wait_for(served(answer), FETCH_SECONDS_MAX)
+        except Exception:  # TimeoutError and the rest: the list's figures stand
+            found = {}
+        for model_id, (window, where) in found.items():
+            if model_id in listed:
+                listed[model_id] = replace(listed[model_id], context_window=window, window_from=where)
+    use_provider_listing(provider.name, listed)
     return ""
 
 
@@ -344,7 +359,8 @@ def provider_report(name: str, url: str, listed: Mapping[str, Model], problem: s
     lines = [f"{name} ({url}):"]
     for model_id, model in listed.items():
         full = f"{name}/{model_id}"
-        lines.append(model_line(replace(model, id=full), uses.get(full, "")))
+        lines.append(model_line(replace(model, id=full), uses.get(full, ""))
+                     + (f"  - window: {model.window_from}" if model.window_from else ""))
     for full, role in uses.items():
         model_id = full[len(name) + 1:]
         if full.startswith(name + "/") and model_id not in listed:

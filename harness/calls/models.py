@@ -118,6 +118,9 @@ class Model:
     image_input: bool = True
     legacy: bool = False  # still answers, but the overview names a newer model to move to
     source: str = TABLE  # API, TABLE, CONFIG or ASSUMED
+    # [H36] where a local server said its window, in a few words ("llama.cpp's /props n_ctx"); "":
+    # as `source` says
+    window_from: str = ""
     display_name: str = ""
     page: str = ""  # the page the row's figures were read on
 
@@ -477,8 +480,8 @@ def window_problem(request: dict[str, Any], window: int | None = None, what: str
     needed = (input_tokens_max(request) if counted is None else counted) + max_tokens
     if needed <= tokens:
         return None
-    if window_from is not None:
-        where = WINDOW_FROM.get(window_from, WINDOW_FROM[ASSUMED])
+    if window_from is not None:  # one of WINDOW_FROM's, or a server's own words [H36]
+        where = WINDOW_FROM.get(window_from, window_from)
     elif model is not None:
         where = WINDOW_FROM[model.source] if model.source == API else WINDOW_FROM[TABLE]
     else:

@@ -42,6 +42,9 @@ from harness.calls.retry import retry_after_seconds as header_wait
 JSON = dict[str, Any]
 DEFAULT_BASE_URL = "https://api.openai.com/v1"  # the SDK's, when no base URL is set
 QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
+SERVED_SECONDS = 5.0  # a local server's own endpoint answers within this, or is taken to have none
+SHOWN_MAX = 16  # Ollama's /api/show asked of at most this many of its models at a start
+CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error"})  # OpenAI's, llama.cpp's
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -64,7 +67,8 @@ def classify(error: BaseException) -> str | None:
 
 def describe(error: BaseException) -> str:
     if isinstance(error, openai.APIStatusError):
-        kind = error.code or error.type or status_phrase(error.status_code)
+        code = error.code if isinstance(error.code, str) else None  # llama.cpp's is its status, a number
+        kind = code or error.type or status_phrase(error.status_code)
         message = " ".join(str(getattr(error, "message", "") or "").split())
         if error.code == "context_length_exceeded":  # its first sentence, which names the window
             message = message.split(" - ", 1)[-1].split(". ", 1)[0]
@@ -84,6 +88,24 @@ def describe(error: BaseException) -> str:
     return f"the stream broke ({type(error).__name__})"
 
 
+def ollama_window(show: Any) -> tuple[int, str] | None:
+    """The window Ollama's `/api/show` answer gives: `num_ctx` in its `parameters` (what the model
+    runs at, where its Modelfile sets it), else `model_info`'s `<architecture>.context_length`."""
+    if not isinstance(show, dict):
+        return None
+    for line in str(show.get("parameters") or "").splitlines():
+        name, _, value = line.strip().partition(" ")
+        if name == "num_ctx" and value.strip().isdigit() and int(value) > 0:
+            return int(value), "Ollama's /api/show num_ctx"
+    info = show.get("model_info")
+    if isinstance(info, dict):
+        architecture = info.get("general.architecture")
+        length = info.get(f"{architecture}.context_length")
+        if isinstance(length, int) and not isinstance(length, bool) and length > 0:
+            return length, f"Ollama's /api/show {architecture}.context_length"
+    return None
+
+
 def what_to_do(error: BaseException, model: str, key_env: str | None) -> str:
     status = getattr(error, "status_code", 0)
     if (getattr(error, "code", None) or "") in QUOTA_CODES:
@@ -94,7 +116,7 @@ def what_to_do(error: BaseException, model: str, key_env: str | None) -> str:
         return "the key may not do this: check its project and permissions"
     if status == 404:
         return f"check the model name ({model}) and the base URL"
-    if getattr(error, "code", None) == "context_length_exceeded":
+    if getattr(error, "code", None) in CONTEXT_CODES or getattr(error, "type", None) in CONTEXT_CODES:
         return "shorten the chat's view (view_bytes in config.toml) or choose a model with a larger window"
     return f"check the model ({model}) and its settings in config.toml"
 
@@ -122,6 +144,8 @@ class OpenAIProvider(Retries):
         self.on_retry = on_retry
         self.on_wait = on_wait
         self.window = window
+        self.counter: str | None = None  # [H36] "llama.cpp" or "vllm": the token count its server offers
+        self._http: Any = None  # for a local server's own endpoints, made when first asked
         timeout = httpx2.Timeout(settings.attempt_seconds, connect=settings.connect_seconds,
                                  read=settings.read_seconds)
         self.sdk = openai.AsyncOpenAI(api_key=settings.api_key or "none", base_url=settings.base_url,
@@ -147,11 +171,82 @@ class OpenAIProvider(Retries):
         config's window."""
         return provider_model(self.name, self.wire_model(model), self.window)
 
-    async def count_tokens(self, request: JSON) -> int | None:
-        """The Responses API's own count of a body's input (`POST /v1/responses/input_tokens`, no
-        charge); None on Chat Completions, which has no count, or when the count fails."""
-        if self.api == "openai-chat":
+    # ---- a local server's own endpoints [H36]: its window and its token count
+
+    def root_url(self) -> str:
+        """The server's root: its OpenAI base URL without the `/v1` (llama.cpp's `/props`, vLLM's
+        `/tokenize` and Ollama's `/api/show` are beside it, not under it)."""
+        base = (self.settings.base_url or DEFAULT_BASE_URL).rstrip("/")
+        return base[:-len("/v1")] if base.endswith("/v1") else base
+
+    async def served(self, method: str, path: str, body: JSON | None = None) -> Any:
+        """A local server's own endpoint's JSON answer; None when it has none, refuses or fails
+        (then the list's window, the config's and the byte bound answer)."""
+        if self._http is None:
+            self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(SERVED_SECONDS))
+        headers = {"Authorization": f"Bearer {self.settings.api_key or 'none'}"}
+        try:
+            response = await self._http.request(method, self.root_url() + path, json=body, headers=headers)
+            return response.json() if response.status_code == 200 else None
+        except (httpx2.HTTPError, ValueError):
             return None
+
+    async def served_windows(self, answer: list[JSON]) -> dict[str, tuple[int, str]]:
+        """What a local server says of the windows its models run at, by model id, each with the
+        words naming where it said it; and which token count the server offers, kept in `counter`.
+        llama.cpp's `GET /props` gives `default_generation_settings.n_ctx`, the window it runs at
+        (over its list's `n_ctx_train`, what the model was trained to); vLLM's list gives
+        `max_model_len` and `POST /tokenize` counts; Ollama's `POST /api/show` gives `num_ctx`
+        in `parameters` where the model sets one, else `model_info`'s `<architecture>.context_length`."""
+        if self.api != "openai-chat":
+            return {}
+        ids = [entry["id"] for entry in answer if isinstance(entry, dict) and isinstance(entry.get("id"), str)]
+        props = await self.served("GET", "/props")
+        settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+        if isinstance(n_ctx, int) and not isinstance(n_ctx, bool) and n_ctx > 0:
+            self.counter = "llama.cpp"
+            return {model_id: (n_ctx, "llama.cpp's /props n_ctx") for model_id in ids}
+        if any(isinstance(entry, dict) and "max_model_len" in entry for entry in answer):
+            self.counter = "vllm"
+            return {}
+        found: dict[str, tuple[int, str]] = {}
+        shown = await asyncio.gather(*(self.served("POST", "/api/show", {"model": model_id})
+                                       for model_id in ids[:SHOWN_MAX]))
+        for model_id, show in zip(ids, shown):
+            window = ollama_window(show)
+            if window is not None:
+                found[model_id] = window
+        return found
+
+    async def served_count(self, request: JSON) -> int | None:
+        """A Chat Completions body's prompt tokens as its server counts them: vLLM's `POST
+        /tokenize` of its messages and tools (`count`), llama.cpp's `POST /apply-template` then
+        `POST /tokenize` of the prompt with its BOS token (`tokens`); None where the server
+        offers no count."""
+        chat = {"messages": request.get("messages", [])}
+        if "tools" in request:
+            chat["tools"] = request["tools"]
+        if self.counter == "vllm":
+            counted = await self.served("POST", "/tokenize", {"model": request.get("model"), **chat})
+            count = counted.get("count") if isinstance(counted, dict) else None
+            return count if isinstance(count, int) and not isinstance(count, bool) else None
+        if self.counter == "llama.cpp":
+            templated = await self.served("POST", "/apply-template", chat)
+            prompt = templated.get("prompt") if isinstance(templated, dict) else None
+            if not isinstance(prompt, str):
+                return None
+            tokens = await self.served("POST", "/tokenize", {"content": prompt, "add_special": True})
+            listed = tokens.get("tokens") if isinstance(tokens, dict) else None
+            return len(listed) if isinstance(listed, list) else None
+        return None
+
+    async def count_tokens(self, request: JSON) -> int | None:
+        """The body's input tokens as its API counts them: the Responses API's own count (`POST
+        /v1/responses/input_tokens`, no charge), a local server's (`served_count`) on Chat
+        Completions; None when there is no count or it fails."""
+        if self.api == "openai-chat":
+            return await self.served_count(request)
         try:
             counted = await self.sdk.responses.input_tokens.count(
                 **{name: value for name, value in request.items() if name in COUNTED_FIELDS})
@@ -190,19 +285,22 @@ class OpenAIProvider(Retries):
         shaped = {"model": full, "max_tokens": cap if isinstance(cap, int) else 0,
                   **{name: value for name, value in request.items() if name in COUNTED_FIELDS + ("messages",)
                      and name != "model"}}
-        found = window_problem(shaped, model.window, window_from=model.source)
+        where = model.window_from or model.source  # [H36] the server's own words, where it said
+        found = window_problem(shaped, model.window, window_from=where)
         if found is None:
             return None
         counted = await self.count_tokens(request)
         if counted is not None:
-            return window_problem(shaped, model.window, counted=counted, window_from=model.source)
-        if self.api == "openai-chat":
-            # the least the body can count: its output cap alone
-            return window_problem(shaped, model.window, counted=0, window_from=model.source)
+            return window_problem(shaped, model.window, counted=counted, window_from=where)
+        if self.api == "openai-chat":  # [H36] a server that counts nothing: its bytes decide, said so
+            return window_problem(shaped, model.window, "this request (its server counts no tokens, so its bytes "
+                                  "are counted high)", window_from=where)
         return found
 
     async def aclose(self) -> None:
         await self.sdk.close()
+        if self._http is not None:
+            await self._http.aclose()
 
     # ---- sending
 

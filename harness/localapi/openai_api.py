@@ -30,6 +30,28 @@ tokens"). A model the server does not list is a 404 `model_not_found`; a request
 `Authorization: Bearer` a 401. The Responses stand-in also counts a body's input tokens
 (`POST /v1/responses/input_tokens`), as the real one does, free.
 
+A Chat Completions stand-in may also be a named local server (`server=`), with that server's own
+endpoints beside the OpenAI ones, each refusing fields it does not document (400) [H36]:
+
+- `"llama.cpp"` (llama.cpp's `llama-server`): `GET /v1/models` gives each model's trained window
+  only (`meta.n_ctx_train`); `GET /props` the window it runs at (`default_generation_settings.n_ctx`,
+  the model's `context_window`); `POST /apply-template` (`messages`, `tools`) the prompt as text,
+  `{"prompt"}`; `POST /tokenize` (`content`, `add_special`) its tokens, `{"tokens": [...]}`, a BOS
+  token more with `add_special`. So `/tokenize` of `/apply-template`'s prompt with `add_special`
+  counts a body's prompt exactly as a completion counts it (its parts, then one BOS token), and a
+  completion whose prompt passes `n_ctx` is a 400 `exceed_context_size_error` ("request (N tokens)
+  exceeds the available context size (W tokens), try increasing it", with `n_prompt_tokens` and
+  `n_ctx`).
+- `"vllm"`: `GET /v1/models` gives `max_model_len`; `POST /tokenize` (`model`, `messages`, `tools`,
+  `add_generation_prompt`, `add_special_tokens`, …, or `prompt`) answers `{"count", "max_model_len",
+  "tokens"}`, the count as a completion's.
+- `"ollama"`: `GET /v1/models` gives no window; `POST /api/show` (`model`) gives `model_info`'s
+  `<architecture>.context_length` (the model's trained window) and, when the model runs at less,
+  `num_ctx N` in `parameters`; a completion past the window is not refused (Ollama cuts the prompt
+  silently) and there is no token count.
+
+These endpoints are at the server's root (`http://host:port/props`), not under `/v1`.
+
 Tokens: as the Messages stand-in counts them, ceil(UTF-8 bytes of a part's canonical JSON / 4), over
 each tool, then each message's parts (a string content is one text part), in order.
 
@@ -67,9 +89,26 @@ CACHE_TTL_SECONDS = 300.0
 @dataclass(frozen=True)
 class LocalModel:
     id: str
-    context_window: int
+    context_window: int  # the window the server runs the model at
     max_output_tokens: int
     efforts: tuple[str, ...] = ()  # `reasoning_effort` / `reasoning.effort`; (): no reasoning field
+    # the window the model was trained to (llama.cpp's `n_ctx_train`, Ollama's `context_length`),
+    # which a local server may run below; None: the same as context_window
+    trained_window: int | None = None
+
+    @property
+    def trained(self) -> int:
+        return self.trained_window or self.context_window
+
+
+SERVERS = ("llama.cpp", "vllm", "ollama")
+VLLM_TOKENIZE_FIELDS = frozenset({"model", "messages", "tools", "add_generation_prompt", "return_token_strs",
+                                  "continue_final_message", "add_special_tokens", "chat_template",
+                                  "chat_template_kwargs", "media_io_kwargs", "mm_processor_kwargs"})
+VLLM_TOKENIZE_PROMPT_FIELDS = frozenset({"model", "prompt", "add_special_tokens", "return_token_strs"})
+LLAMA_TOKENIZE_FIELDS = frozenset({"content", "add_special"})
+LLAMA_TEMPLATE_FIELDS = frozenset({"messages", "tools"})
+OLLAMA_SHOW_FIELDS = frozenset({"model", "name", "verbose"})
 
 
 RECENT_EFFORTS = ("none", "low", "medium", "high", "xhigh")
@@ -305,6 +344,24 @@ def part_tokens(part: JSON) -> int:
     return math.ceil(len(canonical_json(part)) / 4)
 
 
+def rendered(part: JSON) -> str:
+    """A part as llama.cpp's `/apply-template` stand-in writes it: its canonical JSON, padded with
+    spaces to a whole number of 4-byte tokens, so that the prompt's tokens are its parts' tokens."""
+    text = canonical_json(part).decode("utf-8")
+    return text + " " * (-len(canonical_json(part)) % 4)
+
+
+class LlamaContextError(Exception):
+    """llama.cpp's refusal of a prompt past its n_ctx."""
+
+    def __init__(self, tokens: int, window: int) -> None:
+        super().__init__(tokens, window)
+        self.tokens = tokens
+        self.window = window
+        self.message = (f"request ({tokens} tokens) exceeds the available context size ({window} tokens), "
+                        "try increasing it")
+
+
 @dataclass
 class PrefixCache:
     """OpenAI's automatic prefix cache (module docstring): prefix digest → when last used."""
@@ -333,6 +390,26 @@ class PrefixCache:
             self.entries[digest] = now
 
 
+def openai_echo(body: JSON) -> Reply:
+    """`python -m harness.localapi --api openai-chat` (or openai-responses)'s reply, as the Messages
+    stand-in's `echo`: the last user text, quoted back."""
+    said = ""
+    if isinstance(body.get("messages"), list):
+        turns = [message for message in body["messages"] if message.get("role") == "user"]
+        content = turns[-1].get("content") if turns else ""
+        texts = [content] if isinstance(content, str) else [part.get("text", "") for part in content or []
+                                                           if part.get("type") == "text"]
+    else:
+        items = body.get("input")
+        items = [{"role": "user", "content": items}] if isinstance(items, str) else items or []
+        turns = [item for item in items if item.get("type", "message") == "message" and item.get("role") == "user"]
+        content = turns[-1].get("content") if turns else ""
+        texts = [content] if isinstance(content, str) else [part.get("text", "") for part in content or []
+                                                           if part.get("type") == "input_text"]
+    said = texts[-1] if texts else ""  # a turn's message is its last part, after the view
+    return Reply(f"(local API, no model) You said: {said}")
+
+
 def openai_stop(reply: Reply) -> str:
     """A script's stop reason (the Messages stand-in's words) in this API's: see the docstring."""
     return reply.final_stop_reason()
@@ -342,25 +419,110 @@ class OpenAILocalAPI(LocalAPI):
     """A local OpenAI-wire API on 127.0.0.1; `api` is "openai-chat" or "openai-responses"."""
 
     def __init__(self, api: str = "openai-chat", *, models: tuple[LocalModel, ...] = MODELS,
-                 responder: Callable[[JSON], Any] | None = None, **options: Any) -> None:
+                 responder: Callable[[JSON], Any] | None = None, server: str | None = None,
+                 **options: Any) -> None:
         super().__init__(responder=responder, **options)
         assert api in ("openai-chat", "openai-responses"), api
+        assert server is None or (server in SERVERS and api == "openai-chat"), server
         self.api = api
+        self.server = server  # a named local server's own endpoints too (the module docstring)
         self.models = {model.id: model for model in models}
         self.prefixes = PrefixCache()
+        self._served: list[RecordedRequest] = []
 
     @property
     def base_url(self) -> str:
         return super().base_url + "/v1"
 
+    @property
+    def path(self) -> str:
+        return "/v1/chat/completions" if self.api == "openai-chat" else "/v1/responses"
+
+    @property
+    def served_requests(self) -> list[RecordedRequest]:
+        """The requests to a server's own endpoints (anything outside `/v1/`, answered or a 404),
+        apart from `requests`, as the Messages stand-in keeps its model listings apart."""
+        with self._lock:
+            return list(self._served)
+
+    def _record(self, request: RecordedRequest) -> None:
+        if self.recording and not request.path.startswith("/v1/"):
+            with self._lock:
+                self._served.append(request)
+            return
+        super()._record(request)
+
     def reset(self) -> None:
         super().reset()
         with self._lock:
             self.prefixes = PrefixCache()
+            self._served = []
 
-    @property
-    def path(self) -> str:
-        return "/v1/chat/completions" if self.api == "openai-chat" else "/v1/responses"
+    def listed(self, model: LocalModel) -> JSON:
+        """A model as this server's `GET /v1/models` gives it."""
+        entry: JSON = {"id": model.id, "object": "model", "created": 0}
+        if self.server == "llama.cpp":
+            return dict(entry, owned_by="llamacpp", meta={"n_ctx_train": model.trained, "n_vocab": 151_936})
+        if self.server == "vllm":
+            return dict(entry, owned_by="vllm", root=model.id, parent=None, max_model_len=model.context_window)
+        if self.server == "ollama":
+            return dict(entry, owned_by="library")
+        return dict(entry, owned_by="local", context_window=model.context_window,
+                    max_output_tokens=model.max_output_tokens)
+
+    def served(self, method: str, path: str, body: Any) -> JSON:
+        """A named local server's own endpoints (the module docstring); ApiError as it refuses."""
+        first = next(iter(self.models.values()))
+        if (self.server, method, path) == ("llama.cpp", "GET", "/props"):
+            return {"default_generation_settings": {"n_ctx": first.context_window, "params": {}},
+                    "total_slots": 1, "model_path": f"/models/{first.id}.gguf", "build_info": "local stand-in"}
+        if method != "POST" or (self.server, path) not in (("llama.cpp", "/tokenize"), ("llama.cpp", "/apply-template"),
+                                                            ("vllm", "/tokenize"), ("ollama", "/api/show")):
+            raise ApiError(404, "invalid_request_error", f"Invalid URL ({method} {path})")
+        if not isinstance(body, dict):
+            raise invalid("We could not parse the JSON body of your request.")
+        if self.server == "llama.cpp" and path == "/apply-template":
+            unknown = sorted(set(body) - LLAMA_TEMPLATE_FIELDS)
+            if unknown or "messages" not in body:
+                raise invalid(f"/apply-template takes messages and tools, not {unknown or 'no messages'}")
+            parts, _ = check_chat(dict(body, model=first.id), self.models)
+            return {"prompt": "".join(rendered(part) for part in parts)}
+        if self.server == "llama.cpp":
+            unknown = sorted(set(body) - LLAMA_TOKENIZE_FIELDS)
+            if unknown or not isinstance(body.get("content"), str) or \
+                    not isinstance(body.get("add_special", False), bool):
+                raise invalid(f"/tokenize takes content (a string) and add_special (a boolean), not {unknown}")
+            count = math.ceil(len(body["content"].encode("utf-8")) / 4) + (1 if body.get("add_special") else 0)
+            return {"tokens": list(range(count))}
+        if self.server == "vllm":
+            fields = VLLM_TOKENIZE_PROMPT_FIELDS if "prompt" in body else VLLM_TOKENIZE_FIELDS
+            unknown = sorted(set(body) - fields)
+            if unknown:
+                raise invalid(f"Extra inputs are not permitted: {unknown[0]}")
+            model = self.models.get(body.get("model", first.id))
+            if model is None:
+                raise ApiError(404, "invalid_request_error", f"The model `{body.get('model')}` does not exist.")
+            if "prompt" in body:
+                if not isinstance(body["prompt"], str):
+                    raise invalid("prompt: Input should be a valid string")
+                count = math.ceil(len(body["prompt"].encode("utf-8")) / 4)
+            else:
+                parts, _ = check_chat({"model": model.id, "messages": body.get("messages"),
+                                       **({"tools": body["tools"]} if "tools" in body else {})}, self.models)
+                count = sum(part_tokens(part) for part in parts)
+            return {"count": count, "max_model_len": model.context_window, "tokens": list(range(count))}
+        unknown = sorted(set(body) - OLLAMA_SHOW_FIELDS)
+        if unknown:
+            raise invalid(f"/api/show takes model, not {unknown[0]}")
+        model = self.models.get(body.get("model", body.get("name")))
+        if model is None:
+            raise ApiError(404, "not_found", f"model '{body.get('model', body.get('name'))}' not found")
+        return {"modelfile": f"FROM {model.id}", "template": "{{ .Prompt }}",
+                "parameters": f"num_ctx                        {model.context_window}"
+                if model.trained_window else "",
+                "details": {"format": "gguf", "family": "qwen3"},
+                "model_info": {"general.architecture": "qwen3", "qwen3.context_length": model.trained},
+                "capabilities": ["completion", "tools"]}
 
     def _handle(self, handler: _Handler) -> None:
         number = self._next_id()
@@ -387,10 +549,13 @@ class OpenAILocalAPI(LocalAPI):
                 raise ApiError(401, "invalid_request_error", "You didn't provide an API key.")
             if handler.command == "GET" and path == "/v1/models":
                 record(200, "models")
-                handler.send_json(200, {"object": "list", "data": [
-                    {"id": model.id, "object": "model", "created": 0, "owned_by": "local",
-                     "context_window": model.context_window, "max_output_tokens": model.max_output_tokens}
-                    for model in self.models.values()]}, request_id)
+                handler.send_json(200, {"object": "list", "data": [self.listed(model) for model in
+                                                                   self.models.values()]}, request_id)
+                return
+            if self.server is not None and not path.startswith("/v1/"):
+                answer = self.served(handler.command, path, body)
+                record(200, path.strip("/"))
+                handler.send_json(200, answer, request_id)
                 return
             counting = self.api == "openai-responses" and path == "/v1/responses/input_tokens"
             if handler.command != "POST" or (path != self.path and not counting):
@@ -408,10 +573,21 @@ class OpenAILocalAPI(LocalAPI):
                 return
             checker = check_chat if self.api == "openai-chat" else check_responses
             parts, model = checker(body, self.models)
-            check_window(sum(part_tokens(part) for part in parts),
-                         body.get("max_completion_tokens", body.get("max_tokens", body.get("max_output_tokens"))),
-                         model)
+            prompt_tokens = sum(part_tokens(part) for part in parts)
+            if self.server == "llama.cpp":  # its prompt alone against n_ctx, a BOS token with it
+                if prompt_tokens + 1 > model.context_window:
+                    raise LlamaContextError(prompt_tokens + 1, model.context_window)
+            elif self.server != "ollama":  # Ollama cuts a prompt past its window silently
+                check_window(prompt_tokens, body.get("max_completion_tokens", body.get("max_tokens",
+                                                                                       body.get("max_output_tokens"))),
+                             model)
             item = self._take(body)
+        except LlamaContextError as error:
+            record(400, "invalid")
+            handler.send_json(400, {"error": {"code": 400, "message": error.message,
+                                              "type": "exceed_context_size_error",
+                                              "n_prompt_tokens": error.tokens, "n_ctx": error.window}}, request_id)
+            return
         except ApiError as error:
             if error.status == 404 and "model" in error.message:
                 code = "model_not_found"

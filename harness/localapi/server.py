@@ -91,10 +91,8 @@ The API key is never stored or printed: recorded headers keep `authorization` an
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import signal
 import socket
 import struct
 import sys
@@ -350,7 +348,8 @@ class LocalAPI:
                  responder: Responder | None = None,
                  minimum_cacheable_tokens: dict[str, int] | None = None,
                  minimum_cacheable_tokens_default: int = minimum_cacheable_tokens_default,
-                 unknown_models: bool = False, models: Iterable[Model] = ()) -> None:
+                 unknown_models: bool = False, models: Iterable[Model] = (),
+                 recording: bool = True) -> None:
         self.clock = clock if clock is not None else ManualClock()
         # what `GET /v1/models` lists and what a request's model is checked against: the
         # capability table's models, after `models` (a test's: one only the API knows, or the
@@ -360,6 +359,9 @@ class LocalAPI:
         # Strict by default, as the real API: a model id the capability table does not know is a
         # 404. A test of a compatible server's own model ids asks for leniency by this name.
         self.unknown_models = unknown_models
+        # False: no request is kept (`requests` stays empty), for a server on its own that answers
+        # a long run (`python -m harness.localapi`) and that no test reads
+        self.recording = recording
         self.cache = PromptCache(
             minimum_cacheable_tokens if minimum_cacheable_tokens is not None else {},
             minimum_cacheable_tokens_default)
@@ -492,6 +494,8 @@ class LocalAPI:
             return list(self._listings)
 
     def _record(self, request: RecordedRequest) -> None:
+        if not self.recording:
+            return
         if request.method == "GET" and request.path.startswith("/v1/models"):
             with self._lock:
                 self._listings.append(request)
@@ -752,26 +756,3 @@ def echo(body: JSON) -> Reply:
             said = texts[-1] if texts else ""  # a turn's message is its last block, after the view
             break
     return Reply(f"(local API, no model) You said: {said}")
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m harness.localapi",
-                                     description="A local Messages API that echoes; no key needed.")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8787)
-    arguments = parser.parse_args(argv)
-    api = LocalAPI(host=arguments.host, port=arguments.port, clock=WallClock(), responder=echo)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda number, frame: stop.set())
-    with api:
-        print(f"Local Messages API at {api.base_url} (ANTHROPIC_BASE_URL={api.base_url}); Ctrl-C stops.",
-              flush=True)
-        try:
-            while not stop.wait(0.5):
-                pass
-        except KeyboardInterrupt:
-            pass
-
-
-if __name__ == "__main__":
-    main()

@@ -2,7 +2,7 @@
 says [H30] and its thinking goes out as that wire's effort field where the model takes one [H31],
 each seen through the real `openai` SDK against the strict stand-ins (harness/localapi/): a model
 only the server lists answered within its own window, a request past it refused before any call
-(the Responses API counts it; on Chat Completions the server's own refusal is the sentence), the
+(the Responses API counts it; a Chat Completions server that counts nothing is held to its bytes), the
 list's window over the table's, and each effort sent, left out or refused.
 """
 
@@ -88,9 +88,9 @@ def test_a_request_past_a_listed_window_is_refused_in_one_sentence_before_it_rea
         assert posts(api) == []
         assert "3,000 tokens (its provider's model list)" in sentence and "as the API counts them" in sentence
     else:
-        # Chat Completions has no count: the server's own refusal, once, not retried
-        assert posts(api) == ["invalid"]
-        assert "maximum context length is 3000 tokens" in sentence and "larger window" in sentence
+        # [H36] a Chat Completions server that counts no tokens: its bytes decide, and the sentence says so
+        assert posts(api) == []
+        assert "3,000 tokens (its provider's model list)" in sentence and "its server counts no tokens" in sentence
 
 
 def test_an_output_cap_alone_past_the_window_is_refused_before_any_call_on_either_wire(api):
@@ -112,10 +112,9 @@ def test_an_output_cap_alone_past_the_window_is_refused_before_any_call_on_eithe
 
     refused = asyncio.run(go())
     assert isinstance(refused, Refused) and "800 tokens (its provider's model list)" in str(refused)
-    # Chat Completions cannot count, and needs not: the cap alone passes; Responses counts first
-    assert [request.answer for request in api.requests] == ([] if api.api == "openai-chat" else ["count"])
-    if api.api == "openai-chat":
-        assert "max_tokens 900 alone passes" in str(refused)
+    # a server that counts nothing is held to the byte bound [H36]; Responses counts first
+    assert [request.answer for request in api.requests if request.path.startswith("/v1/")] == (
+        [] if api.api == "openai-chat" else ["count"])
 
 
 def test_the_servers_window_is_believed_over_the_tables(api):
