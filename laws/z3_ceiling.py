@@ -28,9 +28,11 @@ proved here, in two laws.
 
 With `turn_view_within_ceiling` (whose second part proves the sent view tiles 0..T−1 when the
 view does, so its sibling-free case is this tiling), a turn's view counts at most max(ceiling,
-64 · 1,578 = 100,992) bytes. That its count is what it renders (each line's `bytes` its rendered bytes and newline) is
-not proved: it is how `built_line` and `placeholder_line` make a line, and `view_within_ceiling`
-and `view_bytes_rendered` check it on runs (Searched).
+64 · 1,578 = 100,992) bytes. `turn_view_within_ceiling` is proved in rendered bytes (each built
+line's `rendered` and newline, each placeholder's head, 128 bytes and newline [P22]), for a view
+whose built lines count what they render: that premise of the chat's view is not proved of every
+history (the history laws do not carry it); `view_within_ceiling` and `view_bytes_rendered`
+check it on runs (Searched).
 """
 
 import z3

@@ -18,8 +18,9 @@ by the model's own loop body, so a wrong one fails a law, never passes it.
 
 import z3
 
-from laws.z3_core import POW2, Answer, Sym, formula, prove, satisfiable
-from laws.z3_model import LINE, NODE, Loop, Shape, SymTree, ZSeq
+import model.view
+from laws.z3_core import POW2, Answer, Sym, formula, obligations, prove, satisfiable
+from laws.z3_model import LINE, NODE, Loop, Shape, SymText, SymTree, ZSeq
 
 FIRST = z3.Function("first", z3.IntSort(), z3.IntSort(), z3.IntSort())
 END = z3.Function("end", z3.IntSort(), z3.IntSort(), z3.IntSort())
@@ -239,6 +240,74 @@ def summed_view_bytes_loop() -> Loop:
         return sum_facts(env["view"].arrays["bytes"], k.term)
 
     return Loop(invariant, requires=lambda env, count: count.term == env["view"].n, index_facts=index_facts)
+
+
+# ---- a view's rendered bytes [P19] ----
+
+
+def rendered_sizes(v: ZSeq, built_only: bool = False):
+    """The most each line renders with its newline, an array over the view's positions: for a
+    built line what the model's own `rendered` and `utf8_bytes` compute, run on line j's fields
+    (its text escaped after its head); for an unbuilt one, its placeholder at the most a
+    placeholder's text may weigh [P22]; when `built_only`, every line as built. Returns the array and what its code needs (each line's level ≥ 0, which `nodes`
+    gives)."""
+    L, I, X, B = v.arrays["l"], v.arrays["i"], v.arrays["text"], v.arrays["built"]
+    j = fresh_index("j_rendered")
+
+    def built_size():
+        line = model.view.Line(Sym(L[j]), Sym(I[j]), SymText(X[j]), True, 0)
+        return Sym.lift(model.view.utf8_bytes(model.view.rendered(line)) + 1)
+
+    def placeholder_size():
+        # the most a placeholder line renders [P22]: its head, "|", the bytes its text may
+        # weigh (the harness writes what the line covers before the model's words) and "\n"
+        head = model.view.utf8_bytes(model.view.name(Sym(L[j]), Sym(I[j])))
+        return Sym.lift(head + len("|") + model.view.PLACEHOLDER_BYTES_MAX + len("\n"))
+
+    with obligations() as found:
+        sizes = built_size() if built_only else z3.If(B[j], built_size(), placeholder_size())
+    needs = [z3.ForAll([j], z3.Implies(in_range(j, v), condition)) for condition, _ in found]
+    return z3.Lambda([j], sizes), needs
+
+
+def counted(v: ZSeq, built_only: bool = False):
+    """Each line (each built line, when `built_only`) counts in `bytes` what it renders with its
+    newline, as the model's `rendered` makes it [P19]."""
+    sizes, needs = rendered_sizes(v, built_only)
+    S, B = v.arrays["bytes"], v.arrays["built"]
+    j = fresh_index("j_counted")
+    same = S[j] == sizes[j]
+    # instantiated at each line's count: the pattern Z3 would pick may sit inside the rendered term
+    claim = z3.Implies(in_range(j, v), z3.Implies(B[j], same) if built_only else same)
+    patterns = [S[j]] if z3.is_const(S) else []  # a pattern must be an uninterpreted array's entry
+    return z3.And(needs + [z3.ForAll([j], claim, patterns=patterns)])
+
+
+def rendered_total(v: ZSeq):
+    """The bytes the view's lines render, each with its newline: the sum of `rendered_sizes`."""
+    sizes, _ = rendered_sizes(v)
+    return BYTES_SUM(sizes, v.n)
+
+
+def agree_below(a, b, n):
+    j = fresh_index("j_agree")
+    return z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < n), a[j] == b[j]))
+
+
+def sums_agree(a, b, n):
+    """The instance at (a, b, n) of `sum_lemmas`: two arrays equal below n have equal sums."""
+    return z3.Implies(z3.And(n >= 0, agree_below(a, b, n)), BYTES_SUM(a, n) == BYTES_SUM(b, n))
+
+
+def sum_lemmas() -> list[tuple[str, Answer]]:
+    """Two arrays equal below n have the same BYTES_SUM to n, by induction on n from
+    BYTES_SUM's two equations: its base and its step, each Z3's `unsat`."""
+    a, b = z3.Array("a_sum", z3.IntSort(), z3.IntSort()), z3.Array("b_sum", z3.IntSort(), z3.IntSort())
+    n = z3.Int("n_sum")
+    base = prove(BYTES_SUM(a, 0) == BYTES_SUM(b, 0), sum_facts(a, 0)[:1] + sum_facts(b, 0)[:1])
+    step = prove(z3.Implies(agree_below(a, b, n + 1), BYTES_SUM(a, n + 1) == BYTES_SUM(b, n + 1)),
+                 [n >= 0, sums_agree(a, b, n)] + sum_facts(a, n) + sum_facts(b, n))
+    return [("equal arrays' sums, base", base), ("equal arrays' sums, step", step)]
 
 
 def loops(fit_keep=None) -> dict[str, Loop]:

@@ -95,6 +95,17 @@ MUTANTS = [
            "        return choose(parents.built(l, i), parents.line(l, i), placeholder_line(0, i))\n",
            law("turn_view_within_ceiling"), "the model's coarse fit shows an unbuilt parent as a message's placeholder: "
            "the turn's view no longer tiles"),
+    # the turn's view in rendered bytes: a placeholder or a built line counted a byte short fails the proof
+    Mutant("model_placeholder_without_newline", "model/view.py",
+           "    return Line(l, i, \"\", False, utf8_bytes(name(l, i)) + 1 + PLACEHOLDER_BYTES_MAX + 1)\n",
+           "    return Line(l, i, \"\", False, utf8_bytes(name(l, i)) + 1 + PLACEHOLDER_BYTES_MAX)\n",
+           law("turn_view_within_ceiling"), "the model counts a placeholder line without its newline: the turn's view "
+           "renders past its ceiling by a byte a placeholder"),
+    Mutant("model_built_line_without_newline", "model/view.py",
+           "    return Line(l, i, text, True, utf8_bytes(rendered(line)) + 1)\n",
+           "    return Line(l, i, text, True, utf8_bytes(rendered(line)))\n",
+           law("turn_view_within_ceiling"), "the model counts a built line without its newline: a merged line renders a "
+           "byte past its count"),
     # a bound narrowed in the code earns less than the registry
     Mutant("sibling_free_tilings_narrowed", "laws/bounded.py", "SIBLING_FREE_T_MAX = 1_024  # every T up to this\n",
            "SIBLING_FREE_T_MAX = 512  # every T up to this\n",

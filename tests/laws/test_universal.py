@@ -281,3 +281,18 @@ def test_explore_takes_each_branch_both_ways_and_a_wrong_branch_fails():
 def test_a_branch_on_a_term_outside_explore_still_raises():
     with pytest.raises(TypeError):
         bool(Sym(z3.Int("x")) > 0)
+
+
+def test_the_turn_s_view_is_proved_in_rendered_bytes_and_a_placeholder_a_byte_short_is_refused(monkeypatch):
+    verdict = universal.turn_view_within_ceiling(Budget())
+    assert verdict.passed, verdict.detail
+    assert verdict.strength.startswith("Proved (Z3): model code, in rendered bytes")
+    placeholder_line = model.view.placeholder_line
+
+    def short(l, i):
+        line = placeholder_line(l, i)
+        return model.view.Line(line.l, line.i, line.text, line.built, line.bytes - 1)
+
+    monkeypatch.setattr(model.view, "placeholder_line", short)
+    verdict = universal.turn_view_within_ceiling(Budget())
+    assert not verdict.passed and "Z3 said sat" in verdict.detail
