@@ -83,17 +83,22 @@ def test_ever_chat_streams_a_reply_through_the_configured_provider(tmp_path, wir
                                                              ("ever", "Streaming through the provider.")]
 
 
-def test_the_five_lines_docs_usage_shows_for_a_local_server_run_the_chat(tmp_path):
-    """The block in docs/usage.md, as a user copies it, its URL pointed at the Chat stand-in."""
+@pytest.mark.parametrize("server", [None, "llama.cpp", "ollama"])
+def test_the_five_lines_docs_usage_shows_for_a_local_server_run_the_chat(tmp_path, server):
+    """The block in docs/usage.md, as a user copies it, its URL pointed at the Chat stand-in: a
+    plain one, llama.cpp's `llama-server` run at `-c 32768` (its /props and /tokenize asked), and
+    Ollama's (its /api/show asked) [H36]."""
     from pathlib import Path
 
-    from harness.localapi.openai_api import OpenAILocalAPI
+    from harness.localapi.openai_api import MODELS, LocalModel, OpenAILocalAPI
 
     usage = (Path(__file__).resolve().parents[2] / "docs" / "usage.md").read_text()
     block = usage.split("compactions both, is five lines:\n\n", 1)[1].split("\n\n", 1)[0]
     config = [line.strip() for line in block.splitlines()]
     assert len(config) == 5 and config[-1] == 'base_url = "http://localhost:8080/v1"'
-    with OpenAILocalAPI("openai-chat") as api:
+    served = {None: MODELS, "llama.cpp": (LocalModel("qwen3-coder", 32_768, 32_768, trained_window=262_144),),
+              "ollama": (LocalModel("qwen3-coder", 262_144, 65_536),)}[server]
+    with OpenAILocalAPI("openai-chat", server=server, models=served) as api:
         wire = Wire("openai-chat", api)
         home, env = chat_env(tmp_path, wire)
         (home / "config.toml").write_text("\n".join(config).replace("http://localhost:8080/v1", api.base_url) + "\n")
@@ -104,6 +109,8 @@ def test_the_five_lines_docs_usage_shows_for_a_local_server_run_the_chat(tmp_pat
         assert (done.returncode, done.stdout, done.stderr) == (0, "Local and well.\n", "")
         assert {request.body["model"] for request in api.requests} == {"qwen3-coder"}
         assert any(is_compaction(request.body) for request in api.requests)
+        assert {request.path for request in api.served_requests} >= {
+            None: {"/props"}, "llama.cpp": {"/props"}, "ollama": {"/api/show"}}[server]
 
 
 @pytest.mark.slow  # a real process killed and an owner started again, per provider (tests/README.md)
