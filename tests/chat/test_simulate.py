@@ -47,10 +47,12 @@ SONNET, HAIKU = "claude-sonnet-4-6", "claude-haiku-4-5"
 # tool [R1] (152 by the token rule) and its line in the prompt (85 bytes and a newline: 21), then
 # the tell tool [gist §9] (its canonical JSON is 477 bytes: 120 by the token rule), then the
 # shell timeout's maximum, which the checks hold a call to (`"maximum":600,`: the shell tool's
-# canonical JSON grows from 479 to 493 bytes, 120 to 124 by the token rule).
-# At 2,161 the prefix passes Sonnet 4.6's 2,048-token minimum, so its own mark (the system
+# canonical JSON grows from 479 to 493 bytes, 120 to 124 by the token rule), then the prompt's
+# sentence on a line not summarized yet [P22], three lines where two were: the system block's text
+# grows from 4,007 to 4,083 bytes in JSON, 1,008 to 1,027 tokens by the token rule.
+# At 2,180 the prefix passes Sonnet 4.6's 2,048-token minimum, so its own mark (the system
 # prompt's end) is an entry: every call within 5 minutes of another reads at least the prefix.
-PREFIX_TOKENS = 1_864 + 152 + 21 + 120 + 4
+PREFIX_TOKENS = 1_864 + 152 + 21 + 120 + 4 + 19
 
 
 def text_tokens(size: int, newlines: int = 0) -> int:
@@ -175,7 +177,7 @@ def test_the_compactor_on_the_turns_model_caches_what_haiku_would_not():
 def test_a_carried_conversation_sends_everything_since_its_summary_and_reads_the_last_turn():
     # user, ever, user, ever, user; 1,200 bytes each; turns at messages 0, 2, 4 (200 s apart).
     # Each message is one block `kind: ` and its text: 1,206 bytes, 308 tokens.
-    # S is PREFIX_TOKENS (2,157):
+    # S is PREFIX_TOKENS (2,180):
     #   turn 0: S + 308 tokens, over the minimum: all written.
     #   turn 2: S + 3 × 308: reads turn 0's entry (S + 308), writes 616.
     #   turn 4: S + 5 × 308: reads turn 2's (S + 924), writes 616.
@@ -192,9 +194,9 @@ def test_a_carried_conversation_sends_everything_since_its_summary_and_reads_the
 
 
 def test_a_carried_conversation_past_its_limit_is_summarized_before_the_new_message():
-    # The same chat, summarized above 2,500 tokens into 100 bytes (32 tokens); S (2,157) + 308
-    # is under it. Turn 2 would be S + 924 = 3,081: the two messages before it are summarized,
-    # then the turn is S + 32 + 308. Turn 4 would be S + 32 + 3 × 308 = 3,113: summarized again,
+    # The same chat, summarized above 2,500 tokens into 100 bytes (32 tokens); S (2,180) + 308
+    # is under it. Turn 2 would be S + 924 = 3,104: the two messages before it are summarized,
+    # then the turn is S + 32 + 308. Turn 4 would be S + 32 + 3 × 308 = 3,136: summarized again,
     # and again S + 32 + 308.
     workload = chat(("user", 1200, 0), ("ever", 1200, 10), ("user", 1200, 200), ("ever", 1200, 210),
                     ("user", 1200, 400))
@@ -370,7 +372,7 @@ def test_a_first_day_import_logs_its_notes_a_second_apart_and_no_note_starts_a_t
 
 
 def test_an_image_in_a_carried_conversation_breaks_what_the_next_request_reads():
-    # user, echo with an image, user; 1,200 bytes each. Requests: turn 0 (S + 308 = 2,172: written),
+    # user, echo with an image, user; 1,200 bytes each. Requests: turn 0 (S + 308 = 2,488: written),
     # the request after the echo (S + 308 + 308 + the image's tokens: the image count changed, so
     # the messages' part is another prefix, and only the tools and system prompt are read), then
     # turn 2, which reads all of that request's prompt.
