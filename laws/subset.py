@@ -153,6 +153,25 @@ def imported_names(tree: ast.AST, package: str) -> list[tuple[int, str]]:
     return found
 
 
+def file_imports(path: Path, package: str) -> tuple[frozenset[int], tuple[tuple[int, str], ...]]:
+    """The lines of the file's top-level imports and every module it imports (imported_names)."""
+    text = path.read_text()
+    # keyed by the text and not the path, so a file changed since (a test's planted copy) is
+    # parsed again and the same text in another tree, as most of a planted copy is, is not
+    key = (text, package)
+    if key not in _IMPORTS:
+        try:
+            tree = ast.parse(text, filename=str(path))
+        except SystemError:
+            tree = parsed(path)
+        at_top = frozenset(node.lineno for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom))
+        _IMPORTS[key] = at_top, tuple(imported_names(tree, package))
+    return _IMPORTS[key]
+
+
+_IMPORTS: dict[tuple[str, str], tuple[frozenset[int], tuple[tuple[int, str], ...]]] = {}
+
+
 def module_name(path: Path, root: Path) -> str:
     parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -183,9 +202,8 @@ def layering_violations(root: Path = ROOT) -> list[str]:
         parts = name.split(".")
         room = parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ROOMS) else None
         package = name if path.name == "__init__.py" else ".".join(parts[:-1])
-        tree = parsed(path)
-        at_top = {node.lineno for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)}
-        for lineno, imported in imported_names(tree, package):
+        at_top, imports = file_imports(path, package)
+        for lineno, imported in imports:
             top = module_root(imported)
             if top in OUTSIDE_HARNESS:
                 say(where, lineno, "model", f"{where}:{lineno}: imports {imported}; harness/ never imports the model.")
@@ -225,13 +243,13 @@ def layering_violations(root: Path = ROOT) -> list[str]:
     for outside in ("bridge", "laws", "mutants", "model"):
         for path in sorted((root / outside).rglob("*.py")):
             where = path.relative_to(root).as_posix()
-            for lineno, imported in imported_names(parsed(path), ""):
+            for lineno, imported in file_imports(path, "")[1]:
                 if imported.startswith("harness.localapi"):
                     say(where, lineno, "localapi", f"{where}:{lineno}: imports {imported}; only harness/localapi/, "
                                  "the demo and the tests import the local API.")
     for path in sorted((root / "sim").rglob("*.py")):
         where = path.relative_to(root).as_posix()
-        for lineno, imported in imported_names(parsed(path), "sim"):
+        for lineno, imported in file_imports(path, "sim")[1]:
             if module_root(imported) in SIM_KEPT_OUT:
                 say(where, lineno, "sim", f"{where}:{lineno}: imports {imported}; sim/ runs the product, and never "
                              f"imports {', '.join(name + '/' for name in SIM_KEPT_OUT)}.")

@@ -102,14 +102,17 @@ def measured(settings, model: str, texts: Sequence[str], system: list, tools: li
 
 
 async def _count(settings, model: str, sample: str, system: list, tools: list) -> tuple[int, int, int] | None:
-    from harness.calls.anthropic import provider_of
-    from harness.calls.client import Client, ClientSettings
     from harness.chat.config import ConfigError, load_key
 
     try:
         key = load_key(settings.home)
     except ConfigError:
         return None
+    # the SDK only once there is a key to count with: loading it costs seconds an import with no
+    # key (a script, a test) would spend for nothing
+    from harness.calls.anthropic import provider_of
+    from harness.calls.client import Client, ClientSettings
+
     one = [{"role": "user", "content": [{"type": "text", "text": "."}]}]
     requests = [
         {"model": model, "messages": one},
