@@ -68,4 +68,29 @@ MUTANTS = [
                    "test_the_per_file_counts_add_up_to_the_total_and_say_the_pages_of_long_notes"),
         note="each file says its notes, not the messages it adds: the counts do not add up to the total",
     ),
+    Mutant(
+        name="covers_past_their_bytes",
+        path="harness/memory/covers.py",
+        old="        if len(text.encode(\"utf-8\")) <= PLACEHOLDER_BYTES_MAX:\n",
+        new="        if True:\n",
+        check=test("tests/memory/test_covers.py::test_a_text_past_the_bytes_drops_its_source_then_its_days"),
+        note="[P22] a placeholder keeps its tool past the 128 bytes its line is counted at: the view sent "
+             "passes the ceiling the planner proved",
+    ),
+    Mutant(
+        name="covers_from_the_first_message_only",
+        path="harness/memory/covers.py",
+        old="[self.facts(j) for j in range(first, last + 1)]",
+        new="[self.facts(first)] * (last - first + 1)",
+        check=test("tests/memory/test_covers.py::test_a_line_over_more_than_two_sources_names_their_count"),
+        note="[P22] a line's placeholder says its first message's tool and day for the whole range: untrue of the rest",
+    ),
+    Mutant(
+        name="turn_sends_the_bare_placeholder",
+        path="harness/memory/service.py",
+        old="        return self.planner.render(lines, self.placeholder)\n",
+        new="        return self.planner.render(lines)\n",
+        check=test("tests/calls/test_turn.py::test_after_the_settle_timeout_the_view_shows_placeholders"),
+        note="[P22] the turn's view says only \"not summarized yet\", never which messages, tools and days a line holds",
+    ),
 ]

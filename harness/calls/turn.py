@@ -100,7 +100,7 @@ def unbuilt_sentence(lines: list[str]) -> str:
     """[H34] When a quarter or more of the view's lines are placeholders (history imported or
     written faster than the compactor summarizes it), how many, and that search reads the log
     itself: the model and the person know the view is thin and what still finds any word."""
-    unbuilt = sum(1 for line in lines if line.endswith("|" + PLACEHOLDER))
+    unbuilt = sum(1 for line in lines if line.endswith(("|" + PLACEHOLDER, ", " + PLACEHOLDER)))
     if not lines or unbuilt * 4 < len(lines):
         return ""
     return (f"{unbuilt:,} of the view's {len(lines):,} lines are not summarized yet, the compactor "

@@ -5,6 +5,7 @@
     accepted    a user's message as one value: valid and key-hidden where it enters, its key with it
     line        a summary line's rules: capped at 512 bytes, cut when the tries run out
     view_text   the view's text rules: a line's name, its shown text, its bytes (model/view.py's mirror)
+    covers      what a line not summarized yet covers (ids, kind, tools, days), in its placeholder [P22]
     planner     the production planner: the view, the compaction view, the due order, the jobs
     texts       where the planner's texts live (the `Texts` store, `MemoryTexts`), which nodes are built
     checkpoint  what a restart keeps: the planner's saved state, when it is due, taking it up again

@@ -19,6 +19,7 @@ model/: the bridge compares the two on the same events.
 
 import heapq
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
 
@@ -611,18 +612,21 @@ class Planner:
     def built(self, l: int, i: int) -> bool:
         return self.built_nodes.has(l, i)
 
-    def rendered(self, l: int, i: int) -> str:
+    def rendered(self, l: int, i: int, placeholder: Callable[[int, int], str] | None = None) -> str:
         text = self.text(l, i)
         if text is None:
-            return f"{node_name(l, i)}|{PLACEHOLDER}"
+            return f"{node_name(l, i)}|{placeholder(l, i) if placeholder else PLACEHOLDER}"
         return node_name(l, i) + "|" + shown(text)
 
-    def render(self, lines: list[Node] | None = None) -> str:
+    def render(self, lines: list[Node] | None = None,
+               placeholder: Callable[[int, int], str] | None = None) -> str:
         """The view as every call gets it [gist §3]: by default the view a turn sends, within
-        its ceiling [P19]."""
+        its ceiling [P19]. `placeholder(l, i)`, if given, is an unbuilt line's text, at most
+        PLACEHOLDER_BYTES_MAX bytes, the bytes the line is counted at [P22]
+        (harness/memory/covers.py); PLACEHOLDER else, as the model shows it."""
         if lines is None:
             lines = self.turn_lines()
-        body = "".join(self.rendered(l, i) + "\n" for l, i in lines)
+        body = "".join(self.rendered(l, i, placeholder) + "\n" for l, i in lines)
         return "<chat>\n" + body + "</chat>"
 
     def turn_lines(self) -> list[Node]:

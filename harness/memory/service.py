@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from harness.memory.accepted import Accepted
+from harness.memory.covers import Covers
 from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.events import Built, Event, Failed, Message, Retry, TurnEnd, Wait
 from harness.memory.images import pages as paged
@@ -255,6 +256,7 @@ class Memory:
         self._settled = asyncio.Event()
         self._retry_handle: asyncio.TimerHandle | None = None
         self.inbox = Inbox(store.chat, store.disk)
+        self.covers = Covers(store.message)  # [P22] what an unbuilt line covers, in its placeholder
         # [S11] the pieces a killed owner logged of a long message, by key, counted at open
         # while they still end the log: its delivery logs the rest, not the whole again
         self.partly_logged: dict[str, int] = {}
@@ -627,10 +629,14 @@ class Memory:
                 self.on_wait(None, None)
             if self.planner.waiting:
                 self._apply(TurnEnd())
-        return self.planner.render()
+        return self.render()
 
-    def render(self) -> str:
-        return self.planner.render()
+    def render(self, lines: list[Node] | None = None) -> str:
+        """The view a turn sends (or `lines`), each unbuilt line saying what it covers [P22]."""
+        return self.planner.render(lines, self.placeholder)
+
+    def placeholder(self, l: int, i: int) -> str:
+        return self.covers.placeholder(l, i, self.planner.T)
 
     def render_cview(self) -> str:
         """The compaction view, rendered: what a compaction that needed all of it would see."""
@@ -674,7 +680,7 @@ class Memory:
             if self.planner.built(l - 1, half):
                 lines.append(self.planner.rendered(l - 1, half))
             else:
-                lines.append(f"{node_name(l - 1, half)}|not summarized yet: search or zoom it")
+                lines.append(f"{node_name(l - 1, half)}|{self.placeholder(l - 1, half)}")
         return "\n".join(lines)
 
     def date(self, i: int) -> str:
@@ -690,7 +696,7 @@ class Memory:
         shrinks, and the work that waits, read from the logs whether or not a compactor runs."""
         planner = self.planner
         lines = planner.turn_lines()
-        sent = planner.render(lines)
+        sent = self.render(lines)
         unbuilt = sum(1 for l, i in lines if not planner.built(l, i))
         c = planner.config
         return {

@@ -8,6 +8,7 @@ each expected log is the kinds a person would see, in order.
 
 import asyncio
 import json
+from datetime import UTC, datetime
 
 import pytest
 
@@ -233,7 +234,7 @@ def test_after_the_settle_timeout_the_view_shows_placeholders(tmp_path, api):
     api.enqueue("ok")
     async def go():
         memory, client, turn = await make_turn(tmp_path, api, build=stuck, timeout=0.05)
-        memory.append("tool", "y" * 900)
+        memory.append("tool", "y" * 900, now=datetime(2026, 5, 4, 12, 0, tzinfo=UTC))
         await turn.run("and?")
         await client.aclose()
         return memory
@@ -241,7 +242,7 @@ def test_after_the_settle_timeout_the_view_shows_placeholders(tmp_path, api):
     memory = run(go())
     try:
         first = api.requests[0].body["messages"][0]["content"][0]["text"]
-        assert first == "<chat>\n0+1|not summarized yet: search or zoom it\n</chat>"
+        assert first == "<chat>\n0+1|tool message 0, 2026-05-04, not summarized yet: search or zoom it\n</chat>"
     finally:
         memory.close()
 

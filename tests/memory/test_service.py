@@ -6,6 +6,7 @@ sizes, or is the view of a live service that never restarted (a restart must giv
 import asyncio
 import json
 import os
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -13,6 +14,8 @@ from harness.memory.planner import Config
 from harness.memory.service import Job, JobResult, Memory
 
 LONG = "x" * 600  # "user: " + 600 bytes: over 512, so it needs a compaction
+# a day for the messages whose placeholder is read: it says their kind, ids and day [P22]
+MAY_4 = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
 
 
 def summary(job: Job) -> str:
@@ -35,8 +38,9 @@ def test_a_long_message_is_summarized_and_the_view_is_saved_at_close(tmp_path):
         memory = Memory.open(tmp_path, build=answer)
         try:
             memory.append("user", "hi")
-            memory.append("tool", LONG)
-            assert memory.render() == "<chat>\n0+1|user: hi\n1+1|not summarized yet: search or zoom it\n</chat>"
+            memory.append("tool", LONG, now=MAY_4)
+            assert memory.render() == ("<chat>\n0+1|user: hi\n"
+                                       "1+1|tool message 1, 2026-05-04, not summarized yet: search or zoom it\n</chat>")
             await memory.idle()
             assert memory.render() == "<chat>\n0+1|user: hi\n1+1|tool: 600 chars\n</chat>"
             # [P10] a checkpoint is written at open, then every SAVE_LINES lines
@@ -145,9 +149,9 @@ def test_a_turn_waits_for_the_view_then_a_timeout_shows_placeholders(tmp_path):
     async def chat():
         memory = Memory.open(tmp_path, build=slow)
         try:
-            memory.append("tool", LONG)
+            memory.append("tool", LONG, now=MAY_4)
             view = await memory.settle(0.05)  # nothing answers: the turn gives up
-            assert view == "<chat>\n0+1|not summarized yet: search or zoom it\n</chat>"
+            assert view == "<chat>\n0+1|tool message 0, 2026-05-04, not summarized yet: search or zoom it\n</chat>"
             assert not memory.planner.waiting
             waiting = asyncio.create_task(memory.settle(5))
             await asyncio.sleep(0.01)
@@ -261,15 +265,17 @@ def test_a_paused_compactors_view_is_sent_within_its_ceiling_and_zoom_opens_each
     # a placeholder's text may weigh and its newline (133 bytes, 532 in all) [P22], and no pair can
     # merge. At a ceiling of 300 the turn's view merges the most due pair, 0-1 (due (4 - 1)/1 = 3,
     # over 2-3's 1), into the placeholder 0+2: 133 + 266 = 399, still over; then the only pair,
-    # 2-3, into 2+2: 266 bytes [P19].
+    # 2-3, into 2+2: 266 bytes [P19]. Each placeholder says what it covers, a day apart.
     config = Config(300, 150, 1000, 500)
     memory = Memory.open(tmp_path, config)
     try:
-        for _ in range(4):
-            memory.append("tool", LONG)
-        placeholder = "|not summarized yet: search or zoom it"
-        assert memory.render() == f"<chat>\n0+2{placeholder}\n2+2{placeholder}\n</chat>"
-        assert memory.zoom(0, 2) == f"0+1{placeholder}\n1+1{placeholder}"
+        for k in range(4):
+            memory.append("tool", LONG, now=MAY_4 + timedelta(days=k))
+        placeholder = "not summarized yet: search or zoom it"
+        assert memory.render() == (f"<chat>\n0+2|tool messages 0–1, 2026-05-04 to 05-05, {placeholder}\n"
+                                   f"2+2|tool messages 2–3, 2026-05-06 to 05-07, {placeholder}\n</chat>")
+        assert memory.zoom(0, 2) == (f"0+1|tool message 0, 2026-05-04, {placeholder}\n"
+                                     f"1+1|tool message 1, 2026-05-05, {placeholder}")
         assert memory.zoom(2, 1) == "tool: " + LONG
     finally:
         memory.close()

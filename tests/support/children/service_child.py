@@ -85,7 +85,7 @@ def replayed(home: str) -> int:
 async def main(home: str, messages: int) -> None:
     past_checkpoint = replayed(home)
     memory = Memory.open(home, CONFIG, build=answer)
-    loaded = (memory.render(), memory.render_cview())
+    loaded = (memory.planner.render(), memory.render_cview())
     verdict = "ok" if loaded == folded(memory) else "MISMATCH"
     say(f"open {memory.planner.T} {verdict} {past_checkpoint}")
     while memory.planner.T < messages:
