@@ -44,13 +44,13 @@ import http
 import json
 import os
 import random as random_module
+import sys
 import time
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import anthropic
 import httpx2
 
 # what a call gives back and how it fails: apart, so the request builders need no SDK
@@ -74,6 +74,14 @@ ON_HOLD_CODE = "organization_on_hold"
 SPEND_LIMIT_MESSAGE = "You have reached your specified"  # a 400's message, when a limit is set
 CACHE_LOOKBACK_BLOCKS = 20  # Anthropic looks back this many block boundaries from a mark
 CACHE_TTL_SECONDS = 300.0  # a 5-minute entry [gist §3.3]
+
+
+def sdk_error(error: BaseException, *names: str) -> bool:
+    """Whether `error` is one of the SDK's named errors. The SDK is loaded by the first `Client`
+    (about 3,500 modules, seconds of a start), not by this module: a process on another wire, or
+    one that calls nothing, never pays for it, and no error can be the SDK's before it is loaded."""
+    sdk = sys.modules.get("anthropic")
+    return sdk is not None and isinstance(error, tuple(getattr(sdk, name) for name in names))
 
 
 @dataclass(frozen=True)
@@ -126,16 +134,16 @@ OnWait = Callable[[str | None, float | None], None]
 def describe(error: BaseException) -> str:
     """One line on what went wrong; API errors carry no header (the caller hides any key the
     server's own message echoes)."""
-    if isinstance(error, anthropic.APIStatusError):
+    if sdk_error(error, "APIStatusError"):
         status = error.status_code
         where = "mid-stream" if status == 200 else str(status)
         # a server that is not the API may send a bare status: its name, not "501 error:"
         kind = error.type or (status_phrase(status) if status != 200 else "error")
         message = " ".join(str(error.api_message or "").split())
         return f"{where} {kind}: {message}" if message else f"{where} {kind}"
-    if isinstance(error, anthropic.APITimeoutError):
+    if sdk_error(error, "APITimeoutError"):
         return "the request timed out"
-    if isinstance(error, anthropic.APIConnectionError):
+    if sdk_error(error, "APIConnectionError"):
         return "the connection failed"
     if isinstance(error, Silent):
         return f"nothing came for {error.seconds:g} s"
@@ -180,7 +188,7 @@ def what_to_do(error: BaseException, model: str) -> str:
     status = getattr(error, "status_code", 0)
     if error_code(error) == ON_HOLD_CODE:
         return "Anthropic has put the organization on hold; see the Console to appeal"
-    if stops_every_request(error) or (isinstance(error, anthropic.APIStatusError) and is_spend_limit(error)):
+    if stops_every_request(error) or (sdk_error(error, "APIStatusError") and is_spend_limit(error)):
         return "raise the spend limit on the Console's Billing page, or wait until it resets"
     if status == 401:
         return "check the API key (ANTHROPIC_API_KEY, or the key file in EVER_HOME)"
@@ -229,7 +237,7 @@ def failure_sentence(error: BaseException, kind: str, url: str, model: str) -> s
 SPEND_LIMIT_WORDS = ("spend limit", "usage limit", "credit balance", "billing")
 
 
-def is_spend_limit(error: anthropic.APIStatusError) -> bool:
+def is_spend_limit(error: BaseException) -> bool:
     """A 429 that is a spend limit, not a rate limit: its type is not `rate_limit_error`, or its
     message speaks of spending. Waiting does not lift it, so it is never retried."""
     if error.status_code != 429:
@@ -242,7 +250,7 @@ def is_spend_limit(error: anthropic.APIStatusError) -> bool:
 def classify(error: BaseException) -> str | None:
     """TRANSIENT, REFUSED or UNUSABLE [C5]; None for an error that is not the API's (a bug
     here, which must not be retried or hidden)."""
-    if isinstance(error, anthropic.APIStatusError):
+    if sdk_error(error, "APIStatusError"):
         status = error.status_code
         if status != 200 and stops_every_request(error):
             return UNUSABLE
@@ -254,7 +262,7 @@ def classify(error: BaseException) -> str | None:
         if status in TRANSIENT_STATUSES or status >= 500:
             return TRANSIENT
         return REFUSED
-    if isinstance(error, (anthropic.APIConnectionError, TimeoutError, json.JSONDecodeError)):
+    if sdk_error(error, "APIConnectionError") or isinstance(error, (TimeoutError, json.JSONDecodeError)):
         return TRANSIENT
     # a stream cut or garbled while it is read: the SDK lets httpx2's own error through
     if isinstance(error, (httpx2.TransportError, httpx2.DecodingError)):
@@ -266,7 +274,7 @@ def retry_after_seconds(error: BaseException, now_wall: float) -> float | None:
     """The wait the server asked for (harness/calls/retry.py reads the headers); None for an
     error mid-stream, which has no headers of its own."""
     response = getattr(error, "response", None)
-    if not isinstance(error, anthropic.APIStatusError) or error.status_code == 200 or response is None:
+    if not sdk_error(error, "APIStatusError") or error.status_code == 200 or response is None:
         return None
     return header_wait(response.headers, now_wall)
 
@@ -379,6 +387,8 @@ class Client(Retries):
         # `transport`: a stand-in for the network (the simulation's, sim/provider.py); the SDK's own
         # HTTP client otherwise
         http_client = None if transport is None else httpx2.AsyncClient(transport=transport, timeout=timeout)
+        import anthropic  # here, not at the top: see sdk_error
+
         self.sdk = anthropic.AsyncAnthropic(api_key=settings.api_key, base_url=settings.base_url,
                                             max_retries=0, timeout=timeout, http_client=http_client)
 

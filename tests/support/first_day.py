@@ -36,7 +36,9 @@ def chat_bytes(body: dict) -> int:
 
 # A line that says its dates and source: an imported note's header names its tool and its time
 # (harness/imports/rules.py `header`), e.g. "[imported: Claude Code · user · 2025-06-01T10:00:00]".
-SAYS_DATE_AND_SOURCE = re.compile(r"imported: (Claude Code|Codex)\b.*\d{4}-\d{2}-\d{2}")
+# a built line by its note's header, a placeholder by what it covers (harness/memory/covers.py) [P22]
+SAYS_DATE_AND_SOURCE = re.compile(r"imported: (Claude Code|Codex)\b.*\d{4}-\d{2}-\d{2}"
+                                  r"|\|[^|]*, (Claude Code|Codex)\b[^|]*, \d{4}-\d{2}-\d{2}[^|]*not summarized yet")
 PLACEHOLDER_WORDS = "not summarized yet"
 
 
