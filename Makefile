@@ -10,6 +10,10 @@ SEED   ?=
 PROFILE ?= ci
 SIM_SEEDS ?= 200
 SIM_LONG_SEEDS ?= 3000
+# The tests start hundreds of Python processes, and pytest rewrites every test file's asserts: with
+# bytecode never written (a machine's PYTHONDONTWRITEBYTECODE), each does it all again, about a
+# tenth of make test's time. The caches go in __pycache__/, which git ignores.
+unexport PYTHONDONTWRITEBYTECODE
 # where `make install` puts `ever` ($(PREFIX)/bin) and its own environment
 PREFIX ?= $(HOME)/.local
 

@@ -165,6 +165,7 @@ def test_a_line_opens_into_its_two_lines_down_to_the_message(opened):
     assert shown.errors == []
 
 
+@pytest.mark.slow  # a page of thousands of lines in Chromium, seconds each: make test-slow
 def test_an_anchor_opens_the_lines_down_to_its_message_or_line(opened, small_page):
     shown = opened("#m3")
     tab = shown.tab
@@ -450,6 +451,7 @@ SOUGHT_WORD = "marmalade"
 SOUGHT_AT = (120, 1_600, 3_100, 4_990)  # the messages that hold it: the first far above the newest line
 
 
+@pytest.mark.slow  # a page of thousands of lines in Chromium, seconds each: make test-slow
 def test_search_on_5000_messages_scrolls_to_each_hit_and_marks_it(browser, tmp_path):
     # every message is longer than a line, so no line of the tree repeats the word: the hits are
     # the messages alone, known from the chat's source

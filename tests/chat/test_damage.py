@@ -42,6 +42,7 @@ def one_sentence(err: str) -> str:
     return said[0]
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_a_damaged_line_in_the_middle_is_said_by_every_command_and_doctor_repair_sets_it_aside(tmp_path, api):
     home = tmp_path / "home"
     write_chat(home, 10)
@@ -119,6 +120,7 @@ def readable(home: Path) -> list:
     return found
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 @pytest.mark.parametrize("cut", ["mid-message", "at a line's end"])
 def test_a_day_file_cut_gives_the_next_message_an_id_past_every_id_ever_given(cut, tmp_path, api):
     home = tmp_path / "home"
@@ -149,6 +151,7 @@ def test_a_day_file_cut_gives_the_next_message_an_id_past_every_id_ever_given(cu
     assert ("line 6 is damaged" in shown.stderr) == (cut == "mid-message")
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_a_running_owner_passes_the_damage_on_and_doctor_repair_waits_for_it_to_close(tmp_path, api):
     home = tmp_path / "home"
     env = environment(home, api)

@@ -9,6 +9,8 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from harness.memory.planner import Config
 from harness.memory.service import Memory
 from tests.support.chat import environment, ever
@@ -62,6 +64,7 @@ def test_an_ever_written_record_line_whose_fields_changed_fails_its_checksum(tmp
     assert "the next message is 6." in doctor.stdout, doctor.stdout
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_an_import_refuses_a_link_out_of_its_folder_and_says_how_to_include_it(tmp_path, api):
     home, folder = tmp_path / "home", tmp_path / "unpacked"
     folder.mkdir()
@@ -80,6 +83,7 @@ def test_an_import_refuses_a_link_out_of_its_folder_and_says_how_to_include_it(t
     assert "PLANTED-SECRET-93" not in log
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_a_password_in_the_base_url_and_an_mcp_session_id_reach_no_log_line(tmp_path, api):
     import asyncio
     import re

@@ -54,6 +54,7 @@ def test_a_sent_message_that_holds_the_api_key_keeps_its_idempotency_key_and_a_r
             assert KEY.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_a_message_holding_the_api_key_handed_to_a_running_chat_keeps_its_key_and_its_inbox_line_hides_it(
         tmp_path, api):
     api.reset()

@@ -61,6 +61,7 @@ def test_ever_send_runs_a_tool_and_compacts_through_the_configured_provider(tmp_
     assert "line: a summary." in ever(["memory", "view"], env).stdout  # the line came back into the view
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_ever_chat_streams_a_reply_through_the_configured_provider(tmp_path, wire):
     home, env = chat_env(tmp_path, wire)
     wire.api.responder = lambda body: "line: a summary." if is_compaction(body) else "Unscripted."
@@ -83,6 +84,7 @@ def test_ever_chat_streams_a_reply_through_the_configured_provider(tmp_path, wir
                                                              ("ever", "Streaming through the provider.")]
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 @pytest.mark.parametrize("server", [None, "llama.cpp", "ollama"])
 def test_the_five_lines_docs_usage_shows_for_a_local_server_run_the_chat(tmp_path, server):
     """The block in docs/usage.md, as a user copies it, its URL pointed at the Chat stand-in: a

@@ -293,6 +293,7 @@ def test_memory_zoom_errors_go_to_stderr_and_exit_1_and_a_line_can_be_named_as_t
 # ---------------------------------------------------------------- item 10: what `read` reads
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_read_refuses_a_fifo_a_device_and_a_file_over_the_cap_and_the_model_is_told_the_cap(tmp_path, api):
     api.reset()
     home, work = tmp_path / "home", tmp_path / "work"
@@ -458,6 +459,7 @@ def turn_only(body: dict) -> bool:
     return not is_compaction(body)
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_escape_sequences_in_a_reply_a_tool_result_and_a_zoom_are_shown_made_visible(tmp_path, monkeypatch):
     from test_chat_terminal import Chat, StallingAPI
 
@@ -487,6 +489,7 @@ def test_escape_sequences_in_a_reply_a_tool_result_and_a_zoom_are_shown_made_vis
     assert shown == ["ever: A reply that sets^[]0;pwned^G the title and clears^[[2J the screen."]
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_a_question_outlives_a_memory_row_a_message_typed_at_it_is_logged_and_edit_without_editor(
         tmp_path, monkeypatch):
     from test_chat_terminal import Chat, StallingAPI
@@ -525,6 +528,7 @@ def test_a_question_outlives_a_memory_row_a_message_typed_at_it_is_logged_and_ed
         ("ever", "Wrote it, and read your aside.")]
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_ctrl_c_during_a_reply_logs_what_was_shown_marked_and_records_its_usage(tmp_path):
     from test_chat_terminal import Chat, StallingAPI
 
@@ -557,6 +561,7 @@ def test_ctrl_c_during_a_reply_logs_what_was_shown_marked_and_records_its_usage(
     assert [(record["kind"], record["turn"]) for record in usage] == [("turn", 0)]
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_a_paste_that_is_not_utf8_is_logged_sent_and_kept_in_the_history_as_the_checked_text(tmp_path):
     from test_chat_terminal import PASTE_END, PASTE_START, Chat, StallingAPI
 

@@ -117,6 +117,7 @@ class ShortChat(Chat):
         self.stream.feed(self.child.before + after)
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_a_question_shows_every_line_of_a_long_command_and_its_invisible_characters(
         tmp_path, local, monkeypatch):
     work = tmp_path / "work"

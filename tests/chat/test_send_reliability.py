@@ -395,6 +395,7 @@ def test_read_only_commands_work_on_a_read_only_disk_and_a_send_says_so_in_one_s
     assert [r["text"] for r in logged(home) if r["kind"] == "user"] == ["written before"]
 
 
+@pytest.mark.slow  # whole `ever` processes on a terminal, seconds each: make test-slow
 def test_on_a_full_disk_a_message_is_refused_in_one_sentence_and_the_next_one_is_logged(tmp_path, echo_api, disks):
     import pexpect
 
