@@ -155,15 +155,11 @@ def imported_names(tree: ast.AST, package: str) -> list[tuple[int, str]]:
 
 def file_imports(path: Path, package: str) -> tuple[frozenset[int], tuple[tuple[int, str], ...]]:
     """The lines of the file's top-level imports and every module it imports (imported_names)."""
-    text = path.read_text()
     # keyed by the text and not the path, so a file changed since (a test's planted copy) is
     # parsed again and the same text in another tree, as most of a planted copy is, is not
-    key = (text, package)
+    key = (path.read_text(), package)
     if key not in _IMPORTS:
-        try:
-            tree = ast.parse(text, filename=str(path))
-        except SystemError:
-            tree = parsed(path)
+        tree = parsed(path)
         at_top = frozenset(node.lineno for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom))
         _IMPORTS[key] = at_top, tuple(imported_names(tree, package))
     return _IMPORTS[key]

@@ -18,6 +18,7 @@ then its dates; the ids always fit (at most 63 bytes for a 64-bit T, 102 with th
 import re
 from collections.abc import Callable
 
+from harness.memory.daylog import StoreError
 from harness.memory.view_text import PLACEHOLDER, PLACEHOLDER_BYTES_MAX
 
 IMPORTED = re.compile(r"\[imported: ([^·\]\n]{1,40}?) ?[·\]]")
@@ -51,7 +52,7 @@ class Covers:
         if found is None:
             try:
                 record = self.message(i)
-            except Exception:  # a message that cannot be read says nothing of itself
+            except (IndexError, StoreError):  # a message that cannot be read says nothing of itself
                 return "", "", ""
             kind, text, date = (str(record.get(field, "")) for field in ("kind", "text", "date"))
             head = IMPORTED.match(text)
