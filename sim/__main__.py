@@ -89,6 +89,15 @@ def command(seed: int, drop=None, zero=None) -> str:
     return line
 
 
+def preload() -> None:
+    """Load what every seed imports once, before the workers fork: a worker lives for one seed,
+    and the Anthropic SDK alone takes 3 s to import (a Client loads it only when first made)."""
+    import anthropic  # noqa: F401
+
+    import harness.calls.client  # noqa: F401
+    import harness.owner.owner  # noqa: F401
+
+
 def run_many(first: int, count: int, workers: int, strict: bool, digests: bool = False) -> int:
     from sim.known import classify, kept_seeds
 
@@ -98,9 +107,7 @@ def run_many(first: int, count: int, workers: int, strict: bool, digests: bool =
     print(f"sim: seeds {first}..{first + count - 1}" + (f" and {len(kept)} kept" if kept else "")
           + f" on {workers} workers", flush=True)
     if workers > 1:
-        import harness.calls.client  # noqa: F401 (the SDK, loaded once before the workers fork)
-        import harness.owner.owner  # noqa: F401
-
+        preload()
         # a fresh child per seed, forked from one state: a seed runs alike in a pool and alone
         with multiprocessing.get_context("fork").Pool(workers, maxtasksperchild=1) as pool:
             results = pool.map(summary, seeds + kept, chunksize=1)
@@ -146,9 +153,7 @@ def until_caught(first: int, count: int, workers: int, invariants: list[str]) ->
 
     started = time.perf_counter()
     seeds = range(first, first + count)
-    import harness.calls.client  # noqa: F401 (loaded once, before the workers fork)
-    import harness.owner.owner  # noqa: F401
-
+    preload()
     with multiprocessing.get_context("fork").Pool(workers, maxtasksperchild=1) as pool:
         for seed, failures, *_ in pool.imap(summary, seeds, chunksize=1):
             for invariant, detail in failures:
