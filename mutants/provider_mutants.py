@@ -25,6 +25,8 @@ RETRIES = PROVIDERS + "test_every_wire_waits_as_the_one_retry_policy_says_throug
 LOCAL = "tests/calls/test_local_server_windows.py::"
 WINDOW_RUN_AT = LOCAL + "test_the_window_is_the_one_the_server_runs_at_over_the_trained_length_and_the_config"
 COUNTED = LOCAL + "test_a_body_whose_bytes_pass_the_window_is_counted_by_the_server_and_sent_where_it_counts"
+OLLAMA_NOT_LOADED = LOCAL + ("test_an_ollama_model_not_loaded_has_its_modelfiles_num_ctx_else_its_trained_length"
+                             "_said_to_be_one")
 SERVERS = "tests/localapi/test_local_servers.py::"
 CACHE = PROVIDERS + "test_a_second_call_on_the_same_prefix_reads_it_from_the_cache_as_each_wire_reports_it"
 
@@ -184,7 +186,7 @@ MUTANTS = [
     Mutant(
         name="llama_window_its_trained_length",
         path="harness/calls/openai_client.py",
-        old="""            return {model_id: (n_ctx, "llama.cpp's /props n_ctx") for model_id in ids}\n""",
+        old="""            return await self.llama_windows(ids, props)\n""",
         new="""            return {}\n""",
         check=test(WINDOW_RUN_AT + "[llama.cpp]"),
         note="llama.cpp's /props n_ctx ignored: the window is the length the model was trained to [H36]",
@@ -202,8 +204,25 @@ MUTANTS = [
         path="harness/calls/openai_client.py",
         old="""        if name == "num_ctx" and value.strip().isdigit() and int(value) > 0:\n""",
         new="""        if False:\n""",
-        check=test(WINDOW_RUN_AT + "[ollama]"),
+        check=test(OLLAMA_NOT_LOADED),
         note="Ollama's num_ctx ignored for the length the model was trained to [H36]",
+    ),
+    Mutant(
+        name="ollama_loaded_context_ignored",
+        path="harness/calls/openai_client.py",
+        old="""            window = loaded.get(model_id) or ollama_window(show)\n""",
+        new="""            window = ollama_window(show)\n""",
+        check=test(WINDOW_RUN_AT + "[ollama]"),
+        note="Ollama's /api/ps context_length of a loaded model ignored: its Modelfile's num_ctx or its trained "
+             "length taken, while it runs at the server's default [H36]",
+    ),
+    Mutant(
+        name="llama_props_window_for_every_model",
+        path="harness/calls/openai_client.py",
+        old="""        if len(ids) == 1:\n            return {ids[0]: (props_window(props), LLAMA_PROPS)}\n""",
+        new="""        if ids:\n            return {model_id: (props_window(props), LLAMA_PROPS) for model_id in ids}\n""",
+        check=test(LOCAL + "test_a_llama_cpp_router_gives_each_model_its_own_window_never_the_first_ones"),
+        note="llama.cpp's /props n_ctx, which names one model, taken for every model a router lists [H36]",
     ),
     Mutant(
         name="vllm_count_not_asked",

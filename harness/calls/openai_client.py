@@ -23,6 +23,7 @@ import hashlib
 import json
 import random as random_module
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -88,6 +89,37 @@ def describe(error: BaseException) -> str:
     return f"the stream broke ({type(error).__name__})"
 
 
+LLAMA_PROPS = "llama.cpp's /props n_ctx"
+
+
+def props_window(props: Any) -> int | None:
+    """llama.cpp's `/props` answer's `default_generation_settings.n_ctx`, or None."""
+    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+    n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+    return n_ctx if isinstance(n_ctx, int) and not isinstance(n_ctx, bool) and n_ctx > 0 else None
+
+
+def props_names(props: JSON, model_id: str) -> bool:
+    """Whether a `/props` answer is the model's own: its alias, or its file's name, is the id."""
+    path = str(props.get("model_path") or "")
+    stem = path.rsplit("/", 1)[-1].removesuffix(".gguf")
+    return model_id in (props.get("model_alias"), path, stem)
+
+
+def ollama_loaded(running: Any) -> dict[str, tuple[int, str]]:
+    """Ollama's `/api/ps` answer: each loaded model's `context_length`, the window it runs at."""
+    models = running.get("models") if isinstance(running, dict) else None
+    found: dict[str, tuple[int, str]] = {}
+    for entry in models if isinstance(models, list) else ():
+        if not isinstance(entry, dict):
+            continue
+        length = entry.get("context_length")
+        if isinstance(length, int) and not isinstance(length, bool) and length > 0:
+            for name in {entry.get("model"), entry.get("name")} - {None}:
+                found[str(name)] = (length, "Ollama's /api/ps context_length")
+    return found
+
+
 def ollama_window(show: Any) -> tuple[int, str] | None:
     """The window Ollama's `/api/show` answer gives: `num_ctx` in its `parameters` (what the model
     runs at, where its Modelfile sets it), else `model_info`'s `<architecture>.context_length`."""
@@ -102,7 +134,8 @@ def ollama_window(show: Any) -> tuple[int, str] | None:
         architecture = info.get("general.architecture")
         length = info.get(f"{architecture}.context_length")
         if isinstance(length, int) and not isinstance(length, bool) and length > 0:
-            return length, f"Ollama's /api/show {architecture}.context_length"
+            return length, (f"Ollama's /api/show {architecture}.context_length, the trained length: not loaded, "
+                            "so the context Ollama runs it at is unknown and may be less")
     return None
 
 
@@ -117,7 +150,8 @@ def what_to_do(error: BaseException, model: str, key_env: str | None) -> str:
     if status == 404:
         return f"check the model name ({model}) and the base URL"
     if getattr(error, "code", None) in CONTEXT_CODES or getattr(error, "type", None) in CONTEXT_CODES:
-        return "shorten the chat's view (view_bytes in config.toml) or choose a model with a larger window"
+        return ("choose a model with a larger window, or run this one at a larger one (the chat's view alone is "
+                "up to 128 KB), and set context_window in config.toml to what it runs at")
     return f"check the model ({model}) and its settings in config.toml"
 
 
@@ -195,28 +229,47 @@ class OpenAIProvider(Retries):
         """What a local server says of the windows its models run at, by model id, each with the
         words naming where it said it; and which token count the server offers, kept in `counter`.
         llama.cpp's `GET /props` gives `default_generation_settings.n_ctx`, the window it runs at
-        (over its list's `n_ctx_train`, what the model was trained to); vLLM's list gives
-        `max_model_len` and `POST /tokenize` counts; Ollama's `POST /api/show` gives `num_ctx`
-        in `parameters` where the model sets one, else `model_info`'s `<architecture>.context_length`."""
+        (over its list's `n_ctx_train`, what the model was trained to), for the model it names: a
+        router serving several is asked `/props?model=ID` for each. vLLM's list gives
+        `max_model_len` and `POST /tokenize` counts. Ollama's `GET /api/ps` gives the
+        `context_length` a loaded model runs at; `POST /api/show` gives `num_ctx` in `parameters`
+        where the Modelfile sets one, else `model_info`'s `<architecture>.context_length`, the
+        trained length, which Ollama's own default context may cut silently."""
         if self.api != "openai-chat":
             return {}
         ids = [entry["id"] for entry in answer if isinstance(entry, dict) and isinstance(entry.get("id"), str)]
         props = await self.served("GET", "/props")
-        settings = props.get("default_generation_settings") if isinstance(props, dict) else None
-        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
-        if isinstance(n_ctx, int) and not isinstance(n_ctx, bool) and n_ctx > 0:
+        if props_window(props) is not None:
             self.counter = "llama.cpp"
-            return {model_id: (n_ctx, "llama.cpp's /props n_ctx") for model_id in ids}
+            return await self.llama_windows(ids, props)
         if any(isinstance(entry, dict) and "max_model_len" in entry for entry in answer):
             self.counter = "vllm"
             return {}
+        asked = ids[:SHOWN_MAX]
+        running, *shown = await asyncio.gather(self.served("GET", "/api/ps"),
+                                               *(self.served("POST", "/api/show", {"model": model_id})
+                                                 for model_id in asked))
+        loaded = ollama_loaded(running)
         found: dict[str, tuple[int, str]] = {}
-        shown = await asyncio.gather(*(self.served("POST", "/api/show", {"model": model_id})
-                                       for model_id in ids[:SHOWN_MAX]))
-        for model_id, show in zip(ids, shown):
-            window = ollama_window(show)
+        for model_id, show in zip(asked, shown):
+            window = loaded.get(model_id) or ollama_window(show)
             if window is not None:
                 found[model_id] = window
+        return found
+
+    async def llama_windows(self, ids: list[str], props: JSON) -> dict[str, tuple[int, str]]:
+        """Each listed model's n_ctx from the `/props` that names it: the one answer when the
+        server lists one model, else each model's own `/props?model=ID` (a router's), so one
+        model's window is never taken for another's."""
+        if len(ids) == 1:
+            return {ids[0]: (props_window(props), LLAMA_PROPS)}
+        found: dict[str, tuple[int, str]] = {}
+        answers = await asyncio.gather(*(self.served("GET", "/props?" + urllib.parse.urlencode({"model": model_id}))
+                                         for model_id in ids[:SHOWN_MAX]))
+        for model_id, answer in zip(ids, answers):
+            window = props_window(answer)
+            if window is not None and props_names(answer, model_id):
+                found[model_id] = (window, LLAMA_PROPS)
         return found
 
     async def served_count(self, request: JSON) -> int | None:
@@ -271,9 +324,9 @@ class OpenAIProvider(Retries):
     async def problem(self, request: JSON) -> str | None:
         """Why this body is not sent, or None [H30] [H31]: an effort the model lacks, or its input
         and output cap past the model's window. Counted high (a token for every byte of the body
-        as JSON), a body that could pass is counted again by the API where it counts (Responses);
-        Chat Completions has no count, so a body only the high count puts past is sent, and the
-        server's own refusal is the sentence."""
+        as JSON), a body that could pass is counted again where its API or server counts (the
+        Responses API, vLLM, llama.cpp); where nothing counts (Ollama, which cuts a long prompt
+        silently, and others), the high count decides and the sentence says so."""
         full = f"{self.name}/{request.get('model', '')}"
         model = self.capabilities(full)
         refused = effort_problem(model, effort_of(request))

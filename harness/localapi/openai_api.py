@@ -41,14 +41,16 @@ endpoints beside the OpenAI ones, each refusing fields it does not document (400
   counts a body's prompt exactly as a completion counts it (its parts, then one BOS token), and a
   completion whose prompt passes `n_ctx` is a 400 `exceed_context_size_error` ("request (N tokens)
   exceeds the available context size (W tokens), try increasing it", with `n_prompt_tokens` and
-  `n_ctx`).
+  `n_ctx`). As a router serves several models, `GET /props?model=ID` gives that model's (its
+  `model_alias`), and `/props` alone the first model's.
 - `"vllm"`: `GET /v1/models` gives `max_model_len`; `POST /tokenize` (`model`, `messages`, `tools`,
   `add_generation_prompt`, `add_special_tokens`, …, or `prompt`) answers `{"count", "max_model_len",
   "tokens"}`, the count as a completion's.
 - `"ollama"`: `GET /v1/models` gives no window; `POST /api/show` (`model`) gives `model_info`'s
   `<architecture>.context_length` (the model's trained window) and, when the model runs at less,
-  `num_ctx N` in `parameters`; a completion past the window is not refused (Ollama cuts the prompt
-  silently) and there is no token count.
+  `num_ctx N` in `parameters` where its Modelfile sets it (`num_ctx_set`); `GET /api/ps` lists the
+  loaded models (`loaded`), each with the `context_length` it runs at; a completion past the window
+  is not refused (Ollama cuts the prompt silently) and there is no token count.
 
 These endpoints are at the server's root (`http://host:port/props`), not under `/v1`.
 
@@ -69,6 +71,7 @@ import hashlib
 import json
 import math
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,6 +98,10 @@ class LocalModel:
     # the window the model was trained to (llama.cpp's `n_ctx_train`, Ollama's `context_length`),
     # which a local server may run below; None: the same as context_window
     trained_window: int | None = None
+    # Ollama only: whether its Modelfile sets `num_ctx` (else it runs at the server's default,
+    # which /api/show does not say), and whether it is loaded (/api/ps lists what is, and at what)
+    num_ctx_set: bool = True
+    loaded: bool = True
 
     @property
     def trained(self) -> int:
@@ -470,12 +477,22 @@ class OpenAILocalAPI(LocalAPI):
         return dict(entry, owned_by="local", context_window=model.context_window,
                     max_output_tokens=model.max_output_tokens)
 
-    def served(self, method: str, path: str, body: Any) -> JSON:
+    def served(self, method: str, path: str, body: Any, query: dict[str, str]) -> JSON:
         """A named local server's own endpoints (the module docstring); ApiError as it refuses."""
         first = next(iter(self.models.values()))
         if (self.server, method, path) == ("llama.cpp", "GET", "/props"):
-            return {"default_generation_settings": {"n_ctx": first.context_window, "params": {}},
-                    "total_slots": 1, "model_path": f"/models/{first.id}.gguf", "build_info": "local stand-in"}
+            named = query.get("model", first.id)  # a router's `?model=`; without it, the first model's
+            model = self.models.get(named)
+            if model is None:
+                raise ApiError(404, "invalid_request_error", f"model '{named}' not found")
+            return {"default_generation_settings": {"n_ctx": model.context_window, "params": {}},
+                    "total_slots": 1, "model_alias": model.id, "model_path": f"/models/{model.id}.gguf",
+                    "build_info": "local stand-in"}
+        if (self.server, method, path) == ("ollama", "GET", "/api/ps"):
+            return {"models": [{"name": model.id, "model": model.id, "size": 1, "digest": "0" * 64,
+                                "details": {"format": "gguf", "family": "qwen3"}, "expires_at": "",
+                                "size_vram": 0, "context_length": model.context_window}
+                               for model in self.models.values() if model.loaded]}
         if method != "POST" or (self.server, path) not in (("llama.cpp", "/tokenize"), ("llama.cpp", "/apply-template"),
                                                             ("vllm", "/tokenize"), ("ollama", "/api/show")):
             raise ApiError(404, "invalid_request_error", f"Invalid URL ({method} {path})")
@@ -519,7 +536,7 @@ class OpenAILocalAPI(LocalAPI):
             raise ApiError(404, "not_found", f"model '{body.get('model', body.get('name'))}' not found")
         return {"modelfile": f"FROM {model.id}", "template": "{{ .Prompt }}",
                 "parameters": f"num_ctx                        {model.context_window}"
-                if model.trained_window else "",
+                if model.trained_window and model.num_ctx_set else "",
                 "details": {"format": "gguf", "family": "qwen3"},
                 "model_info": {"general.architecture": "qwen3", "qwen3.context_length": model.trained},
                 "capabilities": ["completion", "tools"]}
@@ -553,7 +570,8 @@ class OpenAILocalAPI(LocalAPI):
                                                                    self.models.values()]}, request_id)
                 return
             if self.server is not None and not path.startswith("/v1/"):
-                answer = self.served(handler.command, path, body)
+                query = dict(urllib.parse.parse_qsl(handler.path.partition("?")[2]))
+                answer = self.served(handler.command, path, body, query)
                 record(200, path.strip("/"))
                 handler.send_json(200, answer, request_id)
                 return
