@@ -9,11 +9,14 @@ message, a long message's key put on its first piece, a retried key logged again
 the inbox's waiting messages forgotten at open, a folder found made taken as it is; then one for
 each bug the simulation found and that was fixed (sim/seeds.py): a killed owner's pieces not
 counted [S11], a long message cut short not finished first, a refused node line raised [S28], a
-node replayed otherwise refused [S29], an empty log file's name not fsync'd [S30]; and a socket
-request that is not one closed unanswered (the hostile clients). Each is caught by the simulation
-alone; mutants/chat_mutants.py has the example tests' own. Not among them: a stopped compaction's
-line applied (the check `if self.tasks.get(node) is not asyncio.current_task()` left out) and a
-checkpoint written while a node's line waits: no seed of the 200 fails on either.
+node replayed otherwise refused [S29], an empty log file's name not fsync'd [S30], a line a killed
+process left in the page cache built on unsynced [S34]; a socket request that is not one closed
+unanswered (the hostile clients); and a stopped compaction's line applied, neither cancelled nor
+told apart from its node's newer call (sim/calls.py: an import's history gives the compactor
+enough calls at once that a waiting turn stops some). Each is caught by the simulation alone;
+mutants/chat_mutants.py has the example tests' own. Not among them: either guard of a stopped call
+left out alone (the other still keeps its line out), and a checkpoint written while a node's line
+waits: no seed of the 200 fails on any.
 """
 
 from mutants.base import Mutant
@@ -172,5 +175,23 @@ MUTANTS = [
         new="            if created:\n",
         check=sim(KEPT),
         note="an empty log file found is appended to with its name never fsync'd: a power loss takes it [S30]",
+    ),
+    Mutant(
+        name="sim_newest_line_not_made_durable_at_open",
+        path="harness/memory/index.py",
+        old="        if not read_only:\n            self._make_durable_what_it_builds_on()\n",
+        new="",
+        check=sim("the chat reads after every crash", KEPT, "ids never reused"),
+        note="an open builds on a line a killed process left in the page cache, its next id in another day's "
+             "file, without fsyncing it: a power loss leaves a gap that keeps the chat shut [S34]",
+    ),
+    Mutant(
+        name="sim_stopped_call_applied",
+        path="harness/memory/service.py",
+        old='                self.tasks.pop(node).cancel()\n        if self.paused:\n            return  # the planner\'s calls start when the compactor resumes\n        for node in self.planner.running:\n            if node not in self.tasks:\n                job = self.job(*node)\n                self.tasks[node] = asyncio.get_running_loop().create_task(self._run(job))\n\n    def job(self, l: int, i: int) -> Job:\n        planner = self.planner\n        context = tuple(planner.rendered(cl, ci) for cl, ci in planner.context(l, i))\n        if l == 0:\n            record = self.store.message(i)\n            return Job(l, i, context, record["kind"], record["text"], ())\n        halves = (planner.text(l - 1, 2 * i) or "", planner.text(l - 1, 2 * i + 1) or "")\n        return Job(l, i, context, "", "", halves)\n\n    async def _run(self, job: Job) -> None:\n        node = (job.l, job.i)\n        try:\n            result = await self.build(job)\n        except asyncio.CancelledError:\n            raise\n        except Paused as pause:\n            if self.tasks.get(node) is asyncio.current_task():\n                del self.tasks[node]\n                self._pause(str(pause))\n            return\n        except Exception as error:  # a bug or an unexpected answer: a failed try, logged\n            log.exception("compaction of %s raised", job.name)\n            result = JobResult(reason=f"{type(error).__name__}: {error}")\n        if self.tasks.get(node) is not asyncio.current_task():\n            return  # stopped meanwhile: its outcome is not the planner\'s [P7]\n',
+        new='                self.tasks.pop(node)\n        if self.paused:\n            return  # the planner\'s calls start when the compactor resumes\n        for node in self.planner.running:\n            if node not in self.tasks:\n                job = self.job(*node)\n                self.tasks[node] = asyncio.get_running_loop().create_task(self._run(job))\n\n    def job(self, l: int, i: int) -> Job:\n        planner = self.planner\n        context = tuple(planner.rendered(cl, ci) for cl, ci in planner.context(l, i))\n        if l == 0:\n            record = self.store.message(i)\n            return Job(l, i, context, record["kind"], record["text"], ())\n        halves = (planner.text(l - 1, 2 * i) or "", planner.text(l - 1, 2 * i + 1) or "")\n        return Job(l, i, context, "", "", halves)\n\n    async def _run(self, job: Job) -> None:\n        node = (job.l, job.i)\n        try:\n            result = await self.build(job)\n        except asyncio.CancelledError:\n            raise\n        except Paused as pause:\n            if self.tasks.get(node) is asyncio.current_task():\n                del self.tasks[node]\n                self._pause(str(pause))\n            return\n        except Exception as error:  # a bug or an unexpected answer: a failed try, logged\n            log.exception("compaction of %s raised", job.name)\n            result = JobResult(reason=f"{type(error).__name__}: {error}")\n        if node not in self.tasks:\n            return\n',
+        check=sim("a line is its node's latest call's"),
+        note="a compaction the planner stopped is neither cancelled nor told apart from the node's newer call: "
+             "its line, made from the inputs and context as they were, is applied [P7]",
     ),
 ]

@@ -11,8 +11,10 @@ Never model/, laws/, bridge/ or mutants/ (laws/subset.py checks it).
 
     __main__    `python -m sim`: many seeds on every core, or one replayed, shrunk
     backup_world  after each run: backups killed, faulted and stopped by power losses, then checked
+    calls       each compaction's outcome checked, as it is applied, to be its node's latest call's
     counts      what a run injected and did, by kind
     disk        the disk in memory: durable only once fsync'd, torn at a power loss
+    importing   `ever import` of notes before the owner's first life, killed and run again
     invariants  the promises checked, each by its name
     known       findings not fixed yet, each with a seed kept that must still fail on it
     loop        an asyncio loop whose time is virtual

@@ -18,6 +18,10 @@ only) and at the end (after the quiet phase and a last power loss):
   [P10]) equals the view rebuilt from the logs alone (view.json set aside).
 - `every request within the API's rules`: the simulated API refused no request (400).
 - `the inbox holds only what waits`: at the end no entry is pending.
+- `an import keeps each note once`: every note of an import that ended is logged, whole, unless
+  a flipped bit spoiled its file and that was said (sim/importing.py); `never doubled` keeps each
+  once.
+- `a line is its node's latest call's`: checked as each outcome is applied (sim/calls.py).
 """
 
 import copy
@@ -154,6 +158,11 @@ def check_kept(run, final: bool) -> None:
                 break
     if final and inbox:
         run.fail("the inbox holds only what waits", f"{len(inbox)} entries pending at the end")
+    for key, text in run.imported if final and not (damaged and said_damage) else ():  # sim/importing.py
+        if key not in at or records[at[key][0]].get("text") != text:
+            run.fail("an import keeps each note once", f"{key} of an import that ended is "
+                     + ("not logged" if key not in at else "logged but not whole"))
+            break
     check_lines(run, said)
 
 

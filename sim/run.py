@@ -257,6 +257,7 @@ class Run:
         self.position = 0  # the schedule's next event in this life
         self.owner = None
         self.connections: list = []  # the socket clients' writers of this life
+        self.imported: list[tuple[str, str]] = []  # an import that ended: its notes' keys and texts
 
     def clock(self) -> float:
         return self.loop.time() if self.loop is not None else self.now
@@ -277,9 +278,11 @@ class Run:
     # ---- the run
 
     def run(self) -> Result:
-        from sim import invariants
+        from sim import calls, invariants
         from sim.backup_world import backup_phase
+        from sim.importing import import_phase
 
+        calls.watch(self)  # sim/calls.py: each compaction's outcome checked as it is applied
         errors = Errors()
         loggers = [logging.getLogger(name) for name in ("ever", "harness", "asyncio")]
         for logger in loggers:
@@ -292,6 +295,7 @@ class Run:
             self.disk.make_durable_directories(scratch)
             try:
                 self.settings = self.settings_for(self.home)
+                import_phase(self)  # sim/importing.py: notes imported first, as `ever import` does
                 pending = list(self.events)
                 while pending and not self.failures:
                     pending = self.life(pending)

@@ -22,6 +22,14 @@ KEPT: tuple[tuple[int, str], ...] = (
     (4, "the same, at a merge's free parent"),
     (11, "an empty day file whose name was never fsync'd (its maker's directory fsync failed) was appended to "
          "by the next owner: a power loss took an acknowledged message [S30] (harness/memory/logfile.py LogFile)"),
+    (15, "an `ever import` killed between a note's write and its fsync left the note whole in the page cache; "
+         "the owner read it, gave the next id in today's file, and never fsync'd the import's day file: a power "
+         "loss took the note and left a gap that kept the chat shut [S34] (harness/memory/index.py "
+         "_make_durable_what_it_builds_on)"),
     (124, "a bit flipped in a message line's id keeps the chat shut (LogCorrupt) until `ever doctor --repair`: "
           "the run repairs it as the sentence says, and the view then shows the node logged before the damage"),
 )
+
+# seeds kept from before a run could import notes (sim/importing.py): they replay their world
+# as it was found, with no import
+FOUND_WITHOUT_IMPORTS = frozenset({44, 26, 30, 20, 157, 35, 154, 18, 133, 4, 11, 124})

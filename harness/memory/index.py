@@ -43,6 +43,7 @@ from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.logfile import (
     FILE_MODE,
     LogFile,
+    fsync_directory,
     is_file,
     names_in,
     open_file,
@@ -154,10 +155,34 @@ class Index:
             self.warnings.append(self._skip_text(*report))
         self._parse_tails([] if meta is None else meta["main"], [] if meta is None else meta["tree"])
         self._settle_given()
+        if not read_only:
+            self._make_durable_what_it_builds_on()
         # A new chat gets its index at once, so a missing one is always news. A long tail is
         # saved at once, so a chat that keeps crashing does not parse a growing tail at each open.
         if meta is None or self.unsaved_lines >= OPEN_SAVE_LINES:
             self.save_or_warn()
+
+    def _make_durable_what_it_builds_on(self) -> None:
+        """[S34] The newest line of each log may be in the page cache only: a process killed
+        between its write and its fsync leaves it there, whole, for this open to read. This open
+        builds on it (the next id follows it, a merge reads it), and may write the next line to
+        another day's file, whose fsync does not cover this one: so it is made durable first, with
+        its file's name, or a power loss takes it and leaves a gap past it that keeps the chat
+        shut. One process writes at a time and fsyncs each line before the next, so only the
+        newest line can be unsynced: its file (and the newest day file) is the one fsync'd."""
+        for log, entries in ((self.main, self.messages), (self.tree, None)):
+            numbers = {len(log.names) - 1} - {-1}
+            newest = next((entry for entry in reversed(entries) if entry >= 0), None) if entries else None
+            if newest is not None:
+                numbers.add(newest >> OFFSET_BITS)
+            for number in sorted(numbers):
+                fd = self.disk.open(log.path(number), os.O_RDONLY | os.O_CLOEXEC)
+                try:
+                    self.disk.fsync(fd)
+                finally:
+                    self.disk.close(fd)
+            if numbers:
+                fsync_directory(Path(log.directory), self.disk)
 
     def _listing(self, log: DayLog) -> list[tuple[str, int]]:
         """The day files in name order, with their sizes; strays are reported and left alone."""

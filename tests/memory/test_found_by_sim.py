@@ -9,7 +9,10 @@ one example on the real disk, failed where the seed's disk failed (tests/support
 - a message under a logged node read otherwise with no sign of damage (a byte changed on disk
   inside its text) [S29]: with view.json set aside the chat opens, keeps the logged node, says so;
 - an empty day file found (its maker died before its name was durable) [S30]: its directory is
-  fsync'd before a line goes into it.
+  fsync'd before a line goes into it;
+- a whole line in the page cache only (its writer, an `ever import` of back-dated notes, killed
+  between its write and its fsync) [S34]: the next open fsyncs its file and folder before giving
+  the next id, which goes into today's file.
 
 Expected values are the rules' own words in harness/memory/service.py and logfile.py.
 """
@@ -172,3 +175,24 @@ def test_an_empty_log_file_found_has_its_name_fsynced_before_a_line(tmp_path):
         log.close()
     fsyncs = [operation[1] for operation in disk.operations if operation[0] == "fsync"]
     assert fsyncs == [str(tmp_path), str(path)]  # the directory first, then the line
+
+
+def test_an_open_makes_the_newest_line_durable_before_it_gives_the_next_id_in_another_file(tmp_path):
+    earlier = NOW - timedelta(days=30)
+    memory = Memory.open(tmp_path, disk=RecordingDisk(), clock=Clock())
+    memory.append("note", "an imported note", now=earlier)  # into 2026-09-08.jsonl
+    memory.close()
+    disk = RecordingDisk()
+    memory = Memory.open(tmp_path, disk=disk, clock=Clock())  # a process killed before that fsync: this reads it
+    try:
+        opened = [operation[1] for operation in disk.operations if operation[0] == "fsync"]
+        folder = tmp_path / "chat" / "main"
+        assert str(folder / "2026-09-08.jsonl") in opened and str(folder) in opened
+        memory.append("user", "the next message")  # into 2026-10-08.jsonl: its fsync covers only that file
+        first = next(k for k, operation in enumerate(disk.operations) if operation[0] == "write"
+                     and operation[1].endswith(DAY))
+        assert opened.index(str(folder / "2026-09-08.jsonl")) < len(
+            [op for op in disk.operations[:first] if op[0] == "fsync"])  # made durable before the next line
+        assert [memory.store.message(i)["text"] for i in (0, 1)] == ["an imported note", "the next message"]
+    finally:
+        memory.close()
