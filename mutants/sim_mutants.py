@@ -13,7 +13,8 @@ node replayed otherwise refused [S29], an empty log file's name not fsync'd [S30
 process left in the page cache built on unsynced [S34]; a socket request that is not one closed
 unanswered (the hostile clients); and a stopped compaction's line applied, neither cancelled nor
 told apart from its node's newer call (sim/calls.py: an import's history gives the compactor
-enough calls at once that a waiting turn stops some). Each is caught by the simulation alone;
+enough calls at once that a waiting turn stops some); a subagent cut off by a kill never reported
+at the next start, and one whose end line the disk refuses losing its report [A3]. Each is caught by the simulation alone;
 mutants/chat_mutants.py has the example tests' own. Not among them: either guard of a stopped call
 left out alone (the other still keeps its line out), and a checkpoint written while a node's line
 waits: no seed of the 200 fails on any.
@@ -193,5 +194,22 @@ MUTANTS = [
         check=sim("a line is its node's latest call's"),
         note="a compaction the planner stopped is neither cancelled nor told apart from the node's newer call: "
              "its line, made from the inputs and context as they were, is applied [P7]",
+    ),
+    Mutant(
+        name="sim_report_lost_at_restart",
+        path="harness/calls/agents.py",
+        old="            if end is None:\n                last = [r for r in records if r.get(\"kind\") == \"ever\"]\n",
+        new="            if end is None:\n                continue\n",
+        check=sim("every subagent's report arrives"),
+        note="a subagent cut off by its owner's kill is never reported at the next start [A3]",
+    ),
+    Mutant(
+        name="sim_refused_end_line_loses_the_report",
+        path="harness/calls/agents.py",
+        old="        except OSError as error:  # [A3] the report still reaches the chat; a start finds it there\n",
+        new="        except ZeroDivisionError as error:\n",
+        check=sim("every subagent's report arrives", "no unhandled exception"),
+        note="a subagent's end line the disk refuses ends its task on the error: its report never reaches "
+             "the chat [A3]",
     ),
 ]

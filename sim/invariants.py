@@ -22,6 +22,8 @@ only) and at the end (after the quiet phase and a last power loss):
   a flipped bit spoiled its file and that was said (sim/importing.py); `never doubled` keeps each
   once.
 - `a line is its node's latest call's`: checked as each outcome is applied (sim/calls.py).
+- `every subagent's report arrives`: at the end each subagent that started has its report in the
+  chat's log once, and its log ends `reported` with that id [A3].
 """
 
 import copy
@@ -107,6 +109,7 @@ def check_kept(run, final: bool) -> None:
         reader = run.disk.processes[-1]
         inbox = dict(Inbox(store.chat, reader).pending())
         said = list(store.warnings) + list(store.damage)
+        agents = agent_logs(store.chat, reader) if final else {}
     finally:
         memory.close()
         run.disk.processes[-1].kill()
@@ -158,12 +161,46 @@ def check_kept(run, final: bool) -> None:
                 break
     if final and inbox:
         run.fail("the inbox holds only what waits", f"{len(inbox)} entries pending at the end")
-    for key, text in run.imported if final and not (damaged and said_damage) else ():  # sim/importing.py
-        if key not in at or records[at[key][0]].get("text") != text:
+    for key, text in run.imported if final else ():  # sim/importing.py
+        missing = key not in at and not (damaged and said_damage)
+        if missing or (key in at and records[at[key][0]].get("text") != text and not damaged):
             run.fail("an import keeps each note once", f"{key} of an import that ended is "
                      + ("not logged" if key not in at else "logged but not whole"))
             break
+    if not (damaged and said_damage):
+        check_reports(run, agents, records)
     check_lines(run, said)
+
+
+def agent_logs(chat, disk) -> dict[str, list[dict]]:
+    """Each subagent's log, by name: its records as its reader takes them."""
+    from harness.memory import agentlog
+
+    return {name: agentlog.read_log(agentlog.log_path(chat, name), disk) for name in agentlog.names(chat, disk)}
+
+
+def check_reports(run, agents: dict[str, list[dict]], records: list[dict]) -> None:
+    """`every subagent's report arrives`: at the end, each subagent whose log has its start
+    line has its report, `[Name] report`, in the chat's log once, and its log ends `reported`
+    with that message's id [A3], whatever kills fell while it ran or reported."""
+    for name, log in agents.items():
+        if not log or log[0].get("kind") != "start":
+            continue  # its start line never became durable: it never ran past it
+        run.counts.add("subagent's report checked")
+        if log[0].get("kind") == "start" and any(r.get("how") == "cut off" for r in log if r.get("kind") == "end"):
+            run.counts.add("subagent cut off by a kill, reported at the next start")
+        head = f"[{name}] report"
+        ids = [record["i"] for record in records if record.get("kind") == "work"
+               and str(record.get("text", "")).startswith(head)]
+        if len(ids) != 1:
+            run.fail("every subagent's report arrives", f"{name}'s report is in the chat's log "
+                     + ("nowhere" if not ids else f"{len(ids)} times (ids {ids})"))
+            return
+        last = log[-1]
+        if last.get("kind") != "reported" or last.get("id") != ids[0]:
+            run.fail("every subagent's report arrives", f"{name}'s log ends {last.get('kind')!r}, not `reported` "
+                     f"with its report's id {ids[0]}")
+            return
 
 
 def check_lines(run, said: list[str]) -> None:

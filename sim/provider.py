@@ -52,6 +52,7 @@ class ProviderRates:
     refusal: float = 0.0
     nul_search: float = 0.0
     zoom: float = 0.0
+    agent: float = 0.0  # a turn's reply starts a subagent (`agent`), where its tools have it [gist §6]
 
 
 class Body(httpx2.AsyncByteStream):
@@ -74,6 +75,11 @@ class Body(httpx2.AsyncByteStream):
 
 def is_compaction(body: dict) -> bool:
     return body.get("tool_choice") == {"type": "none"}
+
+
+def has_tool(body: dict, name: str) -> bool:
+    """Whether the request offers the tool (a subagent's tools have no `agent`) [A4]."""
+    return any(isinstance(tool, dict) and tool.get("name") == name for tool in body.get("tools") or ())
 
 
 def last_user_blocks(body: dict) -> list:
@@ -204,6 +210,10 @@ class SimAPI:
                 self.counts.add("hostile reply: tool loop")
             return [{"type": "tool_use", "name": "date", "input": {"id": 0},
                      "id": f"toolu_loop_{self.number:06d}"}], "tool_use"
+        if not after_tool and has_tool(body, "agent") and self.draw(rates.agent):
+            self.counts.add("tool call: agent")
+            return [{"type": "tool_use", "name": "agent",
+                     "input": {"name": f"Sim{self.number}", "task": "look through the chat and report"}}], "tool_use"
         if not after_tool and self.draw(rates.nul_search):
             self.counts.add("hostile reply: a search for a NUL")
             return [{"type": "tool_use", "name": "search", "input": {"query": "\x00"}}], "tool_use"

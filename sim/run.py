@@ -80,6 +80,15 @@ def side_randomness(seed: int) -> random.Random:
     return random.Random(seed * 7 + 4)
 
 
+def agent_rate(seed: int) -> float:
+    """The chance a turn's reply starts a subagent: drawn from its own randomness (seed * 7 + 6),
+    so the draws before it stay each seed's own; none in a seed kept from an earlier world."""
+    from sim.seeds import FOUND_IN_EARLIER_WORLDS
+
+    draw = random.Random(seed * 7 + 6)
+    return 0.0 if seed in FOUND_IN_EARLIER_WORLDS or draw.random() < 0.4 else draw.uniform(0, 0.3)
+
+
 CLIENT_KINDS = ("blank line", "not JSON", "half a line, then gone", "a send, then gone")
 
 
@@ -234,7 +243,10 @@ class Run:
     def __init__(self, seed: int, events: list[Event] | None = None, probabilities: Probabilities | None = None):
         self.seed = seed
         master, side = random.Random(seed), side_randomness(seed)
-        self.probabilities = probabilities or draw_probabilities(master, side)
+        if probabilities is None:
+            probabilities = draw_probabilities(master, side)
+            probabilities.provider.agent = agent_rate(seed)
+        self.probabilities = probabilities
         drawn_events = schedule(master, self.probabilities, side)
         self.events = drawn_events if events is None else events
         self.counts = Counts()
@@ -629,8 +641,9 @@ class Run:
             if sender.answer is None and not sender.vanished:
                 self.spawn_send(owner, sender)
         # every sender answered, and what the inbox held from before (a turn that failed) answered too
+        # and every subagent ended and its report logged (a turn of its own, or the close's flush)
         while any(sender.answer is None and not sender.vanished for sender in self.senders.values()) \
-                or owner.memory.inbox.entries:
+                or owner.memory.inbox.entries or (owner.agents is not None and owner.agents.running):
             await asyncio.sleep(1.0)
         await owner.memory.idle()
         await owner.close()

@@ -26,10 +26,13 @@ KEPT: tuple[tuple[int, str], ...] = (
          "the owner read it, gave the next id in today's file, and never fsync'd the import's day file: a power "
          "loss took the note and left a gap that kept the chat shut [S34] (harness/memory/index.py "
          "_make_durable_what_it_builds_on)"),
+    (50, "a subagent's end line refused by the disk (EIO on its fsync) ended its task on the error, nobody "
+         "retrieving it, and its report never reached the chat [A3] (harness/calls/agents.py Agents._end; a "
+         "start that finds no end line looks for the report in the chat's log first)"),
     (124, "a bit flipped in a message line's id keeps the chat shut (LogCorrupt) until `ever doctor --repair`: "
           "the run repairs it as the sentence says, and the view then shows the node logged before the damage"),
 )
 
-# seeds kept from before a run could import notes (sim/importing.py): they replay their world
-# as it was found, with no import
-FOUND_WITHOUT_IMPORTS = frozenset({44, 26, 30, 20, 157, 35, 154, 18, 133, 4, 11, 124})
+# seeds kept from before a run could import notes (sim/importing.py) or start subagents: they
+# replay their world as it was found, with neither
+FOUND_IN_EARLIER_WORLDS = frozenset({44, 26, 30, 20, 157, 35, 154, 18, 133, 4, 11, 124})

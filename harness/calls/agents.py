@@ -31,8 +31,10 @@ apart) and in its own log, from which `ever agents` gives each one's cost (harne
 
 import asyncio
 import json
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +69,8 @@ reply is your report: it reaches Ever as a message "[Name] report", and it is
 all Ever learns from you, so make it whole: what you did, what you found, what
 is left, with names, paths, numbers and errors exactly. Your steps stay in your
 own log, which zoom("Name") opens."""
+
+log_warning = logging.getLogger("ever.agents")
 
 
 @dataclass(frozen=True)
@@ -109,14 +113,21 @@ class Report:
     # the chain of the turn that started it: the turn the report starts is the chain's [H15];
     # None (a report found at a restart): a chain of its own
     chain: Chain | None = None
+    now: Callable[[], datetime] | None = None  # the chat's clock, which dates the `reported` line
 
     def logged(self, message_id: int | None) -> None:
-        """The report is in the chat's log as message `message_id`: note it in the agent's log."""
-        log = AgentLog.reopen(self.path, self.disk)
+        """The report is in the chat's log as message `message_id`: note it in the agent's log. A
+        disk that refuses the note loses nothing: the next start finds the report in the chat's
+        log and does not give it again [A3]."""
         try:
-            log.append({"kind": "reported", "id": message_id})
-        finally:
-            log.close()
+            log = AgentLog.reopen(self.path, self.disk, self.now)
+            try:
+                log.append({"kind": "reported", "id": message_id})
+            finally:
+                log.close()
+        except OSError as error:
+            log_warning.warning("%s: its report is logged, but its log could not note so (%s); the next start "
+                                "finds it in the chat's log", self.name, error.strerror or error)
 
 
 class Subagent(Turn):
@@ -254,6 +265,11 @@ class Agents:
     def chat(self) -> Path:
         return self.memory.store.chat
 
+    def now(self) -> datetime:
+        """The chat's clock (the World's, through the store), which dates every line of the logs."""
+        clock = self.memory.store.now
+        return clock() if clock is not None else datetime.now().astimezone()
+
     @property
     def disk(self) -> Disk:
         return self.memory.store.disk
@@ -278,7 +294,7 @@ class Agents:
         started_by = turn.turn_id
         start = {"task": task, "turn": started_by, "T": self.memory.planner.T, "caps": self.caps.to_json()}
         try:
-            log = AgentLog.create(self.chat, name, start, self.disk)
+            log = AgentLog.create(self.chat, name, start, self.disk, self.now)
         except NameTaken as taken:
             return error_result(str(taken))
         tools = WorkTools(turn.tools.workdir, turn.tools.approval, secrets=turn.tools.secrets,
@@ -379,12 +395,15 @@ class Agents:
             sub.agent_log.append({"kind": "end", "how": ending.how, "said": ending.said, "report": text,
                                   "T": self.memory.planner.T, "tokens": sub.tokens,
                                   "tool_calls": sub.tool_calls, "unread": len(sub.told)})
+        except OSError as error:  # [A3] the report still reaches the chat; a start finds it there
+            self.output.notice(f"[{name}] its log could not record its end ({error.strerror or error}); "
+                               "its report is given all the same")
         finally:
             sub.agent_log.close()
             self.running.pop(name, None)
             self.subs.pop(name, None)
         self.output.notice(f"[{name}] ended: {ending.how}")
-        self._arrive(Report(name, text, sub.agent_log.path, sub.tools.approval, self.disk, sub.chain))
+        self._arrive(Report(name, text, sub.agent_log.path, sub.tools.approval, self.disk, sub.chain, self.now))
 
     def _arrive(self, report: Report) -> None:
         self.pending.append(report)
@@ -453,13 +472,17 @@ class Agents:
                 continue
             name = records[0].get("name", path.stem)
             end = next((r for r in records if r.get("kind") == "end"), None)
+            given = self._logged_since(name, int(records[0].get("T", 0))) if end is None else None
+            if given is not None:  # its end line was refused, its report logged all the same [A3]
+                Report(name, "", path, disk=self.disk, now=self.now).logged(given)
+                continue
             if end is None:
                 last = [r for r in records if r.get("kind") == "ever"]
                 ending = Ending("cut off", "was cut off: the chat's process ended while it ran, and "
                                            + agentlog.where_it_ends(records),
                                 last[-1]["text"] if last else "")
                 text = report_text(name, ending)
-                log = AgentLog.reopen(path, self.disk)
+                log = AgentLog.reopen(path, self.disk, self.now)
                 try:
                     log.append({"kind": "end", "how": ending.how, "said": ending.said, "report": text,
                                 "T": self.memory.planner.T})
@@ -469,9 +492,9 @@ class Agents:
                 text = str(end.get("report", ""))
                 logged = self._logged_since(name, int(end.get("T", 0)))
                 if logged is not None:
-                    Report(name, text, path, disk=self.disk).logged(logged)
+                    Report(name, text, path, disk=self.disk, now=self.now).logged(logged)
                     continue
-            self.pending.append(Report(name, text, path, disk=self.disk))
+            self.pending.append(Report(name, text, path, disk=self.disk, now=self.now))
         if self.pending:
             if self.report_turns is None:
                 self.flush()

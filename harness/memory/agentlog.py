@@ -27,6 +27,7 @@ read, and the next line written starts on a line of its own.
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -158,12 +159,14 @@ def read_log(path: Path, disk: Disk = REAL_DISK) -> list[dict]:
 class AgentLog:
     """One subagent's file, open for appending."""
 
-    def __init__(self, file: LogFile):
+    def __init__(self, file: LogFile, now: Callable[[], datetime] | None = None):
         self.path = file.path
         self.file = file
+        self.now = now  # the chat's clock (the World's), which dates each line; the system's when None
 
     @classmethod
-    def create(cls, chat: Path, name: str, start: dict[str, Any], disk: Disk = REAL_DISK) -> "AgentLog":
+    def create(cls, chat: Path, name: str, start: dict[str, Any], disk: Disk = REAL_DISK,
+               now: Callable[[], datetime] | None = None) -> "AgentLog":
         """A new log whose first line is `start`; NameTaken if the chat has a subagent `name`."""
         make_directory(agents_dir(chat), disk)
         if find(chat, name, disk) is not None:
@@ -175,18 +178,18 @@ class AgentLog:
         except FileExistsError:
             raise NameTaken(f"agent: this chat already has a subagent named {name}; names are "
                             "unique in a chat, so choose another.") from None
-        log = cls(file)
+        log = cls(file, now)
         log.append(dict(start, kind="start", name=name))
         return log
 
     @classmethod
-    def reopen(cls, path: Path, disk: Disk = REAL_DISK) -> "AgentLog":
-        return cls(LogFile(path, disk=disk))
+    def reopen(cls, path: Path, disk: Disk = REAL_DISK, now: Callable[[], datetime] | None = None) -> "AgentLog":
+        return cls(LogFile(path, disk=disk), now)
 
     def append(self, record: dict[str, Any]) -> None:
         """One line, one write, fsync'd; a failed one leaves nothing (harness/memory/logfile.py)."""
         record = dict(record)
-        record.setdefault("time", now_text())
+        record.setdefault("time", now_text(self.now() if self.now is not None else None))
         self.file.append(encode_line(record))
 
     def close(self) -> None:

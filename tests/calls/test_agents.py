@@ -10,6 +10,7 @@ the subagent's own log only. The kill test runs `ever chat` in a pseudo-terminal
 """
 
 import asyncio
+import dataclasses
 import json
 import os
 import signal
@@ -665,3 +666,38 @@ def test_ever_send_stops_its_subagent_when_it_ends_and_logs_its_report(tmp_path,
     assert [k for k, _ in log] == ["user", "tool", "echo", "ever", "work"]
     assert log[4][1].startswith("[Scout] report: it was stopped when the chat closed; its log ends at its start")
     assert agent_records(tmp_path, "Scout")[-1]["id"] == 4
+
+
+def test_an_end_line_the_disk_refuses_still_gives_the_report_once_across_a_restart(tmp_path, api):
+    # found by `make sim` (seed 50): the end line's fsync failed (EIO), the exception left the
+    # subagent's task unretrieved and its report never reached the chat [A3]
+    import errno
+
+    from harness.owner.world import World
+    from tests.support.disk import Fail, FailingDisk
+
+    api.reset()
+    api.responder = compactions
+    api.enqueue(Reply([tool_use("agent", {"name": "Scout", "task": "Look."}, id="a1")]), when=is_master)
+    api.enqueue("Scout is on it.", when=is_master)
+    api.enqueue("Scout looked.", when=is_sub("Scout"))
+    api.enqueue("Scout's report is in.", when=is_master)
+    home = tmp_path / "home"
+    disk = FailingDisk(Fail("fsync", errno.EIO, on="agents/Scout.jsonl", nth=4))  # start, usage, ever, end
+
+    async def go():
+        chat = await Owner.open(settings_for(home, api, AgentCaps()), yes=True, api_key="test-key",
+                                world=dataclasses.replace(World.real(), disk=disk))
+        disk.arm()
+        await chat.say("start Scout")
+        await until(lambda: not chat.agents.running and chat.agents.starter is not None and chat.agents.starter.done())
+        await closed(chat)
+        again = await chat_for(home, api)  # a restart finds no end line, and the report in the chat's log
+        await closed(again)
+
+    run(go())
+    assert disk.failures == 1
+    reports = [text for kind, text in logged(home) if kind == "work"]
+    assert reports == ["[Scout] report\nScout looked."]
+    assert [r["kind"] for r in agentlog.read_log(home / "chat" / "agents" / "Scout.jsonl")] == [
+        "start", "usage", "ever", "reported"]  # no end line: the disk refused it
