@@ -10,11 +10,14 @@ the inbox's waiting messages forgotten at open, a folder found made taken as it 
 each bug the simulation found and that was fixed (sim/seeds.py): a killed owner's pieces not
 counted [S11], a long message cut short not finished first, a refused node line raised [S28], a
 node replayed otherwise refused [S29], an empty log file's name not fsync'd [S30], a line a killed
-process left in the page cache built on unsynced [S34]; a socket request that is not one closed
+process left in the page cache built on unsynced [S34], a read refused as a call starts taken
+for a refused line [S35]; a socket request that is not one closed
 unanswered (the hostile clients); and a stopped compaction's line applied, neither cancelled nor
 told apart from its node's newer call (sim/calls.py: an import's history gives the compactor
 enough calls at once that a waiting turn stops some); a subagent cut off by a kill never reported
-at the next start, and one whose end line the disk refuses losing its report [A3]. Each is caught by the simulation alone;
+at the next start, one whose end line the disk refuses losing its report, and one marked given
+though its line never was [A3]; a line still JSON whose kind a changed byte spoiled raised to the
+replay [S13]. Each is caught by the simulation alone;
 mutants/chat_mutants.py has the example tests' own. Not among them: either guard of a stopped call
 left out alone (the other still keeps its line out), and a checkpoint written while a node's line
 waits: no seed of the 200 fails on any.
@@ -189,8 +192,8 @@ MUTANTS = [
     Mutant(
         name="sim_stopped_call_applied",
         path="harness/memory/service.py",
-        old='                self.tasks.pop(node).cancel()\n        if self.paused:\n            return  # the planner\'s calls start when the compactor resumes\n        for node in self.planner.running:\n            if node not in self.tasks:\n                job = self.job(*node)\n                self.tasks[node] = asyncio.get_running_loop().create_task(self._run(job))\n\n    def job(self, l: int, i: int) -> Job:\n        planner = self.planner\n        context = tuple(planner.rendered(cl, ci) for cl, ci in planner.context(l, i))\n        if l == 0:\n            record = self.store.message(i)\n            return Job(l, i, context, record["kind"], record["text"], ())\n        halves = (planner.text(l - 1, 2 * i) or "", planner.text(l - 1, 2 * i + 1) or "")\n        return Job(l, i, context, "", "", halves)\n\n    async def _run(self, job: Job) -> None:\n        node = (job.l, job.i)\n        try:\n            result = await self.build(job)\n        except asyncio.CancelledError:\n            raise\n        except Paused as pause:\n            if self.tasks.get(node) is asyncio.current_task():\n                del self.tasks[node]\n                self._pause(str(pause))\n            return\n        except Exception as error:  # a bug or an unexpected answer: a failed try, logged\n            log.exception("compaction of %s raised", job.name)\n            result = JobResult(reason=f"{type(error).__name__}: {error}")\n        if self.tasks.get(node) is not asyncio.current_task():\n            return  # stopped meanwhile: its outcome is not the planner\'s [P7]\n',
-        new='                self.tasks.pop(node)\n        if self.paused:\n            return  # the planner\'s calls start when the compactor resumes\n        for node in self.planner.running:\n            if node not in self.tasks:\n                job = self.job(*node)\n                self.tasks[node] = asyncio.get_running_loop().create_task(self._run(job))\n\n    def job(self, l: int, i: int) -> Job:\n        planner = self.planner\n        context = tuple(planner.rendered(cl, ci) for cl, ci in planner.context(l, i))\n        if l == 0:\n            record = self.store.message(i)\n            return Job(l, i, context, record["kind"], record["text"], ())\n        halves = (planner.text(l - 1, 2 * i) or "", planner.text(l - 1, 2 * i + 1) or "")\n        return Job(l, i, context, "", "", halves)\n\n    async def _run(self, job: Job) -> None:\n        node = (job.l, job.i)\n        try:\n            result = await self.build(job)\n        except asyncio.CancelledError:\n            raise\n        except Paused as pause:\n            if self.tasks.get(node) is asyncio.current_task():\n                del self.tasks[node]\n                self._pause(str(pause))\n            return\n        except Exception as error:  # a bug or an unexpected answer: a failed try, logged\n            log.exception("compaction of %s raised", job.name)\n            result = JobResult(reason=f"{type(error).__name__}: {error}")\n        if node not in self.tasks:\n            return\n',
+        old='                self.tasks.pop(node).cancel()\n        if self.paused:\n            return  # the planner\'s calls start when the compactor resumes\n        for node in self.planner.running:\n            if node not in self.tasks:\n                try:\n                    job = self.job(*node)\n                except OSError as error:\n                    # [S35] the input is read after the line that started the call is logged: a\n                    # read the disk refuses pauses the compactor, as a call that fails alike does,\n                    # and never reaches the caller, which would take its logged line for refused\n                    self._pause(f"the chat\'s log could not be read ({error.strerror or error})")\n                    return\n                self.tasks[node] = asyncio.get_running_loop().create_task(self._run(job))\n\n    def job(self, l: int, i: int) -> Job:\n        planner = self.planner\n        context = tuple(planner.rendered(cl, ci) for cl, ci in planner.context(l, i))\n        if l == 0:\n            record = self.store.message(i)\n            return Job(l, i, context, record["kind"], record["text"], ())\n        halves = (planner.text(l - 1, 2 * i) or "", planner.text(l - 1, 2 * i + 1) or "")\n        return Job(l, i, context, "", "", halves)\n\n    async def _run(self, job: Job) -> None:\n        node = (job.l, job.i)\n        try:\n            result = await self.build(job)\n        except asyncio.CancelledError:\n            raise\n        except Paused as pause:\n            if self.tasks.get(node) is asyncio.current_task():\n                del self.tasks[node]\n                self._pause(str(pause))\n            return\n        except Exception as error:  # a bug or an unexpected answer: a failed try, logged\n            log.exception("compaction of %s raised", job.name)\n            result = JobResult(reason=f"{type(error).__name__}: {error}")\n        if self.tasks.get(node) is not asyncio.current_task():\n            return  # stopped meanwhile: its outcome is not the planner\'s [P7]\n',
+        new='                self.tasks.pop(node)\n        if self.paused:\n            return  # the planner\'s calls start when the compactor resumes\n        for node in self.planner.running:\n            if node not in self.tasks:\n                try:\n                    job = self.job(*node)\n                except OSError as error:\n                    # [S35] the input is read after the line that started the call is logged: a\n                    # read the disk refuses pauses the compactor, as a call that fails alike does,\n                    # and never reaches the caller, which would take its logged line for refused\n                    self._pause(f"the chat\'s log could not be read ({error.strerror or error})")\n                    return\n                self.tasks[node] = asyncio.get_running_loop().create_task(self._run(job))\n\n    def job(self, l: int, i: int) -> Job:\n        planner = self.planner\n        context = tuple(planner.rendered(cl, ci) for cl, ci in planner.context(l, i))\n        if l == 0:\n            record = self.store.message(i)\n            return Job(l, i, context, record["kind"], record["text"], ())\n        halves = (planner.text(l - 1, 2 * i) or "", planner.text(l - 1, 2 * i + 1) or "")\n        return Job(l, i, context, "", "", halves)\n\n    async def _run(self, job: Job) -> None:\n        node = (job.l, job.i)\n        try:\n            result = await self.build(job)\n        except asyncio.CancelledError:\n            raise\n        except Paused as pause:\n            if self.tasks.get(node) is asyncio.current_task():\n                del self.tasks[node]\n                self._pause(str(pause))\n            return\n        except Exception as error:  # a bug or an unexpected answer: a failed try, logged\n            log.exception("compaction of %s raised", job.name)\n            result = JobResult(reason=f"{type(error).__name__}: {error}")\n        if node not in self.tasks:\n            return\n',
         check=sim("a line is its node's latest call's"),
         note="a compaction the planner stopped is neither cancelled nor told apart from the node's newer call: "
              "its line, made from the inputs and context as they were, is applied [P7]",
@@ -211,5 +214,32 @@ MUTANTS = [
         check=sim("every subagent's report arrives", "no unhandled exception"),
         note="a subagent's end line the disk refuses ends its task on the error: its report never reaches "
              "the chat [A3]",
+    ),
+    Mutant(
+        name="sim_read_refused_raised",
+        path="harness/memory/service.py",
+        old="""                try:\n                    job = self.job(*node)\n                except OSError as error:\n""",
+        new="""                try:\n                    job = self.job(*node)\n                except ZeroDivisionError as error:\n""",
+        check=sim("never doubled", KEPT, "no unhandled exception"),
+        note="a read refused as a logged line's call reads its input reaches the logging, which takes the "
+             "line for refused: a long message's key piece is logged twice [S35]",
+    ),
+    Mutant(
+        name="sim_report_marked_given_unlogged",
+        path="harness/owner/owner.py",
+        old="            if self.logged_at(report, turn.turn_id):\n                report.logged(turn.turn_id)\n",
+        new="            if True:\n                report.logged(turn.turn_id if turn.turn_id >= 0 else None)\n",
+        check=sim("every subagent's report arrives"),
+        note="a report's turn marks it given though its work line was never logged: the next start skips it [A3]",
+    ),
+    Mutant(
+        name="sim_changed_kind_raised",
+        path="harness/memory/store.py",
+        old="        if record is not None and record.get(\"i\") == i and (record.get(\"kind\") not in KINDS\n",
+        new="        if False and (record.get(\"kind\") not in KINDS\n",
+        check=sim("a restart's view is the logs' view", "the chat opens after every crash",
+                  "the chat reads after every crash"),
+        note="a line still JSON whose kind a changed byte spoiled reaches the replay, which raises: the chat "
+             "does not open [S13]",
     ),
 ]

@@ -22,5 +22,6 @@ Never model/, laws/, bridge/ or mutants/ (laws/subset.py checks it).
     run         one seed: the schedule, the owner's lives, the quiet phase
     seeds       seeds kept as regression runs, each with the bug it found
     shrink      the fewest events and faults that still fail
+    terminals   attached terminals, each reading every event the hub fans out
     world       the simulated World an owner opens with
 """

@@ -290,11 +290,12 @@ class Run:
     # ---- the run
 
     def run(self) -> Result:
-        from sim import calls, invariants
+        from sim import calls, invariants, terminals
         from sim.backup_world import backup_phase
         from sim.importing import import_phase
 
         calls.watch(self)  # sim/calls.py: each compaction's outcome checked as it is applied
+        terminals.watch()  # sim/terminals.py: the hub's fan-out, for the attached terminals' check
         errors = Errors()
         loggers = [logging.getLogger(name) for name in ("ever", "harness", "asyncio")]
         for logger in loggers:
@@ -409,8 +410,13 @@ class Run:
         if owner is None:
             return
         self.owner = owner
-        if any(event.kind == "client" for event in pending):
-            await owner.serve()  # the chat's socket, for the schedule's hostile clients
+        from sim.terminals import Terminals, plan
+
+        attaching = plan(self.seed)
+        if attaching or any(event.kind == "client" for event in pending):
+            await owner.serve()  # the chat's socket, for the schedule's hostile clients and terminals
+        if attaching:
+            Terminals(self, owner).start(self.seed)  # sim/terminals.py
         # a sender left unanswered by the last owner sends again, as `ever send` does
         for sender in self.senders.values():
             if sender.answer is None and not sender.vanished:

@@ -29,6 +29,13 @@ KEPT: tuple[tuple[int, str], ...] = (
     (50, "a subagent's end line refused by the disk (EIO on its fsync) ended its task on the error, nobody "
          "retrieving it, and its report never reached the chat [A3] (harness/calls/agents.py Agents._end; a "
          "start that finds no end line looks for the report in the chat's log first)"),
+    (194, "a long message's key piece was logged, then the call its line started read the log back and the "
+          "disk refused it (EIO): the error reached the message's logging, which took the piece for refused "
+          "and logged it again, its key on two lines [S35] (harness/memory/service.py _follow_running)"),
+    (65, "a subagent report's own turn could not log its work line, and the subagent's log was marked "
+         "`reported` all the same: the report was lost [A3] (harness/owner/owner.py report_turn)"),
+    (139, "a bit flipped `note` into `oote` in an imported note's line, still JSON: with view.json set aside the "
+          "replay raised ValueError and the chat would not open [S13] (harness/memory/store.py _read_message)"),
     (124, "a bit flipped in a message line's id keeps the chat shut (LogCorrupt) until `ever doctor --repair`: "
           "the run repairs it as the sentence says, and the view then shows the node logged before the damage"),
 )

@@ -496,7 +496,14 @@ class Memory:
             return  # the planner's calls start when the compactor resumes
         for node in self.planner.running:
             if node not in self.tasks:
-                job = self.job(*node)
+                try:
+                    job = self.job(*node)
+                except OSError as error:
+                    # [S35] the input is read after the line that started the call is logged: a
+                    # read the disk refuses pauses the compactor, as a call that fails alike does,
+                    # and never reaches the caller, which would take its logged line for refused
+                    self._pause(f"the chat's log could not be read ({error.strerror or error})")
+                    return
                 self.tasks[node] = asyncio.get_running_loop().create_task(self._run(job))
 
     def job(self, l: int, i: int) -> Job:

@@ -568,6 +568,19 @@ class Store:
             line = self._read_line(self.main, entry >> OFFSET_BITS, entry & OFFSET_MASK, end)
             if message_id(line) == i:
                 return self._damaged_record(i, entry, line)
+        if record is not None and record.get("i") == i and (record.get("kind") not in KINDS
+                                                            or not isinstance(record.get("text"), str)):
+            # [S13] still JSON, but its kind or text no longer reads as one (a byte changed on
+            # disk): damaged, and said, as a line that is not JSON is; never raised to the replay
+            line = self._read_line(self.main, entry >> OFFSET_BITS, entry & OFFSET_MASK, end)
+            if MESSAGE_HEAD.match(line) and line.rfind(TEXT_END) > 0:
+                return self._damaged_record(i, entry, line)
+            self._damaged_spans.add((i, i))
+            self._say_damage(f"{self.chat}/{self.index.line_of(self.main, entry)} is damaged: message {i} has no "
+                             "kind or text that reads: `ever doctor` says what is damaged, and `ever doctor "
+                             "--repair` sets it aside")
+            text = f"(message {i} is damaged in the log: `ever doctor` says more)"
+            return {"i": i, "kind": "note", "text": text, "size": utf8_bytes(text), "date": str(record.get("date", ""))}
         if record is None or record.get("i") != i:
             if not retry:
                 raise StoreError(f"message {i} cannot be read back from {self._where(self.main, entry)}")

@@ -536,9 +536,24 @@ class Owner:
         except asyncio.CancelledError:  # stopped: the other reports are logged, for the next view
             self.agents.flush()
             raise
+        except (OSError, StoreError) as error:  # its line refused: said, and given at the next start [A3]
+            self.hub.notice(f"[{report.name}] its report could not be logged ({error}); the chat's next start "
+                            "gives it")
         finally:
             self.turn = None
-            report.logged(turn.turn_id if turn.turn_id >= 0 else None)
+            if self.logged_at(report, turn.turn_id):
+                report.logged(turn.turn_id)
+            # else [A3]: the disk refused its line, so its log keeps no `reported` line, and the
+            # next start, finding the end line and no report since, gives it then
+
+    def logged_at(self, report, message_id: int) -> bool:
+        """Whether the chat's message `message_id` is the report's `work` line."""
+        try:
+            record = self.memory.store.message(message_id) if message_id >= 0 else None
+        except (IndexError, OSError, StoreError):
+            return False
+        return (record is not None and record.get("kind") == "work"
+                and str(record.get("text", "")).startswith(f"[{report.name}] report"))
 
     def join(self, message: Accepted, output: Output | None = None,
              approval: Approval | None = None) -> "asyncio.Future[TurnResult]":

@@ -701,3 +701,43 @@ def test_an_end_line_the_disk_refuses_still_gives_the_report_once_across_a_resta
     assert reports == ["[Scout] report\nScout looked."]
     assert [r["kind"] for r in agentlog.read_log(home / "chat" / "agents" / "Scout.jsonl")] == [
         "start", "usage", "ever", "reported"]  # no end line: the disk refused it
+
+
+def test_a_report_whose_line_the_disk_refuses_is_given_at_the_next_start_never_marked_given_before(tmp_path, api):
+    # found by `make sim` (seed 65): the report's own turn could not log its `work` line (the disk
+    # refused it), and the subagent's log was marked `reported` all the same: the report was lost
+    import errno
+
+    from harness.owner.world import World
+    from tests.support.disk import Fail, FailingDisk
+
+    api.reset()
+    api.responder = compactions
+    gate = threading.Event()
+    api.enqueue(Reply([tool_use("agent", {"name": "Scout", "task": "Look."}, id="a1")]), when=is_master)
+    api.enqueue("Scout is on it.", when=is_master)
+    api.enqueue(Reply([text("Scout looked.")], gate=gate), when=is_sub("Scout"))
+    api.enqueue("Scout's report is in.", when=is_master)
+    home = tmp_path / "home"
+    disk = FailingDisk(Fail("write", errno.EIO, on="main/" + time.strftime("%Y-%m-%d") + ".jsonl", times=20))
+
+    async def go():
+        chat = await Owner.open(settings_for(home, api, AgentCaps()), yes=True, api_key="test-key",
+                                world=dataclasses.replace(World.real(), disk=disk))
+        await chat.say("start Scout")
+        disk.arm()  # from here the chat's day file refuses every line: the report's among them
+        gate.set()
+        await until(lambda: not chat.agents.running and chat.agents.starter is not None and chat.agents.starter.done())
+        await closed(chat)
+        path = home / "chat" / "agents" / "Scout.jsonl"
+        assert [r["kind"] for r in agentlog.read_log(path)][-1] == "end"  # never marked reported
+        disk.armed = False
+        again = await chat_for(home, api)  # the next start gives it
+        await until(lambda: again.agents.starter is None or again.agents.starter.done())
+        await closed(again)
+
+    run(go())
+    assert disk.failures >= 1
+    assert [text for kind, text in logged(home) if kind == "work"] == ["[Scout] report\nScout looked."]
+    assert [r["kind"] for r in agentlog.read_log(home / "chat" / "agents" / "Scout.jsonl")][-2:] == [
+        "end", "reported"]

@@ -12,7 +12,9 @@ one example on the real disk, failed where the seed's disk failed (tests/support
   fsync'd before a line goes into it;
 - a whole line in the page cache only (its writer, an `ever import` of back-dated notes, killed
   between its write and its fsync) [S34]: the next open fsyncs its file and folder before giving
-  the next id, which goes into today's file.
+  the next id, which goes into today's file;
+- a read refused as the call a logged line started reads its input [S35]: the compactor pauses,
+  and the line counts as logged (a long message's key piece is never logged twice).
 
 Expected values are the rules' own words in harness/memory/service.py and logfile.py.
 """
@@ -194,5 +196,56 @@ def test_an_open_makes_the_newest_line_durable_before_it_gives_the_next_id_in_an
         assert opened.index(str(folder / "2026-09-08.jsonl")) < len(
             [op for op in disk.operations[:first] if op[0] == "fsync"])  # made durable before the next line
         assert [memory.store.message(i)["text"] for i in (0, 1)] == ["an imported note", "the next message"]
+    finally:
+        memory.close()
+
+
+def test_a_read_refused_as_a_call_starts_pauses_the_compactor_and_the_logged_piece_is_never_logged_again(tmp_path):
+    # found by `make sim` (seed 194): the key piece of a long message was logged, then the call
+    # its line started read the log back (EIO): the error reached the message's logging, which
+    # took the piece for refused and logged it again at the next line [S35]
+    from harness.memory.service import JobResult
+
+    disk = FailingDisk(Fail("pread", errno.EIO, on="main/" + DAY, times=50))
+    rows: list[str] = []
+
+    async def build(job):
+        return JobResult(text=f"line {job.i}")
+
+    async def chat() -> None:
+        memory = Memory.open(tmp_path, on_change=rows.append, disk=disk, clock=Clock(), build=build)
+        text = "word " * 7_000  # 35,000 characters: two pieces [H2]
+        disk.arm()
+        memory.append_accepted(Accepted(text, "k1", "send"))  # no exception: both pieces are logged
+        assert memory.paused.startswith("the chat's log could not be read (")
+        paused = [row for row in rows if "paused" in row]
+        assert len(paused) == 1 and paused[0].startswith(
+            "memory: the compactor is paused: the chat's log could not be read (Input/output error) · view ")
+        disk.armed = False
+        memory.append("ever", "a reply")  # the next line: nothing of the message is logged again
+        keyed = [memory.store.message(i).get("key") for i in range(memory.store.count)]
+        assert keyed == [None, "k1", None] and memory.store.count == 3
+        assert "".join(memory.store.message(i)["text"] for i in (0, 1)) == text
+        memory.close()
+
+    VirtualLoop(0.0).run_until_complete(chat())
+
+
+def test_a_line_still_json_whose_kind_a_changed_byte_spoiled_is_damage_said_and_the_view_rebuilds(tmp_path):
+    # found by `make sim` (seed 139): a bit flipped "note" into "oote", the line still JSON; with
+    # view.json set aside the replay raised ValueError and the chat would not open [S13]
+    memory = Memory.open(tmp_path, clock=Clock())
+    for n in range(3):
+        memory.append("note", f"note {n}")
+    memory.close()
+    day = tmp_path / "chat" / "main" / DAY
+    day.write_bytes(day.read_bytes().replace(b'"kind":"note","text":"note 1"', b'"kind":"oote","text":"note 1"'))
+    (tmp_path / "chat" / "view.json").unlink()  # the replay from the logs alone
+    memory = Memory.open(tmp_path, clock=Clock())
+    try:
+        record = memory.store.message(1)
+        assert record["kind"] == "note" and record["text"] == "note 1"
+        assert any("is damaged inside message 1's text" in said for said in memory.store.damage)
+        assert memory.store.message(2)["text"] == "note 2"
     finally:
         memory.close()
