@@ -17,7 +17,7 @@ told apart from its node's newer call (sim/calls.py: an import's history gives t
 enough calls at once that a waiting turn stops some); a subagent cut off by a kill never reported
 at the next start, one whose end line the disk refuses losing its report, and one marked given
 though its line never was [A3]; a line still JSON whose kind a changed byte spoiled raised to the
-replay [S13]. Each is caught by the simulation alone;
+replay [S13]; the terminal attached last never hearing a turn end. Each is caught by the simulation alone;
 mutants/chat_mutants.py has the example tests' own. Not among them: either guard of a stopped call
 left out alone (the other still keeps its line out), and a checkpoint written while a node's line
 waits: no seed of the 200 fails on any.
@@ -241,5 +241,13 @@ MUTANTS = [
                   "the chat reads after every crash"),
         note="a line still JSON whose kind a changed byte spoiled reaches the replay, which raises: the chat "
              "does not open [S13]",
+    ),
+    Mutant(
+        name="sim_newest_terminal_misses_the_end",
+        path="harness/owner/hub.py",
+        old="        self._each(protocol.End(status))\n",
+        new="        self._each(protocol.End(status), skip=self.clients[-1] if len(self.clients) > 1 else None)\n",
+        check=sim("every attached terminal saw every turn"),
+        note="the terminal attached last never hears a turn end: its reply runs into the next [R3]",
     ),
 ]
