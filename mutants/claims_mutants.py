@@ -110,4 +110,17 @@ MUTANTS = [
     Mutant("sibling_free_tilings_narrowed", "laws/bounded.py", "SIBLING_FREE_T_MAX = 1_024  # every T up to this\n",
            "SIBLING_FREE_T_MAX = 512  # every T up to this\n",
            law("sibling_free_view_is_binary"), "the sibling-free tilings searched only to T = 512: its label, built from the run, says so"),
+    Mutant("frame_scalars_narrowed", "laws/protocol.py",
+           "    codes = [code for code in range(sys.maxunicode + 1) if not 0xD800 <= code <= 0xDFFF]\n    every = ",
+           "    codes = [code for code in range(0x10000) if not 0xD800 <= code <= 0xDFFF]\n    every = ",
+           law("rendered_lines_keep_the_frame"), "the frame law renders only the Basic Multilingual Plane: its label says "
+           "63,488 scalar values, not the registry's 1,112,064"),
+    Mutant("shifted_steps_narrowed", "laws/bounded.py",
+           "    for t in range(budget.t + 1):\n        states = push(t, states)\n        grown = ",
+           "    for t in range(budget.t // 2 + 1):\n        states = push(t, states)\n        grown = ",
+           law("shifted_agrees_with_push"), "the shifted rule checked only to t = 10,000: its label gives the last t that ran"),
+    Mutant("ceiling_runs_narrowed", "laws/bounded.py",
+           "    yield from late(Config(6_000, 3_000, 2_000, 1_000, 4), 1_500, seed=2)\n",
+           "    yield from late(Config(6_000, 3_000, 2_000, 1_000, 4), 1_000, seed=2)\n",
+           law("view_bytes_rendered"), "the first late run cut to 1,000 messages: the label counts 2,200 messages"),
 ]

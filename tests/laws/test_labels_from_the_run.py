@@ -4,7 +4,7 @@ messages tiled) earns a label below the registry's and fails `make laws`, though
 still checks holds.
 """
 
-from laws import confirmed, work_queue
+from laws import bounded, confirmed, work_queue
 from laws.core import Budget, shortfall
 from laws.registry import laws
 
@@ -45,3 +45,30 @@ def test_the_capped_text_and_queue_laws_narrowed_fall_short(monkeypatch):
     monkeypatch.setattr(work_queue, "MERGES", work_queue.MERGES[:10])
     verdict = work_queue.queue_functions_hold(Budget())
     assert verdict.passed and shortfall(work_queue.QUEUE_LABEL, verdict.strength) is not None
+
+
+def test_first_leaves_push_states_the_step_its_run_found(monkeypatch):
+    agreeing = ((0, "a", "a"), (1, "b", "b"), (2, "c", "d"))  # a fold that leaves push at t = 2
+    monkeypatch.setattr(bounded, "push_and_fold", lambda t_max, due_from_first: iter(agreeing))
+    verdict = bounded.first_leaves_push(Budget())
+    assert verdict.strength == "Bounded: t = 0..2, every step to the first that differs"
+    assert shortfall(law("first_leaves_push").strength, verdict.strength) is not None
+
+
+def test_push_agrees_states_the_last_t_that_ran(monkeypatch):
+    ran = ((t, (), ()) for t in range(5_001))  # a loop that stops at t = 5,000 whatever the budget
+    monkeypatch.setattr(bounded, "push_and_fold", lambda t_max, due_from_first: ran)
+    verdict = bounded.push_agrees(Budget())
+    assert verdict.strength == "Bounded: every t from 0 to 5,000"
+    assert shortfall(law("push_agrees").strength, verdict.strength) is not None
+
+
+def test_runs_and_messages_are_read_from_t():
+    class At:
+        def __init__(self, T):
+            self.T = T
+
+    # a run of 3 messages with an event between, then a run of 2: T 1 1 2 3, then 1 2
+    states = [At(T) for T in (1, 1, 2, 3, 1, 2)]
+    assert bounded.runs_and_messages(states) == (2, 5)
+    assert bounded.late_runs_said(states) == "2 seeded late runs of 5 messages"
