@@ -122,10 +122,10 @@ def built_line(l: int, i: int, text: str) -> Line:
 
 
 def waiting_line(i: int, source: str) -> Line:
-    """A message's own line before its summary: it shows its placeholder [gist §5] but costs the
-    most its built line can weigh, its head, 512 bytes and the newline [P1]. A built
-    line is cut to 512 bytes, so the view a turn renders never outweighs the view that was
-    counted, whenever its lines get built."""
+    """A message's own line before its summary: it shows its placeholder [gist §5] but costs its
+    head, 512 bytes and the newline [P1], what its built line weighs when its text shows one byte
+    for one. Escaping [P18] may show a built text in up to 3 · 512 bytes; the built line is then
+    counted as it renders, and a turn's view is fitted in rendered bytes (docs/trust.md)."""
     return Line(0, i, source, False, utf8_bytes(name(0, i)) + 1 + LINE_BYTES_MAX + 1)
 
 

@@ -20,7 +20,7 @@ from model.planner import (
     turn,
     waiting_queue,
 )
-from model.view import built_line, context, flatten, render, view_bytes, waiting_line
+from model.view import built_line, context, flatten, render, rendered, view_bytes, waiting_line
 
 LONG = "x" * 600  # "user: " + 600 bytes: over 512, so it needs a call
 
@@ -265,3 +265,36 @@ def test_every_line_break_and_control_character_is_one_space():
     text = "a\r\nb\rc\nd\u2028e\u2029f\x85g\vh\fi\x00j\x7fk\x9fl\tm\x1bn"
     assert flatten(text) == "a b c d e f g h i j k l m n"
     assert built_line(0, 0, text).bytes == len("0+1|a b c d e f g h i j k l m n\n")
+
+
+def test_a_waiting_line_renders_within_its_reserve_and_escaping_shows_only_once_it_is_built():
+    """[P1] [P18] A waiting line renders its placeholder, under its reserve; its built line
+    is counted as it renders, so a text of `<` (each shown as the 3-byte `‹`) weighs up to
+    2 · 512 bytes more than the reserve counted at its message. The stored view passes its
+    ceiling between messages by at most that per line built since; the turn's view never."""
+    # "0+1|" (4), the reserve's 512 bytes and the newline; built: 4, 512 · 3 and the newline
+    assert waiting_line(0, "user: " + LONG).bytes == 517
+    assert built_line(0, 0, "<" * 512).bytes == 1_541
+    # a ceiling whose batches leave the view within 1,024 bytes of it at some messages (at 12,800 none do)
+    config = Config(12_000, 6_000, 3_200, 1_600)
+    state = State(config)
+    passed_between_messages = 0
+    for _ in range(100):
+        state = step(state, Message("user", LONG))  # 606 bytes: each waits for its call
+        shrinking = state.shrinking
+        built_since = 0
+        while True:
+            for waiting in state.view:
+                if not waiting.built:  # "n+1|not summarized yet: search or zoom it" and the newline
+                    assert len(rendered(waiting).encode("utf-8")) + 1 == len(str(waiting.i)) + 3 + 37 + 1 < waiting.bytes
+            if not shrinking:
+                assert view_bytes(state.view) <= config.view_bytes_ceiling + 1_024 * built_since
+                passed_between_messages += view_bytes(state.view) > config.view_bytes_ceiling
+            sent = render(sent_view(state))
+            assert len(sent.encode("utf-8")) <= config.view_bytes_ceiling + len("<chat>\n</chat>")
+            if not state.running:
+                break
+            l, i = state.running[0]
+            built_since += l == 0
+            state = step(state, Built(l, i, "<" * 512))
+    assert passed_between_messages > 0  # the bound is reached, not only stated
