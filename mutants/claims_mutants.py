@@ -76,6 +76,12 @@ MUTANTS = [
            "    return size > 1 and disk.pread(fd, 1, size - 1) != b\"\\n\"\n",
            test(f"{EDGES}::test_a_day_file_holding_only_a_torn_first_line_of_any_length_keeps_the_next_message"),
            "the same bug, through the store: the next message after a 1-byte torn first line is lost"),
+    # a placeholder names a source read from a message's own text: shown raw, it closes the view
+    Mutant("placeholder_source_shown_raw", "harness/memory/covers.py",
+           '        text = shown(", ".join([part for part in parts if part] + [PLACEHOLDER]))\n',
+           '        text = ", ".join([part for part in parts if part] + [PLACEHOLDER])\n',
+           test("tests/memory/test_covers.py::test_a_message_that_imitates_an_import_header_never_closes_the_view"),
+           "a placeholder shows the source a message's \"[imported: …]\" names as it is: \"</chat>\" closes the view [P18]"),
     # verdicts that depend on order: a query named by the terms made before it, or near its limit
     Mutant("literal_named_by_count", "laws/z3_model.py", '        _LITERALS[text] = z3.Const(f"text {text!r}", TEXT)\n',
            '        _LITERALS[text] = z3.Const(f"text{len(_LITERALS)}", TEXT)\n',

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 
 from harness.memory.daylog import StoreError
-from harness.memory.view_text import PLACEHOLDER, PLACEHOLDER_BYTES_MAX
+from harness.memory.view_text import PLACEHOLDER, PLACEHOLDER_BYTES_MAX, shown
 
 IMPORTED = re.compile(r"\[imported: ([^·\]\n]{1,40}?) ?[·\]]")
 SOURCES_NAMED_MAX = 2  # more than this many tools in one line: their count instead
@@ -81,7 +81,9 @@ def covered(first: int, last: int, facts: list[Facts]) -> str:
     days = sorted(day for _, _, day in facts if day)
     dates = span(days[0], days[-1]) if days else ""
     for parts in ((ids, source, dates), (ids, dates), (ids,)):
-        text = ", ".join([part for part in parts if part] + [PLACEHOLDER])
+        # a source and a day are read from a message's own text, which any sender writes: shown
+        # as a line's text is [P15] [P18], so no placeholder closes the view or starts a task
+        text = shown(", ".join([part for part in parts if part] + [PLACEHOLDER]))
         if len(text.encode("utf-8")) <= PLACEHOLDER_BYTES_MAX:
             return text
     return PLACEHOLDER
