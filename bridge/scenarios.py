@@ -697,7 +697,8 @@ def make_bulk_import(name, seed, scale) -> Run:
 
 # name -> (maker, default seeds at tiny scale, default seeds at full scale)
 SCENARIOS: dict[str, tuple[Callable[[str, int, str], Run], tuple[int, ...], tuple[int, ...]]] = {
-    "long_100000": (make_long, (1,), (1,)),
+    # tiny seeds chosen by what they catch: 1, 2 and 5 each reach a context at its exact budget
+    "long_100000": (make_long, (1, 2, 5), (1,)),
     "high_levels": (make_high_levels, (1,), (1, 2)),
     "gist_3000": (make_gist, (1,), (1, 2, 3)),
     "deep_4000": (make_deep, (1,), (1, 2)),
@@ -717,7 +718,8 @@ SCENARIOS: dict[str, tuple[Callable[[str, int, str], Run], tuple[int, ...], tupl
     "outages": (make_chat(OUTAGES, 150, 1500, CHAT_CONFIG, (2, 8)), (1,), (1, 2, 3, 4)),
     "failing_behind": (make_chat(FAILING_BEHIND, 150, 1000, CHAT_CONFIG, (2, 8)), (4, 12), (1, 2, 3, 4)),
     "bulk_import": (make_bulk_import, (1,), (1,)),
-    "behind": (make_chat(BEHIND, 300, 1500, CHAT_CONFIG), (1,), (1, 2)),
+    # tiny seeds 1 to 4 each fold a turn's view past built parents into coarse placeholders
+    "behind": (make_chat(BEHIND, 300, 1500, CHAT_CONFIG), (1, 2, 3, 4), (1, 2)),
 }
 
 

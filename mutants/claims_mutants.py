@@ -24,22 +24,22 @@ MUTANTS = [
     # the planner's bugs (h1–h3, m2 and the rest): each caught by make test's tiny runs (which, measured)
     Mutant('fold_placeholders_at_reserve', PLANNER, '            if l == 0 and i in self.unbuilt_set:\n                line_bytes = placeholder_line_bytes(0, i)\n',
            '            if False:\n                line_bytes = placeholder_line_bytes(0, i)\n',
-           FAST_TINY, "the turn's fold counts unbuilt lines at their 512-byte reserve, not their placeholder: it folds more than the model"),  # restarts/1, stale_outcomes/1, 4, small_jobs/1, 2, outages/1, failing_behind/4, 12, behind/1
+           FAST_TINY, "the turn's fold counts unbuilt lines at their 512-byte reserve, not their placeholder: it folds more than the model"),  # 16 of make test's 39 tiny runs
     Mutant('placeholder_without_newline', PLANNER, '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + PLACEHOLDER_BYTES_MAX\n',
            '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + PLACEHOLDER_BYTES_MAX - 1\n',
-           FAST_TINY, "a placeholder line is counted without its newline: the turn's view passes the ceiling by a byte a line"),  # outages/1, behind/1
+           FAST_TINY, "a placeholder line is counted without its newline: the turn's view passes the ceiling by a byte a line"),  # behind/1 to 4, outages/1, stale_outcomes/1, terse_compactor/4
     Mutant('placeholder_digits_of_its_index', PLANNER, '    return len(str(i << l)) + HEAD_TAIL_BYTES[l] + PLACEHOLDER_BYTES_MAX\n',
            '    return len(str(i)) + HEAD_TAIL_BYTES[l] + PLACEHOLDER_BYTES_MAX\n',
-           FAST_TINY, "a placeholder's head is counted with the digits of its index, not of its first message"),  # behind/1
+           FAST_TINY, "a placeholder's head is counted with the digits of its index, not of its first message"),  # behind/1, 3, 4, stale_outcomes/1, terse_compactor/4
     Mutant('coarse_placeholder_of_a_message', PLANNER, '        return placeholder_line_bytes(l, i)\n\n\nclass Planner',
            '        return placeholder_line_bytes(0, i)\n\n\nclass Planner',
-           FAST_TINY, "the coarse fit counts an unbuilt parent's placeholder with a message's head"),  # behind/1
+           FAST_TINY, "the coarse fit counts an unbuilt parent's placeholder with a message's head"),  # behind/1 to 4, stale_outcomes/1, terse_compactor/4
     Mutant('context_budget_per_line', PLANNER, '            total += line_bytes[line_i << line_l]\n',
            '            total = line_bytes[line_i << line_l]\n',
-           FAST_TINY, "a compaction's context holds each line to the budget, not their sum"),  # 22 of the 34 runs
+           FAST_TINY, "a compaction's context holds each line to the budget, not their sum"),  # 27 of the 39 runs
     Mutant('context_short_of_its_exact_budget', PLANNER, '            if total > budget:\n                break\n            lines.append((line_l, line_i))\n',
            '            if total >= budget:\n                break\n            lines.append((line_l, line_i))\n',
-           FAST_TINY, "a compaction's context stops one line short when it reaches its budget exactly"),  # long_100000/1
+           FAST_TINY, "a compaction's context stops one line short when it reaches its budget exactly"),  # long_100000/1, 2 and 5
     Mutant('restart_keeps_the_tail_built', CHECKPOINT, '    for l, i, _, _ in tail:\n        built.discard(l, i)\n',
            '',
            FAST_TINY, 'a restart keeps the nodes logged after the checkpoint built before replaying them'),  # restarts/1, 2, random/3, 8, stale_outcomes/1 to 4, outages/1
