@@ -17,7 +17,8 @@ told apart from its node's newer call (sim/calls.py: an import's history gives t
 enough calls at once that a waiting turn stops some); a subagent cut off by a kill never reported
 at the next start, one whose end line the disk refuses losing its report, and one marked given
 though its line never was [A3]; a line still JSON whose kind a changed byte spoiled raised to the
-replay [S13]; the terminal attached last never hearing a turn end. Each is caught by the simulation alone;
+replay [S13]; the terminal attached last never hearing a turn end; the view over MCP dropping its last line;
+words told to a subagent left out of its log. Each is caught by the simulation alone;
 mutants/chat_mutants.py has the example tests' own. Not among them: either guard of a stopped call
 left out alone (the other still keeps its line out), and a checkpoint written while a node's line
 waits: no seed of the 200 fails on any.
@@ -249,5 +250,22 @@ MUTANTS = [
         new="        self._each(protocol.End(status), skip=self.clients[-1] if len(self.clients) > 1 else None)\n",
         check=sim("every attached terminal saw every turn"),
         note="the terminal attached last never hears a turn end: its reply runs into the next [R3]",
+    ),
+    Mutant(
+        name="sim_mcp_view_drops_its_last_line",
+        path="harness/chat/mcp_server.py",
+        old="        return (await answer({\"op\": \"view\"}))[\"view\"]\n",
+        new="        return (await answer({\"op\": \"view\"}))[\"view\"].rsplit(\"\\n\", 2)[0]\n",
+        check=sim("every MCP call answered in words"),
+        note="the view over MCP drops its last line: Claude Code sees another view than the next turn [R2]",
+    ),
+    Mutant(
+        name="sim_told_words_not_logged",
+        path="harness/calls/agents.py",
+        old="        sub.agent_log.append({\"kind\": \"told\", \"by\": by, \"text\": text})\n",
+        new="",
+        check=sim("every subagent's report arrives"),
+        note="words told to a running subagent are handed over unlogged: a kill loses them, and its log never "
+             "shows them [gist §9]",
     ),
 ]

@@ -45,11 +45,12 @@ def ranges_text(numbers: list[int]) -> str:
 def one(seed: int, drop: list[int] | None = None, zero: list[str] | None = None):
     import random
 
-    from sim.run import Run, agent_rate, draw_probabilities, schedule, side_randomness
+    from sim.run import Run, agent_rate, draw_probabilities, schedule, side_randomness, tell_rate
 
     master, side = random.Random(seed), side_randomness(seed)
     probabilities = draw_probabilities(master, side)
     probabilities.provider.agent = agent_rate(seed)
+    probabilities.provider.tell = tell_rate(seed)
     for name in zero or ():
         set_rate(probabilities, name, 0.0)
     events = schedule(master, probabilities, side)
@@ -94,8 +95,10 @@ def preload() -> None:
     """Load what every seed imports once, before the workers fork: a worker lives for one seed,
     and the Anthropic SDK alone takes 3 s to import (a Client loads it only when first made)."""
     import anthropic  # noqa: F401
+    import mcp.server  # noqa: F401 (the MCP SDK: a second)
 
     import harness.calls.client  # noqa: F401
+    import harness.chat.mcp_server  # noqa: F401
     import harness.owner.owner  # noqa: F401
 
 

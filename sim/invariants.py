@@ -22,6 +22,8 @@ only) and at the end (after the quiet phase and a last power loss):
   a flipped bit spoiled its file and that was said (sim/importing.py); `never doubled` keeps each
   once.
 - `a line is its node's latest call's`: checked as each outcome is applied (sim/calls.py).
+- `every attached terminal saw every turn` (sim/terminals.py) and `every MCP call answered in
+  words` (sim/mcp.py): checked as the terminal reads and as the call returns.
 - `every subagent's report arrives`: at the end each subagent that started has its report in the
   chat's log once, and its log ends `reported` with that id [A3].
 """
@@ -196,6 +198,22 @@ def check_reports(run, agents: dict[str, list[dict]], records: list[dict]) -> No
             run.fail("every subagent's report arrives", f"{name}'s report is in the chat's log "
                      + ("nowhere" if not ids else f"{len(ids)} times (ids {ids})"))
             return
+        told = {str(r.get("text", "")) for r in log if r.get("kind") == "told"}
+        for k, record in enumerate(records[:-1]):  # `tell` answered "Told NAME": its words are in NAME's log
+            text, answer = str(record.get("text", "")), records[k + 1]
+            if record.get("kind") != "tool" or not text.startswith("tell {"):
+                continue
+            try:
+                said = json.loads(text[len("tell "):])
+            except ValueError:
+                continue
+            if said.get("name") == name and answer.get("kind") == "echo" \
+                    and str(answer.get("text", "")).startswith(f"Told {name}:"):
+                run.counts.add("tell checked in the subagent's log")
+                if not any(line.endswith(str(said.get("message"))) for line in told):
+                    run.fail("every subagent's report arrives", f"{name} was told {said.get('message')!r}, "
+                             "and its log holds no such words")
+                    return
         last = log[-1]
         if last.get("kind") != "reported" or last.get("id") != ids[0]:
             run.fail("every subagent's report arrives", f"{name}'s log ends {last.get('kind')!r}, not `reported` "

@@ -53,6 +53,7 @@ class ProviderRates:
     nul_search: float = 0.0
     zoom: float = 0.0
     agent: float = 0.0  # a turn's reply starts a subagent (`agent`), where its tools have it [gist §6]
+    tell: float = 0.0  # a turn's reply tells the subagent started last (`tell`) [gist §9]
 
 
 class Body(httpx2.AsyncByteStream):
@@ -104,6 +105,7 @@ class SimAPI:
         self.refused: list[str] = []  # 400s: a request the real API would refuse
         self.requests: list[dict] = []  # (kind, bytes) of each request, for the ceilings' check
         self.quiet = False  # the last phase: no faults, so every promise can be kept
+        self.agents: list[str] = []  # the subagents its replies started, oldest first
 
     def draw(self, rate: float) -> bool:
         return not self.quiet and rate > 0 and self.rng.random() < rate
@@ -212,8 +214,14 @@ class SimAPI:
                      "id": f"toolu_loop_{self.number:06d}"}], "tool_use"
         if not after_tool and has_tool(body, "agent") and self.draw(rates.agent):
             self.counts.add("tool call: agent")
+            self.agents.append(f"Sim{self.number}")
             return [{"type": "tool_use", "name": "agent",
-                     "input": {"name": f"Sim{self.number}", "task": "look through the chat and report"}}], "tool_use"
+                     "input": {"name": self.agents[-1], "task": "look through the chat and report"}}], "tool_use"
+        just_started = after_tool and "Started the subagent" in json.dumps(blocks)
+        if (not after_tool or just_started) and self.agents and has_tool(body, "tell") and self.draw(rates.tell):
+            self.counts.add("tool call: tell")
+            return [{"type": "tool_use", "name": "tell",
+                     "input": {"name": self.agents[-1], "message": f"look at message {self.number} too"}}], "tool_use"
         if not after_tool and self.draw(rates.nul_search):
             self.counts.add("hostile reply: a search for a NUL")
             return [{"type": "tool_use", "name": "search", "input": {"query": "\x00"}}], "tool_use"

@@ -83,10 +83,19 @@ def side_randomness(seed: int) -> random.Random:
 def agent_rate(seed: int) -> float:
     """The chance a turn's reply starts a subagent: drawn from its own randomness (seed * 7 + 6),
     so the draws before it stay each seed's own; none in a seed kept from an earlier world."""
-    from sim.seeds import FOUND_IN_EARLIER_WORLDS
+    from sim.seeds import world
 
     draw = random.Random(seed * 7 + 6)
-    return 0.0 if seed in FOUND_IN_EARLIER_WORLDS or draw.random() < 0.4 else draw.uniform(0, 0.3)
+    return 0.0 if world(seed) < 2 or draw.random() < 0.4 else draw.uniform(0, 0.3)
+
+
+def tell_rate(seed: int) -> float:
+    """The chance a turn's reply tells the subagent its replies started last, from its own
+    randomness (seed * 7 + 11); none in a seed kept from a world before `tell`."""
+    from sim.seeds import world
+
+    draw = random.Random(seed * 7 + 11)
+    return 0.0 if world(seed) < 3 or draw.random() < 0.4 else draw.uniform(0, 0.5)
 
 
 CLIENT_KINDS = ("blank line", "not JSON", "half a line, then gone", "a send, then gone")
@@ -246,6 +255,7 @@ class Run:
         if probabilities is None:
             probabilities = draw_probabilities(master, side)
             probabilities.provider.agent = agent_rate(seed)
+            probabilities.provider.tell = tell_rate(seed)
         self.probabilities = probabilities
         drawn_events = schedule(master, self.probabilities, side)
         self.events = drawn_events if events is None else events
@@ -333,8 +343,11 @@ class Run:
         found: list = []
         self.disk._files(self.disk.root, "", found)
         # the lock holds the last owner's pid, the machine's, not the run's
+        # a sentence logged may name a file under the scratch folder: named alike in every replay
+        scratch = self.scratch.encode()
         return b"".join(self.unscratched(path).encode() + b"\0"
-                        + (b"" if path.endswith("/chat/lock") else bytes(inode.data)) for path, inode in found)
+                        + (b"" if path.endswith("/chat/lock") else bytes(inode.data).replace(scratch, b"<scratch>"))
+                        for path, inode in found)
 
     def settings_for(self, home: Path):
         from harness.calls.caps import TurnCaps
@@ -410,10 +423,12 @@ class Run:
         if owner is None:
             return
         self.owner = owner
+        from sim.mcp import Calls
         from sim.terminals import Terminals, plan
 
         attaching = plan(self.seed)
-        if attaching or any(event.kind == "client" for event in pending):
+        mcp_calls = self.mcp_calls = getattr(self, "mcp_calls", None) or Calls(self)
+        if attaching or mcp_calls.chance > 0 or any(event.kind == "client" for event in pending):
             await owner.serve()  # the chat's socket, for the schedule's hostile clients and terminals
         if attaching:
             Terminals(self, owner).start(self.seed)  # sim/terminals.py
@@ -433,6 +448,7 @@ class Run:
             if event.kind == "send":
                 sender = self.senders.setdefault(event.key, Sender(event.key, event.text))
                 self.spawn_send(owner, sender)
+                mcp_calls.after_send(owner)  # sim/mcp.py: maybe an MCP tool call a while after
             elif event.kind == "kill":
                 self.counts.add("process killed")
                 self.process.kill()

@@ -40,6 +40,15 @@ KEPT: tuple[tuple[int, str], ...] = (
           "the run repairs it as the sentence says, and the view then shows the node logged before the damage"),
 )
 
-# seeds kept from before a run could import notes (sim/importing.py) or start subagents: they
-# replay their world as it was found, with neither
-FOUND_IN_EARLIER_WORLDS = frozenset({44, 26, 30, 20, 157, 35, 154, 18, 133, 4, 11, 124})
+# The world a seed runs in: what its runs may do. A kept seed replays the world its bug was found
+# in, so a part added to the simulation later leaves it as it was; a drawn seed runs the newest.
+#   1: messages, kills, power losses, faults, hostile replies and clients, backups
+#   2: and an import first, subagents, attached terminals, MCP calls
+#   3: and `tell` to a running subagent
+WORLD = 3
+KEPT_WORLDS = {seed: 1 for seed in (44, 26, 30, 20, 157, 35, 154, 18, 133, 4, 11, 124)} | {
+    seed: 2 for seed in (15, 50, 65, 139, 194)}
+
+
+def world(seed: int) -> int:
+    return KEPT_WORLDS.get(seed, WORLD)

@@ -54,10 +54,10 @@ def watch() -> None:
 def plan(seed: int) -> list[tuple[float, float | None]]:
     """Each terminal of a life: (seconds after the life starts it attaches, seconds it stays or
     None: to the life's end)."""
-    from sim.seeds import FOUND_IN_EARLIER_WORLDS
+    from sim.seeds import world
 
     draw = random.Random(seed * 7 + 8)
-    if seed in FOUND_IN_EARLIER_WORLDS or draw.random() < 0.4:
+    if world(seed) < 2 or draw.random() < 0.4:
         return []
     return [(draw.uniform(0, 120), None if draw.random() < 0.5 else draw.expovariate(1 / 600))
             for _ in range(draw.randrange(1, 4))]
