@@ -18,7 +18,9 @@ enough calls at once that a waiting turn stops some); a subagent cut off by a ki
 at the next start, one whose end line the disk refuses losing its report, and one marked given
 though its line never was [A3]; a line still JSON whose kind a changed byte spoiled raised to the
 replay [S13]; the terminal attached last never hearing a turn end; the view over MCP dropping its last line;
-words told to a subagent left out of its log. Each is caught by the simulation alone;
+words told to a subagent left out of its log; a joined sender's approval in place of the turn's
+(a question settled by a sender's --yes), a message answered after a restart under the next
+owner's approval [S36], and the messages a failed turn logs left unmarked. Each is caught by the simulation alone;
 mutants/chat_mutants.py has the example tests' own. Not among them: either guard of a stopped call
 left out alone (the other still keeps its line out), and a checkpoint written while a node's line
 waits: no seed of the 200 fails on any.
@@ -71,7 +73,7 @@ MUTANTS = [
     Mutant(
         name="sim_acknowledged_before_the_inbox",
         path="harness/owner/owner.py",
-        old="        self.memory.inbox.accept(message)\n",
+        old="        self.memory.inbox.accept(message, yes=(approval or self.approval).yes)\n",
         new="",
         check=sim(KEPT),
         note="a message acknowledged with no inbox line on disk: a kill before its turn logs it loses it [S9]",
@@ -267,5 +269,32 @@ MUTANTS = [
         check=sim("every subagent's report arrives"),
         note="words told to a running subagent are handed over unlogged: a kill loses them, and its log never "
              "shows them [gist §9]",
+    ),
+    Mutant(
+        name="sim_joined_sender_widens_the_turn",
+        path="harness/owner/owner.py",
+        old="        tools.approval = weakest(tools.approval, delivery.approval or self.approval)\n",
+        new="        tools.approval = delivery.approval or self.approval\n",
+        check=sim("a tool that asks runs only with its senders' leave"),
+        note="a message joined into a running call brings its sender's approval in place of the turn's: a "
+             "sender's --yes settles what another's message would be asked for [H4] [S9]",
+    ),
+    Mutant(
+        name="sim_resumed_message_takes_the_owners_leave",
+        path="harness/owner/owner.py",
+        old="            delivery = Delivery(message, None, leave, asyncio.get_running_loop().create_future(),\n",
+        new="            delivery = Delivery(message, None, None, asyncio.get_running_loop().create_future(),\n",
+        check=sim("a tool that asks runs only with its senders' leave"),
+        note="a message answered after a restart runs under the next owner's approval, not its sender's: a "
+             "sender without --yes gets the owner's --yes [S36]",
+    ),
+    Mutant(
+        name="sim_refused_append_leaves_the_queue",
+        path="harness/owner/owner.py",
+        old="                        self.memory.append_accepted(unseen.message)\n                        unseen.logged = True\n",
+        new="                        self.memory.append_accepted(unseen.message)\n",
+        check=sim("never doubled"),
+        note="the messages a failed turn logs unanswered are not marked logged: a turn taken later logs each "
+             "again [S9]",
     ),
 ]

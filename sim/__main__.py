@@ -45,12 +45,13 @@ def ranges_text(numbers: list[int]) -> str:
 def one(seed: int, drop: list[int] | None = None, zero: list[str] | None = None):
     import random
 
-    from sim.run import Run, agent_rate, draw_probabilities, schedule, side_randomness, tell_rate
+    from sim.run import Run, agent_rate, asking_rate, draw_probabilities, schedule, side_randomness, tell_rate
 
     master, side = random.Random(seed), side_randomness(seed)
     probabilities = draw_probabilities(master, side)
     probabilities.provider.agent = agent_rate(seed)
     probabilities.provider.tell = tell_rate(seed)
+    probabilities.provider.asking_read = asking_rate(seed)
     for name in zero or ():
         set_rate(probabilities, name, 0.0)
     events = schedule(master, probabilities, side)

@@ -24,6 +24,8 @@ only) and at the end (after the quiet phase and a last power loss):
 - `a line is its node's latest call's`: checked as each outcome is applied (sim/calls.py).
 - `every attached terminal saw every turn` (sim/terminals.py) and `every MCP call answered in
   words` (sim/mcp.py): checked as the terminal reads and as the call returns.
+- `a tool that asks runs only with its senders' leave`: a read outside the working directory
+  ran only in a turn whose every message was sent with --yes [H4].
 - `every subagent's report arrives`: at the end each subagent that started has its report in the
   chat's log once, and its log ends `reported` with that id [A3].
 """
@@ -112,6 +114,13 @@ def check_kept(run, final: bool) -> None:
         inbox = dict(Inbox(store.chat, reader).pending())
         said = list(store.warnings) + list(store.damage)
         agents = agent_logs(store.chat, reader) if final else {}
+    except StoreError as error:  # a flipped bit found only as a line is read: repaired as it says
+        memory.close()
+        run.disk.processes[-1].kill()
+        if run.repaired(error):
+            return check_kept(run, final)
+        run.fail("the chat reads after every crash", f"{type(error).__name__}: {error}")
+        return
     finally:
         memory.close()
         run.disk.processes[-1].kill()
@@ -171,6 +180,8 @@ def check_kept(run, final: bool) -> None:
             break
     if not (damaged and said_damage):
         check_reports(run, agents, records)
+    if final:
+        check_leave(run, records)
     check_lines(run, said)
 
 
@@ -218,6 +229,28 @@ def check_reports(run, agents: dict[str, list[dict]], records: list[dict]) -> No
         if last.get("kind") != "reported" or last.get("id") != ids[0]:
             run.fail("every subagent's report arrives", f"{name}'s log ends {last.get('kind')!r}, not `reported` "
                      f"with its report's id {ids[0]}")
+            return
+
+
+def check_leave(run, records: list[dict]) -> None:
+    """`a tool that asks runs only with its senders' leave` [H4] [S9]: a read outside the working
+    directory that ran (its result is not "Not run: ...") came from a turn whose every message
+    was sent with --yes; one joined from a sender without it narrows the turn, as the weakest
+    approval wins. Nobody can be asked in a run (no terminal answers questions), so a message
+    sent without --yes declines the read."""
+    for k, record in enumerate(records[:-1]):
+        text, answer = str(record.get("text", "")), records[k + 1]
+        if record.get("kind") != "tool" or not text.startswith('read {"path": "../outside-'):
+            continue
+        number = int(text.split("outside-", 1)[1].split(".", 1)[0])
+        ran = answer.get("kind") == "echo" and not str(answer.get("text", "")).startswith("Not run:")
+        carried = run.api.asked.get(number, [])
+        without = [key for key, sender in run.senders.items() if not sender.yes
+                   and any(sender.text in said or said in sender.text for said in carried if said)]
+        run.counts.add("a read that asks: ran" if ran else "a read that asks: declined")
+        if ran and without:
+            run.fail("a tool that asks runs only with its senders' leave",
+                     f"the read of ../outside-{number}.txt ran in a turn carrying {without[0]}, sent without --yes")
             return
 
 

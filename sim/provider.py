@@ -54,6 +54,7 @@ class ProviderRates:
     zoom: float = 0.0
     agent: float = 0.0  # a turn's reply starts a subagent (`agent`), where its tools have it [gist §6]
     tell: float = 0.0  # a turn's reply tells the subagent started last (`tell`) [gist §9]
+    asking_read: float = 0.0  # a turn's reply reads a file outside the working directory: it asks [H4]
 
 
 class Body(httpx2.AsyncByteStream):
@@ -76,6 +77,20 @@ class Body(httpx2.AsyncByteStream):
 
 def is_compaction(body: dict) -> bool:
     return body.get("tool_choice") == {"type": "none"}
+
+
+def turn_texts(body: dict) -> list[str]:
+    """The texts of the messages a turn's request carries: the first user message's last text
+    block (its view and state come before it), then every text block of the user messages after
+    it (a message joined between tool calls [gist §6])."""
+    users = [message for message in body.get("messages", ()) if message.get("role") == "user"]
+    texts = []
+    for n, message in enumerate(users):
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
+        found = [block.get("text", "") for block in blocks if isinstance(block, dict) and block.get("type") == "text"]
+        texts += found[-1:] if n == 0 else found
+    return texts
 
 
 def has_tool(body: dict, name: str) -> bool:
@@ -106,6 +121,7 @@ class SimAPI:
         self.requests: list[dict] = []  # (kind, bytes) of each request, for the ceilings' check
         self.quiet = False  # the last phase: no faults, so every promise can be kept
         self.agents: list[str] = []  # the subagents its replies started, oldest first
+        self.asked: dict[int, list[str]] = {}  # a read that asks, by its number: its turn's messages' texts
 
     def draw(self, rate: float) -> bool:
         return not self.quiet and rate > 0 and self.rng.random() < rate
@@ -217,6 +233,11 @@ class SimAPI:
             self.agents.append(f"Sim{self.number}")
             return [{"type": "tool_use", "name": "agent",
                      "input": {"name": self.agents[-1], "task": "look through the chat and report"}}], "tool_use"
+        if not after_tool and has_tool(body, "agent") and self.draw(rates.asking_read):
+            self.counts.add("tool call: a read that asks first")
+            self.asked[self.number] = turn_texts(body)
+            return [{"type": "tool_use", "name": "read",
+                     "input": {"path": f"../outside-{self.number}.txt"}}], "tool_use"
         just_started = after_tool and "Started the subagent" in json.dumps(blocks)
         if (not after_tool or just_started) and self.agents and has_tool(body, "tell") and self.draw(rates.tell):
             self.counts.add("tool call: tell")

@@ -89,6 +89,23 @@ def agent_rate(seed: int) -> float:
     return 0.0 if world(seed) < 2 or draw.random() < 0.4 else draw.uniform(0, 0.3)
 
 
+def sends_with_yes(seed: int, key: str) -> bool:
+    """Whether `ever send` sends this message with --yes: always in a world before approvals,
+    else 7 in 10, drawn from the key's own randomness, whatever the order of the sends."""
+    from sim.seeds import world
+
+    return world(seed) < 3 or random.Random(f"yes {seed} {key}").random() < 0.7
+
+
+def asking_rate(seed: int) -> float:
+    """The chance a turn's reply reads a file outside the working directory, which asks first
+    [H4]; from its own randomness (seed * 7 + 12); none in a world before approvals."""
+    from sim.seeds import world
+
+    draw = random.Random(seed * 7 + 12)
+    return 0.0 if world(seed) < 3 or draw.random() < 0.4 else draw.uniform(0, 0.3)
+
+
 def tell_rate(seed: int) -> float:
     """The chance a turn's reply tells the subagent its replies started last, from its own
     randomness (seed * 7 + 11); none in a seed kept from a world before `tell`."""
@@ -186,6 +203,7 @@ class Sender:
     answer: dict | None = None
     tries: int = 0
     vanished: bool = False  # a socket client gone once its line was written: never sends again
+    yes: bool = True  # sent with --yes: its turns' tools run without asking (sim/approvals.py)
 
 
 class Writer:
@@ -256,6 +274,7 @@ class Run:
             probabilities = draw_probabilities(master, side)
             probabilities.provider.agent = agent_rate(seed)
             probabilities.provider.tell = tell_rate(seed)
+            probabilities.provider.asking_read = asking_rate(seed)
         self.probabilities = probabilities
         drawn_events = schedule(master, self.probabilities, side)
         self.events = drawn_events if events is None else events
@@ -446,7 +465,8 @@ class Run:
             self.position = index
             self.note(event.line().strip())
             if event.kind == "send":
-                sender = self.senders.setdefault(event.key, Sender(event.key, event.text))
+                sender = self.senders.setdefault(event.key, Sender(event.key, event.text,
+                                                                   yes=sends_with_yes(self.seed, event.key)))
                 self.spawn_send(owner, sender)
                 mcp_calls.after_send(owner)  # sim/mcp.py: maybe an MCP tool call a while after
             elif event.kind == "kill":
@@ -610,7 +630,7 @@ class Run:
         from harness.owner.socket import answer_send
 
         process = self.process
-        answer = await answer_send(owner, protocol.Send(sender.text, True, sender.key),
+        answer = await answer_send(owner, protocol.Send(sender.text, sender.yes, sender.key),
                                    Writer(sender, lambda: process.alive))
         if not process.alive:
             return

@@ -36,6 +36,12 @@ KEPT: tuple[tuple[int, str], ...] = (
          "`reported` all the same: the report was lost [A3] (harness/owner/owner.py report_turn)"),
     (139, "a bit flipped `note` into `oote` in an imported note's line, still JSON: with view.json set aside the "
           "replay raised ValueError and the chat would not open [S13] (harness/memory/store.py _read_message)"),
+    (1, "a message from a sender without --yes, accepted, its owner killed before its turn, was answered by "
+        "the next owner under that owner's own approval: a read that asks first ran [S36] (harness/owner/owner.py "
+        "resume, harness/memory/inbox.py)"),
+    (47, "a turn failed, and the messages queued behind it were logged unanswered until the disk refused one: "
+         "the rest stayed queued unmarked, and the next turn logged each again [S9] (harness/owner/owner.py "
+         "message_turn)"),
     (124, "a bit flipped in a message line's id keeps the chat shut (LogCorrupt) until `ever doctor --repair`: "
           "the run repairs it as the sentence says, and the view then shows the node logged before the damage"),
 )

@@ -31,6 +31,9 @@ class Inbox:
         self.path = chat / "inbox.jsonl"
         self.disk = disk
         self.entries: dict[str, str] = {}  # key -> text, accepted and not done, in order
+        # [S36] the keys of those sent with --yes: a message answered after a restart runs its
+        # tools under its own sender's leave, never the next owner's
+        self.with_yes: set[str] = set()
         self.torn = 0
         try:
             data = read_file(self.path, disk)
@@ -44,6 +47,8 @@ class Inbox:
                 continue
             if isinstance(line, dict) and isinstance(line.get("key"), str) and isinstance(line.get("text"), str):
                 self.entries[line["key"]] = line["text"]
+                if line.get("yes") is True:
+                    self.with_yes.add(line["key"])
             elif isinstance(line, dict) and isinstance(line.get("done"), str):
                 self.entries.pop(line["done"], None)
         self._file: LogFile | None = None
@@ -52,11 +57,14 @@ class Inbox:
         """(key, text) of every message accepted and not done, in the order accepted."""
         return list(self.entries.items())
 
-    def accept(self, message: Accepted) -> None:
+    def accept(self, message: Accepted, yes: bool = False) -> None:
         """On disk, or an OSError: only then is the message accepted. Its text is the one its
-        `entering` made, the key hidden: the inbox never holds the key."""
-        self._write({"key": message.key, "text": message.text})
+        `entering` made, the key hidden: the inbox never holds the key. `yes`: sent with --yes,
+        which the owner that answers it after a restart keeps to [S36]."""
+        self._write({"key": message.key, "text": message.text, **({"yes": True} if yes else {})})
         self.entries[message.key] = message.text
+        if yes:
+            self.with_yes.add(message.key)
 
     def done(self, key: str) -> None:
         """The message's turn ended. A `done` lost to a failed write costs nothing but a check at

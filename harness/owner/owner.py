@@ -330,7 +330,7 @@ class Owner:
                approval: Approval | None) -> Delivery:
         """The message on disk in the inbox (an OSError, else), then on its way: only now may it
         be shown as accepted."""
-        self.memory.inbox.accept(message)
+        self.memory.inbox.accept(message, yes=(approval or self.approval).yes)
         delivery = Delivery(message, output, approval, asyncio.get_running_loop().create_future())
         self.answers[message.key] = delivery.answered
         return delivery
@@ -407,7 +407,10 @@ class Owner:
                 continue
             # text the inbox kept: as an older Ever may have written it, it enters again
             message = self.entering(text, key, "inbox")
-            delivery = Delivery(message, None, None, asyncio.get_running_loop().create_future(),
+            # [S36] under its sender's leave as the inbox kept it, never this owner's: nobody is
+            # asked for it now, and only --yes passes what asks
+            leave = Approval(self.approve, key in self.memory.inbox.with_yes, None)
+            delivery = Delivery(message, None, leave, asyncio.get_running_loop().create_future(),
                                 logged=i is not None)
             first_line = message.text.strip().split("\n", 1)[0]
             self.output.notice(f"[accepted before a restart, answered now] {first_line[:160]}")
@@ -491,12 +494,20 @@ class Owner:
             self.last = await turn.run(current.message, logged=current.logged)
         except BaseException as error:  # stopped, or failed: no message typed is lost
             cut = [current] + self.joined + self.queue
+            refused = []
             for unseen in self.unseen(turn) + self.queue:
                 if not unseen.logged:
-                    self.memory.append_accepted(unseen.message)
-            self.queue = []
+                    try:
+                        self.memory.append_accepted(unseen.message)
+                        unseen.logged = True
+                    except (OSError, StoreError):
+                        refused.append(unseen)  # [S9] it stays in the inbox: the next open logs and answers it
+            self.queue = []  # each logged once here or kept in the inbox: never taken again by a turn
             for other in cut:
-                if isinstance(error, asyncio.CancelledError):
+                if other in refused:
+                    settle_future(other.answered, TurnResult("", f"{STOPPED} (the disk refused its line; it waits "
+                                                                 "in the inbox for the next open)"))
+                elif isinstance(error, asyncio.CancelledError):
                     self.answered(other, TurnResult("", STOPPED))  # the person stopped it
                 else:  # left in the inbox: the next open answers it
                     settle_future(other.answered, TurnResult("", f"{STOPPED} ({error})"))

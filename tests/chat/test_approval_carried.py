@@ -106,3 +106,43 @@ def test_a_subagent_asked_for_without_yes_reports_into_a_turn_that_runs_no_shell
     shell_at = max(k for k, (kind, text) in enumerate(kept) if kind == "tool" and text.startswith("shell "))
     assert kept[shell_at + 1][1].startswith("Not run: shell asks the user first"), kept[shell_at + 1]
     assert json.loads(kept[shell_at][1][len("shell "):]) == TOUCH
+
+
+def test_a_message_sent_without_yes_and_answered_after_a_restart_runs_no_shell_under_the_next_owners_yes(
+        tmp_path, api, monkeypatch):
+    # found by `make sim` (seed 1): a message accepted from a sender without --yes, its owner
+    # killed before its turn, was answered by the next owner under that owner's own approval:
+    # `ever chat --yes` ran its shell without asking anyone [S36]
+    from harness.memory.accepted import Accepted
+    from harness.memory.inbox import Inbox
+
+    api.responder = answer
+    api.enqueue(Reply([tool_use("shell", TOUCH)]),
+                when=lambda body: body["model"] == TURN_MODEL and last_texts(body)[-1:] == ["make a file"])
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    (home / "chat").mkdir(parents=True)
+    Inbox(home / "chat").accept(Accepted("make a file", "key-without-yes", "socket"))  # as the killed owner did
+    with_yes = Inbox(home / "chat")
+    assert with_yes.with_yes == set()
+
+    def answered(chat) -> bool:
+        kept = logged(chat.memory)
+        return any(kind == "tool" for kind, _ in kept) and kept[-1][0] == "ever"
+
+    async def go():
+        settings = dataclasses.replace(load_settings(environment(home, api)), settle_timeout_seconds=120)
+        chat = await Owner.open(settings, yes=True, api_key="test-key")  # the next owner: `ever chat --yes`
+        try:
+            await until(lambda: answered(chat))
+            return logged(chat.memory)
+        finally:
+            await closed(chat)
+
+    kept = asyncio.run(go())
+    assert not (work / "PWNED").exists()
+    shell_at = next(k for k, (kind, text) in enumerate(kept) if kind == "tool")
+    assert kept[shell_at + 1][1].startswith("Not run: shell asks the user first"), kept[shell_at + 1]
+    Inbox(home / "chat").accept(Accepted("with yes", "key-with-yes", "socket"), yes=True)
+    assert "key-with-yes" in Inbox(home / "chat").with_yes  # kept on disk for the next owner
