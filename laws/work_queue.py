@@ -24,10 +24,12 @@ here from the gist and docs/planner.md, never from the code under test:
 
 import itertools
 from collections.abc import Iterator
+from dataclasses import replace
 
 from laws.core import Budget, Law, Verdict
 from model.line import LINE_BYTES_MAX
 from model.planner import (
+    SHOWN_STARTS_MAX,
     Config,
     State,
     capped_text,
@@ -36,6 +38,7 @@ from model.planner import (
     last_message,
     queue_by_last,
     schedule,
+    sent_view,
     without,
 )
 from model.tree import Tree, tree_put
@@ -237,7 +240,7 @@ def schedule_problem() -> tuple[str | None, int]:
                                     SCHEDULED["waiting retries"] += waiting and bool(retry) and retry[0] in unbuilt[:jobs_max]
                                     state = State(config, T=T, view=view, cview=view, ready=ready,
                                                   running=running, retry_later=retry, waiting=waiting)
-                                    still_waiting, after = schedule(state)
+                                    still_waiting, after, _, _ = schedule(state)
                                     problem = schedule_case(state, still_waiting, after)
                                     if problem:
                                         return (f"T={T}, unbuilt {unbuilt}, jobs_max {jobs_max}, ready {ready}, running "
@@ -304,3 +307,142 @@ LAWS = [
     Law("capped_text_finds_its_source", "§4", "A node's third failed try builds the mark, then its own input: a message's source however the lines after it merged, a merge's two halves from the tree.", "exhaustive", CAPPED_LABEL, capped_text_finds_its_source),
     Law("queue_functions_hold", "§4", "Ready merges run oldest last message first; with no turn waiting, the calls that start are the window's unbuilt lines then the ready merges in order, up to jobs_max, the running kept; with a turn waiting no merge starts.", "exhaustive", QUEUE_LABEL, queue_functions_hold),
 ]
+
+
+# ---- the order while a turn's view folds [P26] ----
+
+NOTE_BYTES = 300  # a note's own line: two of them joined pass 512 bytes, so no parent is free [gist §2]
+SHOWN_T_MAX = 16
+SHOWN_CEILINGS = (1_000, 2_000, 3_000)  # below, at and above what 4 to 16 such lines weigh
+
+
+def note(i: int) -> str:
+    head = f"note: {i} "
+    return head + "x" * (NOTE_BYTES - len(head))
+
+
+def closed_trees(l: int, i: int) -> Iterator[tuple[Node, ...]]:
+    """Every set of built merges under node (l, i) that holds each merge's halves: a merge is built
+    only after both of them [gist §4]."""
+    if l == 0:
+        yield ()
+        return
+    for left in closed_trees(l - 1, 2 * i):
+        for right in closed_trees(l - 1, 2 * i + 1):
+            yield left + right
+            if all((l - 1, k) in left + right for k in (2 * i, 2 * i + 1) if l > 1):
+                yield left + right + ((l, i),)
+
+
+def shown_state(T: int, built: tuple[Node, ...], ceiling: int, jobs_max: int) -> State:
+    """After an import of T notes, each its own line and none joinable: the view is their T lines
+    (no batch merged them), the tree holds them and the merges `built`; every merge whose halves
+    are built and is not itself built is ready, by last message."""
+    tree = Tree()
+    for i in range(T):
+        tree = tree_put(tree, 0, i, note(i))
+    for l, i in built:
+        tree = tree_put(tree, l, i, summary(l, i))
+    have = set(built) | {(0, i) for i in range(T)}
+    ready = sorted(((l, i) for l in range(1, 5) for i in range(T >> l)
+                    if (l, i) not in have and (l - 1, 2 * i) in have and (l - 1, 2 * i + 1) in have),
+                   key=last_message)
+    view = tuple(built_line(0, i, note(i)) for i in range(T))
+    config = Config(view_bytes_ceiling=ceiling, view_bytes_floor=ceiling // 2, jobs_max=jobs_max)
+    return State(config, T=T, view=view, cview=view, tree=tree, ready=tuple(ready))
+
+
+def expected_order(state: State) -> tuple[Node, ...]:
+    """[P26] from docs/planner.md: the ready merges that are a placeholder of the view a turn would
+    send, or a node under one, the lowest such placeholder first; then the others; each group by
+    last message. The placeholder over a node is found by climbing its ancestors."""
+    placeholders = {(line.l, line.i) for line in sent_view(state) if not line.built}
+
+    def over(node: Node) -> int | None:
+        l, i = node
+        for k in range(64 - l):
+            if (l + k, i >> k) in placeholders:
+                return l + k
+        return None
+
+    ranked = sorted((node for node in state.ready if over(node) is not None), key=lambda n: (over(n), last_message(n)))
+    rest = [node for node in state.ready if over(node) is None]
+    return tuple(ranked) + tuple(rest)
+
+
+SHOWN = {"reordered": 0, "unfolded": 0}
+
+
+def shown_first_problem() -> tuple[str | None, int]:
+    cases = 0
+    SHOWN["reordered"] = SHOWN["unfolded"] = 0
+    for T in range(2, SHOWN_T_MAX + 1):
+        top = max(l for l in range(5) if (1 << l) <= T)
+        for built in closed_forest(T, top):
+            for ceiling in SHOWN_CEILINGS:
+                jobs_max = 3
+                state = shown_state(T, built, ceiling, jobs_max)
+                cases += 1
+                expected = expected_order(state)
+                SHOWN["reordered"] += expected != state.ready
+                if sent_view(state) == state.view:
+                    SHOWN["unfolded"] += 1
+                    # the turn's view is the view: [P5]'s order, the queue's own
+                    if expected != state.ready:
+                        return f"T={T}, built {built}, ceiling {ceiling}: the view unfolded but the order is not the queue's", cases
+                _, running, shown, starts = schedule(state)
+                if running != expected[:jobs_max]:
+                    return (f"T={T}, built {built}, ceiling {ceiling}, {jobs_max} jobs: started {running}, "
+                            f"not {expected[:jobs_max]}"), cases
+                folded = sent_view(state) != state.view
+                if folded and state.ready and starts != min(jobs_max, len(state.ready)):
+                    return f"T={T}, built {built}, ceiling {ceiling}: {starts} merges counted, {len(running)} started", cases
+                if not folded and state.ready and (shown, starts) != (frozenset(), -1):
+                    return f"T={T}, built {built}, ceiling {ceiling}: the view unfolded but the look is kept", cases
+                # a look taken before, fewer than SHOWN_STARTS_MAX merges ago, is kept: with none of
+                # its placeholders left, the queue's own order; that many merges ago, it is taken again
+                _, running, _, _ = schedule(replace(state, shown=frozenset(), shown_starts=SHOWN_STARTS_MAX - 1))
+                if folded and running != state.ready[:jobs_max]:
+                    return f"T={T}, built {built}, ceiling {ceiling}: a look kept, started {running}", cases
+                _, running, _, _ = schedule(replace(state, shown=frozenset(), shown_starts=SHOWN_STARTS_MAX))
+                if running != expected[:jobs_max]:
+                    return f"T={T}, built {built}, ceiling {ceiling}: a look not taken again, started {running}", cases
+    return None, cases
+
+
+def closed_forest(T: int, top: int) -> Iterator[tuple[Node, ...]]:
+    """Every closed set of built merges over messages 0..T−1, tree by tree of the largest nodes
+    that fit, each tree up to level `top`."""
+    roots = []
+    start = 0
+    for l in range(top, -1, -1):
+        while start + (1 << l) <= T:
+            roots.append((l, start >> l))
+            start += 1 << l
+    sets: list[tuple[Node, ...]] = [()]
+    for l, i in roots:
+        sets = [done + more for done in sets for more in closed_trees(l, i)]
+    return iter(sets)
+
+
+def shown_merges_first(budget: Budget) -> Verdict:
+    """[P26] While a turn's view folds [P19], the ready merges that build a placeholder it shows,
+    or a node under one, start first, the lowest placeholder first, then the rest, each group by
+    last message; when it does not fold, the queue's own order [P5]. The view is looked at
+    when it begins to fold and again after SHOWN_STARTS_MAX merges, the look kept between."""
+    problem, cases = shown_first_problem()
+    if problem:
+        return Verdict(False, "none", problem)
+    return Verdict(True, shown_label(cases, SHOWN["reordered"], SHOWN["unfolded"]), f"{cases:,} cases")
+
+
+def shown_label(cases, reordered, unfolded) -> str:
+    return ("Bounded: schedule after an import of 2 to 16 notes of 300 bytes (the view their lines, none joinable), "
+            "every set of built merges that holds each merge's halves, turn ceilings of 1,000, 2,000 and 3,000 "
+            f"bytes, 3 jobs, the look fresh, kept and taken again: {counted(cases)} cases, {counted(reordered)} whose order is not the queue's, "
+            f"{counted(unfolded)} whose turn view is the view")
+
+
+SHOWN_LABEL = shown_label("at least 4,000", "at least 900", "at least 100")
+
+LAWS.append(Law("shown_merges_first", "§4", "While a turn's view folds, the ready merges at or under a placeholder it shows (looked at when it begins to fold and after every 256 merges) start first, the lowest placeholder first, then the rest, each by last message; when it does not fold, the queue's own order.", "exhaustive", SHOWN_LABEL, shown_merges_first))

@@ -1115,7 +1115,7 @@ def unknown_count(failures, node):
 
 
 def unknown_schedule(state):
-    return SymBool(z3.FreshBool("waiting")), Unknown()
+    return SymBool(z3.FreshBool("waiting")), Unknown(), Unknown(), Unknown()
 
 
 def unknown_text(state, l, i):

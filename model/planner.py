@@ -6,13 +6,14 @@ the planner reads no clock, no file and no randomness. Decisions the gist leaves
 """
 
 from dataclasses import dataclass, replace
-from typing import Callable, Tuple, Union
+from typing import Callable, FrozenSet, Tuple, Union
 
 from model.base import appended, choose, length, mapped
 from model.line import capped_line, capped_merge
 from model.tree import Tree, tree_get, tree_has, tree_put, tree_text
 from model.view import (
     LINE_BYTES_MAX,
+    PLACEHOLDER_BYTES_MAX,
     Line,
     Parents,
     View,
@@ -27,6 +28,9 @@ from model.view import (
 
 Node = Tuple[int, int]
 KINDS = ("user", "ever", "tool", "echo", "work", "note")  # [gist §1], unii renamed [P12]
+# [P26] the turn's view is looked at again once this many merges have started: folding it is
+# linear in the view's lines in production and quadratic in the model, too much at every start
+SHOWN_STARTS_MAX = 256
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,8 @@ class State:
     failures: Tuple[Tuple[Node, int], ...] = ()  # failed tries per unbuilt node, saved [P16]
     retry_later: Tuple[Node, ...] = ()  # failed since the last message or Retry [gist §4]
     waiting: bool = False  # a turn waits for the view [gist §6]
+    shown: FrozenSet[Node] = frozenset()  # the placeholders of the turn's view when last looked at [P26]
+    shown_starts: int = -1  # merges started since then; −1: not looked at while it folds
     merges: Tuple[Node, ...] = ()  # this event's batch: the parents merged into the view
     cmerges: Tuple[Node, ...] = ()  # the parents merged into the compaction view
 
@@ -268,11 +274,60 @@ def unbuilt_lines(view: View) -> Tuple[Node, ...]:
     return tuple((0, line.i) for line in view if not line.built)
 
 
-def schedule(state: State) -> Tuple[bool, Tuple[Node, ...]]:
-    """Start calls up to jobs_max [gist §4]: whether a turn still waits, and the calls running.
+def placeholder_level(shown: FrozenSet[Node], top: int, node: Node) -> int:
+    """The level of the placeholder in `shown` that is `node` or lies above it, or −1; `top` is
+    the highest level in `shown` [P26]."""
+    l = node[0]
+    i = node[1]
+    while l <= top:
+        if (l, i) in shown:
+            return l
+        l = l + 1
+        i = i >> 1
+    return -1
+
+
+def merge_order(ready: Tuple[Node, ...], shown: FrozenSet[Node]) -> Tuple[Node, ...]:
+    """The ready merges in the order they start [P26]: first those that build a placeholder in
+    `shown` or a node under one, the lowest placeholder first (a placeholder of level l is a
+    summary after at most 2^l − 1 calls); then the rest; each group in the queue's order, oldest
+    last message first [P5]."""
+    top = -1
+    for node in shown:
+        top = max(top, node[0])
+    levels = tuple(placeholder_level(shown, top, node) for node in ready)
+    order: Tuple[Node, ...] = ()
+    for level in range(top + 1):
+        if level in levels:
+            order = order + tuple(node for node, at in zip(ready, levels) if at == level)
+    return order + tuple(node for node, at in zip(ready, levels) if at < 0)
+
+
+def folds(state: State) -> bool:
+    """The view a turn sends is not the view: its lines as they render pass the ceiling [P19],
+    each unbuilt line at its placeholder, PLACEHOLDER_BYTES_MAX against the reserve of
+    LINE_BYTES_MAX it counts in the view [P1] [P22]."""
+    unbuilt = 0
+    for line in state.view:
+        if not line.built:
+            unbuilt = unbuilt + 1
+    shown_bytes = view_bytes(state.view) - (LINE_BYTES_MAX - PLACEHOLDER_BYTES_MAX) * unbuilt
+    return shown_bytes > state.config.view_bytes_ceiling
+
+
+def placeholders(view: View) -> FrozenSet[Node]:
+    return frozenset((line.l, line.i) for line in view if not line.built)
+
+
+def schedule(state: State) -> Tuple[bool, Tuple[Node, ...], FrozenSet[Node], int]:
+    """Start calls up to jobs_max [gist §4]: whether a turn still waits, the calls running, and
+    the turn's view's placeholders as last looked at, with the merges started since [P26].
 
     Candidates, in order: the messages whose line has fewer than jobs_max unbuilt lines before
-    it, oldest first; then the ready merges, oldest last message first. A node that failed waits
+    it, oldest first; then the ready merges, by last message while the turn's view is the view
+    [P5], and while it folds first those at or under its placeholders, the lowest first [P26].
+    The turn's view is looked at when a merge is to start and it was not looked at since it
+    began to fold, or SHOWN_STARTS_MAX merges have started since. A node that failed waits
     for the next message or a Retry. While a turn waits, only the view's unbuilt lines start, and
     other calls stop only when those lines need their slots: as few as that takes, the youngest
     first, without counting as failures [D5] [P8].
@@ -281,6 +336,8 @@ def schedule(state: State) -> Tuple[bool, Tuple[Node, ...]]:
     waiting = state.waiting and not settled(state.view)
     unbuilt = unbuilt_lines(state.view)
     running = state.running
+    shown = state.shown
+    shown_starts = state.shown_starts
     window = unbuilt[: c.jobs_max]
     candidates = tuple(
         node for node in window if node not in running and node not in state.retry_later
@@ -293,16 +350,26 @@ def schedule(state: State) -> Tuple[bool, Tuple[Node, ...]]:
                 running = running[:k] + running[k + 1 :]
                 short = short - 1
             k = k - 1
-    else:
-        candidates = candidates + tuple(
-            node
-            for node in state.ready
-            if node not in running and node not in state.retry_later
+    elif len(running) + len(candidates) < c.jobs_max:
+        idle = tuple(
+            node for node in state.ready if node not in running and node not in state.retry_later
         )
+        if len(idle) > 0:
+            slots = c.jobs_max - len(running) - len(candidates)
+            if not folds(state):
+                shown = frozenset()
+                shown_starts = -1
+            else:
+                if shown_starts < 0 or shown_starts >= SHOWN_STARTS_MAX:
+                    shown = placeholders(sent_view(state))
+                    shown_starts = 0
+                idle = merge_order(idle, shown)
+                shown_starts = shown_starts + min(slots, len(idle))
+            candidates = candidates + idle
     slots = c.jobs_max - len(running)
     if slots > 0:
         running = running + candidates[:slots]
-    return waiting, running
+    return waiting, running, shown, shown_starts
 
 
 def sent_view(state: State) -> View:
@@ -312,7 +379,7 @@ def sent_view(state: State) -> View:
 
 def waiting_queue(state: State) -> Tuple[Node, ...]:
     """The calls that would run if a turn started waiting now."""
-    _, running = schedule(replace(state, waiting=True))
+    _, running, _, _ = schedule(replace(state, waiting=True))
     return running
 
 
@@ -382,8 +449,10 @@ def step(state: State, event: Event) -> State:
         # [P10] [P16]; running calls and a waiting turn die with the process, and a
         # failed node is tried again by the new one
         state = replace(state, running=(), retry_later=(), waiting=False)
-    waiting, running = schedule(state)
-    return replace(state, waiting=waiting, running=running)
+        # [P26] the new process looks at the turn's view afresh
+        state = replace(state, shown=frozenset(), shown_starts=-1)
+    waiting, running, shown, shown_starts = schedule(state)
+    return replace(state, waiting=waiting, running=running, shown=shown, shown_starts=shown_starts)
 
 
 def turn(

@@ -87,6 +87,31 @@ MUTANTS = [
         note="ready merges start lowest level first, not by last message [P5]",
     ),
     Mutant(
+        name="planner_shown_not_first",
+        path="harness/memory/planner.py",
+        old="        if ready and self.view.bytes - RESERVE_OVER_PLACEHOLDER * len(unbuilt) > self.config.view_bytes_ceiling:\n",
+        new="        if False:\n",
+        check=BRIDGE_TINY,
+        note="while a turn's view folds, ready merges start by last message alone, the placeholders it shows waiting behind the oldest subtrees [P26]",
+    ),
+    Mutant(
+        name="planner_restart_keeps_the_look",
+        path="harness/memory/checkpoint.py",
+        old="    planner.shown, planner.shown_starts = set(), -1\n",
+        new="",
+        check=BRIDGE_TINY,
+        note="a restart keeps the look at the turn's view its replay took, not a fresh one [P26]",
+    ),
+    Mutant(
+        name="planner_looks_at_once",
+        path="harness/memory/planner.py",
+        old="        if self.shown_starts < 0 or self.shown_starts >= SHOWN_STARTS_MAX:\n",
+        new="        if self.shown_starts < 0:\n",
+        # the tiny runs start fewer than 256 merges while a turn's view folds; the first day does
+        check=("python", "-m", "bridge", "--scale", "full", "--scenario", "bulk_import"),
+        note="the turn's view is looked at once when it begins to fold, never again [P26]",
+    ),
+    Mutant(
         name="planner_merges_before_messages",
         path="harness/memory/planner.py",
         old="        for node in candidates:\n            running.append(node)\n",

@@ -82,6 +82,8 @@ def restore(planner, saved: dict) -> None:
     planner.deferred = []
     planner.retry_later = set()
     planner.merges, planner.cmerges = [], []
+    # the replay's looks at the turn's view were the old process's too: the new one looks afresh [P26]
+    planner.shown, planner.shown_starts = set(), -1
     _ready_frontier(planner)
     planner._schedule()
     planner._record_built()

@@ -58,6 +58,8 @@ class Config:
 # newline [P1], and in a turn's view at its placeholder's, `i+1|`, 128 bytes and the newline
 # [P22]: 384 bytes less.
 RESERVE_OVER_PLACEHOLDER = LINE_BYTES_MAX - PLACEHOLDER_BYTES_MAX
+# [P26] the turn's view is looked at again once this many merges have started while it folds
+SHOWN_STARTS_MAX = 256
 
 
 def placeholder_line_bytes(l: int, i: int) -> int:
@@ -230,6 +232,8 @@ class Planner:
         self.failures: dict[Node, int] = {}
         self.retry_later: set = set()
         self.waiting = False
+        self.shown: set[Node] = set()  # the turn's view's placeholders when last looked at [P26]
+        self.shown_starts = -1  # merges started since; −1: not looked at while it folds
         self.merges: list[Node] = []
         self.cmerges: list[Node] = []
         self.lines_since_save = 0  # messages and nodes logged since the last checkpoint
@@ -582,11 +586,45 @@ class Planner:
         if waiting:
             return
         ready = self.ready
+        if ready and self.view.bytes - RESERVE_OVER_PLACEHOLDER * len(unbuilt) > self.config.view_bytes_ceiling:
+            self._start_shown_first(slots)
+            return
+        if ready and self.shown_starts >= 0:
+            self.shown, self.shown_starts = set(), -1  # the view unfolded: look again when it folds
         while slots > 0 and ready:
             _, l, i = heapq.heappop(ready)
             self.ready_set.discard((l, i))
             running.append((l, i))
             slots -= 1
+
+    def _start_shown_first(self, slots: int) -> None:
+        """Start `slots` ready merges while a turn's view folds [P19]: first those at or under
+        a placeholder of that view as last looked at, the lowest placeholder first, then the
+        rest, each group by last message [P26]. The view is looked at again once
+        SHOWN_STARTS_MAX merges have started since."""
+        if self.shown_starts < 0 or self.shown_starts >= SHOWN_STARTS_MAX:
+            built = self.built_nodes.has
+            self.shown = {(l, i) for l, i in self.turn_lines() if not built(l, i)}
+            self.shown_starts = 0
+        shown = self.shown
+
+        def key(entry: tuple[int, int, int]) -> tuple[int, int]:
+            last, l, i = entry
+            while l < LEVELS_MAX:
+                if (l, i) in shown:
+                    return l, last
+                l += 1
+                i >>= 1
+            return LEVELS_MAX, last
+
+        chosen = heapq.nsmallest(slots, self.ready, key=key)
+        self.shown_starts += len(chosen)
+        taken = set(chosen)
+        self.ready = [entry for entry in self.ready if entry not in taken]
+        heapq.heapify(self.ready)
+        for _, l, i in chosen:
+            self.ready_set.discard((l, i))
+            self.running.append((l, i))
 
     def waiting_queue(self) -> list[Node]:
         """The calls that would run if a turn started waiting now."""

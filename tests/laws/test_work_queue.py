@@ -77,12 +77,32 @@ def test_merges_queued_by_index_or_a_wide_window_fail_the_law(monkeypatch):
     monkeypatch.undo()
 
     def wide_window(state):
-        waiting, running = planner.schedule(state)
+        waiting, running, shown, starts = planner.schedule(state)
         unbuilt = [(0, line.i) for line in state.view if not line.built]
         extra = [node for node in unbuilt[state.config.jobs_max: state.config.jobs_max + 1]
                  if node not in running and node not in state.retry_later]
-        return waiting, running + tuple(extra) if len(running) < state.config.jobs_max else running
+        wider = running + tuple(extra) if len(running) < state.config.jobs_max else running
+        return waiting, wider, shown, starts
 
     monkeypatch.setattr(work_queue, "schedule", wide_window)
     verdict = work_queue.queue_functions_hold(Budget())
     assert not verdict.passed and "started" in verdict.detail
+
+
+def test_while_the_turns_view_folds_the_merges_under_its_lowest_placeholder_start_first():
+    # by hand [P26]: 8 notes of 300 bytes, each line 305 bytes with its head and newline: 2,440
+    # against a turn's ceiling of 1,000, nothing merged built. The turn's fold merges the most due
+    # pairs, (T − last)/2^l at T = 8, into placeholders of 133 bytes (head, 128, newline): 0-1 (due
+    # 7), 2-3 (5), 4-5 (3) to 1,009 bytes; then the pair 0+2, 2+2 (due 2.5, above 6-7's 1) to 876.
+    # The turn would send 0+4 and 4+2 as placeholders, 6+1 and 7+1 built. Ready: 0+2, 2+2, 4+2, 6+2
+    # by last message; 4+2 is a placeholder of level 1, 0+2 and 2+2 lie under one of level 2, and
+    # 6+2 is above built lines.
+    state = work_queue.shown_state(8, (), 1_000, 1)
+    assert [(line.l, line.i, line.built) for line in planner.sent_view(state)] == [
+        (2, 0, False), (1, 2, False), (0, 6, True), (0, 7, True)]
+    assert state.ready == ((1, 0), (1, 1), (1, 2), (1, 3))
+    assert planner.schedule(state) == (False, ((1, 2),), frozenset({(2, 0), (1, 2)}), 1)
+    state = work_queue.shown_state(8, (), 1_000, 4)
+    assert planner.schedule(state)[1] == ((1, 2), (1, 0), (1, 1), (1, 3))
+    # within a ceiling of 3,000 the turn's view is the view: the queue's own order [P5]
+    assert planner.schedule(work_queue.shown_state(8, (), 3_000, 4)) == (False, state.ready, frozenset(), -1)
