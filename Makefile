@@ -90,7 +90,7 @@ lint: $(VENV)/.installed
 	$(PY) -m pytest -q tests/model/test_subset.py tests/memory/test_disk_seam.py
 
 bench: $(VENV)/.installed
-	$(PY) -m pytest -s tests/bench/test_bench.py tests/bench/test_bench_chat.py tests/bench/test_bench_simulate.py tests/bench/test_bench_first_day.py tests/bench/test_bench_inputs.py tests/bench/test_bench_send.py --benchmark-enable --benchmark-only
+	$(PY) -m pytest -s tests/bench/test_bench.py tests/bench/test_bench_chat.py tests/bench/test_bench_simulate.py tests/bench/test_bench_first_day.py tests/bench/test_bench_first_views.py tests/bench/test_bench_inputs.py tests/bench/test_bench_send.py --benchmark-enable --benchmark-only
 	$(PY) -m pytest -s tests/bench/test_bench_store.py --benchmark-enable
 
 # the deep Hypothesis profile (tests/conftest.py): random examples, ten times as many
