@@ -291,10 +291,12 @@ MUTANTS = [
     Mutant(
         name="sim_refused_append_leaves_the_queue",
         path="harness/owner/owner.py",
-        old="                        self.memory.append_accepted(unseen.message)\n                        unseen.logged = True\n",
-        new="                        self.memory.append_accepted(unseen.message)\n",
-        check=sim("never doubled"),
-        note="the messages a failed turn logs unanswered are not marked logged: a turn taken later logs each "
-             "again [S9]",
+        old=("                    try:\n                        self.memory.append_accepted(unseen.message)\n"
+             "                        unseen.logged = True\n                    except (OSError, StoreError):\n"),
+        new=("                    if True:\n                        self.memory.append_accepted(unseen.message)\n"
+             "                        pass\n                    if False:\n"),
+        check=sim("never doubled", KEPT),
+        note="a failed turn logs the messages queued behind it unanswered, unmarked, and the first the disk "
+             "refuses ends it there: the rest stay queued, and the next turn logs them again [S9]",
     ),
 ]
