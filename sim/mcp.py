@@ -42,7 +42,7 @@ class Calls:
         owner.busy.add(task)
 
     async def call(self, owner, tool: str, delay: float) -> None:
-        from harness.chat.mcp_server import build_server
+        from harness.chat.mcp_server import build_server, quiet_logs
         from harness.owner import protocol, socket
 
         run, process = self.run, self.run.process
@@ -50,6 +50,7 @@ class Calls:
         if not process.alive or owner.server is None or owner.leaving:
             return
         server = build_server(run.settings, allow_send=False)
+        quiet_logs()  # as `ever mcp` does: the SDK's logging set up at INFO would print every request
         memory = owner.memory
         before = socket.answer_memory(memory, protocol.View())["view"] if tool == "view" else ""
         arguments = {"view": {}, "search": {"query": "kept"}, "zoom": {"id": 0, "n": 1}, "date": {"id": 0}}[tool]

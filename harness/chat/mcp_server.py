@@ -100,7 +100,7 @@ def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
 # [H16] the loggers that would write a request's URL (its userinfo: a password in the base URL), a
 # session id or a request line: kept at WARNING, and every record's text has a URL's userinfo
 # hidden, whoever configured the handlers
-CHATTY_LOGGERS = ("httpx", "httpcore", "anthropic", "mcp", "uvicorn", "uvicorn.access", "uvicorn.error")
+CHATTY_LOGGERS = ("httpx", "httpx2", "httpcore", "anthropic", "mcp", "uvicorn", "uvicorn.access", "uvicorn.error")
 URL_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@]*@")
 
 
