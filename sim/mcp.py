@@ -18,10 +18,9 @@ TOOLS = ("view", "search", "zoom", "date")
 
 
 def rate(seed: int) -> float:
-    from sim.seeds import world
+    from sim.seeds import part_rate
 
-    draw = random.Random(seed * 7 + 9)
-    return 0.0 if world(seed) < 2 or draw.random() < 0.4 else draw.uniform(0.1, 0.6)
+    return part_rate(seed, 9, 2, 0.1, 0.6)
 
 
 class Calls:
@@ -31,6 +30,7 @@ class Calls:
         self.run = run
         self.chance = rate(run.seed)
         self.rng = random.Random(run.seed * 7 + 10)
+        self.server = None  # the MCP server, built at the first call: it asks over the socket, so any owner's
 
     def after_send(self, owner) -> None:
         """Maybe an MCP call a while after this message is sent."""
@@ -49,8 +49,10 @@ class Calls:
         await asyncio.sleep(delay)
         if not process.alive or owner.server is None or owner.leaving:
             return
-        server = build_server(run.settings, allow_send=False)
-        quiet_logs()  # as `ever mcp` does: the SDK's logging set up at INFO would print every request
+        if self.server is None:
+            self.server = build_server(run.settings, allow_send=False)
+            quiet_logs()  # as `ever mcp` does: the SDK's logging set up at INFO would print every request
+        server = self.server
         memory = owner.memory
         before = socket.answer_memory(memory, protocol.View())["view"] if tool == "view" else ""
         arguments = {"view": {}, "search": {"query": "kept"}, "zoom": {"id": 0, "n": 1}, "date": {"id": 0}}[tool]

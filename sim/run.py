@@ -81,12 +81,10 @@ def side_randomness(seed: int) -> random.Random:
 
 
 def agent_rate(seed: int) -> float:
-    """The chance a turn's reply starts a subagent: drawn from its own randomness (seed * 7 + 6),
-    so the draws before it stay each seed's own; none in a seed kept from an earlier world."""
-    from sim.seeds import world
+    """The chance a turn's reply starts a subagent."""
+    from sim.seeds import part_rate
 
-    draw = random.Random(seed * 7 + 6)
-    return 0.0 if world(seed) < 2 or draw.random() < 0.4 else draw.uniform(0, 0.3)
+    return part_rate(seed, 6, 2, 0.0, 0.3)
 
 
 def sends_with_yes(seed: int, key: str) -> bool:
@@ -98,21 +96,17 @@ def sends_with_yes(seed: int, key: str) -> bool:
 
 
 def asking_rate(seed: int) -> float:
-    """The chance a turn's reply reads a file outside the working directory, which asks first
-    [H4]; from its own randomness (seed * 7 + 12); none in a world before approvals."""
-    from sim.seeds import world
+    """The chance a turn's reply reads a file outside the working directory, which asks first [H4]."""
+    from sim.seeds import part_rate
 
-    draw = random.Random(seed * 7 + 12)
-    return 0.0 if world(seed) < 3 or draw.random() < 0.4 else draw.uniform(0, 0.3)
+    return part_rate(seed, 12, 3, 0.0, 0.3)
 
 
 def tell_rate(seed: int) -> float:
-    """The chance a turn's reply tells the subagent its replies started last, from its own
-    randomness (seed * 7 + 11); none in a seed kept from a world before `tell`."""
-    from sim.seeds import world
+    """The chance a turn's reply tells the subagent its replies started last."""
+    from sim.seeds import part_rate
 
-    draw = random.Random(seed * 7 + 11)
-    return 0.0 if world(seed) < 3 or draw.random() < 0.4 else draw.uniform(0, 0.5)
+    return part_rate(seed, 11, 3, 0.0, 0.5)
 
 
 CLIENT_KINDS = ("blank line", "not JSON", "half a line, then gone", "a send, then gone")
@@ -526,6 +520,7 @@ class Run:
         never need it."""
         from harness.memory.damage import examine, repair_logs
         from harness.memory.daylog import LogCorrupt
+        from sim.importing import FixedClock
 
         if not (self.flipped and isinstance(error, LogCorrupt) and "ever doctor --repair" in str(error)):
             return False
@@ -533,7 +528,8 @@ class Run:
         armed, self.disk.armed = self.disk.armed, False
         try:
             chat = self.home / "chat"
-            copies = repair_logs(chat, examine(chat, doctor), None, doctor)
+            # dated by the run's clock, as every line of a run is: a replay writes the same bytes
+            copies = repair_logs(chat, examine(chat, doctor), FixedClock(self.now).now(), doctor)
         finally:
             self.disk.armed = armed
             doctor.kill()

@@ -1,6 +1,8 @@
 """Seeds kept as regression runs: each found a bug, since fixed, and runs in every `make sim`
 (beside the seeds drawn) with the bug it found named."""
 
+import random
+
 KEPT: tuple[tuple[int, str], ...] = (
     (44, "a chat folder made by an open that a disk error cut short was never fsync'd in its parent: "
          "the next open found it there and did not fsync it, and a power loss took the whole chat "
@@ -58,3 +60,11 @@ KEPT_WORLDS = {seed: 1 for seed in (44, 26, 30, 20, 157, 35, 154, 18, 133, 4, 11
 
 def world(seed: int) -> int:
     return KEPT_WORLDS.get(seed, WORLD)
+
+
+def part_rate(seed: int, salt: int, since: int, low: float, high: float) -> float:
+    """A part's chance in a seed, drawn from its own randomness (seed * 7 + salt), so every other
+    draw stays the seed's own: none in a world before the part's (`since`), none in 4 seeds of
+    10, else uniform from `low` to `high`."""
+    draw = random.Random(seed * 7 + salt)
+    return 0.0 if world(seed) < since or draw.random() < 0.4 else draw.uniform(low, high)

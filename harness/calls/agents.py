@@ -70,7 +70,7 @@ all Ever learns from you, so make it whole: what you did, what you found, what
 is left, with names, paths, numbers and errors exactly. Your steps stay in your
 own log, which zoom("Name") opens."""
 
-log_warning = logging.getLogger("ever.agents")
+log = logging.getLogger("ever.agents")
 
 
 @dataclass(frozen=True)
@@ -120,13 +120,13 @@ class Report:
         disk that refuses the note loses nothing: the next start finds the report in the chat's
         log and does not give it again [A3]."""
         try:
-            log = AgentLog.reopen(self.path, self.disk, self.now)
+            agent_log = AgentLog.reopen(self.path, self.disk, self.now)
             try:
-                log.append({"kind": "reported", "id": message_id})
+                agent_log.append({"kind": "reported", "id": message_id})
             finally:
-                log.close()
+                agent_log.close()
         except OSError as error:
-            log_warning.warning("%s: its report is logged, but its log could not note so (%s); the next start "
+            log.warning("%s: its report is logged, but its log could not note so (%s); the next start "
                                 "finds it in the chat's log", self.name, error.strerror or error)
 
 
