@@ -28,6 +28,7 @@ from laws.registry import (
     ranked,
 )
 from laws.subset import all_violations
+from laws.z3_model import reset_names
 
 # The columns of a law's line; the mutant runner reads the verdict column (mutants/__main__.py).
 VERDICTS = ("pass", "FAIL", "CRASH")
@@ -93,6 +94,7 @@ def main() -> int:
     understated: list[str] = []
     for law in selected:
         began = time.monotonic()
+        reset_names()  # its queries then the same whatever ran before it
         try:
             verdict = law.check(budget)
         except Exception as error:  # a crashing law is a failing law, said plainly

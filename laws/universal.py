@@ -26,11 +26,12 @@ import z3
 
 import model.base as base
 import model.view as model_view
+from laws import z3_ceiling as zc
 from laws import z3_events as ze
 from laws import z3_model as zm
 from laws import z3_views as zv
 from laws.core import TRUSTED_ENCODING, TRUSTED_RULES, Budget, Law, Verdict
-from laws.z3_core import POW2, Answer, Sym, failed_answer, formula, obligations, prove, satisfiable, vacuous
+from laws.z3_core import POW2, RLIMIT, Answer, Sym, failed_answer, formula, obligations, prove, satisfiable, vacuous
 from laws.z3_fold import fold_proofs
 from laws.z3_push import digits_agree, lemmas, push_runs_as_the_counter
 from laws.z3_runs import DEEP, SMALL, Tally, lines_of, replay, transitions
@@ -71,7 +72,7 @@ TRUSTED = f"trusted: {TRUSTED_ENCODING}, {TRUSTED_RULES}; decimal, utf8_bytes an
 VIEW_LABEL = f"Proved (Z3): model code, any view; {TRUSTED}"
 # the view laws in rendered bytes: the sum lemma is proved by induction on the sum's length
 RENDERED_LABEL = (f"Proved (Z3): model code, in rendered bytes, any view whose built lines count what they render "
-                  f"(a premise checked on runs by view_bytes_rendered); {TRUSTED}, the induction over a sum's length")
+                  f"(as every history's do: view_counts_rendered); {TRUSTED}, the induction over a sum's length")
 DUE_LABEL = f"Proved (Z3): model code, all T, i ≥ 0, all levels; trusted: {TRUSTED_ENCODING}"
 
 
@@ -287,7 +288,12 @@ def summarized_directly(view, T: int) -> bool:
     return all(line.built or line.l == 0 for line in view)
 
 
-DIRECT = {"tiling": covers_directly, "summaries": summarized_directly}
+def counts_directly(view, T: int) -> bool:
+    """Each built line counts its rendered bytes and newline, measured on the model's lines."""
+    return all(not line.built or line.bytes == len(model_view.rendered(line).encode("utf-8")) + 1 for line in view)
+
+
+DIRECT = {"tiling": covers_directly, "summaries": summarized_directly, "counts": counts_directly}
 
 
 @cache
@@ -365,6 +371,14 @@ def view_summarized(budget: Budget) -> Verdict:
 
 def cview_summarized(budget: Budget) -> Verdict:
     return history_law("cview", "summaries", budget)
+
+
+def view_counts_rendered(budget: Budget) -> Verdict:
+    return history_law("view", "counts", budget)
+
+
+def cview_counts_rendered(budget: Budget) -> Verdict:
+    return history_law("cview", "counts", budget)
 
 
 # ---- merge, fit and context: the model's functions, any view ----
@@ -552,11 +566,15 @@ def rendered_within(proof: zm.Proof, lines, limit):
 
 
 def turn_view_within_ceiling(budget: Budget) -> Verdict:
+    return turn_view_proofs()
+
+
+def turn_view_proofs() -> Verdict:
     """[P19] [P25] The lines of the view a turn sends render (the model's `rendered`, each with its
     newline) at most the view's ceiling, or no two of them are siblings (then it is the chat's
     binary digits: one line per 1-bit of T, at most 64 lines, `sibling_free_view_has_64_lines`).
-    For any view whose built lines count what they render (a premise `view_bytes_rendered` checks
-    on runs; the history laws do not carry it), any T,
+    For any view whose built lines count what they render (as every history's do,
+    `view_counts_rendered`), any T,
     ceiling and tree: the model's turn_view, both its fits run on Z3 terms, each keeping every
     line counted as it renders; so a line of any kind (a built one, a placeholder, a coarse
     placeholder) counted a byte off fails the proof. (A view that shows within the ceiling is
@@ -598,6 +616,133 @@ def turn_view_within_ceiling(budget: Budget) -> Verdict:
         return Verdict(False, "none", problem)
     return Verdict(True, RENDERED_LABEL, f"{len(answers) + len(tiled_answers)} Z3 queries in "
                    f"{seconds_of(answers) + seconds_of(tiled_answers):.2f} s, {len(tiled_answers)} of them for the tiling")
+
+
+# ---- the view's ceiling after any history, in rendered bytes [P19] [P20] ----
+
+
+def sum_bound_lemma(bound: int) -> list[tuple[str, Answer]]:
+    """Entries each at most `bound` sum, to n, to at most bound·n: by induction on n from
+    BYTES_SUM's two equations, its base and its step each Z3's `unsat`."""
+    a, n = z3.Array("a_bound", z3.IntSort(), z3.IntSort()), z3.Int("n_bound")
+    base = prove(zv.BYTES_SUM(a, 0) <= 0, zv.sum_facts(a, 0)[:1])
+    step = prove(zv.BYTES_SUM(a, n + 1) <= bound * (n + 1),
+                 [n >= 0, a[n] <= bound, zv.BYTES_SUM(a, n) <= bound * n] + zv.sum_facts(a, n))
+    return [("a sum of bounded entries, base", base), ("a sum of bounded entries, step", step)]
+
+
+def sum_bound(sizes, n, bound: int):
+    """The instance at (sizes, n) of `sum_bound_lemma`."""
+    j = zv.fresh_index("j_bound")
+    each = z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < n), sizes[j] <= bound))
+    return z3.Implies(z3.And(n >= 0, each), zv.BYTES_SUM(sizes, n) <= bound * n)
+
+
+def line_bound_as_stated(l, i, T, x, built: bool):
+    """line_renders_within_its_bound's statement, in the view's terms, at node (l, i) of a chat
+    of T messages and text x: for a node of a chat below 2^64 and a text of at most 512 bytes
+    when built, the model's `rendered` of its line is at most 1,578 bytes with its newline (a
+    placeholder's, with its text at the most a placeholder may weigh, is less: its 128 bytes are
+    under 3·512)."""
+    line = model_view.Line(Sym(l), Sym(i), zm.SymText(x), True, 0)
+    size = Sym.lift(model_view.utf8_bytes(model_view.rendered(line)) + 1)
+    head = Sym.lift(model_view.utf8_bytes(model_view.name(Sym(l), Sym(i))))
+    premise = [l >= 0, i >= 0, (i + 1) * POW2(l) <= T, T < 2 ** zc.T_BITS]
+    if built:
+        return z3.Implies(z3.And(premise + [zm.UTF8_BYTES(x) <= zc.LINE_BYTES_MAX]), size <= zc.LINE_RENDERED_BYTES_MAX)
+    return z3.Implies(z3.And(premise), head + 1 + model_view.PLACEHOLDER_BYTES_MAX + 1 <= zc.LINE_RENDERED_BYTES_MAX)
+
+
+def sibling_free_as_stated(sent, T):
+    """sibling_free_view_has_64_lines's statement, in the view's terms."""
+    return z3.Implies(z3.And(zv.tiles(sent, T), zv.none_can_merge(sent, every_parent), T < 2 ** zc.T_BITS),
+                      sent.n <= zc.LINE_LINES_MAX)
+
+
+def ceiling_chain(proof_bound: int, t_bits: int | None = zc.T_BITS, rlimit: int = RLIMIT) -> list[tuple[str, Answer]]:
+    """The last links: from what the parts proved of the view a turn sends (it renders within the
+    ceiling or no two lines are siblings; it tiles 0..T−1; a sibling-free tiling below 2^64 has
+    at most 64 lines; each line renders at most 1,578 bytes; a sum of bounded entries), its lines
+    render at most max(ceiling, proof_bound). Two queries: each line's bound, at any line, then
+    the sum's. `t_bits` None drops T < 2^64: a canary, asked within `rlimit`."""
+    with zm.running(zm.Proof({}, [])):  # the model's `rendered` run on terms
+        sent, T, ceiling = zv.fresh_view("sent"), z3.Int("T"), z3.Int("ceiling")
+        sizes, needs = zv.rendered_sizes(sent)
+        L, I, X, B = (sent.arrays[f] for f in ("l", "i", "text", "built"))
+        j = z3.Int("j_chain")
+        at_j = [
+            zv.END(L[j], I[j]) == (I[j] + 1) * POW2(L[j]),  # the gist's end of a node [gist §2]
+            z3.Implies(B[j], zm.UTF8_BYTES(X[j]) <= zc.LINE_BYTES_MAX),  # a built text's 512 bytes [P13]
+            line_bound_as_stated(L[j], I[j], T, X[j], True), line_bound_as_stated(L[j], I[j], T, X[j], False),
+        ]
+    bounded = [zv.tiles(sent, T), zv.in_range(j, sent)] + at_j + needs + ([T < 2 ** t_bits] if t_bits else [])
+    each = prove(sizes[j] <= zc.LINE_RENDERED_BYTES_MAX, bounded, rlimit)
+    k = zv.fresh_index("j_each")
+    rendered = zv.BYTES_SUM(sizes, sent.n)
+    facts = [
+        z3.Or(rendered <= ceiling, zv.none_can_merge(sent, every_parent)),  # turn_view_within_ceiling
+        zv.tiles(sent, T),  # turn_view_within_ceiling, tiled, from the history's tiling (view_covers)
+        sibling_free_as_stated(sent, T),
+        z3.ForAll([k], z3.Implies(zv.in_range(k, sent), sizes[k] <= zc.LINE_RENDERED_BYTES_MAX)),  # `each`
+        sum_bound(sizes, sent.n, zc.LINE_RENDERED_BYTES_MAX),
+    ] + ([T < 2 ** t_bits] if t_bits else [])
+    total = prove(rendered <= z3.If(ceiling >= proof_bound, ceiling, proof_bound), facts, rlimit)
+    return [("each line of the sent view at most 1,578 bytes", each), ("the chain", total)]
+
+
+CEILING_BOUND = zc.LINE_LINES_MAX * zc.LINE_RENDERED_BYTES_MAX  # 100,992
+CANARY_RLIMIT = RLIMIT // 10
+
+
+@cache
+def view_ceiling_parts() -> tuple[bool, str, list[tuple[str, Answer]]]:
+    """Each part the view's ceiling rests on, in turn: (proved, problem, the chain's answers)."""
+    ok, problem, *_ = history_proofs()
+    if not ok:
+        return False, problem, []
+    # the history's count (rendered_size) is the count turn_view_within_ceiling assumes
+    V = zv.fresh_view("V")
+    with zm.running(zm.Proof({}, [])):
+        counted, given = zv.counted(V, built_only=True), [zv.nodes(V), zv.sized(V), zv.size_definition()]
+    answers = [("a sized view counts what it renders", prove(counted, given))]
+    for name, verdict in (("turn_view_within_ceiling", turn_view_proofs()),
+                          ("sibling_free_view_has_64_lines", zc.sibling_free_view_has_64_lines(Budget())),
+                          ("line_renders_within_its_bound", zc.line_renders_within_its_bound(Budget()))):
+        if not verdict.passed:
+            return False, f"{name}: {verdict.detail}", answers
+    answers += sum_bound_lemma(zc.LINE_RENDERED_BYTES_MAX)
+    answers += ceiling_chain(CEILING_BOUND)
+    for name, answer in answers:
+        if not answer.proved:
+            return False, failed_answer(name, answer), answers
+    return True, "", answers
+
+
+def view_within_ceiling(budget: Budget) -> Verdict:
+    """[P19] [P20] After any history of a chat below 2^64 messages, the lines of the view a turn
+    sends render at most max(ceiling, 100,992) bytes (each line's rendered bytes and newline): at
+    most the ceiling when the ceiling is at least 100,992 bytes. The parts: the history laws
+    (both views tile and count what they render), turn_view_within_ceiling,
+    sibling_free_view_has_64_lines, line_renders_within_its_bound, the sum lemma and the chain
+    from their statements. The precondition's canaries: the chain must not prove a bound one byte
+    lower, nor the bound without T < 2^64."""
+    ok, problem, answers = view_ceiling_parts()
+    if not ok:
+        return Verdict(False, "none", problem)
+    # a refusal is Z3's `unknown` at its limit: the canaries ask within a tenth of it, which the
+    # true chain needs far less than (mutant ceiling_canary_without_its_cut proves within it)
+    for claim, refused in (("a bound of 100,991 bytes", ceiling_chain(CEILING_BOUND - 1, rlimit=CANARY_RLIMIT)),
+                           ("the bound without T < 2^64", ceiling_chain(CEILING_BOUND, None, CANARY_RLIMIT))):
+        if all(answer.proved for _, answer in refused):
+            return Verdict(False, "none", f"the chain proved {claim}: its precondition is not what bounds it")
+    return Verdict(True, CEILING_LABEL, f"{len(answers)} Z3 queries in {seconds_of(answers):.2f} s beside its parts; "
+                   "the chain refused a bound one byte lower and the bound without T < 2^64")
+
+
+CEILING_LABEL = ("Proved (Z3): any history of a chat below 2^64, in rendered bytes, by parts: the history laws, "
+                 "turn_view_within_ceiling, sibling_free_view_has_64_lines, line_renders_within_its_bound, a sum "
+                 "lemma by induction, and the chain (one query) from their statements, the last two restated in "
+                 "the view's terms by hand; trusted: what its parts trust")
 
 
 # ---- the twins of model/base.py, against the originals ----
@@ -1084,12 +1229,15 @@ LAWS = [
     Law("merge_covers", "§3.1", "Merging two sibling lines into their parent keeps the coverage.", "z3", VIEW_LABEL, merge_covers),
     Law("view_summarized", "§3", "After any history, every merged line of the view is built; only a message's own line can wait for its summary.", "z3", HISTORY_LABEL, view_summarized),
     Law("cview_summarized", "§4", "The same for the compaction view.", "z3", HISTORY_LABEL, cview_summarized),
+    Law("view_counts_rendered", "§3 [P19]", "After any history, every built line of the view counts what it renders with its newline (rendered_size, the model's `rendered` of its fields).", "z3", HISTORY_LABEL, view_counts_rendered),
+    Law("cview_counts_rendered", "§4 [P19]", "The same for the compaction view.", "z3", HISTORY_LABEL, cview_counts_rendered),
     Law("merge_is_one_pair", "§3.1", "A merge replaces two sibling lines with their built parent, keeping every other line; when no pair can merge, fit changes nothing.", "z3", VIEW_LABEL, merge_is_one_pair),
     Law("fit_merges_built", "§3.2", "A batch merges only into built parents.", "z3", VIEW_LABEL, fit_merges_built),
     Law("fit_reaches_budget", "§3.2", "A batch ends at or under its budget unless no pair can merge; a view within its budget is left as it is.", "z3", VIEW_LABEL, fit_reaches_budget),
     Law("context_ends_at_node", "§4", "A compaction's context ends at its node and holds only built lines; it stops only at a line that is unbuilt, ends after the node, or would pass its budget.", "z3", VIEW_LABEL, context_ends_at_node),
     Law("context_is_prefix", "§4", "A compaction's context is the start of the compaction view.", "z3", VIEW_LABEL, context_is_prefix),
     Law("context_within_budget", "§4 [P19]", "A compaction's context is at most its budget, the compaction view's ceiling, whatever the compaction view's size: counted, and in rendered bytes (each line's rendered bytes and newline) when the compaction view's built lines count what they render.", "z3", RENDERED_LABEL, context_within_budget),
+    Law("view_within_ceiling", "§3.2 [P19] [P20]", "After any history of a chat below 2^64 messages, the lines of the view a turn sends render at most the larger of the ceiling and 100,992 bytes (64 lines of at most 1,578), so at most the ceiling when it is at least 100,992 bytes; a bound one byte lower, or the bound without T below 2^64, is refused.", "z3", CEILING_LABEL, view_within_ceiling),
     Law("turn_view_within_ceiling", "§3.2, §6 [P19]", "The lines of the view a turn sends render (each line's rendered bytes and newline) at most the view's ceiling, or no two of them are siblings, each line counting what it renders; from a view that tiles 0..T−1 it tiles them too, so that case is the chat's binary digits (sibling_free_view_has_64_lines).", "z3", RENDERED_LABEL, turn_view_within_ceiling),
     Law("push_agrees_always", "§3.1, §3.2", "With push's length as the budget, the fold makes push's merges at every step of any number of pushes.", "z3", PUSH_LABEL, push_agrees_always),
     Law("message_appends", "§3.2", "When no batch runs, a message appends only its own line; the old view is a prefix of the new one (the compaction view's too, when it merges nothing either).", "z3", HISTORY_LABEL, message_appends),

@@ -34,7 +34,7 @@ import model.base as base
 import model.view as model_view
 from laws import z3_model as zm
 from laws import z3_views as zv
-from laws.z3_core import Sym, SymBool
+from laws.z3_core import POW2, Sym, SymBool
 from model.planner import Built, Config, Failed, Message, Restart, Retry, State, TurnEnd, Wait, step, with_line
 from model.view import LINE_BYTES_MAX, built_line, view_bytes, waiting_line
 
@@ -71,10 +71,15 @@ def in_tree(view, built):
     return z3.ForAll([j], z3.Implies(z3.And(zv.in_range(j, view), L[j] > 0), built(L[j], I[j])))
 
 
-def invariant(view, T, tree):
-    """What every history keeps of a view: it tiles messages 0..T−1 with tree nodes, and each
-    merged line is built: marked so, and its node in the tree [gist §3]."""
+def kept_invariant(view, T, tree):
     return z3.And(zv.tiles(view, T), zv.summarized(view), in_tree(view, tree.has))
+
+
+def invariant(view, T, tree):
+    """What every history keeps of a view: it tiles messages 0..T−1 with tree nodes, each
+    merged line is built: marked so, and its node in the tree [gist §3], and each built line
+    counts what it renders with its newline [P19]."""
+    return z3.And(zv.tiles(view, T), zv.summarized(view), in_tree(view, tree.has), zv.sized(view))
 
 
 def same_view(a, b):
@@ -86,8 +91,14 @@ def batch_loops():
     def keep(env, view, merges):
         start = env["view"]
         return z3.And(zv.tiles(view, Sym.lift(env["T"])), zv.summarized(view), in_tree(view, zv.built_by(env["parents"])),
-                      z3.Implies(merges.n == 0, same_view(view, start)))
-    return zv.loops(keep)
+                      zv.sized(view), z3.Implies(merges.n == 0, same_view(view, start)))
+    found = zv.loops(keep)
+    fit = found["fit.<locals>.merge_most_due"]
+    # the step, proved apart from any path, is given `rendered_size`'s definition: a merged
+    # line is its parent's built line, counted as it renders
+    found["fit.<locals>.merge_most_due"] = replace(
+        fit, facts=lambda env, state: fit.step_facts(env, state) + [zv.size_definition()])
+    return found
 
 
 # ---- the build lemma ----
@@ -207,6 +218,10 @@ def event_body(name: str, make_event):
         state = any_state("S")
         T = state.T.term
         path.assume(invariant(state.view, T, state.tree), invariant(state.cview, T, state.tree))
+        # a message's line, written at level 0, shows "1" where a line of a level term l shows
+        # decimal(2^l): pow2's first equation (the integer encoding) and what the twin of decimal
+        # computes of 1 (Python's str) make them the same head at l = 0
+        path.assume(POW2(0) == 1, zm.DECIMAL(1) == zm.literal("1"), zv.size_definition())
         path.hints = [state.view.n == 2]
         event = make_event()
         if name == "Message":
@@ -216,8 +231,11 @@ def event_body(name: str, make_event):
             view = getattr(after, which)
             if view is getattr(state, which) and after.tree is state.tree:
                 continue  # the very same terms: the invariant is the assumption
+            lifted = zm.lifted(zm.Shape(zm.LINE), view)
             path.check(f"{name} keeps the {which}'s tiling and summaries",
-                       invariant(zm.lifted(zm.Shape(zm.LINE), view), Sym.lift(after.T), after.tree))
+                       kept_invariant(lifted, Sym.lift(after.T), after.tree))
+            path.check(f"{name} keeps each built line of the {which} counting what it renders",
+                       zv.sized(lifted))
         if name == "Message":
             message_claims(path, state, after, "user: " + event.text)
     return body

@@ -280,6 +280,14 @@ def fresh_name(tag: str) -> str:
     return f"{tag}!{next(_FRESH)}"
 
 
+def reset_names() -> None:
+    """Fresh names counted from 0 again: each law's terms, and so its queries, are then the same
+    whatever laws ran before it (Z3's search depends on the names; docs/trust.md, "Stable
+    verdicts"). Called before each law; a law's terms never meet another law's."""
+    global _FRESH
+    _FRESH = itertools.count()
+
+
 class ZSeq:
     """A tuple of unknown length n: one Z3 array per field of its items."""
 
@@ -299,7 +307,7 @@ class ZSeq:
         """A Python tuple of items (Python or term fields) as arrays."""
         arrays = {}
         for f, s in kind.fields:
-            array = z3.K(z3.IntSort(), z3.FreshConst(SORTS[s], "unused"))
+            array = z3.K(z3.IntSort(), z3.Const(fresh_name("unused"), SORTS[s]))
             for position, value in enumerate(items):
                 array = z3.Store(array, position, LIFT[s](kind.parts(value)[f]))
             arrays[f] = array
@@ -744,7 +752,7 @@ def pair_replaced(items, k, new):
     index = Sym.lift(k)
     # Python's slices never raise; the twin is the same only for a pair inside the tuple
     oblige(z3.And(0 <= index, index + 1 < items.n), "pair_replaced: the pair is not inside the tuple")
-    j = z3.FreshInt("j")
+    j = z3.Int(fresh_name("j"))
     parts = items.kind.parts(new)
     arrays = {}
     for f, s in items.kind.fields:
@@ -774,7 +782,7 @@ def padded(items, count, filler):
             return items + (filler,) * (count - len(items))
         raise TypeError("padded: a symbolic count of a Python tuple")
     size = Sym.lift(count)
-    j = z3.FreshInt("j")
+    j = z3.Int(fresh_name("j"))
     parts = items.kind.parts(filler)
     arrays = {f: z3.Lambda([j], z3.If(j < items.n, items.arrays[f][j], LIFT[s](parts[f]))) for f, s in items.kind.fields}
     return ZSeq(items.kind, arrays, z3.If(size > items.n, size, items.n))
@@ -1090,7 +1098,7 @@ class Unknown:
     __slots__ = ()
 
     def __contains__(self, node):
-        return SymBool(z3.FreshBool("holds"))
+        return SymBool(z3.Bool(fresh_name("holds")))
 
     def __add__(self, other):
         return Unknown()
@@ -1111,15 +1119,15 @@ def unknown_queue(*arguments):
 
 
 def unknown_count(failures, node):
-    return Sym(z3.FreshInt("failures"))
+    return Sym(z3.Int(fresh_name("failures")))
 
 
 def unknown_schedule(state):
-    return SymBool(z3.FreshBool("waiting")), Unknown(), Unknown(), Unknown()
+    return SymBool(z3.Bool(fresh_name("waiting"))), Unknown(), Unknown(), Unknown()
 
 
 def unknown_text(state, l, i):
-    return SymText(z3.FreshConst(TEXT, "capped"))
+    return SymText(z3.Const(fresh_name("capped"), TEXT))
 
 
 def unknown_valid(text):

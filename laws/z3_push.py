@@ -13,6 +13,7 @@ axioms. L4 runs the model's own `more_due` on Z3 terms (laws.z3_core.Sym). What 
 
 import z3
 
+from laws import z3_model as zm
 from laws.z3_core import POW2, Answer, Sym, formula, obligations, prove, satisfiable
 from model.push import States, fold_step, push, push_states, view_items
 from model.view import View, more_due
@@ -134,7 +135,7 @@ def push_runs_as_the_counter(push_module=None) -> list[tuple[str, str, Answer, b
     def by_hypothesis(new_state, entries):
         if isinstance(entries, SomeList):
             required.append(pushable(new_state, entries, entries.weight))
-            result = SomeList(entries.weight, z3.FreshInt("total"))
+            result = SomeList(entries.weight, z3.Int(zm.fresh_name("total")))
             facts.append(result.total == entries.total + entries.weight)
             return result
         return original(new_state, entries)

@@ -115,7 +115,7 @@ def trie_lemma_body(path: zm.Proof) -> None:
         # the induction on i: the recursive call's i is ≥ 0 and below the caller's
         index = Sym.lift(k)
         oblige(z3.And(0 <= index, index < i), "trie_put's recursive call: its i is not in 0..i − 1")
-        put = z3.FreshConst(zm.TRIE, "put")
+        put = z3.Const(zm.fresh_name("put"), zm.TRIE)
         j_down = digits_down(j)
         path.assume(LOOKUP(put, j_down) == z3.If(j_down == index, zm.MAYBE.some(zm.SymText.lift(text)),
                                                  LOOKUP(zm.SymTrie.lift(child), j_down)))

@@ -20,7 +20,7 @@ import z3
 
 import model.view
 from laws.z3_core import POW2, Answer, Sym, formula, obligations, prove, satisfiable
-from laws.z3_model import LINE, NODE, Loop, Shape, SymText, SymTree, ZSeq
+from laws.z3_model import LINE, NODE, TEXT, Loop, Shape, SymText, SymTree, ZSeq
 
 FIRST = z3.Function("first", z3.IntSort(), z3.IntSort(), z3.IntSort())
 END = z3.Function("end", z3.IntSort(), z3.IntSort(), z3.IntSort())
@@ -281,6 +281,35 @@ def counted(v: ZSeq, built_only: bool = False):
     claim = z3.Implies(in_range(j, v), z3.Implies(B[j], same) if built_only else same)
     patterns = [S[j]] if z3.is_const(S) else []  # a pattern must be an uninterpreted array's entry
     return z3.And(needs + [z3.ForAll([j], claim, patterns=patterns)])
+
+
+# What a built line of node (l, i) with text x renders with its newline, as a function of its
+# own: defined by one equation, `size_definition`, to be the model's `rendered` on those fields.
+# A definition adds no fact (any claim without the name proved with it is proved without it); it
+# keeps the history's invariant small, a name applied to a line's fields rather than the term
+# its rendering builds, on which Z3's instantiations stay within their limit.
+RENDERED_SIZE = z3.Function("rendered_size", z3.IntSort(), z3.IntSort(), TEXT, z3.IntSort())
+
+
+def size_definition():
+    """rendered_size(l, i, x) is `utf8_bytes(rendered(Line(l, i, x, built)))` + 1 for l ≥ 0."""
+    l, i, x = z3.Int("l_size"), z3.Int("i_size"), z3.Const("x_size", TEXT)
+    with obligations() as found:
+        line = model.view.Line(Sym(l), Sym(i), SymText(x), True, 0)
+        size = Sym.lift(model.view.utf8_bytes(model.view.rendered(line)) + 1)
+    # the one obligation is the shift's: a level is not negative
+    given = z3.And([l >= 0] + [condition for condition, _ in found])
+    return z3.ForAll([l, i, x], z3.Implies(given, RENDERED_SIZE(l, i, x) == size), patterns=[RENDERED_SIZE(l, i, x)])
+
+
+def sized(v: ZSeq):
+    """Each built line counts `rendered_size` of its fields: with `size_definition`, what it
+    renders with its newline (`counted(v, built_only=True)`)."""
+    L, I, X, B, S = (v.arrays[f] for f in ("l", "i", "text", "built", "bytes"))
+    j = fresh_index("j_sized")
+    claim = z3.Implies(z3.And(in_range(j, v), B[j]), z3.And(L[j] >= 0, S[j] == RENDERED_SIZE(L[j], I[j], X[j])))
+    patterns = [S[j]] if z3.is_const(S) else []
+    return z3.ForAll([j], claim, patterns=patterns)
 
 
 def rendered_total(v: ZSeq):

@@ -112,6 +112,23 @@ MUTANTS = [
            "    return Line(l, i, text, True, utf8_bytes(rendered(line)))\n",
            law("turn_view_within_ceiling"), "the model counts a built line without its newline: a merged line renders a "
            "byte past its count"),
+    # the history carries each built line's count: the premise of the turn's ceiling in rendered bytes
+    Mutant("model_built_line_without_newline_in_the_history", "model/view.py",
+           "    return Line(l, i, text, True, utf8_bytes(rendered(line)) + 1)\n",
+           "    return Line(l, i, text, True, utf8_bytes(rendered(line)))\n",
+           law("view_counts_rendered"), "the model counts a built line without its newline: after a message or a "
+           "merge the view holds a line that renders a byte past its count"),
+    # the view's ceiling after any history: the chain's bound is the precondition's, no less
+    Mutant("ceiling_bound_a_byte_short", "laws/universal.py",
+           "CEILING_BOUND = zc.LINE_LINES_MAX * zc.LINE_RENDERED_BYTES_MAX  # 100,992\n",
+           "CEILING_BOUND = zc.LINE_LINES_MAX * zc.LINE_RENDERED_BYTES_MAX - 1\n",
+           law("view_within_ceiling"), "the view's ceiling claimed for a bound one byte under 64 lines of 1,578 bytes: "
+           "the chain refuses it"),
+    Mutant("ceiling_canary_without_its_cut", "laws/universal.py",
+           '("the bound without T < 2^64", ceiling_chain(CEILING_BOUND, None, CANARY_RLIMIT))',
+           '("the bound without T < 2^64", ceiling_chain(CEILING_BOUND, rlimit=CANARY_RLIMIT))',
+           law("view_within_ceiling"), "the precondition's canary asks with T < 2^64 kept: it proves, so the law fails "
+           "(a canary must be able to fail)"),
     # a bound narrowed in the code earns less than the registry
     Mutant("sibling_free_tilings_narrowed", "laws/bounded.py", "SIBLING_FREE_T_MAX = 1_024  # every T up to this\n",
            "SIBLING_FREE_T_MAX = 512  # every T up to this\n",
