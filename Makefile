@@ -30,7 +30,8 @@ help:
 	@echo "  make test-slow   the tests marked slow: real processes killed, waited on or replayed, proofs seen to fail"
 	@echo "  make test-long   every test, slow ones too, with its long runs (the cache replays, 120 kills)"
 	@echo "  make bridge      production planner vs model on every scenario (SCALE=full|tiny)"
-	@echo "  make sim         the whole chat under a seeded simulated disk, provider and clock (SIM_SEEDS seeds)"
+	@echo "  make sim         the whole chat under a seeded simulated disk, provider and clock (SIM_SEEDS seeds);"
+	@echo "                   then each owner life's planner against the model on its events (bridge/lives.py)"
 	@echo "  make sim-long    the same past them, SIM_LONG_SEEDS more seeds"
 	@echo "  make mutants     plant each bug, run the check that must catch it (a crash is not a catch)"
 	@echo "  make lint        ruff (pyproject.toml), the model's subset lint and the layering rules"
@@ -76,8 +77,11 @@ test-long: $(VENV)/.installed
 bridge: $(VENV)/.installed
 	$(PY) -m bridge --scale $(SCALE) $(if $(SEED),--seed $(SEED))
 
+# each owner life's planner is written to a scratch folder, then compared with the model there
 sim: $(VENV)/.installed
-	$(PY) -m sim --seeds $(SIM_SEEDS)
+	@traces=$$(mktemp -d "$${TMPDIR:-/tmp}/ever-lives-XXXXXX"); \
+	$(PY) -m sim --seeds $(SIM_SEEDS) --traces "$$traces" && $(PY) -m bridge.lives "$$traces"; \
+	status=$$?; rm -rf "$$traces"; exit $$status
 
 sim-long: $(VENV)/.installed
 	$(PY) -m sim --seeds $(SIM_LONG_SEEDS) --first $(SIM_SEEDS)

@@ -9,6 +9,7 @@ and the one command that replays the run. A finite differential test, not a proo
     scenarios    seeded, named scenarios: the events both planners get
     model_trace  the model's trace, printed from its state as FORMAT.md specifies
     branches     `python -m bridge.branches`: the production planner's branches each tiny run reaches
+    lives        `python -m bridge.lives DIR`: each owner life the simulation wrote, against the model
     FORMAT.md    every column of a trace line (the production side prints it in harness/memory/trace.py)
 
 May import: model and harness.memory. Never harness.calls, harness.chat or harness.localapi.

@@ -19,6 +19,7 @@ Never model/, laws/, bridge/ or mutants/ (laws/subset.py checks it).
     known       findings not fixed yet, each with a seed kept that must still fail on it
     loop        an asyncio loop whose time is virtual
     mcp         MCP tool calls through the real MCP server, answered by the owner over its socket
+    planner_trace  each owner life's planner: its loaded state, its events and its trace, for the bridge
     provider    the Messages API's rules and replies without HTTP, and its faults
     run         one seed: the schedule, the owner's lives, the quiet phase
     seeds       seeds kept as regression runs, each with the bug it found

@@ -5,6 +5,7 @@
     python -m sim --seed 17                # one seed replayed: probabilities, trace, counts
     python -m sim --seed 17 --shrink       # the fewest events and faults that still fail
     python -m sim --seed 17 --drop 0,3-9 --zero disk.write_eio   # a shrunk run, replayed
+    python -m sim --seeds 200 --traces DIR # and each owner life's planner written for `python -m bridge.lives DIR`
 
 A failure names its invariant and prints the one command that replays it exactly. A seed that
 fails only on a known finding (sim/known.py: found by the simulation, not fixed yet, each with a
@@ -217,7 +218,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="stop at the first seed failing on one of these invariants (for mutants)")
     parser.add_argument("--digests", action="store_true", help="print each seed's digest (trace and bytes)")
     parser.add_argument("--strict", action="store_true", help="a known finding fails the run too")
+    parser.add_argument("--traces", default="", metavar="DIR",
+                        help="write each owner life's planner events and trace here (`python -m bridge.lives DIR`)")
     arguments = parser.parse_args(argv)
+    if arguments.traces:
+        from sim import planner_trace
+
+        planner_trace.DIRECTORY = arguments.traces  # sim/planner_trace.py; the workers fork with it
     if arguments.seed is not None:
         return replay(arguments.seed, parse_ranges(arguments.drop), list(filter(None, arguments.zero.split(","))),
                       arguments.shrink)

@@ -313,11 +313,12 @@ class Run:
     # ---- the run
 
     def run(self) -> Result:
-        from sim import calls, invariants, terminals
+        from sim import calls, invariants, planner_trace, terminals
         from sim.backup_world import backup_phase
         from sim.importing import import_phase
 
         calls.watch(self)  # sim/calls.py: each compaction's outcome checked as it is applied
+        planner_trace.watch(self)  # sim/planner_trace.py: each owner's planner, for `python -m bridge.lives`
         terminals.watch()  # sim/terminals.py: the hub's fan-out, for the attached terminals' check
         errors = Errors()
         loggers = [logging.getLogger(name) for name in ("ever", "harness", "asyncio")]
@@ -348,6 +349,7 @@ class Run:
                     logger.removeHandler(errors)
         for record in errors.records:
             self.fail("no unhandled exception", record)
+        planner_trace.finish(self)
         digest = hashlib.sha256("\n".join(self.trace).encode() + self.disk_bytes()).hexdigest()[:16]
         return Result(self.seed, self.probabilities, self.events, self.counts, self.failures, self.trace,
                       self.steps, self.lives, digest)

@@ -1,0 +1,111 @@
+"""Strategy: the production planner of each owner life against the model, as `make sim` compares
+them (sim/planner_trace.py writes, bridge/lives.py compares). A few seeds run with their lives
+written; every life is compared, some with events past their load, and all agree. A difference
+planted in the production planner (its waiting queue in another order) or in a written trace is
+found, named by seed, life and event, with the command that replays it. The model's start is
+built from a loaded state written out by hand, and a directory with nothing to compare fails.
+"""
+
+import json
+
+import pytest
+
+from bridge import lives
+from harness.memory.planner import Planner
+from sim import planner_trace
+from sim.run import run_seed
+
+SEEDS = (3, 7)  # each has several owner lives, and lives whose compactor builds lines
+
+
+@pytest.fixture
+def traces(tmp_path, monkeypatch):
+    monkeypatch.setattr(planner_trace, "DIRECTORY", str(tmp_path))
+    return tmp_path
+
+
+def simulated(traces, seeds=SEEDS) -> list[lives.Compared]:
+    for seed in seeds:
+        result = run_seed(seed)
+        assert result.passed, result.failures
+    return lives.compare_directory(str(traces))
+
+
+def test_every_owner_life_of_a_few_seeds_agrees_with_the_model(traces):
+    compared = simulated(traces)
+    assert {result.life.seed for result in compared} == set(SEEDS)
+    assert len(compared) >= 4
+    assert [result.difference for result in compared if result.difference] == []
+    assert sum(result.events for result in compared) >= 100
+    assert any(event[0] == "built" for result in compared for event in result.life.events)
+    # each life opens with the model's Restart, taken at the production planner's load
+    assert all(result.life.events[0] == ("restart",) for result in compared)
+
+
+def test_the_recording_leaves_the_planner_as_it_was(traces):
+    simulated(traces, seeds=(3,))
+    assert "load" not in Planner.__dict__ or isinstance(Planner.__dict__["load"], classmethod)
+    assert Planner.apply.__module__ == "harness.memory.planner"
+    assert Planner.load.__func__.__module__ == "harness.memory.planner"
+
+
+def test_a_waiting_queue_in_another_order_is_found_at_its_life_and_event(traces, monkeypatch):
+    queue = Planner.waiting_queue
+
+    def reversed_queue(self):
+        return list(reversed(queue(self)))
+
+    monkeypatch.setattr(Planner, "waiting_queue", reversed_queue)
+    compared = simulated(traces, seeds=(3,))
+    differ = [result for result in compared if result.difference]
+    assert differ
+    first = differ[0]
+    assert first.difference.startswith(f"DIFFERENCE in the simulation's seed 3, owner life {first.life.name}, "
+                                       f"at event {first.events}")
+    assert f"replay: python -m bridge.lives --seed 3 --life {first.life.name}" in first.difference
+
+
+def test_a_changed_line_of_a_written_trace_is_a_difference(traces):
+    simulated(traces, seeds=(3,))
+    path = sorted(traces.glob("3-*.harness.memory.trace"))[0]
+    lines = path.read_text(encoding="utf-8").split("\n")
+    k = next(n for n, line in enumerate(lines) if line.startswith("e\t1\t"))
+    columns = lines[k].split("\t")
+    columns[2] = str(int(columns[2]) + 1)  # T, one more than it was
+    lines[k] = "\t".join(columns)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    differ = [result for result in lives.compare_directory(str(traces)) if result.difference]
+    assert len(differ) == 1
+    assert f"owner life {path.name.split('-')[1].split('.harness')[0]}, at event 1" in differ[0].difference
+    assert "  harness: " + lines[k][:300] in differ[0].difference  # a long line is shown cut
+
+
+def test_the_model_starts_from_the_loaded_state_with_its_ready_merges():
+    a, b = "user: " + "a" * 300, "ever: " + "b" * 300  # joined, 613 bytes: a merge's call, not free
+    start = {"T": 3, "view": [[0, 0], [0, 1], [0, 2]], "cview": [[0, 0], [0, 1], [0, 2]],
+             "shrinking": False, "cshrinking": True, "failures": [[1, 0, 2]],
+             "nodes": [[0, 0, a], [0, 1, b]], "sources": [[2, "tool: " + "c" * 600]]}
+    state = lives.start_state((128_000, 64_000, 32_000, 16_000, 8, 3), start)
+    assert state.T == 3
+    assert [(line.l, line.i, line.built) for line in state.view] == [(0, 0, True), (0, 1, True), (0, 2, False)]
+    assert state.view[2].bytes == len("2+1|") + 512 + 1  # its head, the reserve and the newline [P1]
+    assert state.view[0].text == a
+    assert state.ready == ((1, 0),)
+    assert state.failures == (((1, 0), 2),)
+    assert state.cshrinking and not state.shrinking
+    assert state.running == ()
+
+
+def test_a_directory_with_no_life_compares_nothing_and_fails(tmp_path, capsys):
+    assert lives.main([str(tmp_path)]) == 1
+    assert "nothing was compared" in capsys.readouterr().out
+
+
+def test_a_life_file_reads_back_as_written(tmp_path):
+    (tmp_path / "5-2.1.life").write_text(
+        "life 5 2.1 cut " + json.dumps("OSError inside apply at event 2") + "\nconfig 1 2 3 4 5 6\nstart "
+        + json.dumps({"T": 0}) + '\nrestart\nmessage user "hi"\n', encoding="utf-8")
+    life = lives.read_life(str(tmp_path / "5-2.1.life"))
+    assert (life.seed, life.name, life.config, life.cut) == (5, "2.1", (1, 2, 3, 4, 5, 6),
+                                                              "OSError inside apply at event 2")
+    assert life.events == [("restart",), ("message", "user", "hi")]
