@@ -43,6 +43,7 @@ class Life:
     start: dict
     events: list  # FORMAT.md scenario events, `restart` first
     cut: str  # why the simulation's record ended before the life did, or ""
+    after_cut: int = 0  # the events the production planner took after that
 
 
 @dataclass
@@ -57,13 +58,16 @@ def read_life(path: str) -> Life:
         lines = source.read().split("\n")
     head = lines[0].split(" ", 3)
     assert head[0] == "life"
-    cut = json.loads(head[3][len("cut "):]) if len(head) > 3 else ""
+    cut, after_cut = "", 0
+    if len(head) > 3:
+        cut, end = json.JSONDecoder().raw_decode(head[3], len("cut "))
+        after_cut = int(head[3][end:])
     config_head, *numbers = lines[1].split(" ")
     assert config_head == "config"
     start_head, _, start = lines[2].partition(" ")
     assert start_head == "start"
     events = [parse_event(line) for line in lines[3:] if line]
-    return Life(int(head[1]), head[2], tuple(int(n) for n in numbers), json.loads(start), events, cut)
+    return Life(int(head[1]), head[2], tuple(int(n) for n in numbers), json.loads(start), events, cut, after_cut)
 
 
 def start_state(config: tuple, start: dict) -> mp.State:
@@ -122,6 +126,8 @@ def compare(life: Life, production: list[str]) -> Compared:
         if harness_lines != model_lines:
             return Compared(life, k, report(life, k, first_difference(k, before, model_lines, harness_lines)))
         before.extend(model_lines)
+    if life.after_cut:
+        return Compared(life, len(life.events), went_on(life))
     if len(chunks) > len(sides):
         return Compared(life, len(sides), report(life, len(sides), first_difference(
             len(sides), before, [], chunks[len(sides)])))
@@ -137,6 +143,17 @@ def records_by_event(trace: list[str]) -> list[list[str]]:
             chunks.append([])
         chunks[-1].append(line)
     return chunks
+
+
+def went_on(life: Life) -> str:
+    """A life the chat went on with after an exception inside `apply` left its planner half an
+    event on: no list of events gives that state, so no model can follow it."""
+    return "\n".join([
+        f"DIFFERENCE in the simulation's seed {life.seed}, owner life {life.name}, at event {len(life.events)}",
+        f"  harness: {life.cut}, and the planner took {life.after_cut} more events after it",
+        "  model:   (a planner half an event on follows no list of events)",
+        f"  replay: {command(life.seed, life.name)}",
+    ])
 
 
 def command(seed: int, life: str = "") -> str:

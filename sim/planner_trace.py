@@ -23,7 +23,9 @@ and its text cache swapped for copies answered from memory, so printing never re
 disk (a read is a disk operation, which a `kill inside` counts, and a draw of the disk's
 faults); the texts a load holds beyond the planner's cache are read from a copy of the disk
 (sim/invariants.py `snapshot`). An exception inside `apply` (the process killed inside a disk
-read, a read refused) ends that life's record before the event: its state is half an event's.
+read, a read refused) ends that life's record before the event: its state is half an event's. A
+planner that takes another event after that is said in the life file: the chat went on with a
+state no list of events gives, which `python -m bridge.lives` counts as a difference.
 
 With no directory set (`--traces` of `python -m sim`) nothing is watched.
 """
@@ -47,12 +49,14 @@ class Life:
 
     name: str
     planner: Planner
+    process: object  # its owner's process (sim/disk.py ProcessDisk): a killed one's events are none
     start: dict
     known: dict  # (l, i) -> text: every node built, for printing
     messages: dict  # i -> (kind, text)
     events: list[str] = field(default_factory=list)  # FORMAT.md scenario records
     trace: list[str] = field(default_factory=list)
     cut: str = ""  # why the record ended before the life did
+    after_cut: int = 0  # the events the planner took after that
 
 
 _originals: list = []  # Planner's own `load` and `apply`, while they are wrapped
@@ -75,6 +79,8 @@ def watch(run) -> None:
 
     def apply(self, event):
         life = self.__dict__.get("_sim_life")
+        if life is not None and life.cut and life.process.alive:
+            life.after_cut += 1  # the chat went on with a planner half an event on
         if life is None or life.cut:
             return applied(self, event)
         try:
@@ -107,7 +113,7 @@ def _begin(run, planner: Planner) -> None:
         "nodes": [[l, i, text] for (l, i), text in sorted(nodes.items())],
         "sources": [[i, kind + ": " + text] for i, (kind, text) in sorted(messages.items())],
     }
-    life = Life(f"{life_number}.{loads + 1}", planner, start, nodes, messages)
+    life = Life(f"{life_number}.{loads + 1}", planner, run.process, start, nodes, messages)
     planner._sim_life = life
     _wrap_record_nodes(planner, life)
     run.planner_lives.append(life)
@@ -236,7 +242,8 @@ def finish(run) -> None:
                   c.failures_max]
         final = [] if life.cut else _printed(life, len(life.events) + 1, None)
         stem = os.path.join(DIRECTORY, f"{run.seed}-{life.name}")
-        head = [f"life {run.seed} {life.name}" + (f" cut {json.dumps(life.cut)}" if life.cut else ""),
+        cut = f" cut {json.dumps(life.cut)} {life.after_cut}" if life.cut else ""
+        head = [f"life {run.seed} {life.name}{cut}",
                 "config " + " ".join(str(n) for n in config), "start " + json.dumps(life.start), "restart"]
         with open(stem + ".life", "w", encoding="utf-8") as out:
             out.write("\n".join(head + life.events) + "\n")

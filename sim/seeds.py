@@ -46,6 +46,9 @@ KEPT: tuple[tuple[int, str], ...] = (
          "message_turn)"),
     (124, "a bit flipped in a message line's id keeps the chat shut (LogCorrupt) until `ever doctor --repair`: "
           "the run repairs it as the sentence says, and the view then shows the node logged before the damage"),
+    (121, "a read refused (EIO on the tree's day file) inside a compaction's Built left the planner half an event "
+          "on, and the chat went on with it: found by the planner comparison, `make sim`'s bridge/lives.py [S37] "
+          "(harness/memory/service.py Memory._reload)"),
 )
 
 # The world a seed runs in: what its runs may do. A kept seed replays the world its bug was found
@@ -55,7 +58,7 @@ KEPT: tuple[tuple[int, str], ...] = (
 #   3: and `tell` to a running subagent
 WORLD = 3
 KEPT_WORLDS = {seed: 1 for seed in (44, 26, 30, 20, 157, 35, 154, 18, 133, 4, 11, 124)} | {
-    seed: 2 for seed in (15, 50, 65, 139, 194)}
+    seed: 2 for seed in (15, 50, 65, 139, 194)} | {121: 3}
 
 
 def world(seed: int) -> int:

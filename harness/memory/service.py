@@ -21,6 +21,11 @@ before its checkpoint; the view after a restart is the live view, byte for byte.
 tests/memory/test_service_crash.py kills the process at random points to check it, and the bridge
 restarts the production planner from its last checkpoint at every `Restart`.
 
+**A read refused inside an event** [S37]. The planner reads the texts it needs through the
+store: a read the disk refuses (EIO) raises out of `apply` with the event half applied. The memory
+then loads the planner again as a restart does and gives it the event once more, unless it is a
+message, which the logs hold and the load replays (`_reload`).
+
 **A pause** [C11]. A compaction that fails for a reason that is not the model's answer
 (a wrong key, a refused request, a spend limit: `Paused`, with the sentence saying what failed,
 where, and what to do) counts no try: the compactor pauses. Its calls stop, the planner still has
@@ -242,6 +247,29 @@ def saved_view_problem(saved: dict, store: Store) -> str:
     return ""
 
 
+def loaded(store: Store, texts: StoreTexts, config: Config) -> Planner:
+    """The planner as the chat's files give it: view.json's checkpoint and the logs past it [P10]."""
+    try:
+        saved = store.load_view()
+        problem = "" if saved is None else saved_view_problem(saved, store)
+    except StoreError as error:
+        saved, problem = None, str(error)
+    if problem:
+        # [S10] the logs are the truth and view.json their checkpoint: a damaged
+        # one is replaced by the state the logs alone give
+        store.warnings.append(f"{store.chat / 'view.json'} was set aside: {problem}; the view "
+                              "was rebuilt from the logs (the compactor's failure counts start again)")
+        saved = None
+    if saved is None:
+        # a new chat, or one cut short before its first checkpoint: an empty chat's
+        # state, and the whole log replayed
+        saved = Planner(config).save()
+    planner = Planner.load(saved, texts)
+    for l, i in texts.kept:  # [S29] the replay's text forgotten: the logged line is read
+        planner._recent.pop((i << 6) | l, None)
+    return planner
+
+
 class Memory:
     """One chat's memory, owned by this process [gist §1]."""
 
@@ -299,24 +327,7 @@ class Memory:
             store.now = clock.now
         try:
             texts = StoreTexts(store)
-            try:
-                saved = store.load_view()
-                problem = "" if saved is None else saved_view_problem(saved, store)
-            except StoreError as error:
-                saved, problem = None, str(error)
-            if problem:
-                # [S10] the logs are the truth and view.json their checkpoint: a damaged
-                # one is replaced by the state the logs alone give
-                store.warnings.append(f"{store.chat / 'view.json'} was set aside: {problem}; the view "
-                                      "was rebuilt from the logs (the compactor's failure counts start again)")
-                saved = None
-            if saved is None:
-                # a new chat, or one cut short before its first checkpoint: an empty chat's
-                # state, and the whole log replayed
-                saved = Planner(config).save()
-            planner = Planner.load(saved, texts)
-            for l, i in texts.kept:  # [S29] the replay's text forgotten: the logged line is read
-                planner._recent.pop((i << 6) | l, None)
+            planner = loaded(store, texts, config)
             if store.writable and not texts.pending:  # [S28] never a view naming an unlogged node
                 try:
                     store.save_view(planner.checkpoint())
@@ -464,7 +475,10 @@ class Memory:
                         error.strerror or error)
 
     def _apply(self, event: Event) -> None:
-        self.planner.apply(event)
+        try:
+            self.planner.apply(event)
+        except OSError as error:
+            self._reload(event, error)
         if self._pending():
             self._line_refused()
         if self.planner.save_due():
@@ -474,6 +488,18 @@ class Memory:
         self._follow_running()
         if not self.planner.waiting:
             self._settled.set()
+
+    def _reload(self, event: Event, error: OSError) -> None:
+        """[S37] A text the event needed could not be read (the disk refused a line of the tree
+        or the log): the planner stopped half an event on, its state a function of no events. It
+        is loaded again from the chat's files as a restart loads it [P10], and takes the event
+        once more unless the event is a message, which is logged and so replayed; a read refused
+        again raises, as before."""
+        log.warning("a line of the chat could not be read (%s) while the planner took an event; "
+                    "it is loaded again from the chat's files", error.strerror or error)
+        self.planner = loaded(self.store, self.planner.texts, self.planner.config)
+        if not isinstance(event, Message):
+            self.planner.apply(event)
 
     # ---- the compactor ----
 

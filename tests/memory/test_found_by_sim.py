@@ -249,3 +249,30 @@ def test_a_line_still_json_whose_kind_a_changed_byte_spoiled_is_damage_said_and_
         assert memory.store.message(2)["text"] == "note 2"
     finally:
         memory.close()
+
+
+def test_a_read_refused_inside_an_event_loads_the_planner_again_and_the_event_is_taken_whole(tmp_path):
+    # found by the simulation's planner comparison (sim/planner_trace.py, bridge/lives.py; seed
+    # 121): a compaction's line built a message's node, whose free parent's free parent needed a
+    # node no view shows, read from the tree (EIO): the planner stopped half an event on (the
+    # node built, its parent not, no call started) and the chat went on with it [S37]
+    from harness.memory.events import Built
+
+    disk = FailingDisk(Fail("pread", errno.EIO, on="tree/" + DAY, times=1))
+    first = Memory.open(tmp_path, disk=disk, clock=Clock())
+    first.append("user", "x" * 600)  # its own line waits for a call: more than 512 bytes
+    for text in ("a", "b", "c"):  # nodes at once, and 2+2 too: 2+1 and 3+1 joined [gist §2]
+        first.append("ever", text)
+    first.close()  # a checkpoint: the next open replays nothing, and reads only its view's lines
+    memory = Memory.open(tmp_path, disk=disk, clock=Clock())
+    assert memory.planner.running == [(0, 0)]
+    disk.arm()
+    memory._apply(Built(0, 0, "x, 600 times"))  # no exception
+    assert disk.failures == 1  # 2+2's line was refused once
+    assert memory.planner.text(2, 0) == "x, 600 times\never: a\never: b\never: c"  # 0+2 and 2+2 joined
+    assert memory.planner.running == [] and memory.planner.ready_merges() == []
+    memory.close()
+    again = Memory.open(tmp_path, disk=disk, clock=Clock())
+    assert again.store.node(1, 0) == "x, 600 times\never: a"  # logged, once, as the others
+    assert again.store.node(2, 0) == "x, 600 times\never: a\never: b\never: c"
+    again.close()

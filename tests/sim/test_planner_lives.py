@@ -103,7 +103,7 @@ def test_a_directory_with_no_life_compares_nothing_and_fails(tmp_path, capsys):
 
 def test_a_life_file_reads_back_as_written(tmp_path):
     (tmp_path / "5-2.1.life").write_text(
-        "life 5 2.1 cut " + json.dumps("OSError inside apply at event 2") + "\nconfig 1 2 3 4 5 6\nstart "
+        "life 5 2.1 cut " + json.dumps("OSError inside apply at event 2") + " 0\nconfig 1 2 3 4 5 6\nstart "
         + json.dumps({"T": 0}) + '\nrestart\nmessage user "hi"\n', encoding="utf-8")
     life = lives.read_life(str(tmp_path / "5-2.1.life"))
     assert (life.seed, life.name, life.config, life.cut) == (5, "2.1", (1, 2, 3, 4, 5, 6),
