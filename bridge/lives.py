@@ -4,8 +4,9 @@
 Strategy: a life file (bridge/FORMAT.md, "Life files") holds the planner's state once the owner's
 process loaded it, then every event its `apply` took; the production trace beside it is what the
 planner printed after each, in the simulation. Here the model's state is built from that start
-(`start_state`: the views' lines from the built nodes' texts and the unbuilt lines' sources, the
-ready merges by their definition, nothing running, no turn waiting), takes the `restart` event
+(`start_state`: the views' lines from the built nodes' texts and the unbuilt lines' sources, each
+built node's parent readied as the model's own `ready_parent` does, nothing running, no turn
+waiting), takes the `restart` event
 first (the model's `Restart`: its calls start, as the load started the production planner's),
 then each event in turn, printed by bridge/model_trace.py; the two traces compare byte for byte.
 Why from the load and not from the chat's first event: sim/planner_trace.py's docstring.
@@ -73,26 +74,19 @@ def read_life(path: str) -> Life:
 def start_state(config: tuple, start: dict) -> mp.State:
     """The model's state holding what the loaded planner holds: every built node in the tree,
     each view's lines (a built line shows its node's text, an unbuilt one its message's source),
-    both shrinking flags, the failure counts; and the ready merges as FORMAT.md's column 14
-    defines them: every unbuilt merge whose two halves are built, by last message [P5]."""
+    both shrinking flags, the failure counts; then each built node's parent as the model readies
+    it (`ready_parent`): built at once when free [gist §2], else a ready merge, by last message
+    [P5]. So a load that left a free parent unbuilt, or a ready merge out, differs at event 0."""
     tree = Tree()
-    built = set()
     for l, i, text in start["nodes"]:
         tree = tree_put(tree, l, i, text)
-        built.add((l, i))
     sources = {i: source for i, source in start["sources"]}
 
     def line(l: int, i: int):
         text = tree_get(tree, l, i)
         return built_line(l, i, text) if text is not None else waiting_line(i, sources[i])
 
-    ready: tuple = ()
-    for l, i in sorted(built):
-        parent = (l + 1, i >> 1)
-        if i % 2 == 0 and (l, i + 1) in built and parent not in built:
-            ready = mp.queue_by_last(ready, parent)
-    failures = tuple(((l, i), count) for l, i, count in start["failures"])
-    return mp.State(
+    state = mp.State(
         config=mp.Config(*config),
         T=start["T"],
         view=tuple(line(l, i) for l, i in start["view"]),
@@ -100,9 +94,12 @@ def start_state(config: tuple, start: dict) -> mp.State:
         cview=tuple(line(l, i) for l, i in start["cview"]),
         cshrinking=start["cshrinking"],
         tree=tree,
-        ready=ready,
-        failures=failures,
+        failures=tuple(((l, i), count) for l, i, count in start["failures"]),
     )
+    for l, i, _ in sorted(start["nodes"]):
+        if i % 2 == 0 and tree_get(state.tree, l + 1, i >> 1) is None:
+            state = mp.ready_parent(state, l, i)
+    return state
 
 
 def compare(life: Life, production: list[str]) -> Compared:

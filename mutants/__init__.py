@@ -17,6 +17,7 @@
     backup_mutants          bugs in `ever backup`, `--check`, `ever restore` and `ever forget`, each caught by a test
     view_mutants            bugs in the view's ceiling in rendered bytes: its rules, its bound, its precondition
     sim_mutants             bugs in the log, the inbox and the owner, each caught by `make sim`'s seeds
+    lives_mutants           bugs only the simulation's planner comparison sees (bridge/lives.py)
     models_mutants          bugs in what Ever knows of each model and in the newer models' rules, each caught by a test
 
 May import: anything.

@@ -29,6 +29,7 @@ from mutants import (
     guard_mutants,
     import_browse_mutants,
     law_mutants,
+    lives_mutants,
     models_mutants,
     provider_mutants,
     recall_mutants,
@@ -42,7 +43,7 @@ from mutants.judge import HOW, how_caught, judge, kind_of, malformed
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = (law_mutants, bridge_mutants, chat_mutants, import_browse_mutants, recall_mutants, claims_mutants,
            guard_mutants, week_mutants, provider_mutants,
-           backup_mutants, view_mutants, sim_mutants, models_mutants)  # every module of mutants, by name: a missing one is an error
+           backup_mutants, view_mutants, sim_mutants, lives_mutants, models_mutants)  # every module of mutants, by name: a missing one is an error
 LINT_CHECK = ("python", "-c", "import sys; from laws.subset import all_violations; sys.exit(1 if all_violations() else 0)")
 
 

@@ -28,8 +28,8 @@ MUTANTS = [
     Mutant(
         name="view_json_trusted",
         path="harness/memory/service.py",
-        old='                problem = "" if saved is None else saved_view_problem(saved, store)\n',
-        new='                problem = ""\n',
+        old='        problem = "" if saved is None else saved_view_problem(saved, store)\n',
+        new='        problem = ""\n',
         check=test("tests/chat/test_send_reliability.py::"
                    "test_a_damaged_view_json_is_set_aside_and_the_view_rebuilt_from_the_logs[message 0 left out]"),
         note="a view.json that leaves message 0 out is taken, and message 0 is gone from every view [S10]",

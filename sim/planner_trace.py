@@ -11,8 +11,9 @@ no such load: its `Restart` keeps the old state whole. And a whole run may not a
 restart that lost lines not yet fsync'd loads less than the live planner held. So a life is
 compared from its load on: what the loaded planner holds (T, both views, both shrinking flags,
 the failure counts, every built node's text and the sources of the unbuilt lines of its views)
-is written down, the bridge builds the model's state from it (the ready merges by their
-definition, FORMAT.md column 14), and the first event both take is the model's `Restart`, whose
+is written down, the bridge builds the model's state from it (each built node's parent readied
+as the model's `ready_parent` readies it: built when free, else a ready merge), and the first
+event both take is the model's `Restart`, whose
 `e` record (k = 0) already compares the calls the load started; then every event `apply` took,
 as it took it. The load itself is compared in `make bridge`'s `restart` events.
 

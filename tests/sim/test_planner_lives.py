@@ -109,3 +109,21 @@ def test_a_life_file_reads_back_as_written(tmp_path):
     assert (life.seed, life.name, life.config, life.cut) == (5, "2.1", (1, 2, 3, 4, 5, 6),
                                                               "OSError inside apply at event 2")
     assert life.events == [("restart",), ("message", "user", "hi")]
+
+
+def test_the_seed_that_found_a_read_refused_inside_an_event_agrees(traces):
+    # seed 121 (sim/seeds.py): a read refused inside a compaction's Built left the planner half
+    # an event on, and the chat went on with it for 52 events [S37]; now it is loaded again
+    compared = simulated(traces, seeds=(121,))
+    assert [result.difference for result in compared if result.difference] == []
+    cut = [result.life.name for result in compared if result.life.cut.startswith("OSError")]
+    assert cut == ["2.1"]  # the read refused, and the life loaded again after it
+    assert any(result.life.name == "2.2" and result.events > 1 for result in compared)
+
+
+def test_a_planner_the_chat_went_on_with_after_half_an_event_is_a_difference():
+    life = lives.Life(9, "1.1", (1, 2, 3, 4, 5, 6), {}, [("restart",)], "OSError inside apply at event 1", 3)
+    said = lives.went_on(life)
+    assert said.startswith("DIFFERENCE in the simulation's seed 9, owner life 1.1, at event 1\n")
+    assert "OSError inside apply at event 1, and the planner took 3 more events after it" in said
+    assert said.endswith("replay: python -m bridge.lives --seed 9 --life 1.1")
