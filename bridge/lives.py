@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from collections import deque
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from bridge import model_trace
@@ -178,13 +179,18 @@ def life_stems(directory: str, seed: int | None = None, life: str = "") -> list[
     return sorted(stems, key=lambda stem: [int(part) for part in os.path.basename(stem).replace("-", ".").split(".")])
 
 
-def compare_directory(directory: str, seed: int | None = None, life: str = "") -> list[Compared]:
-    compared = []
-    for stem in life_stems(directory, seed, life):
-        with open(stem + ".harness.memory.trace", encoding="utf-8") as source:
-            production = source.read().split("\n")[:-1]
-        compared.append(compare(read_life(stem + ".life"), production))
-    return compared
+def compare_stem(stem: str) -> Compared:
+    with open(stem + ".harness.memory.trace", encoding="utf-8") as source:
+        production = source.read().split("\n")[:-1]
+    return compare(read_life(stem + ".life"), production)
+
+
+def compare_directory(directory: str, seed: int | None = None, life: str = "", jobs: int = 1) -> list[Compared]:
+    stems = life_stems(directory, seed, life)
+    if jobs > 1 and len(stems) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            return list(pool.map(compare_stem, stems, chunksize=16))
+    return [compare_stem(stem) for stem in stems]
 
 
 def simulated(seed: int, directory: str) -> None:
@@ -199,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("directory", nargs="?", help="the lives `python -m sim --traces DIR` wrote")
     parser.add_argument("--seed", type=int, help="only this seed's lives (without DIR: the seed run again)")
     parser.add_argument("--life", default="", help="only this life (N.M, as a difference names it)")
+    parser.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
     arguments = parser.parse_args(argv)
     started = time.monotonic()
     directory = arguments.directory
@@ -207,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("name a directory, or a seed to run again")
         directory = tempfile.mkdtemp(prefix="ever-lives-")
         simulated(arguments.seed, directory)
-    compared = compare_directory(directory, arguments.seed, arguments.life)
+    compared = compare_directory(directory, arguments.seed, arguments.life, arguments.jobs)
     for result in compared:
         if result.difference:
             print(result.difference)
