@@ -42,11 +42,17 @@ def test_every_owner_life_of_a_few_seeds_agrees_with_the_model(traces):
     assert all(result.life.events[0] == ("restart",) for result in compared)
 
 
-def test_the_recording_leaves_the_planner_as_it_was(traces):
-    simulated(traces, seeds=(3,))
-    assert "load" not in Planner.__dict__ or isinstance(Planner.__dict__["load"], classmethod)
-    assert Planner.apply.__module__ == "harness.memory.planner"
-    assert Planner.load.__func__.__module__ == "harness.memory.planner"
+def test_the_recording_changes_nothing_of_the_run_and_gives_the_planner_back(tmp_path, monkeypatch):
+    own = (Planner.__dict__["load"], Planner.__dict__["apply"])
+    unwatched = run_seed(7)
+    monkeypatch.setattr(planner_trace, "DIRECTORY", str(tmp_path))
+    watched = run_seed(7)
+    assert list(tmp_path.glob("7-*.life"))
+    # printing reads no byte of the run's disk: the same schedule, faults, steps and trace
+    assert watched.trace == unwatched.trace
+    assert (watched.steps, watched.lives, dict(watched.counts)) == (unwatched.steps, unwatched.lives,
+                                                                    dict(unwatched.counts))
+    assert (Planner.__dict__["load"], Planner.__dict__["apply"]) == own
 
 
 def test_a_waiting_queue_in_another_order_is_found_at_its_life_and_event(traces, monkeypatch):
