@@ -75,7 +75,11 @@ def watch(run) -> None:
     def load(cls, saved, texts):
         planner = loaded(cls, saved, texts)
         if _watching and _is_owners(_watching[0], texts):
-            _begin(_watching[0], planner)
+            run = _watching[0]
+            try:
+                _begin(run, planner)
+            except Exception as error:  # the recorder's own trouble, said as such, never the product's
+                run.fail("each owner life's planner is recorded", f"life {run.lives}: {error!r}")
         return planner
 
     def apply(self, event):
