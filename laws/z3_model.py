@@ -1062,6 +1062,8 @@ def identity_tests(allowed: tuple[str, ...] = ()) -> list[str]:
 def run_law(name: str, loops: dict[str, Loop], body: Callable[[Proof], None], assumptions=()) -> tuple[bool, str, list[tuple[str, Answer]]]:
     """Run `body` (which calls the model and `proof.check`s claims) inside a proof. Returns
     (proved, problem, answers)."""
+    if not _PROOFS:
+        reset_names()  # a law's queries the same whatever ran before it, in a test as in `make laws`
     proof = Proof(loops, list(assumptions))
     RAN.clear()
     RECORDED["complete"] = True
@@ -1224,6 +1226,8 @@ def explore(name: str, loops: dict[str, Loop], body: Callable[[Proof], None], le
     with the hints `body` leaves in `path.hints` (a small view, say), met by some values, so the
     proof is not vacuous."""
     from laws.z3_core import BRANCHES
+    if not _PROOFS:
+        reset_names()  # as in run_law
     root = Proof(loops)
     RAN.clear()
     RECORDED["complete"] = True
