@@ -106,6 +106,43 @@ def test_the_virtual_loop_jumps_an_hour_and_says_a_hang():
         loop.close()
 
 
+def test_work_sent_to_a_thread_waits_for_the_loop_in_virtual_time():
+    """As a tool's question does (harness/owner/hub.py `ask`): the thread asks the loop and waits,
+    the loop goes on meanwhile, and the answer comes at its virtual instant."""
+    loop = VirtualLoop(0.0)
+    order = []
+
+    async def answer_later() -> str:
+        await asyncio.sleep(25)
+        return "y"
+
+    def tool() -> str:
+        return asyncio.run_coroutine_threadsafe(answer_later(), loop).result() + "es"
+
+    def broken() -> str:
+        raise OSError("refused")
+
+    async def beside() -> None:
+        for _ in range(3):
+            await asyncio.sleep(10)
+            order.append(loop.time())
+
+    async def main() -> str:
+        other = asyncio.ensure_future(beside())
+        result = await asyncio.to_thread(tool)
+        order.append(("answered", loop.time()))
+        with pytest.raises(OSError):
+            await asyncio.to_thread(broken)
+        await other
+        return result
+
+    try:
+        assert loop.run_until_complete(main()) == "yes"
+    finally:
+        loop.close()
+    assert order == [10.0, 20.0, ("answered", 25.0), 30.0]
+
+
 def test_a_seed_replays_to_the_same_digest():
     first, again = run_seed(3), run_seed(3)
     assert first.digest == again.digest
