@@ -26,10 +26,13 @@ events, faults, bytes and trace.
 """
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import logging
+import os
 import random
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,6 +251,27 @@ class Result:
         return not self.failures
 
 
+@contextlib.contextmanager
+def scratch_folder(seed: int):
+    """The run's scratch folder on the machine (its socket, search's SQLite; the rest is on the
+    simulated disk), named by the seed alone: a sentence logged may name a file under it, and a
+    hash of such a line (a backup's manifest) is the same in every replay only if the name is.
+    A second run of the seed meanwhile (another `make sim` on the machine) waits for this one."""
+    import fcntl
+
+    root = Path(tempfile.gettempdir()) / f"ever-sim-{os.getuid()}"
+    root.mkdir(mode=0o700, exist_ok=True)
+    with open(root / f"{seed}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        scratch = root / str(seed)
+        shutil.rmtree(scratch, ignore_errors=True)  # what a run killed from outside left
+        scratch.mkdir(mode=0o700)
+        try:
+            yield str(scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
 class Errors(logging.Handler):
     """Every ERROR the product logs: a traceback the person would see."""
 
@@ -325,7 +349,7 @@ class Run:
         for logger in loggers:
             logger.addHandler(errors)
         logging.getLogger("asyncio").propagate = False
-        with tempfile.TemporaryDirectory(prefix="ever-sim-") as scratch:
+        with scratch_folder(self.seed) as scratch:
             self.scratch = scratch
             self.home = Path(scratch) / "home"
             (self.home / "chat").mkdir(parents=True)  # outside the disk's seam: search's SQLite
