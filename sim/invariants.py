@@ -22,10 +22,17 @@ only) and at the end (after the quiet phase and a last power loss):
   a flipped bit spoiled its file and that was said (sim/importing.py); `never doubled` keeps each
   once.
 - `a line is its node's latest call's`: checked as each outcome is applied (sim/calls.py).
-- `every attached terminal saw every turn` (sim/terminals.py) and `every MCP call answered in
-  words` (sim/mcp.py): checked as the terminal reads and as the call returns.
+- `every attached terminal saw every turn` and `a terminal killed mid-question never hangs the
+  chat` (sim/terminals.py), `every MCP call answered in words` (sim/mcp.py) and `a line past the
+  socket's limit is refused in one sentence` (sim/run.py `long_line`): checked as the terminal
+  reads, as the call returns, as the refusal comes. An MCP `send` is a sender like the others.
+- `a terminal's acknowledged message is logged once and whole`: a message a terminal said and
+  was answered `took` is in the log or the inbox, whole; at the end in the log, once; one refused
+  is nowhere (`check_typed`).
 - `a tool that asks runs only with its senders' leave`: a read outside the working directory
-  ran only in a turn whose every message was sent with --yes [H4].
+  ran only in a turn whose every message had its sender's leave: --yes, or for a terminal's
+  message, a yes or an always answered to its question, or an "always" that terminal gave
+  before; never another sender's always, and never when its last terminal went unanswering [H4].
 - `every subagent's report arrives`: at the end each subagent that started has its report in the
   chat's log once, and its log ends `reported` with that id [A3].
 """
@@ -37,6 +44,9 @@ import re
 
 from harness.memory.text import split_long
 
+TYPED = "a terminal's acknowledged message is logged once and whole"
+LEAVE = "a tool that asks runs only with its senders' leave"
+TAG = re.compile(r"\[terminal \d+\.\d+, message \d+\]")
 VISIBLE_ID = re.compile(rb'^\{"i":(\d+),"kind":')
 
 
@@ -164,6 +174,7 @@ def check_kept(run, final: bool) -> None:
                      f"{key} was acknowledged and is neither logged nor in the inbox{flipped}")
         elif key in inbox and key not in at and inbox[key] != sender.text:
             run.fail("acknowledged means kept", f"{key} is in the inbox but not whole")
+    owned |= check_typed(run, records, inbox, final, damaged and said_damage)
     for position, record in enumerate(records):
         if record.get("kind") == "user" and position not in owned and "lost to damage" not in record.get("text", ""):
             keyless_piece = not record.get("key")
@@ -232,26 +243,122 @@ def check_reports(run, agents: dict[str, list[dict]], records: list[dict]) -> No
             return
 
 
+def check_typed(run, records: list[dict], inbox: dict[str, str], final: bool, lost_said: bool) -> set[int]:
+    """`a terminal's acknowledged message is logged once and whole` (sim/terminals.py): a message
+    a terminal said and the owner answered `took` is in the log or the inbox, its text whole; at
+    the end in the log, once. One answered `took` not ok is nowhere; one never answered (its owner
+    died first) is logged once or not at all. A flipped bit's loss, said, is a loss said. Each
+    message is found by its tag (`[terminal L.n, message k]`); the lines found are returned."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for position, record in enumerate(records):
+        text = record.get("text")
+        if record.get("kind") == "user" and isinstance(text, str) and text.startswith("[terminal "):
+            found.setdefault(tag_of(text), []).append((position, text))
+    waiting = set(inbox.values())
+    owned = set()
+    for typed in run.typed:
+        tag = tag_of(typed.text)
+        lines = found.get(tag, [])
+        owned.update(position for position, _ in lines)
+        if typed.refused:
+            if lines or typed.text in waiting:
+                where = "logged" if lines else "in the inbox"
+                run.fail("refused means not kept", f"{tag} was refused and is {where}")
+            continue
+        if len(lines) > 1:
+            run.fail(TYPED if typed.acknowledged else "never doubled",
+                     f"{tag} is on lines of ids {[position for position, _ in lines]}")
+        elif lines and lines[0][1] != typed.text and not run.flipped:
+            run.fail(TYPED, f"{tag} is logged but not whole: {lines[0][1][:80]!r} of {typed.text[:80]!r}")
+        if not typed.acknowledged or lines or (typed.text in waiting and not final):
+            continue
+        if lost_said and (not final or tag in run.lost_to_flip):
+            run.lost_to_flip.add(tag)  # one copy of a line a flipped bit spoiled: lost, and said so
+            continue
+        run.fail(TYPED, f"{tag} was taken and is " + ("not in the log at the end" if final
+                                                      else "neither logged nor in the inbox"))
+    return owned
+
+
 def check_leave(run, records: list[dict]) -> None:
     """`a tool that asks runs only with its senders' leave` [H4] [S9]: a read outside the working
     directory that ran (its result is not "Not run: ...") came from a turn whose every message
-    was sent with --yes; one joined from a sender without it narrows the turn, as the weakest
-    approval wins. Nobody can be asked in a run (no terminal answers questions), so a message
-    sent without --yes declines the read."""
+    had its sender's leave, one joined narrowing the turn as the weakest approval wins:
+
+    - a message sent without --yes (`ever send`, MCP's `send`, a hostile client's), or a
+      terminal's answered after a restart (its terminal is gone [S36]), has it only with --yes;
+    - a terminal's message in its own owner's life has it with --yes, with an "always" given for
+      the tool to a question about that terminal's own earlier message, or with a yes or an
+      always to this read's own question, asked of each such terminal in the order the turn
+      took their messages (sim/terminals.py). An "always" given for one terminal's message
+      never passes another's.
+
+    A question whose last terminal went without answering leaves its read declined. Every read
+    drawn is taken in order, logged or not, since an "always" holds from its answer."""
+    from bisect import bisect_left
+
+    results = {}
     for k, record in enumerate(records[:-1]):
         text, answer = str(record.get("text", "")), records[k + 1]
-        if record.get("kind") != "tool" or not text.startswith('read {"path": "../outside-'):
-            continue
-        number = int(text.split("outside-", 1)[1].split(".", 1)[0])
-        ran = answer.get("kind") == "echo" and not str(answer.get("text", "")).startswith("Not run:")
-        carried = run.api.asked.get(number, [])
+        if record.get("kind") == "tool" and text.startswith('read {"path": "../outside-'):
+            number = int(text.split("outside-", 1)[1].split(".", 1)[0])
+            results[number] = answer.get("kind") == "echo" and not str(answer.get("text", "")).startswith("Not run:")
+    questions: dict[int, list] = {}
+    for asked in run.questions:
+        if "../outside-" in asked.text:
+            questions.setdefault(int(asked.text.split("outside-", 1)[1].split(".", 1)[0]), []).append(asked)
+    typed = {tag_of(one.text): one for one in run.typed}
+    starts = sorted(run.life_calls.items())
+    always: set[str] = set()  # the terminals whose "always" for read holds
+    for number in sorted(run.api.asked):
+        carried = run.api.asked[number]
+        life = starts[bisect_left([calls for _, calls in starts], number) - 1][0] if starts else 0
+        ran = results.get(number)
+        if ran is not None:
+            run.counts.add("a read that asks: ran" if ran else "a read that asks: declined")
         without = [key for key, sender in run.senders.items() if not sender.yes
                    and any(sender.text in said or said in sender.text for said in carried if said)]
-        run.counts.add("a read that asks: ran" if ran else "a read that asks: declined")
-        if ran and without:
-            run.fail("a tool that asks runs only with its senders' leave",
-                     f"the read of ../outside-{number}.txt ran in a turn carrying {without[0]}, sent without --yes")
+        terminals = []  # the terminals whose messages the turn carries, one message each, in order
+        for tag in (tag for said in carried for tag in TAG.findall(said)):
+            if tag in typed and all(typed[tag].terminal != one.terminal for one in terminals):
+                terminals.append(typed[tag])
+        resumed = [one for one in terminals if one.life != life and not one.yes]
+        needing = [one.terminal for one in terminals if one.life == life and not one.yes and one.terminal not in always]
+        asked = questions.get(number, [])
+        placed = granted = 0
+        for terminal, question in zip(needing if not (without or resumed) else [], asked):
+            placed += 1
+            reply = (question.answer or "").strip().lower()
+            if reply in ("a", "always"):
+                always.add(terminal)
+            if reply not in ("y", "yes", "a", "always"):
+                break
+            granted += 1
+        for question in asked[placed:]:  # a question this check cannot place (a report's turn): its
+            if (question.answer or "").strip().lower() in ("a", "always"):  # "always" may be any terminal's
+                always.update(one.terminal for one in run.typed if one.life == life)
+        if not ran:
+            continue
+        if without or resumed:
+            whose = (f"{without[0]}, sent without --yes" if without else
+                     f"terminal {resumed[0].terminal}'s message, answered after a restart and attached without --yes")
+            run.fail(LEAVE, f"the read of ../outside-{number}.txt ran in a turn carrying {whose}")
             return
+        if granted < len(needing):
+            run.fail(LEAVE, f"the read of ../outside-{number}.txt ran in a turn carrying terminal "
+                     f"{needing[granted]}'s message, its question answered "
+                     + (repr(asked[granted].answer) if granted < len(asked) else "by nobody (none was asked)"))
+            return
+        if any(question.abandoned for question in asked):
+            run.fail(LEAVE, f"the read of ../outside-{number}.txt ran, though its last terminal went without "
+                     "answering its question")
+            return
+
+
+def tag_of(text: str) -> str:
+    """A terminal's message's tag (sim/terminals.py `said_text`): `[terminal L.n, message k]`."""
+    found = TAG.match(text)
+    return found[0] if found else ""
 
 
 def check_lines(run, said: list[str]) -> None:

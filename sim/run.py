@@ -317,6 +317,9 @@ class Run:
         self.owner = None
         self.connections: list = []  # the socket clients' writers of this life
         self.imported: list[tuple[str, str]] = []  # an import that ended: its notes' keys and texts
+        self.life_calls: dict[int, int] = {}  # each life: the provider's request number as it opened
+        self.typed: list = []  # sim/terminals.py: what the terminals said (Typed)
+        self.questions: list = []  # sim/terminals.py: the questions the hub asked (Asked)
 
     def clock(self) -> float:
         return self.loop.time() if self.loop is not None else self.now
@@ -343,7 +346,7 @@ class Run:
 
         calls.watch(self)  # sim/calls.py: each compaction's outcome checked as it is applied
         planner_trace.watch(self)  # sim/planner_trace.py: each owner's planner, for `python -m bridge.lives`
-        terminals.watch()  # sim/terminals.py: the hub's fan-out, for the attached terminals' check
+        terminals.start_run(self)  # sim/terminals.py: the hub's fan-out, questions and answers, recorded
         errors = Errors()
         loggers = [logging.getLogger(name) for name in ("ever", "harness", "asyncio")]
         for logger in loggers:
@@ -517,6 +520,7 @@ class Run:
         from sim import invariants
 
         world = self.world(self.process)
+        self.life_calls[self.lives] = self.api.number  # the requests after it are this life's
         try:
             owner = await Owner.open(self.settings, yes=True, api_key="sim-key", world=world)
             invariants.restart_view(self, owner)

@@ -2,19 +2,39 @@
 to three to each owner's life, over the chat's socket as the command does (`{"op": "attach"}`),
 each staying a drawn while or to the life's end, and reading every event the owner sends.
 
-The promise checked (`every attached terminal saw every turn`): what a terminal reads, from its
-`attached` event on, is every event the hub fanned out from then, in order, none missing, none
-added: all of them when the owner closes (its socket ends after its last event), a prefix of
-them when the terminal leaves or the owner is killed (what was in flight goes with it). The hub's
-fan-out is recorded at its Output methods, before it reaches any terminal, so a terminal dropped,
-skipped or fed out of order shows as a difference.
+From world 4 (sim/seeds.py) a terminal also talks, as a person at `ever chat` does: it may be
+started with `--yes`, it says its own messages (`{"op": "say"}`) at drawn instants, each answered
+`took` once on disk, and it answers every question a tool puts to it (`{"op": "answer"}`) a drawn
+while later: yes, no or always, or it leaves without answering, or is killed mid-question (its
+socket cut). Which, from the terminal's own randomness, drawn as the question comes.
+
+The promises checked here:
+
+- `every attached terminal saw every turn`: what a terminal reads, from its `attached` event on,
+  is every event the hub fanned out from then, in order, none missing, none added: all of them
+  when the owner closes (its socket ends after its last event), a prefix of them when the
+  terminal leaves or the owner is killed (what was in flight goes with it). The hub's fan-out is
+  recorded at its Output methods, before it reaches any terminal, with the terminal each event
+  skips (one that typed does not hear its own line named), so a terminal dropped, skipped or fed
+  out of order shows as a difference. A refusal of its own line (a notice, then `took` not ok) is
+  the terminal's alone.
+- `a terminal killed mid-question never hangs the chat`: when the last terminal goes with a
+  question unanswered, the question is settled at once (every terminal would hear `answered`),
+  and its call is declined, not run (sim/invariants.py checks the log).
+
+What a terminal said and what was answered are kept on the run (`Typed`, `Asked`), for
+sim/invariants.py: `a terminal's acknowledged message is logged once and whole` and `a tool that
+asks runs only with its senders' leave`. The hub's answers are recorded as they reach it
+(`Hub.answer`), the first one a question gets being the one that counts.
 
 Attaches are taken one at a time (a lock held until the `attached` event), so each terminal's
-start is the fan-out's length when the hub took it. Drawn from its own randomness (seed * 7 + 8),
-so the seed's other draws stay its own; none in a seed kept from an earlier world.
+start is the fan-out's length when the hub took it. Drawn from its own randomness (seed * 7 + 8;
+what a terminal says and answers, from its own: seed, life and number), so the seed's other
+draws stay its own; none in a seed kept from an earlier world.
 """
 
 import asyncio
+import dataclasses
 import json
 import random
 
@@ -22,22 +42,53 @@ from harness.owner import hub as hub_module
 from harness.owner.protocol import LINE_BYTES_MAX, line_of
 
 INVARIANT = "every attached terminal saw every turn"
+HANG = "a terminal killed mid-question never hangs the chat"
 OUTPUTS = ("text", "thinking", "tool", "result", "notice", "end", "row")
+ANSWERS = ("y", "n", "a", "leave", "kill")  # what a terminal does with a question
+ANSWER_WEIGHTS = (0.35, 0.2, 0.2, 0.1, 0.15)
+SETTLED_SECONDS = 1.0  # a question its last terminal left is settled within this
 
-_fanned: list = []  # the run's hub fan-out: (life, event line) in order, while a run watches
-_taken: list = []  # the fan-out's length at each attach, in order
+_fanned: list = []  # the life's hub fan-out: (event line, the writer of the terminal it skipped), in order
+_taken: list = []  # at each attach, in order: (the fan-out's length, the attached socket's writer)
 _closed: list = []  # the fan-out's length when the owner closed the terminals' sockets
+_record: dict = {}  # the run's record: "questions" (Asked), "life" (the life's number)
+
+
+@dataclasses.dataclass
+class Typed:
+    """A message a terminal said: taken (`took`, ok) is its acknowledgement; refused if not ok."""
+
+    text: str
+    life: int
+    terminal: str  # "life.n"
+    yes: bool
+    acknowledged: bool = False
+    refused: bool = False
+
+
+@dataclasses.dataclass
+class Asked:
+    """A question the hub put to the terminals, and the first answer handed to it, if any."""
+
+    life: int
+    number: int
+    text: str
+    answer: str | None = None
+    abandoned: bool = False  # its last terminal went without answering
 
 
 def watch() -> None:
-    """Record every event the hub fans out, and where each attach starts."""
+    """Record every event the hub fans out, where each attach starts, and every answer the hub
+    is handed."""
     Hub = hub_module.Hub
     if getattr(Hub, "_sim_watched", False):
         return
-    each, attach, close_all = Hub._each, Hub.attach, Hub.close_all
+    each, attach, close_all, answer = Hub._each, Hub.attach, Hub.close_all, Hub.answer
 
     def _each(self, event, skip=None):
-        _fanned.append(line_of(event))  # a skipped client is a terminal that typed: none of the run's
+        _fanned.append((line_of(event), getattr(skip, "writer", None)))
+        if isinstance(event, hub_module.protocol.Question) and "questions" in _record:
+            _record["questions"].append(Asked(_record["life"], event.id, event.text))
         return each(self, event, skip)
 
     def _close_all(self):
@@ -45,10 +96,26 @@ def watch() -> None:
         return close_all(self)
 
     async def _attach(self, owner, request, reader, writer):
-        _taken.append(len(_fanned))
+        _taken.append((len(_fanned), writer))
         return await attach(self, owner, request, reader, writer)
 
-    Hub._each, Hub.attach, Hub.close_all, Hub._sim_watched = _each, _attach, _close_all, True
+    def _answer(self, number, reply):
+        asked = next((one for one in reversed(_record.get("questions", ())) if one.life == _record["life"]
+                      and one.number == number), None)
+        if asked is not None and asked.answer is None:
+            asked.answer = reply
+        return answer(self, number, reply)
+
+    Hub._each, Hub.attach, Hub.close_all, Hub.answer = _each, _attach, _close_all, _answer
+    Hub._sim_watched = True
+
+
+def start_run(run) -> None:
+    """A run's record, empty: its questions, answers and the terminals' messages."""
+    watch()
+    run.typed, run.questions = [], []
+    _record.clear()
+    _record.update(questions=run.questions, life=0)
 
 
 def plan(seed: int) -> list[tuple[float, float | None]]:
@@ -63,6 +130,41 @@ def plan(seed: int) -> list[tuple[float, float | None]]:
             for _ in range(draw.randrange(1, 4))]
 
 
+def talking_rate(seed: int) -> float:
+    """The chance a terminal of the seed says messages of its own."""
+    from sim.seeds import part_rate
+
+    return part_rate(seed, 13, 4, 0.3, 1.0)
+
+
+@dataclasses.dataclass
+class Talk:
+    """What one terminal does besides reading: drawn from its own randomness."""
+
+    yes: bool  # attached with --yes: its messages' tools run without asking
+    says: list[float]  # seconds after it attaches, each a message of its own
+    rng: random.Random  # its answers, drawn as each question comes
+
+
+def talk(seed: int, life: int, n: int, stays: float | None) -> Talk | None:
+    """None in a world before terminals talk: the terminal only reads."""
+    from sim.seeds import world
+
+    if world(seed) < 4:
+        return None
+    rng = random.Random(f"terminal {seed} {life} {n}")
+    span = stays if stays is not None else 900.0
+    count = rng.randrange(1, 4) if rng.random() < talking_rate(seed) else 0
+    says = sorted(rng.uniform(0, span) for _ in range(count))
+    return Talk(rng.random() < 0.25, says, rng)
+
+
+def said_text(rng: random.Random, name: str, k: int) -> str:
+    from sim.run import words
+
+    return f"[terminal {name}, message {k}] " + words(rng, rng.randrange(1, 20))
+
+
 class Terminals:
     """One life's attached terminals."""
 
@@ -70,9 +172,12 @@ class Terminals:
         self.run = run
         self.owner = owner
         self.lock = asyncio.Lock()
+        self.attached = 0  # terminals of the run's attached now
+        self.attaches = 0  # every attach so far
         _fanned.clear()
         _taken.clear()
         _closed.clear()
+        _record["life"] = run.lives
 
     def start(self, seed: int) -> None:
         loop = asyncio.get_running_loop()
@@ -82,54 +187,117 @@ class Terminals:
 
     async def terminal(self, n: int, after: float, stays: float | None) -> None:
         run, process = self.run, self.run.process
+        name = f"{run.lives}.{n}"
+        talking = talk(run.seed, run.lives, n, stays)
         await asyncio.sleep(after)
         async with self.lock:
             if not process.alive or self.owner.server is None:
                 return
             reader, writer = await asyncio.open_unix_connection(str(self.owner.socket_path), limit=LINE_BYTES_MAX)
             run.connections.append(writer)
-            writer.write(json.dumps({"op": "attach", "yes": False}).encode() + b"\n")
+            yes = talking is not None and talking.yes
+            writer.write(json.dumps({"op": "attach", "yes": yes}).encode() + b"\n")
             await writer.drain()
             first = await reader.readline()
             if not first or json.loads(first).get("event") != "attached":
                 if process.alive and first:
                     run.fail(INVARIANT, f"terminal {n} got {first[:120]!r} for its attach")
                 return
-            start = _taken[-1] if _taken else 0
+            start, mine = _taken[-1] if _taken else (0, None)
+            self.attached += 1
+            self.attaches += 1
         run.counts.add("terminal attached")
         received: list[bytes] = []
+        pending: list[Typed] = []  # said, not yet taken, oldest first
+        asking: dict[int, str] = {}  # the questions put to it, not yet answered anywhere
+        went = asyncio.Event()  # it left, or was killed, on a question
+        how = ""
         ended = False
+        loop = asyncio.get_running_loop()
+        tasks: list[asyncio.Task] = []
+
+        def leave(cut: bool) -> None:
+            nonlocal how
+            how = "killed" if cut else "left"
+            if cut:
+                writer.transport.abort()
+            else:
+                writer.close()
+            went.set()
+
+        async def answer(number: int, choice: str, delay: float) -> None:
+            await asyncio.sleep(delay)
+            if went.is_set() or number not in asking:
+                return
+            if choice in ("leave", "kill"):
+                run.counts.add(f"terminal {'killed' if choice == 'kill' else 'left'} mid-question")
+                leave(choice == "kill")
+                return
+            run.counts.add(f"question answered {choice}")
+            writer.write(json.dumps({"op": "answer", "id": number, "answer": choice}).encode() + b"\n")
+
+        async def say(text: str, at: float) -> None:
+            await asyncio.sleep(at)
+            if went.is_set() or ended or not process.alive:
+                return
+            typed = Typed(text, run.lives, name, yes)
+            run.typed.append(typed)
+            pending.append(typed)
+            run.counts.add("terminal said a message")
+            writer.write(json.dumps({"op": "say", "text": text}).encode() + b"\n")
 
         async def read() -> None:
             nonlocal ended
+            previous = ""
             while True:
                 raw = await reader.readline()
                 if not raw:
                     ended = True
                     return
                 event = json.loads(raw)
-                if event.get("event") in OUTPUTS:
+                kind = event.get("event")
+                if kind == "took" and pending:
+                    typed = pending.pop(0)
+                    typed.acknowledged, typed.refused = bool(event.get("ok")), not event.get("ok")
+                    if typed.refused and previous == "notice":  # its own refusal: said to it alone
+                        received.pop()
+                elif kind == "question":
+                    asking[event["id"]] = event["text"]
+                    if talking is not None:
+                        choice = talking.rng.choices(ANSWERS, ANSWER_WEIGHTS)[0]
+                        tasks.append(loop.create_task(answer(event["id"], choice,
+                                                             talking.rng.expovariate(1 / 5.0))))
+                elif kind == "answered":
+                    asking.pop(event["id"], None)
+                if kind in OUTPUTS:
                     received.append(raw)
+                previous = kind
 
-        reading = asyncio.get_running_loop().create_task(read())
+        reading = loop.create_task(read())
+        for k, at in enumerate(talking.says if talking is not None else ()):
+            tasks.append(loop.create_task(say(said_text(talking.rng, name, k), at)))
+        gone = loop.create_task(went.wait())
         try:
-            if stays is None:
-                await reading
-            else:
-                await asyncio.wait_for(asyncio.shield(reading), stays)
-        except (TimeoutError, ConnectionError, asyncio.IncompleteReadError):
+            await asyncio.wait({reading, gone}, timeout=stays, return_when=asyncio.FIRST_COMPLETED)
+        except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
             reading.cancel()
+            gone.cancel()
+            for task in tasks:
+                task.cancel()
+        self.attached -= 1
         if not process.alive:
             return  # killed with its owner: what it read is checked nowhere
         closed = _closed[0] if _closed else None
-        expected = [raw for raw in _fanned[start:closed] if json.loads(raw).get("event") in OUTPUTS]
+        expected = [raw for raw, skipped in _fanned[start:closed]
+                    if (skipped is None or skipped is not mine) and json.loads(raw).get("event") in OUTPUTS]
         if ended and closed is not None:
             whole = received == expected
         else:
             whole = received == expected[:len(received)]
-            writer.close()
+            if not how:
+                writer.close()
             run.counts.add("terminal left")
         if not whole:
             at = next((k for k, (a, b) in enumerate(zip(received, expected)) if a != b), min(len(received),
@@ -140,3 +308,25 @@ class Terminals:
                      f"{expected[at][:80] if at < len(expected) else b'(none)'!r}")
         elif ended:
             run.counts.add("terminal saw its owner close, every turn read")
+        if how and asking and not ended:
+            await self.settled(name, dict(asking))
+
+    async def settled(self, name: str, asking: dict[int, str]) -> None:
+        """The terminal went with questions unanswered: if it was the last one, each is settled
+        within SETTLED_SECONDS (the hub says `answered` to all), the call declined."""
+        if self.attached > 0:
+            return  # asked in the others still [A9]
+        attaches = self.attaches
+        await asyncio.sleep(SETTLED_SECONDS)
+        if not self.run.process.alive or self.owner.leaving or self.attaches != attaches:
+            return
+        settled = {json.loads(raw).get("id") for raw, _ in _fanned if json.loads(raw).get("event") == "answered"}
+        for number, text in asking.items():
+            for asked in self.run.questions:
+                if asked.life == self.run.lives and asked.number == number and asked.answer is None:
+                    asked.abandoned = True  # no answer reached the hub: nobody gave its leave
+            if number not in settled:
+                self.run.fail(HANG, f"terminal {name} went with question {number} ({text[:60]!r}) unanswered, "
+                              f"and {SETTLED_SECONDS:.0f} s later it still waits")
+                return
+        self.run.counts.add("question its last terminal left, settled")
