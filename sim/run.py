@@ -113,6 +113,19 @@ def tell_rate(seed: int) -> float:
 
 
 CLIENT_KINDS = ("blank line", "not JSON", "half a line, then gone", "a send, then gone")
+LONG_LINE = "a line past the socket's limit is refused in one sentence"
+
+
+def long_line_at(seed: int, life: int) -> float | None:
+    """Seconds into this life at which a client sends a send's line past the socket's 64 MB
+    limit, or None: in 1 seed of 12, in one of its first three lives, drawn from its own
+    randomness (seed * 7 + 15)."""
+    from sim.seeds import world
+
+    draw = random.Random(seed * 7 + 15)
+    if world(seed) < 4 or draw.random() >= 1 / 12:
+        return None
+    return draw.uniform(0, 300) if draw.randrange(1, 4) == life else None
 
 
 def draw_probabilities(rng: random.Random, side: random.Random | None = None) -> Probabilities:
@@ -470,10 +483,15 @@ class Run:
 
         attaching = plan(self.seed)
         mcp_calls = self.mcp_calls = getattr(self, "mcp_calls", None) or Calls(self)
-        if attaching or mcp_calls.chance > 0 or any(event.kind == "client" for event in pending):
+        long_line = long_line_at(self.seed, self.lives)
+        if attaching or mcp_calls.chance > 0 or long_line is not None \
+                or any(event.kind == "client" for event in pending):
             await owner.serve()  # the chat's socket, for the schedule's hostile clients and terminals
         if attaching:
             Terminals(self, owner).start(self.seed)  # sim/terminals.py
+        if long_line is not None:
+            task = asyncio.get_running_loop().create_task(self.long_line(owner, long_line))
+            owner.busy.add(task)
         # a sender left unanswered by the last owner sends again, as `ever send` does
         for sender in self.senders.values():
             if sender.answer is None and not sender.vanished:
@@ -643,6 +661,64 @@ class Run:
         if not raw.endswith(b"\n") or not isinstance(answer, dict) or not answer.get("error") \
                 or answer.get("logged", False):
             self.fail("every client answered in one line", f"{event.key} ({kind}) got {raw[:120]!r}")
+        owner.busy.discard(asyncio.current_task())
+
+    async def long_line(self, owner, delay: float) -> None:
+        """A send whose line is past the socket's limit (LINE_BYTES_MAX, 64 MB), written a
+        megabyte at a time, so no copy of it is ever whole in memory (the owner's reader holds up
+        to the limit, then refuses): it is answered with one line saying, in one sentence,
+        that nothing was logged; nothing of it is kept, and the owner answers the next request."""
+        import json
+
+        from harness.owner.protocol import LINE_BYTES_MAX, parsed
+
+        await asyncio.sleep(delay)
+        process = self.process
+        if not process.alive or owner.server is None or owner.leaving:
+            return
+        key = f"long-line-{self.lives}"
+        sender = self.senders.setdefault(key, Sender(key, "(a line past the socket's limit)", sent=True, vanished=True))
+        reader, writer = await asyncio.open_unix_connection(str(owner.socket_path))
+        self.connections.append(writer)
+        self.counts.add("socket client: a line past 64 MB")
+        answered = asyncio.get_running_loop().create_task(reader.readline())
+        head = json.dumps({"op": "send", "key": key, "yes": True, "text": ""})[:-2].encode()  # to the text's quote
+        chunk = b"a" * (1 << 20)
+        written = 0
+        try:
+            writer.write(head)
+            while written <= LINE_BYTES_MAX and not answered.done():
+                writer.write(chunk)
+                written += len(chunk)
+                await writer.drain()
+            writer.write(b'"}\n')
+            await writer.drain()
+        except ConnectionError:
+            pass  # the owner answered and closed while the rest was on its way
+        try:
+            raw = await answered
+        except ConnectionError:
+            raw = b""
+        writer.close()
+        if not process.alive or owner.leaving:
+            return
+        answer = parsed(raw) if raw.endswith(b"\n") else None
+        error = answer.get("error") if answer is not None else None
+        if not isinstance(error, str) or "nothing was logged" not in error or "\n" in error \
+                or answer.get("logged") is not False:
+            self.fail(LONG_LINE, f"{key} of {written + len(head):,} bytes got {raw[:160]!r}")
+            return
+        sender.answer = answer
+        self.refused_left(sender)
+        status = await asyncio.open_unix_connection(str(owner.socket_path))
+        self.connections.append(status[1])
+        status[1].write(b'{"op": "status"}\n')
+        await status[1].drain()
+        raw = await status[0].readline()
+        status[1].close()
+        if process.alive and not owner.leaving and "status" not in (parsed(raw) or {}):
+            self.fail(LONG_LINE, f"after {key} the owner answered a status request with {raw[:120]!r}")
+        self.counts.add("a line past 64 MB refused, the owner serving on")
         owner.busy.discard(asyncio.current_task())
 
     def spawn_send(self, owner, sender: Sender) -> None:
