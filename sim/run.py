@@ -99,10 +99,16 @@ def sends_with_yes(seed: int, key: str) -> bool:
 
 
 def asking_rate(seed: int) -> float:
-    """The chance a turn's reply reads a file outside the working directory, which asks first [H4]."""
-    from sim.seeds import part_rate
+    """The chance a turn's reply reads a file outside the working directory, which asks first [H4]:
+    from world 4, when terminals answer questions, up to twice as often, and never none in a seed
+    whose terminals talk."""
+    from sim.seeds import part_rate, world
+    from sim.terminals import plan, talking_rate
 
-    return part_rate(seed, 12, 3, 0.0, 0.3)
+    drawn = part_rate(seed, 12, 3, 0.0, 0.3)
+    if world(seed) < 4:
+        return drawn
+    return 2 * drawn or (0.3 if plan(seed) and talking_rate(seed) > 0 else 0.0)
 
 
 def tell_rate(seed: int) -> float:

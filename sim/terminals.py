@@ -3,10 +3,10 @@ to three to each owner's life, over the chat's socket as the command does (`{"op
 each staying a drawn while or to the life's end, and reading every event the owner sends.
 
 From world 4 (sim/seeds.py) a terminal also talks, as a person at `ever chat` does: it may be
-started with `--yes`, it says its own messages (`{"op": "say"}`) at drawn instants, each answered
-`took` once on disk, and it answers every question a tool puts to it (`{"op": "answer"}`) a drawn
-while later: yes, no or always, or it leaves without answering, or is killed mid-question (its
-socket cut). Which, from the terminal's own randomness, drawn as the question comes.
+started with `--yes`, it may say up to five messages of its own (`{"op": "say"}`) at drawn
+instants, each answered `took` once on disk, and it answers every question a tool puts to it
+(`{"op": "answer"}`) a drawn while later: yes, no or always, or it leaves without answering, or
+is killed mid-question (its socket cut). Which, from its own randomness, as the question comes.
 
 The promises checked here:
 
@@ -45,7 +45,7 @@ INVARIANT = "every attached terminal saw every turn"
 HANG = "a terminal killed mid-question never hangs the chat"
 OUTPUTS = ("text", "thinking", "tool", "result", "notice", "end", "row")
 ANSWERS = ("y", "n", "a", "leave", "kill")  # what a terminal does with a question
-ANSWER_WEIGHTS = (0.35, 0.2, 0.2, 0.1, 0.15)
+ANSWER_WEIGHTS = (0.3, 0.2, 0.25, 0.1, 0.15)
 SETTLED_SECONDS = 1.0  # a question its last terminal left is settled within this
 
 _fanned: list = []  # the life's hub fan-out: (event line, the writer of the terminal it skipped), in order
@@ -89,6 +89,7 @@ def watch() -> None:
         _fanned.append((line_of(event), getattr(skip, "writer", None)))
         if isinstance(event, hub_module.protocol.Question) and "questions" in _record:
             _record["questions"].append(Asked(_record["life"], event.id, event.text))
+            _record["counts"].add("question asked")
         return each(self, event, skip)
 
     def _close_all(self):
@@ -115,7 +116,7 @@ def start_run(run) -> None:
     watch()
     run.typed, run.questions = [], []
     _record.clear()
-    _record.update(questions=run.questions, life=0)
+    _record.update(questions=run.questions, life=0, counts=run.counts)
 
 
 def plan(seed: int) -> list[tuple[float, float | None]]:
@@ -154,8 +155,8 @@ def talk(seed: int, life: int, n: int, stays: float | None) -> Talk | None:
         return None
     rng = random.Random(f"terminal {seed} {life} {n}")
     span = stays if stays is not None else 900.0
-    count = rng.randrange(1, 4) if rng.random() < talking_rate(seed) else 0
-    says = sorted(rng.uniform(0, span) for _ in range(count))
+    count = rng.randrange(1, 6) if rng.random() < talking_rate(seed) else 0
+    says = sorted(rng.uniform(0, span / 2) for _ in range(count))  # its turns mostly come while it stays
     return Talk(rng.random() < 0.25, says, rng)
 
 
@@ -308,7 +309,7 @@ class Terminals:
                      f"{expected[at][:80] if at < len(expected) else b'(none)'!r}")
         elif ended:
             run.counts.add("terminal saw its owner close, every turn read")
-        if how and asking and not ended:
+        if asking and not ended:  # it went (its while over, or on the question) with questions waiting
             await self.settled(name, dict(asking))
 
     async def settled(self, name: str, asking: dict[int, str]) -> None:
@@ -316,6 +317,7 @@ class Terminals:
         within SETTLED_SECONDS (the hub says `answered` to all), the call declined."""
         if self.attached > 0:
             return  # asked in the others still [A9]
+        self.run.counts.add("last terminal gone with a question waiting")
         attaches = self.attaches
         await asyncio.sleep(SETTLED_SECONDS)
         if not self.run.process.alive or self.owner.leaving or self.attaches != attaches:
