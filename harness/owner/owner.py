@@ -236,7 +236,7 @@ class Owner:
         owner.agents.chat_caps = owner.spend.caps
         owner.report_turns = report_turns
         if report_turns:  # a report no running turn takes starts a turn of this chat
-            owner.agents.report_turns = owner.turns
+            owner.agents.report_turns = owner.report_started_turns
         owner.agents.recover()  # a subagent cut off by a kill of the last owner reports now
         owner.resume()
         memory.start()  # the compactor starts on what the logs imply now, not at the next message
@@ -485,6 +485,13 @@ class Owner:
                     await self.report_turn(self.agents.pending.pop(0))
                 else:
                     return
+
+    async def report_started_turns(self) -> None:
+        """The scheduler as a subagent's report starts it [A6]: a turn of it that fails is said in
+        every terminal and its error taken, as for the scheduler `schedule` starts, never an
+        exception nobody retrieves (found by `make sim`, seed 54)."""
+        asyncio.current_task().add_done_callback(self.scheduled_ended)
+        await self.turns()
 
     async def message_turn(self, current: Delivery) -> None:
         self.turn = turn = self.new_turn(current.output, current.approval)

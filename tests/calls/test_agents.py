@@ -741,3 +741,36 @@ def test_a_report_whose_line_the_disk_refuses_is_given_at_the_next_start_never_m
     assert [text for kind, text in logged(home) if kind == "work"] == ["[Scout] report\nScout looked."]
     assert [r["kind"] for r in agentlog.read_log(home / "chat" / "agents" / "Scout.jsonl")][-2:] == [
         "end", "reported"]
+
+
+def test_a_turn_failing_in_the_scheduler_a_report_started_is_said_in_every_terminal(tmp_path, api):
+    """Found by `make sim` (seed 54): a subagent's report starts the chat's scheduler [A6], which
+    runs the queued messages' turns too; one that failed on the disk (its reply line refused)
+    ended that task with its error, which nobody took: asyncio logged it as never retrieved, and
+    no terminal was told. Now it is said as a failed turn of any scheduler is. The turn's failure
+    is stood in for by the StoreError the disk's refusal raises."""
+    from harness.memory.store import StoreError
+    from harness.owner.hub import LocalClient
+
+    api.reset()
+    api.responder = compactions
+
+    async def go():
+        chat = await chat_for(tmp_path / "home", api)
+        events = []
+        chat.hub.clients.append(LocalClient(events.append))
+
+        async def refused(delivery):
+            raise StoreError("the line could not be written (Input/output error)")
+
+        chat.message_turn = refused
+        chat.queue.append(None)  # a message waiting for its turn
+        starter = asyncio.get_running_loop().create_task(chat.agents.report_turns())  # as a report starts it
+        await until(starter.done)
+        await asyncio.sleep(0)
+        chat.hub.clients.clear()
+        await closed(chat)
+        return [event.sentence for event in events if hasattr(event, "sentence")]
+
+    assert run(go()) == ["The turn ended: StoreError: the line could not be written (Input/output error) "
+                         "(a bug in Ever: please report it)"]
