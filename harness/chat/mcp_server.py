@@ -34,6 +34,7 @@ INSTRUCTIONS = (
     "calls), echo (tool results), work (a subagent's report), note (imported history).")
 
 Ask = Callable[[dict[str, Any]], Any]
+EMPTY_REPLY = "[answered with an empty reply: the message is logged, and Ever said nothing to it]"
 
 
 def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
@@ -86,7 +87,9 @@ def build_server(settings: Settings, allow_send: bool, ask: Ask | None = None):
             return f"[not answered: {type(error).__name__}: {error}]"
         if reply.get("error"):
             return f"{reply.get('reply', '')}\n[not answered: {reply['error']}]".strip()
-        return reply["reply"]
+        # [S26] a turn whose reply was empty (the model said nothing) is still an answer in words:
+        # the client would read an empty result as a tool that failed (found by `make sim`, seed 131)
+        return reply["reply"] or EMPTY_REPLY
 
     # the registry's MCP tools, in its order, each with its MCP words (harness/calls/tool.py)
     runs = {"view": view, "zoom": zoom, "search": search, "date": date, "send": send}

@@ -137,3 +137,21 @@ def test_send_is_offered_only_when_allowed(tmp_path):
                 return sorted(tool.name for tool in (await session.list_tools()).tools)
 
     assert asyncio.run(asyncio.wait_for(run(), 60)) == ["date", "search", "send", "view", "zoom"]
+
+
+def test_a_send_answered_with_an_empty_reply_says_so_in_words(tmp_path, monkeypatch):
+    """Found by `make sim` (seed 131): a turn whose reply was empty (the model's hostile empty
+    reply) reached the MCP client as an empty result. The owner's answer is stood in for as the
+    socket gives it for such a turn: logged, no error, an empty reply."""
+    from harness.chat.config import load_settings
+    from harness.chat.mcp_server import build_server
+    from harness.owner import sender
+
+    async def answered(settings, text, yes=False, key=None, say=None):
+        return {"reply": "", "error": "", "logged": True, "id": 7}
+
+    monkeypatch.setattr(sender, "send_once", answered)
+    server = build_server(load_settings(plain_environment(tmp_path)), allow_send=True)
+    result = asyncio.run(server.call_tool("send", {"message": "anything to add?"}))
+    assert text_of(result) == ("[answered with an empty reply: the message is logged, and Ever said nothing "
+                               "to it]")
