@@ -20,7 +20,11 @@ though its line never was [A3]; a line still JSON whose kind a changed byte spoi
 replay [S13]; the terminal attached last never hearing a turn end; the view over MCP dropping its last line;
 words told to a subagent left out of its log; a joined sender's approval in place of the turn's
 (a question settled by a sender's --yes), a message answered after a restart under the next
-owner's approval [S36], and the messages a failed turn logs left unmarked. Each is caught by the simulation alone;
+owner's approval [S36], and the messages a failed turn logs left unmarked; from world 4, an "always"
+given for one terminal's message recorded for every terminal's, the last terminal's question left
+waiting when it is killed mid-question, a terminal's refused line answered `took`, MCP's `send`
+carrying --yes, an MCP send's error read as its reply, and a line past the socket's limit closed
+unanswered. Each is caught by the simulation alone;
 mutants/chat_mutants.py has the example tests' own. Not among them: either guard of a stopped call
 left out alone (the other still keeps its line out), and a checkpoint written while a node's line
 waits: no seed of the 200 fails on any.
@@ -298,5 +302,75 @@ MUTANTS = [
         check=sim("never doubled", KEPT),
         note="a failed turn logs the messages queued behind it unanswered, unmarked, and the first the disk "
              "refuses ends it there: the rest stay queued, and the next turn logs them again [S9]",
+    ),
+    Mutant(
+        name="sim_always_for_every_terminal",
+        path="harness/owner/owner.py",
+        old="            client.approval = Approval(self.approve, yes=client.yes, ask=self.hub.ask)\n",
+        new=("            client.approval = Approval(self.approve, yes=client.yes, ask=self.hub.ask)\n"
+             "            client.approval.allowed = self.__dict__.setdefault(\"always\", client.approval.allowed)\n"),
+        check=sim("a tool that asks runs only with its senders' leave"),
+        note="an \"always\" answered for one terminal's message is recorded for every terminal's: another "
+             "terminal's read runs unasked [A8]",
+    ),
+    Mutant(
+        name="sim_question_left_waiting",
+        path="harness/owner/hub.py",
+        old="        if not self.clients:\n            self.decline_all(Answer.GONE.value)\n",
+        new="        if False:\n            self.decline_all(Answer.GONE.value)\n",
+        check=sim("a terminal killed mid-question never hangs the chat"),
+        note="the last terminal killed mid-question leaves its question pending: the turn waits until the owner "
+             "closes [A9]",
+    ),
+    Mutant(
+        name="sim_refused_line_said_taken",
+        path="harness/owner/owner.py",
+        old="            client.send(protocol.Took(ok=not refused))\n",
+        new="            client.send(protocol.Took(ok=True))\n",
+        check=sim("a terminal's acknowledged message is logged once and whole"),
+        note="a terminal's line the disk refused is answered `took` all the same: the terminal never says it "
+             "was not sent [S25]",
+    ),
+    Mutant(
+        name="sim_mcp_send_with_yes",
+        path="harness/chat/mcp_server.py",
+        old="            reply = await send_once(settings, message, yes=False)\n",
+        new="            reply = await send_once(settings, message, yes=True)\n",
+        check=sim("a tool that asks runs only with its senders' leave"),
+        note="a message sent over MCP carries --yes: the tools that ask run unasked for Claude Code [R2] [H4]",
+    ),
+    Mutant(
+        name="sim_mcp_send_error_as_reply",
+        path="harness/chat/mcp_server.py",
+        old="        if reply.get(\"error\"):\n",
+        new="        if False:\n",
+        check=sim(KEPT, "refused means not kept", "every MCP call answered in words"),
+        note="an MCP send's error reaches the client as an empty reply: a message refused reads as answered [R2]",
+    ),
+    Mutant(
+        name="sim_long_line_closed_unanswered",
+        path="harness/owner/socket.py",
+        old=("                writer.write(protocol.answer_line({\"reply\": \"\", \"error\": "
+             "too_long_sentence(LINE_BYTES_MAX),\n                                                   "
+             "\"logged\": False}))\n                await writer.drain()\n                return\n"),
+        new="                return\n",
+        check=sim("a line past the socket's limit is refused in one sentence"),
+        note="a line past the socket's 64 MB limit is closed unanswered: its sender cannot tell it was refused [S12]",
+    ),
+    Mutant(
+        name="sim_report_started_turns_unretrieved",
+        path="harness/owner/owner.py",
+        old="            owner.agents.report_turns = owner.report_started_turns\n",
+        new="            owner.agents.report_turns = owner.turns\n",
+        check=sim("no unhandled exception"),
+        note="the scheduler a subagent's report starts ends on a failed turn's error nobody retrieves (seed 54) [A6]",
+    ),
+    Mutant(
+        name="sim_mcp_send_empty_reply",
+        path="harness/chat/mcp_server.py",
+        old="        return reply[\"reply\"] or EMPTY_REPLY\n",
+        new="        return reply[\"reply\"]\n",
+        check=sim("every MCP call answered in words"),
+        note="an MCP send answered with an empty reply reaches the client as an empty result (seed 131) [S26]",
     ),
 ]

@@ -49,6 +49,11 @@ KEPT: tuple[tuple[int, str], ...] = (
     (121, "a read refused (EIO on the tree's day file) inside a compaction's Built left the planner half an event "
           "on, and the chat went on with it: found by the planner comparison, `make sim`'s bridge/lives.py [S37] "
           "(harness/memory/service.py Memory._reload)"),
+    (54, "a subagent's report started the scheduler, which ran a queued message's turn; the disk refused its reply "
+         "line, and the task ended on the StoreError nobody retrieved: a traceback, no terminal told [A6] "
+         "(harness/owner/owner.py report_started_turns)"),
+    (131, "an MCP send whose turn's reply was empty answered the MCP client with an empty result [S26] "
+          "(harness/chat/mcp_server.py send)"),
 )
 
 # The world a seed runs in: what its runs may do. A kept seed replays the world its bug was found
