@@ -253,7 +253,7 @@ class Terminals:
             while True:
                 raw = await reader.readline()
                 if not raw:
-                    ended = True
+                    ended = not went.is_set()  # the owner ended it, not its own leaving
                     return
                 event = json.loads(raw)
                 kind = event.get("event")
