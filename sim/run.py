@@ -422,7 +422,33 @@ class Run:
     def new_loop(self) -> VirtualLoop:
         loop = VirtualLoop(self.now)
         loop.set_exception_handler(self.loop_exception)
+        self.failed_tasks: list = []
+        loop.set_task_factory(self.task_made)
         return loop
+
+    def task_made(self, loop, coro, context=None):
+        """Every task of the life, watched: one that ends on an exception while its process lives
+        is noted, and at the life's end (`unretrieved`) one whose exception nobody took is a
+        failure, as asyncio would log it only when the task is collected, if ever."""
+        task = asyncio.Task(coro, loop=loop, context=context)
+        process = self.process
+
+        def ended(done: asyncio.Task) -> None:
+            if process.alive and not done.cancelled() and done._exception is not None:
+                self.failed_tasks.append(done)
+
+        task.add_done_callback(ended)
+        return task
+
+    def unretrieved(self) -> None:
+        for task in self.failed_tasks:
+            if task._log_traceback:  # asyncio's own mark: set with the exception, cleared once it is taken
+                task._log_traceback = False  # said here, not again when it is collected
+                error = task._exception
+                if not isinstance(error, Killed):
+                    made = getattr(task.get_coro(), "__qualname__", "?")
+                    self.exceptions.append(f"Task exception was never retrieved ({made}): {error!r}"[:300])
+        self.failed_tasks = []
 
     def loop_exception(self, loop, context) -> None:
         error = context.get("exception")
@@ -460,6 +486,7 @@ class Run:
         order, with every disk operation refused (sim/disk.py's Killed)."""
         self.now = loop.time()
         self.steps += loop.steps
+        self.unretrieved()
         self.process.kill()
         server = getattr(self.owner, "server", None)
         if server is not None:  # the dead process's socket: the next owner serves its own
