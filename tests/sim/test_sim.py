@@ -162,3 +162,17 @@ def test_a_seed_with_every_kind_of_hostile_socket_client_keeps_every_promise():
     assert {kind: result.counts[f"socket client: {kind}"] > 0 for kind in CLIENT_KINDS} == dict.fromkeys(
         CLIENT_KINDS, True)
     assert result.passed, result.failures
+
+
+@pytest.mark.parametrize("seed, outcomes", [
+    (45, ("terminal said a message", "terminal killed mid-question", "question its last terminal left, settled",
+          "MCP send answered")),
+    (120, ("terminal said a message", "question answered a", "a read that asks: ran")),
+    (42, ("a line past 64 MB refused, the owner serving on",)),
+])
+def test_a_seed_of_world_4_keeps_every_promise_through_what_it_drew(seed, outcomes):
+    """Terminals that say and answer (45: its last terminal killed mid-question; 120: an always
+    answered), MCP's send, a line past the socket's 64 MB limit (42)."""
+    result = run_seed(seed)
+    assert result.passed, result.failures
+    assert [kind for kind in outcomes if result.counts[kind] == 0] == []
