@@ -101,7 +101,7 @@ def grow(run, rng: random.Random, number: int, start) -> bool:
 
     process = run.disk.process(f"grows the chat before backup {number + 1}")
     try:
-        memory = Memory.open(run.home, disk=process, clock=Clock(start + timedelta(minutes=number)))
+        memory = Memory.open(run.home, run.planner, disk=process, clock=Clock(start + timedelta(minutes=number)))
         try:
             for k in range(rng.randrange(1, 4)):
                 memory.append("user", f"backup round {number} message {k}: " + "word " * rng.randrange(1, 60),
@@ -165,7 +165,7 @@ def last(run, dest: Path, now) -> None:
     process = run.disk.process("the last backup")
 
     def live_view() -> tuple[int, str]:
-        memory = Memory.open(run.home, read_only=True, disk=process)
+        memory = Memory.open(run.home, run.planner, read_only=True, disk=process)
         try:
             return memory.planner.T, memory.render()
         finally:
@@ -173,7 +173,7 @@ def last(run, dest: Path, now) -> None:
 
     try:
         backups.backup(run.home, str(dest), process, now=now)
-        verdict = backups.checked(run.home, str(dest), process, live_view)
+        verdict = backups.checked(run.home, str(dest), process, live_view, run.planner)
     except (OSError, backups.BackupError) as error:
         run.fail("the next backup completes and checks", f"{error}")
         return

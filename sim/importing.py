@@ -63,7 +63,7 @@ def import_phase(run) -> None:
         if rng.random() < kill_chance:
             process.kill_at = rng.randrange(1, 40 + 4 * len(messages))
         try:
-            memory = Memory.open(run.home, disk=process, clock=FixedClock(run.now))
+            memory = Memory.open(run.home, run.planner, disk=process, clock=FixedClock(run.now))
             try:
                 from harness.imports.rules import write
 

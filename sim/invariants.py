@@ -95,7 +95,7 @@ def open_read_only(run, disk_machine=None):
     reader = machine.process("checker")
     armed, machine.armed = machine.armed, False
     try:
-        return Memory.open(run.home, read_only=True, disk=reader)
+        return Memory.open(run.home, run.planner, read_only=True, disk=reader)
     finally:
         machine.armed = armed
 

@@ -83,6 +83,19 @@ def side_randomness(seed: int) -> random.Random:
     return random.Random(seed * 7 + 4)
 
 
+def planner_config(seed: int):
+    """The sizes the planner works at: the gist's, or from world 5 in 1 seed of 2 the laws' small
+    ones (a ceiling of 3,000 bytes, a compaction view's of 1,000), so the view merges and the
+    compaction view shrinks within a seed's minutes, and each life's comparison with the model
+    reaches the batches."""
+    from harness.memory.planner import Config
+    from sim.seeds import world
+
+    if world(seed) < 5 or random.Random(seed * 7 + 17).random() < 0.5:
+        return Config()
+    return Config(3_000, 1_500, 1_000, 500)
+
+
 def agent_rate(seed: int) -> float:
     """The chance a turn's reply starts a subagent."""
     from sim.seeds import part_rate
@@ -320,6 +333,7 @@ class Run:
         self.now = 0.0
         self.api = SimAPI(random.Random(seed * 7 + 2), self.counts, self.probabilities.provider, self.clock)
         self.world_rng = random.Random(seed * 7 + 3)
+        self.planner = planner_config(seed)  # every process of the run opens the chat at these sizes
         self.senders: dict[str, Sender] = {}
         self.failures: list[Failure] = []
         self.trace: list[str] = []
@@ -621,7 +635,7 @@ class Run:
     def world(self, process):
         from sim.world import sim_world
 
-        return sim_world(self.api, process, self.world_rng)
+        return sim_world(self.api, process, self.world_rng, self.planner)
 
     async def race(self, Owner) -> None:
         """A second process tries to own the chat: one chat has one owner."""

@@ -63,9 +63,10 @@ KEPT: tuple[tuple[int, str], ...] = (
 #   3: and `tell` to a running subagent, senders without --yes, reads that ask first
 #   4: and terminals that say their own messages and answer the questions put to them, MCP's
 #      `send`, a socket line past its 64 MB limit
-WORLD = 4
+#   5: and in 1 seed of 2 the planner at the laws' small sizes, so the view merges within a seed
+WORLD = 5
 KEPT_WORLDS = {seed: 1 for seed in (44, 26, 30, 20, 157, 35, 154, 18, 133, 4, 11, 124)} | {
-    seed: 2 for seed in (15, 50, 65, 139, 194)} | {seed: 3 for seed in (1, 47, 121)}
+    seed: 2 for seed in (15, 50, 65, 139, 194)} | {seed: 3 for seed in (1, 47, 121)} | {seed: 4 for seed in (54, 131)}
 
 
 def world(seed: int) -> int:

@@ -44,7 +44,7 @@ class SimRandomness:
         return self.rng.random()
 
 
-def sim_world(api: SimAPI, disk, rng: random.Random) -> World:
+def sim_world(api: SimAPI, disk, rng: random.Random, planner=None) -> World:
     from harness.calls.client import Client, PrefixGate
 
     clock = SimClock()
@@ -59,4 +59,5 @@ def sim_world(api: SimAPI, disk, rng: random.Random) -> World:
                       sleep=clock.sleep, random=random.fraction, monotonic=clock.monotonic,
                       transport=SimTransport(api))
 
-    return World(clock=clock, random=SimRandomness(rng), provider=provider, disk=disk)
+    sizes = {"planner": planner} if planner is not None else {}
+    return World(clock=clock, random=SimRandomness(rng), provider=provider, disk=disk, **sizes)

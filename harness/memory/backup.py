@@ -77,6 +77,7 @@ from harness.memory.logfile import (
     write_all,
     write_whole,
 )
+from harness.memory.planner import Config
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -731,12 +732,13 @@ def restore_folder(dest: Path, home: Path, upto: int | None, source_disk: Disk, 
 
 
 def check(home: Path, dest: str, disk: Disk = REAL_DISK,
-          live_view: Callable[[], tuple[int, str]] | None = None) -> Verdict:
+          live_view: Callable[[], tuple[int, str]] | None = None, config: Config = Config()) -> Verdict:
     """The restore test: the latest backup in `dest` restored into a temporary home, each file
     checked against the manifest and the live file, the view rebuilt and compared with the live
-    one (`live_view()` gives the live (messages, view); None: the live home opened read only)."""
+    one (`live_view()` gives the live (messages, view); None: the live home opened read only), both
+    at the sizes the live planner works at (`config`)."""
     try:
-        verdict = checked(home, dest, disk, live_view)
+        verdict = checked(home, dest, disk, live_view, config)
     except BackupError as error:
         verdict = Verdict(False, f"The backup in {dest} is not sound: {error}.")
     except OSError as error:
@@ -747,7 +749,7 @@ def check(home: Path, dest: str, disk: Disk = REAL_DISK,
     return verdict
 
 
-def checked(home: Path, dest: str, disk: Disk, live_view) -> Verdict:
+def checked(home: Path, dest: str, disk: Disk, live_view, config: Config) -> Verdict:
     with tempfile.TemporaryDirectory(prefix="ever-check-") as scratch:
         if is_restic(dest):
             repository = dest[len(RESTIC):]
@@ -769,10 +771,13 @@ def checked(home: Path, dest: str, disk: Disk, live_view) -> Verdict:
                                   "(back up again)")
         restored = Path(scratch) / "home"
         unpack(folder, manifest, restored, source_disk, REAL_DISK)
-        messages, view = rebuilt_view(restored)
+        messages, view = rebuilt_view(restored, config=config)
         if messages != manifest.messages:
             raise BackupError(f"its logs give {messages:,} messages where the manifest says {manifest.messages:,}")
-        live_messages, live_text = live_view() if live_view is not None else rebuilt_view(home, read_only=True)
+        if live_view is not None:
+            live_messages, live_text = live_view()
+        else:
+            live_messages, live_text = rebuilt_view(home, read_only=True, config=config)
         files = f"{len(manifest.entries):,} files ({manifest.bytes:,} bytes)"
         if live_messages == messages:
             if live_text != view:
@@ -794,11 +799,11 @@ def first_difference(a: str, b: str) -> int:
     return min(len(ab), len(bb))
 
 
-def rebuilt_view(home: Path, read_only: bool = False) -> tuple[int, str]:
+def rebuilt_view(home: Path, read_only: bool = False, config: Config = Config()) -> tuple[int, str]:
     """The messages and the view of the chat in `home`, from its logs (and checkpoint)."""
     from harness.memory.service import Memory
 
-    memory = Memory.open(home, read_only=read_only)
+    memory = Memory.open(home, config, read_only=read_only)
     try:
         return memory.planner.T, memory.render()
     finally:

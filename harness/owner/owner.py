@@ -32,7 +32,6 @@ from harness.calls.usage import dollars_text, record_usage, usage_record, use_pr
 from harness.chat.config import Secret, Settings, check_memory_setting, load_key
 from harness.memory.accepted import Accepted, TooLong, entering
 from harness.memory.agentlog import AgentCaps
-from harness.memory.planner import Config
 from harness.memory.service import Job, JobResult, Memory
 from harness.memory.store import StoreError
 from harness.owner import commands, protocol, socket
@@ -177,7 +176,7 @@ class Owner:
             return JobResult(result.text, result.failure or "")
 
         # owned first: a process that finds the chat owned (ChatBusy) never loads the SDK
-        memory = Memory.open(settings.home, Config(), build=build, on_change=hub.row, disk=world.disk,
+        memory = Memory.open(settings.home, world.planner, build=build, on_change=hub.row, disk=world.disk,
                              clock=world.clock)
         memory_ref["m"] = memory
         try:
@@ -662,7 +661,8 @@ class Owner:
                 await asyncio.to_thread(backup.backup, home, dest, disk, at)
                 said = ""
                 if live is not None:
-                    verdict = await asyncio.to_thread(backup.check, home, dest, disk, functools.partial(tuple, live))
+                    verdict = await asyncio.to_thread(backup.check, home, dest, disk, functools.partial(tuple, live),
+                                                    self.memory.planner.config)
                     self.backups.checked = now
                     said = "" if verdict.passed else verdict.sentence
             except (backup.BackupError, OSError) as error:

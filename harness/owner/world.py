@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from harness.memory.disk import Disk, RealDisk
+from harness.memory.planner import Config as PlannerConfig
 
 
 class Clock:
@@ -76,6 +77,9 @@ class World:
     provider: Callable[..., Any] = real_clients
     # every file of the chat, read and written through it
     disk: Disk = dataclasses.field(default_factory=RealDisk)
+    # the sizes the planner works at: the gist's; a simulation's may be smaller, so that a few
+    # minutes of chat pass the view's ceilings and it merges
+    planner: PlannerConfig = PlannerConfig()
 
     @classmethod
     def real(cls) -> "World":
