@@ -133,3 +133,17 @@ def test_a_planner_the_chat_went_on_with_after_half_an_event_is_a_difference():
     assert said.startswith("DIFFERENCE in the simulation's seed 9, owner life 1.1, at event 1\n")
     assert "OSError inside apply at event 1, and the planner took 3 more events after it" in said
     assert said.endswith("replay: python -m bridge.lives --seed 9 --life 1.1")
+
+
+def test_a_seed_at_the_small_sizes_merges_and_its_batches_agree_with_the_model(traces):
+    # world 5: seed 3 runs the planner at the laws' small sizes (sim/run.py planner_config), so the
+    # view passes its 3,000-byte ceiling within the seed and the batches are compared too
+    from sim.run import planner_config
+
+    assert planner_config(3).view_bytes_ceiling == 3_000
+    assert planner_config(2).view_bytes_ceiling == 128_000  # the other half keeps the gist's sizes
+    compared = simulated(traces, seeds=(3,))
+    assert [result.difference for result in compared if result.difference] == []
+    assert all(result.life.config[:4] == (3_000, 1_500, 1_000, 500) for result in compared)
+    batches = sum(path.read_text(encoding="utf-8").count("\nr\t") for path in traces.glob("3-*.harness.memory.trace"))
+    assert batches >= 3
