@@ -55,7 +55,21 @@ def separate() -> None:
 
         return await with_owner(settings, elsewhere, request, say)
 
+    _ORIGINALS.update(new_key=new_key, with_owner=with_owner)
     sender.new_key, sender.with_owner, sender._sim_separate = drawn_key, owned_elsewhere, True
+
+
+_ORIGINALS: dict = {}
+
+
+def rejoined() -> None:
+    """The sender's own key and owner again, at a run's end: a process that runs seeds in turn
+    (pytest's) runs an `ever send` of its own after them."""
+    from harness.owner import sender
+
+    if getattr(sender, "_sim_separate", False):
+        sender.new_key, sender.with_owner = _ORIGINALS["new_key"], _ORIGINALS["with_owner"]
+        sender._sim_separate = False
 
 
 class Calls:

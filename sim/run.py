@@ -373,7 +373,7 @@ class Run:
     # ---- the run
 
     def run(self) -> Result:
-        from sim import calls, invariants, planner_trace, terminals
+        from sim import calls, invariants, mcp, planner_trace, terminals
         from sim.backup_world import backup_phase
         from sim.importing import import_phase
 
@@ -407,6 +407,7 @@ class Run:
             finally:
                 for logger in loggers:
                     logger.removeHandler(errors)
+                mcp.rejoined()  # sim/mcp.py: the sender's own seams back
         for record in errors.records:
             self.fail("no unhandled exception", record)
         planner_trace.finish(self)

@@ -12,6 +12,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from harness.memory.daylog import StoreError
 from harness.owner import protocol, socket
 
 # how long a newcomer waits for the chat's owner to answer its socket; EVER_OWNER_WAIT_SECONDS
@@ -33,7 +34,7 @@ def new_key() -> str:
     return "send=" + os.urandom(8).hex()
 
 
-class OwnerSilent(Exception):
+class OwnerSilent(StoreError):
     """Another process owns the chat and did not answer its socket in OWNER_WAIT_SECONDS: one
     sentence, as a StoreError's (the CLI ends on it with exit 1)."""
 

@@ -397,3 +397,19 @@ def test_a_disk_that_fills_under_a_running_chat_gives_one_sentence_and_no_traceb
         assert "Traceback" not in seen and BUG not in seen, seen
     finally:
         disk.unmount()
+
+
+def test_an_owner_that_never_answers_is_one_sentence_not_a_bug(shared_api, tmp_path, monkeypatch):
+    # another process owns the chat and its socket stays silent: `ever send` ends on the sentence
+    # OwnerSilent says, exit 4 (it was no StoreError, so the CLI called it a bug)
+    from harness.owner import sender
+
+    async def silent(settings, here, request, say=None):
+        raise sender.OwnerSilent("The chat is owned by process 4242. It did not answer on its socket for 30 s; "
+                                 "nothing was sent: try again.")
+
+    monkeypatch.setattr(sender, "with_owner", silent)
+    code, out, err = run(["send", "hello"], env_for(tmp_path / "home", shared_api))
+    assert (code, out) == (4, ""), err  # nothing of the message kept: docs/reliability.md, its exit codes
+    assert err.count("\n") == 1 and "nothing was sent: try again" in err
+    assert BUG not in err

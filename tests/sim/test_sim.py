@@ -176,3 +176,15 @@ def test_a_seed_of_world_4_keeps_every_promise_through_what_it_drew(seed, outcom
     result = run_seed(seed)
     assert result.passed, result.failures
     assert [kind for kind in outcomes if result.counts[kind] == 0] == []
+
+
+def test_a_run_gives_the_sender_its_own_key_and_owner_back():
+    # a seed's MCP calls stand in for `ever mcp`'s own process (sim/mcp.py separate); after the
+    # run an `ever send` in the same process must reach its own owner, not "the run's next owner"
+    from harness.owner import sender
+
+    own = (sender.new_key, sender.with_owner)
+    result = run_seed(3)
+    assert result.passed, result.failures
+    assert (sender.new_key, sender.with_owner) == own
+    assert not getattr(sender, "_sim_separate", False)
