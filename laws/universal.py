@@ -1216,7 +1216,7 @@ def settle_reached(budget: Budget) -> Verdict:
 
 HISTORY_LABEL = ("Proved (Z3): model/planner.py step for every event, every branch (a path the model's own assert "
                  "cuts is dropped; one path per event witnessed, cut_paths_prove_nothing), builds by an induction on "
-                 f"the recursion; {TRUSTED}, tree_put as an update of its two functions, proved on model/tree.py "
+                 f"the recursion; {TRUSTED}, the rule decimal(1) is its digit (line_size_rules_refuse), tree_put as an update of its two functions, proved on model/tree.py "
                  "(tree_lookup_gives_what_was_put); the work queue, capped_text and is_valid_text left unknown "
                  "(the claims hold for any; what they do is checked apart: capped_text_finds_its_source, queue_functions_hold)")
 

@@ -265,10 +265,19 @@ def _line_too_tight(built: bool) -> tuple[bool, str]:
     return True, ""
 
 
+def _decimal_refuses() -> tuple[bool, str]:
+    """decimal(2) = "1" asked with the rule on decimal(1) as its only fact: a rule said of every
+    number, not of 1 alone, would prove it."""
+    from laws.z3_events import decimal_of_one
+
+    answer = prove(zm.DECIMAL(2) == zm.literal("1"), [decimal_of_one()], CANARY_RLIMIT)
+    return answer.proved, failed_answer("canary", answer)
+
+
 # The rules' names, as laws/z3_model.py's TRUSTED_FACTS lists them (each "rule NAME" a trusted
 # part that laws/canaries.py's `line_size_rules_refuse` aims a canary at).
 RULE_NAMES = ("utf8_bytes adds over concatenation", "a decimal below 10^k has k digits",
-              "escaping at most triples", "a literal's bytes", "a built text's 512 bytes")
+              "escaping at most triples", "a literal's bytes", "a built text's 512 bytes", "decimal(1) is its digit")
 
 # (claim, run, the trusted parts it aims at): laws/canaries.py's shape
 RULE_CANARIES = (
@@ -287,6 +296,7 @@ RULE_CANARIES = (
      lambda: rule_refuses(zm.UTF8_BYTES(zm.literal(model.view.PLACEHOLDER)) == 28),
      ("rule a literal's bytes",)),
     ("a built line renders at most 1,577 bytes", lambda: _line_too_tight(True), ("rule a built text's 512 bytes",)),
+    ("decimal(2) is \"1\"", lambda: _decimal_refuses(), ("rule decimal(1) is its digit",)),
 )
 
 LAWS = [

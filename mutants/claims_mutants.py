@@ -129,6 +129,11 @@ MUTANTS = [
            '("the bound without T < 2^64", ceiling_chain(CEILING_BOUND, rlimit=CANARY_RLIMIT))',
            law("view_within_ceiling"), "the precondition's canary asks with T < 2^64 kept: it proves, so the law fails "
            "(a canary must be able to fail)"),
+    Mutant("decimal_rule_of_every_number", "laws/z3_events.py",
+           '    return zm.DECIMAL(1) == zm.literal("1")\n',
+           '    n = z3.Int("n_decimal")\n    return z3.ForAll([n], zm.DECIMAL(n) == zm.literal("1"))\n',
+           law("line_size_rules_refuse"), "the history's rule on decimal(1) said of every number: its canary, "
+           "decimal(2) is \"1\", is proved"),
     # a bound narrowed in the code earns less than the registry
     Mutant("sibling_free_tilings_narrowed", "laws/bounded.py", "SIBLING_FREE_T_MAX = 1_024  # every T up to this\n",
            "SIBLING_FREE_T_MAX = 512  # every T up to this\n",
