@@ -13,6 +13,7 @@ that is not a crash, the simulation failed a seed on the named invariant; and th
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -73,6 +74,21 @@ def argv_of(check: tuple[str, ...]) -> list[str]:
     return [sys.executable if part == "python" else part for part in check]
 
 
+def run_whole(argv, cwd, environment, timeout_seconds: int) -> subprocess.CompletedProcess:
+    """The check in a session of its own, and at its timeout every process of it killed: a
+    simulation's workers outliving a check that timed out held their seeds' scratch folders, and
+    every later run of those seeds waited for them."""
+    process = subprocess.Popen(argv, cwd=cwd, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout_seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
+
+
 def run_one(mutant: Mutant, timeout_seconds: int, known_laws: Iterable[str]) -> tuple[bool, str, float]:
     """(caught, why, seconds) for one mutant; a catch's `why` opens with how it was caught
     (mutants/judge.py HOW) in brackets."""
@@ -102,8 +118,7 @@ def run_one(mutant: Mutant, timeout_seconds: int, known_laws: Iterable[str]) -> 
                                       text=True, timeout=timeout_seconds)
                 if lint.returncode != 0:
                     return False, "the subset lint failed: not a lint mutant", time.monotonic() - started
-            result = subprocess.run(argv, cwd=copy, env=environment, capture_output=True,
-                                    text=True, timeout=timeout_seconds)
+            result = run_whole(argv, copy, environment, timeout_seconds)
         except subprocess.TimeoutExpired:
             return False, f"check timed out after {timeout_seconds} s", time.monotonic() - started
         written = report.read_text() if report.exists() else ""
