@@ -644,8 +644,7 @@ def line_bound_as_stated(l, i, T, x, built: bool):
     when built, the model's `rendered` of its line is at most 1,578 bytes with its newline (a
     placeholder's, with its text at the most a placeholder may weigh, is less: its 128 bytes are
     under 3·512)."""
-    line = model_view.Line(Sym(l), Sym(i), zm.SymText(x), True, 0)
-    size = Sym.lift(model_view.utf8_bytes(model_view.rendered(line)) + 1)
+    size = zv.built_line_size(l, i, x)
     head = Sym.lift(model_view.utf8_bytes(model_view.name(Sym(l), Sym(i))))
     premise = [l >= 0, i >= 0, (i + 1) * POW2(l) <= T, T < 2 ** zc.T_BITS]
     if built:

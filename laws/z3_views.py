@@ -255,8 +255,7 @@ def rendered_sizes(v: ZSeq, built_only: bool = False):
     j = fresh_index("j_rendered")
 
     def built_size():
-        line = model.view.Line(Sym(L[j]), Sym(I[j]), SymText(X[j]), True, 0)
-        return Sym.lift(model.view.utf8_bytes(model.view.rendered(line)) + 1)
+        return built_line_size(L[j], I[j], X[j])
 
     def placeholder_size():
         # the most a placeholder line renders [P22]: its head, "|", the bytes its text may
@@ -268,6 +267,13 @@ def rendered_sizes(v: ZSeq, built_only: bool = False):
         sizes = built_size() if built_only else z3.If(B[j], built_size(), placeholder_size())
     needs = [z3.ForAll([j], z3.Implies(in_range(j, v), condition)) for condition, _ in found]
     return z3.Lambda([j], sizes), needs
+
+
+def built_line_size(l, i, x):
+    """What the model's `rendered` of a built line of node (l, i) with text x (terms) and its
+    newline weigh, as the term its code builds."""
+    line = model.view.Line(Sym(l), Sym(i), SymText(x), True, 0)
+    return Sym.lift(model.view.utf8_bytes(model.view.rendered(line)) + 1)
 
 
 def counted(v: ZSeq, built_only: bool = False):
@@ -295,8 +301,7 @@ def size_definition():
     """rendered_size(l, i, x) is `utf8_bytes(rendered(Line(l, i, x, built)))` + 1 for l ≥ 0."""
     l, i, x = z3.Int("l_size"), z3.Int("i_size"), z3.Const("x_size", TEXT)
     with obligations() as found:
-        line = model.view.Line(Sym(l), Sym(i), SymText(x), True, 0)
-        size = Sym.lift(model.view.utf8_bytes(model.view.rendered(line)) + 1)
+        size = built_line_size(l, i, x)
     # the one obligation is the shift's: a level is not negative
     given = z3.And([l >= 0] + [condition for condition, _ in found])
     return z3.ForAll([l, i, x], z3.Implies(given, RENDERED_SIZE(l, i, x) == size), patterns=[RENDERED_SIZE(l, i, x)])

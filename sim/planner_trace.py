@@ -213,7 +213,8 @@ def _printed(life: Life, k: int, event) -> list[str]:
 
 
 def record(event) -> str:
-    """The event as a bridge/FORMAT.md scenario record."""
+    """The event as a bridge/FORMAT.md scenario record (bridge/scenarios.py format_event writes
+    the same from the bridge's tuples; sim/ may not import bridge/)."""
     if isinstance(event, Message):
         return f"message {event.kind} {json.dumps(event.text)}"
     if isinstance(event, Built):
