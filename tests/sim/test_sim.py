@@ -188,3 +188,20 @@ def test_a_run_gives_the_sender_its_own_key_and_owner_back():
     assert result.passed, result.failures
     assert (sender.new_key, sender.with_owner) == own
     assert not getattr(sender, "_sim_separate", False)
+
+
+def test_a_terminal_is_owed_every_output_but_its_own_line_named_to_the_others():
+    from harness.owner.protocol import End, Notice, Text, Wait, line_of
+    from sim.terminals import heard
+
+    mine, other = object(), object()
+    own = line_of(Notice("[another terminal] what is the plan", aside=True))
+    # the hub's skip of its own line's notice is honoured, for it alone
+    assert not heard(own, mine, mine)
+    assert heard(own, other, mine)
+    # a skip anywhere else is not: a turn's end or a plain notice missed is a difference
+    assert heard(line_of(End("done")), mine, mine)
+    assert heard(line_of(Notice("the disk is full")), mine, mine)
+    assert heard(line_of(Text("hi")), None, mine)
+    # what is not an output (a wait's countdown) is owed to nobody
+    assert not heard(line_of(Wait("the call", 3.0, "call")), None, mine)
