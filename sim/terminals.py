@@ -15,8 +15,9 @@ The promises checked here:
   when the owner closes (its socket ends after its last event), a prefix of them when the
   terminal leaves or the owner is killed (what was in flight goes with it). The hub's fan-out is
   recorded at its Output methods, before it reaches any terminal, with the terminal each event
-  skips (one that typed does not hear its own line named), so a terminal dropped, skipped or fed
-  out of order shows as a difference. A refusal of its own line (a notice, then `took` not ok) is
+  skips. A skip is honoured only where the product may skip (one that typed does not hear its own
+  line named to the others, `heard`), so a terminal dropped, skipped elsewhere or fed out of order
+  shows as a difference. A refusal of its own line (a notice, then `took` not ok) is
   the terminal's alone.
 - `a terminal killed mid-question never hangs the chat`: when the last terminal goes with a
   question unanswered, the question is settled at once (every terminal would hear `answered`),

@@ -15,7 +15,7 @@ from harness.memory.planner import Planner
 from sim import planner_trace
 from sim.run import run_seed
 
-SEEDS = (3, 7)  # each has several owner lives, and lives whose compactor builds lines
+SEEDS = (40, 78)  # each has several owner lives, lives whose compactor builds lines, and restarts with merges ready
 
 
 @pytest.fixture
