@@ -5,8 +5,8 @@ Strategy: one mutant for the bug the comparison found, undone: a read the disk r
 one of the planner's events raised on, the planner left half an event on and the chat going on
 with it [S37] (seed 121); the simulation's own invariants all pass on it, and the bridge never
 fails a read. And one for the load's order in harness/memory/checkpoint.py: calls started before
-the ready merges are rebuilt, so a new process starts no merge until its next event (seed 40's
-lives from its third on differ at their event 0; the tiny bridge's restarts see it too). Each is caught by a
+the ready merges are rebuilt, so a new process starts no merge until its next event (8 of seed 40's
+lives differ at their event 0; the tiny bridge's restarts see it too). Each is caught by a
 test of tests/sim/test_planner_lives.py, which runs the seeds and compares their lives.
 """
 
