@@ -62,7 +62,7 @@ from pathlib import Path
 
 from harness.memory import home as table
 from harness.memory.backup_state import record_state
-from harness.memory.daylog import message_id, node_ids
+from harness.memory.daylog import StoreError, message_id, node_ids
 from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.logfile import (
     exists,
@@ -771,7 +771,12 @@ def checked(home: Path, dest: str, disk: Disk, live_view, config: Config) -> Ver
                                   "(back up again)")
         restored = Path(scratch) / "home"
         unpack(folder, manifest, restored, source_disk, REAL_DISK)
-        messages, view = rebuilt_view(restored, config=config)
+        try:
+            messages, view = rebuilt_view(restored, config=config)
+        except StoreError as error:
+            # the copy's logs hash as the manifest says and still do not open: they were backed up
+            # so from a chat that does not open either (its restored folder is gone by now)
+            raise BackupError(f"its logs, restored, do not open: {str(error).replace(f'{restored}/', '')}") from error
         if messages != manifest.messages:
             raise BackupError(f"its logs give {messages:,} messages where the manifest says {manifest.messages:,}")
         if live_view is not None:

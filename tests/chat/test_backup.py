@@ -191,6 +191,21 @@ def test_the_check_says_in_one_sentence_what_is_wrong_with_the_backup(chat, tmp_
     assert status.stdout.splitlines()[-1].endswith(f"failed: The backup in {dest} is not sound: {wrong}.")
 
 
+def test_the_check_of_a_backup_whose_logs_do_not_open_says_so_in_one_sentence(chat, tmp_path):
+    # a line gone from the live log before the backup: the copy hashes as its manifest says and
+    # still does not open; the check's verdict says so, named by the backup's own path
+    day = chat / "chat/main/2026-01-01.jsonl"
+    rows = day.read_bytes().splitlines(keepends=True)
+    day.write_bytes(b"".join(rows[:10] + rows[11:]))
+    dest = tmp_path / "backup"
+    backed_up(chat, dest)
+    done = run(chat, "backup", "--check", str(dest))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(f"ever: The backup in {dest} is not sound: its logs, restored, do not open: "
+                                  "chat/main/2026-01-01.jsonl line 11 has message id 11 where 10 comes next: a gap")
+    assert done.stderr.count("\n") == 1 and "ever-check-" not in done.stderr and "Traceback" not in done.stderr
+
+
 def test_the_check_finds_a_live_log_that_no_longer_continues_the_backup(chat, tmp_path):
     dest = tmp_path / "backup"
     backed_up(chat, dest)
