@@ -153,23 +153,25 @@ def run_many(first: int, count: int, workers: int, strict: bool, digests: bool =
 
 
 def until_caught(first: int, count: int, workers: int, invariants: list[str]) -> int:
-    """The seeds in order, stopping at the first that fails on one of `invariants`: how
-    `make mutants` runs `make sim`'s seeds against a planted bug (exit 1 when caught)."""
-    from sim.known import KNOWN, matches
+    """The seeds in order, the kept ones after the drawn as `make sim` runs them, stopping at
+    the first that fails on one of `invariants`: how `make mutants` runs `make sim`'s seeds
+    against a planted bug (exit 1 when caught)."""
+    from sim.known import KNOWN, kept_seeds, matches
 
     started = time.perf_counter()
-    seeds = range(first, first + count)
+    seeds = list(range(first, first + count))
+    seeds += [seed for seed in kept_seeds() if seed not in seeds]
     preload()
     with multiprocessing.get_context("fork").Pool(workers, maxtasksperchild=1) as pool:
         for seed, failures, *_ in pool.imap(summary, seeds, chunksize=1):
             for invariant, detail in failures:
                 if invariant in invariants and not any(matches(known, (invariant, detail)) for known in KNOWN):
                     print(f"FAILED seed={seed}: {invariant}: {detail}\n    replay: {command(seed)}")
-                    print(f"sim: caught at seed {seed} of {first}..{first + count - 1} "
+                    print(f"sim: caught at seed {seed} of {first}..{first + count - 1} and the kept "
                           f"in {time.perf_counter() - started:.1f} s")
                     pool.terminate()
                     return 1
-    print(f"sim: no seed of {first}..{first + count - 1} failed on {', '.join(invariants)}")
+    print(f"sim: no seed of {first}..{first + count - 1} nor a kept one failed on {', '.join(invariants)}")
     return 0
 
 
