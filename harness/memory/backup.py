@@ -366,9 +366,14 @@ def folder_backup(home: Path, dest: Path, disk: Disk = REAL_DISK, at: Frozen | N
     except FileNotFoundError:
         raise BackupError(f"{dest.parent} does not exist: make it, or mount the drive, first") from None
     try:
-        last = load_manifest(dest, disk).by_path()
-    except BackupError:
-        last = {}
+        last = load_manifest_file(dest / MANIFEST, disk).by_path()
+    except FileNotFoundError:
+        last = {}  # a new folder, or one whose first backup was killed before its manifest
+    except BackupError as error:
+        # taken for a folder with no backup, every file would be written anew under its first
+        # name, cut to nothing as it opens: the copies the last manifest and the snapshots name,
+        # and a kill then would leave no backup valid [S21]
+        raise BackupError(f"{error}: nothing was written; back up again, or into a new folder") from None
     entries = []
     for relative, place in live_files(home, disk):
         if place.name in APPENDED:

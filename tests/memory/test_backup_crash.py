@@ -13,8 +13,10 @@ Then, in this process and exhaustively: a backup stopped at each of its disk's o
 for one whose day file was rewritten (a new generation), must leave a backup that restores.
 """
 
+import errno
 import itertools
 import json
+import os
 import random
 import shutil
 import signal
@@ -152,3 +154,32 @@ def test_a_backup_stopped_at_each_operation_in_turn_leaves_a_backup_that_restore
     backup(home, str(dest))
     verdict = check(home, str(dest))
     assert verdict.passed and "is the live view, byte for byte" in verdict.sentence, verdict.sentence
+
+
+class ManifestUnreadDisk(RealDisk):
+    """The machine's disk, where the folder's manifest.json cannot be read (EIO) and the backup's
+    process ends at its first write of a byte."""
+
+    def open(self, path, flags, mode=0o777):
+        if Path(path).name == "manifest.json" and not flags & (os.O_WRONLY | os.O_RDWR):
+            raise OSError(errno.EIO, "Input/output error", str(path))
+        return super().open(path, flags, mode)
+
+    def pwrite(self, fd, data, offset):
+        raise Stopped()
+
+    def write(self, fd, data):
+        raise Stopped()
+
+
+def test_a_backup_that_cannot_read_the_last_manifest_writes_nothing_over_the_last_backup(tmp_path):
+    # taken for a folder with no backup, the files would be written anew under their first names,
+    # each cut to nothing as it opened, and a kill then would leave the last backup in pieces [S21]
+    home, dest = tmp_path / "home", tmp_path / "backup"
+    write_chat(home, 40)
+    backup(home, str(dest))
+    grow(home, random.Random(2), 0, 40)
+    with pytest.raises(BackupError, match=r"manifest\.json cannot be read \(Input/output error\)"):
+        backup(home, str(dest), ManifestUnreadDisk())
+    assert restored_or_why(dest, tmp_path / "restored") == ""
+    assert rebuilt_view(tmp_path / "restored")[0] == 40
