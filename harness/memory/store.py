@@ -163,6 +163,14 @@ def local_now(now: datetime | None) -> datetime:
     return now
 
 
+def keyed(record: Record, key: str | None) -> Record:
+    """A damaged line's record with the key its line still holds [S13]: the key the index keeps
+    for it [S8], so a long message's pieces still end at their key and belong to it [S11]."""
+    if key is not None:
+        record["key"] = key
+    return record
+
+
 class Store:
     """A chat's store, owned by this process from `open` to `close`.
 
@@ -566,21 +574,24 @@ class Store:
         record = self._read_record(self.main, entry, end)
         if record is None:
             line = self._read_line(self.main, entry >> OFFSET_BITS, entry & OFFSET_MASK, end)
-            if message_id(line) == i:
-                return self._damaged_record(i, entry, line)
+            found = message_id_key(line)
+            if found is not None and found[0] == i:
+                return self._damaged_record(i, entry, line, found[1])
         if record is not None and record.get("i") == i and (record.get("kind") not in KINDS
                                                             or not isinstance(record.get("text"), str)):
             # [S13] still JSON, but its kind or text no longer reads as one (a byte changed on
             # disk): damaged, and said, as a line that is not JSON is; never raised to the replay
             line = self._read_line(self.main, entry >> OFFSET_BITS, entry & OFFSET_MASK, end)
+            key = record.get("key") if isinstance(record.get("key"), str) else None
             if MESSAGE_HEAD.match(line) and line.rfind(TEXT_END) > 0:
-                return self._damaged_record(i, entry, line)
+                return self._damaged_record(i, entry, line, key)
             self._damaged_spans.add((i, i))
             self._say_damage(f"{self.chat}/{self.index.line_of(self.main, entry)} is damaged: message {i} has no "
                              "kind or text that reads: `ever doctor` says what is damaged, and `ever doctor "
                              "--repair` sets it aside")
             text = f"(message {i} is damaged in the log: `ever doctor` says more)"
-            return {"i": i, "kind": "note", "text": text, "size": utf8_bytes(text), "date": str(record.get("date", ""))}
+            return keyed({"i": i, "kind": "note", "text": text, "size": utf8_bytes(text),
+                          "date": str(record.get("date", ""))}, key)
         if record is None or record.get("i") != i:
             if not retry:
                 raise StoreError(f"message {i} cannot be read back from {self._where(self.main, entry)}")
@@ -614,17 +625,17 @@ class Store:
         self._say_damage(f"node {name} was logged from {ids_text(first, last)} as they read then, and "
                          "they read otherwise now (a byte changed on disk?): its logged line is kept")
 
-    def _damaged_record(self, i: int, entry: int, line: bytes) -> Record:
+    def _damaged_record(self, i: int, entry: int, line: bytes, key: str | None) -> Record:
         """A message whose line has its ids and its tail but not whole JSON inside its text
-        (a byte changed on disk): its text as far as it reads, and one sentence [S13]. The rest
-        of the chat reads on."""
+        (a byte changed on disk): its text as far as it reads, its key, and one sentence [S13].
+        The rest of the chat reads on."""
         head, tail = MESSAGE_HEAD.match(line), line.rfind(TEXT_END)
         kind, date = (found[1].decode("utf-8", "replace") if found else "" for found in
                       (KIND_AND_DATE[0].search(line, 0, head.end()), KIND_AND_DATE[1].search(line, tail)))
         self._damaged_spans.add((i, i))
         text = self._damaged_text(self.main, entry, line, f"message {i}", MESSAGE_HEAD)
-        return {"i": i, "kind": kind if kind in KINDS else "note", "text": text, "size": utf8_bytes(text),
-                "date": date}
+        return keyed({"i": i, "kind": kind if kind in KINDS else "note", "text": text, "size": utf8_bytes(text),
+                      "date": date}, key)
 
     def _damaged_text(self, log: DayLog, entry: int, line: bytes, what: str, head_shape) -> str:
         """The text of a line whose ids and tail are whole and whose text is not (a byte changed

@@ -15,6 +15,8 @@ one example on the real disk, failed where the seed's disk failed (tests/support
   the next id, which goes into today's file;
 - a read refused as the call a logged line started reads its input [S35]: the compactor pauses,
   and the line counts as logged (a long message's key piece is never logged twice).
+- a byte changed on disk in a long message's key piece [S13]: the record read as damaged keeps
+  the key its line holds, the one the index keeps, so the pieces still belong to it [S11].
 
 Expected values are the rules' own words in harness/memory/service.py and logfile.py.
 """
@@ -23,6 +25,8 @@ import asyncio
 import errno
 import json
 from datetime import datetime, timedelta, timezone
+
+import pytest
 
 from harness.memory.accepted import Accepted
 from harness.memory.logfile import LogFile
@@ -247,6 +251,35 @@ def test_a_line_still_json_whose_kind_a_changed_byte_spoiled_is_damage_said_and_
         assert record["kind"] == "note" and record["text"] == "note 1"
         assert any("is damaged inside message 1's text" in said for said in memory.store.damage)
         assert memory.store.message(2)["text"] == "note 2"
+    finally:
+        memory.close()
+
+
+@pytest.mark.parametrize("old, new, kind", [
+    (b" ", b"\x00", "user"),  # not JSON, its ids and tail whole: its text as far as it reads
+    (b'"kind"', b'"kinc"', "note"),  # still JSON, its kind gone: a note saying so
+], ids=["not JSON", "its kind gone"])
+def test_a_byte_changed_in_a_long_messages_key_piece_leaves_its_key_on_the_record_read(tmp_path, old, new, kind):
+    # found by `make sim` (seed 315): a bit flipped a space of a long message's last piece into a
+    # NUL; read as damaged, its record had no key, so none of its pieces belonged to the message,
+    # whose key the index kept as logged [S13] [S11]
+    message = long_message()
+    memory = Memory.open(tmp_path, clock=Clock())
+    memory.append_accepted(message)
+    memory.append("ever", "a reply")
+    memory.close()
+    day = tmp_path / "chat" / "main" / DAY
+    data = day.read_bytes()
+    at = data.index(old, data.index(b'{"i":2,'))  # in the key piece's line
+    day.write_bytes(data[:at] + new + data[at + len(old):])
+    memory = Memory.open(tmp_path, clock=Clock())
+    try:
+        records = memory.store.messages(0, memory.store.count)
+        assert [(r["kind"], r.get("key")) for r in records] == [("user", None), ("user", None), (kind, "send-1"),
+                                                                 ("ever", None)]
+        assert memory.store.key_id("send-1") == 2  # the record says the key the index keeps
+        assert any("message 2" in said and "damaged" in said for said in memory.store.damage)
+        assert records[3]["text"] == "a reply"
     finally:
         memory.close()
 
