@@ -154,7 +154,6 @@ class Index:
         for report in self.skipped:
             self.warnings.append(self._skip_text(*report))
         self._parse_tails([] if meta is None else meta["main"], [] if meta is None else meta["tree"])
-        self._settle_given()
         if not read_only:
             self._make_durable_what_it_builds_on()
         # A new chat gets its index at once, so a missing one is always news. A long tail is
@@ -345,7 +344,6 @@ class Index:
         self.main.lines = [0] * len(self.main.names)
         self.tree.lines = [0] * len(self.tree.names)
         self._parse_tails([], [])
-        self._settle_given()
         self.save_or_warn()
 
     def _settle_given(self) -> None:
@@ -386,6 +384,10 @@ class Index:
             (self.tree, covered_tree, self._index_node),
         ):
             if log is self.tree:
+                # [S13] the ids lost past the last whole message are the chat's too, and a node
+                # over them was logged (a free node of the placeholder): counted before the nodes
+                # are checked, or a whole node line is skipped as covering messages never logged
+                self._settle_given()
                 # Every node the messages allow has its entry from the start, so the parse
                 # below only sets entries.
                 for l in range(len(self.messages).bit_length()):

@@ -692,6 +692,23 @@ def test_two_losses_recorded_then_the_index_lost_give_the_next_id_past_both(home
         assert store.append_message("user", "m6", now=clock(8, 11))["i"] == 6
 
 
+def test_a_node_over_an_id_lost_at_the_tail_is_indexed_when_the_logs_are_parsed_again(home):
+    # seed 764: an `ever import` killed inside its last note's write left that line torn, its id
+    # lost; the owner logged the placeholder's free node; an open that parsed the logs again
+    # skipped the node as covering a message never logged, and its view showed a placeholder
+    fill(home, 2)
+    path = main_file(home, "2026-10-08")
+    append_bytes(path, b'{"i":2,"kind":"note","text":"imported note 2: kept wo')
+    with Store.open(home) as store:
+        assert store.count == 3
+        lost = store.message(2)["text"]
+        store.append_node(0, 2, lost, 3, now=clock(8, 11))
+    shutil.rmtree(home / "chat" / "index")  # the next open parses both logs whole
+    with Store.open(home) as store:
+        assert not [warning for warning in store.warnings if "covers messages past" in warning]
+        assert store.node(0, 2) == lost
+        assert store.append_message("user", "m3", now=clock(8, 12))["i"] == 3
+
 TORN_LINE = b'{"i":0,"kind":"user","text":"first words","size":11,"date":"2026-10-08T10:00:00+02:00"}\n'
 
 
