@@ -22,6 +22,24 @@ FORGET = BACKUP + "test_forget_removes_a_secret_from_the_home_and_the_backup_and
 
 MUTANTS = [
     Mutant(
+        name="backup_unread_manifest_taken_for_none",
+        path="harness/memory/backup.py",
+        old="    except BackupError as error:\n        # taken for a folder with no backup,",
+        new="    except BackupError as error:\n        last = {}\n    if False:\n        # taken for a folder with no backup,",
+        check=test("tests/memory/test_backup_crash.py::"
+                   "test_a_backup_that_cannot_read_the_last_manifest_writes_nothing_over_the_last_backup"),
+        note="a last manifest the disk will not read is taken for no backup: the files written anew cut the "
+             "copies it names, and a kill leaves no backup valid [S21]",
+    ),
+    Mutant(
+        name="check_raises_on_restored_logs_that_do_not_open",
+        path="harness/memory/backup.py",
+        old="        except StoreError as error:\n            # the copy's logs hash",
+        new="        except ZeroDivisionError as error:\n            # the copy's logs hash",
+        check=test(BACKUP + "test_the_check_of_a_backup_whose_logs_do_not_open_says_so_in_one_sentence"),
+        note="a backup whose restored logs do not open ends the check on the restore's exception [S20]",
+    ),
+    Mutant(
         name="check_skips_the_manifest",
         path="harness/memory/backup.py",
         old="        wrong = verified(folder, manifest, source_disk)\n",
