@@ -24,7 +24,9 @@ owner's approval [S36], and the messages a failed turn logs left unmarked; from 
 given for one terminal's message recorded for every terminal's, the last terminal's question left
 waiting when it is killed mid-question, a terminal's refused line answered `took`, MCP's `send`
 carrying --yes, an MCP send's error read as its reply, and a line past the socket's limit closed
-unanswered. Each is caught by the simulation alone;
+unanswered. Each is caught by the simulation alone, but the empty log file's name [S30], whose
+chain (a directory fsync refused or cut, the next open appending, a power loss before that folder
+is fsync'd again) no seed of 0..999 draws any more: its example catches it;
 mutants/chat_mutants.py has the example tests' own. Not among them: either guard of a stopped call
 left out alone (the other still keeps its line out), and a checkpoint written while a node's line
 waits: no seed of the 200 fails on any.
@@ -185,7 +187,9 @@ MUTANTS = [
         path="harness/memory/logfile.py",
         old="            if created or self.size == 0:\n",
         new="            if created:\n",
-        check=sim(KEPT),
+        # no seed make sim runs draws its chain any more (docs/reliability.md): its example catches it
+        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+               "tests/memory/test_found_by_sim.py::test_an_empty_log_file_found_has_its_name_fsynced_before_a_line"),
         note="an empty log file found is appended to with its name never fsync'd: a power loss takes it [S30]",
     ),
     Mutant(
