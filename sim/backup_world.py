@@ -174,22 +174,22 @@ def last(run, dest: Path, now, again: bool = True) -> None:
         finally:
             memory.close()
 
-    damaged, sentence = None, ""
+    repaired = False
     try:
         backups.backup(run.home, str(dest), process, now=now)
         verdict = backups.checked(run.home, str(dest), process, live_view, run.planner)
     except backups.BackupError as error:
-        damaged, sentence = error.__cause__, str(error)
-        if not (again and run.repaired(damaged)):
+        repaired = again and run.repaired(error.__cause__)
+        if not repaired:
             run.fail("the next backup completes and checks", f"{error}")
             return
+        run.note(f"the last backup did not check: {error}")
     except OSError as error:
         run.fail("the next backup completes and checks", f"{error}")
         return
     finally:
         process.kill()
-    if damaged is not None:
-        run.note(f"the last backup did not check: {sentence}")
+    if repaired:
         last(run, dest, now + timedelta(minutes=1), again=False)
         return
     run.note(f"the last backup checked: {verdict.sentence}")

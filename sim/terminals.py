@@ -40,6 +40,7 @@ import json
 import random
 
 from harness.owner import hub as hub_module
+from harness.owner.owner import ANOTHER_TERMINAL
 from harness.owner.protocol import LINE_BYTES_MAX, line_of
 
 INVARIANT = "every attached terminal saw every turn"
@@ -167,9 +168,6 @@ def said_text(rng: random.Random, name: str, k: int) -> str:
     return f"[terminal {name}, message {k}] " + words(rng, rng.randrange(1, 20))
 
 
-OWN_LINE_NAMED = "[another terminal] "  # how the others hear a line a terminal typed (harness/owner/owner.py)
-
-
 def heard(raw: bytes, skipped, mine) -> bool:
     """Whether a terminal should read an event the hub fanned out: every output, but the notice
     naming a line it typed itself to the others. The hub's skip is honoured there alone, so a
@@ -177,7 +175,7 @@ def heard(raw: bytes, skipped, mine) -> bool:
     event = json.loads(raw)
     if event.get("event") not in OUTPUTS:
         return False
-    own = event.get("event") == "notice" and str(event.get("sentence", "")).startswith(OWN_LINE_NAMED)
+    own = event.get("event") == "notice" and str(event.get("sentence", "")).startswith(ANOTHER_TERMINAL)
     return skipped is None or skipped is not mine or not own
 
 

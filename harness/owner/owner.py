@@ -53,6 +53,7 @@ TURN_SILENCE_SECONDS = 40.0
 TURN_RETRY_AFTER_MAX_SECONDS = 60.0
 # how long a closing owner gives the compactor's running call, and the socket's handlers, to end
 CLOSE_SETTLE_SECONDS = 2.0
+ANOTHER_TERMINAL = "[another terminal] "  # how the other terminals hear a line one typed
 
 
 @dataclasses.dataclass
@@ -438,7 +439,7 @@ class Owner:
         if refused:
             return
         first_line = text.strip().split("\n", 1)[0]
-        self.hub.notice(f"[another terminal] {first_line[:160]}", skip=client, aside=True)
+        self.hub.notice(f"{ANOTHER_TERMINAL}{first_line[:160]}", skip=client, aside=True)
 
     def approval_of(self, client: hubs.Client | hubs.LocalClient) -> Approval:
         """[A8] A terminal's approval, its own for as long as it is attached: an "always" answered
