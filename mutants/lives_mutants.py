@@ -6,7 +6,8 @@ one of the planner's events raised on, the planner left half an event on and the
 with it [S37] (seed 121); the simulation's own invariants all pass on it, and the bridge never
 fails a read. And one for the load's order in harness/memory/checkpoint.py: calls started before
 the ready merges are rebuilt, so a new process starts no merge until its next event (8 of seed 40's
-lives differ at their event 0; the tiny bridge's restarts see it too). Each is caught by a
+lives differ at their event 0; the tiny bridge's restarts see it too). And one for a line the store kept
+from its logged text [S29] counted at a load as the replay's text was (seed 124, life 5.1). Each is caught by a
 test of tests/sim/test_planner_lives.py, which runs the seeds and compares their lives.
 """
 
@@ -35,5 +36,13 @@ MUTANTS = [
         new="    planner._schedule()\n    _ready_frontier(planner)\n",
         check=lives_test("test_every_owner_life_of_a_few_seeds_agrees_with_the_model"),
         note="a load starts its calls before it rebuilds the ready merges: no merge starts until the next event",
+    ),
+    Mutant(
+        name="lives_kept_line_counted_as_its_replay",
+        path="harness/memory/checkpoint.py",
+        old="    planner.view = planner._loaded_view(planner.view.lines())\n    planner.cview = planner._loaded_view(planner.cview.lines())\n",
+        new="",
+        check=lives_test("test_the_seed_whose_repair_left_a_kept_line_agrees"),
+        note="a line the store kept from its logged text [S29] counted at a load as the replay's text was",
     ),
 ]

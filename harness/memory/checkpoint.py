@@ -8,7 +8,7 @@ the planner's `Texts` store.
 """
 
 from harness.memory.events import Message
-from harness.memory.texts import LEVELS_MAX, BuiltNodes
+from harness.memory.texts import LEVELS_MAX, BuiltNodes, Node
 
 SAVE_LINES = 128  # [P10] lines logged between checkpoints: the most a restart replays
 
@@ -76,6 +76,8 @@ def restore(planner, saved: dict) -> None:
             planner.unbuilt.append(i)
             planner.unbuilt_set.add(i)
     _replay(planner, tail)
+    if texts.kept:
+        _count_logged_lines(planner, texts.kept)
     # the replay's calls were the old process's, and died with it; a restart merges nothing
     planner.running = []
     planner.ready, planner.ready_set = [], set()
@@ -104,6 +106,17 @@ def _replay(planner, tail: list[tuple[int, int, str, int]]) -> None:
             planner.apply(Message(kind, text))
     for l, i, text, _ in tail[k:]:
         _adopt(planner, l, i, text)
+
+
+def _count_logged_lines(planner, kept: list[Node]) -> None:
+    """[S29] A node the replay built with another text than its logged line (a message set aside
+    or lost since, a byte changed under it) keeps the logged line, so the views count their lines
+    as the logged texts show them, as a restart from a checkpoint counts them, not as the replay's
+    texts did; the model starts from those views (bridge/lives.py `start_state`)."""
+    for l, i in kept:
+        planner._recent.pop((i << 6) | l, None)
+    planner.view = planner._loaded_view(planner.view.lines())
+    planner.cview = planner._loaded_view(planner.cview.lines())
 
 
 def _adopt(planner, l: int, i: int, text: str) -> None:

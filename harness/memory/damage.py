@@ -30,7 +30,17 @@ from pathlib import Path
 
 from harness.memory.daylog import DAY_FILE, READ_CHUNK_BYTES, message_id
 from harness.memory.disk import REAL_DISK, Disk
-from harness.memory.logfile import LogFile, encode_line, is_file, make_directory, names_in, read_at, read_file, remove
+from harness.memory.logfile import (
+    LogFile,
+    encode_line,
+    fsync_directory,
+    is_file,
+    make_directory,
+    names_in,
+    read_at,
+    read_file,
+    remove,
+)
 
 RECORD = "damage/record.jsonl"
 RECORD_BYTES_MAX = 64 << 20  # a record of lines set aside: far smaller than this
@@ -289,8 +299,14 @@ def examine(chat: Path, disk: Disk = REAL_DISK) -> Examination:
 def repair_logs(chat: Path, found: Examination, now: datetime | None = None, disk: Disk = REAL_DISK) -> list[str]:
     """Set the damaged lines aside and record the lost ids [S13]: each line's bytes appended to
     its copy, then the record; the day files are not touched. The index is a cache [S7]: its meta
-    is removed so the next open parses the logs with the record. Returns the copies' paths."""
+    is removed so the next open parses the logs with the record. view.json is a checkpoint of the
+    logs' replay as they read before [P10]: a message set aside or lost replays as its note, of
+    another size, and the views' choices made over its old text are not the logs' any more; it is
+    removed, durably, before the record, so no open takes up a checkpoint the recorded logs would
+    not give, and the view is rebuilt from the logs [S10]. Returns the copies' paths."""
     date = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
+    remove(chat / "view.json", disk)
+    fsync_directory(chat, disk)
     make_directory(chat / "damage", disk)
     entries: list[dict] = []
     copies: list[str] = []

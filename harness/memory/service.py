@@ -264,10 +264,7 @@ def loaded(store: Store, texts: StoreTexts, config: Config) -> Planner:
         # a new chat, or one cut short before its first checkpoint: an empty chat's
         # state, and the whole log replayed
         saved = Planner(config).save()
-    planner = Planner.load(saved, texts)
-    for l, i in texts.kept:  # [S29] the replay's text forgotten: the logged line is read
-        planner._recent.pop((i << 6) | l, None)
-    return planner
+    return Planner.load(saved, texts)
 
 
 class Memory:

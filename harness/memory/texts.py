@@ -16,6 +16,8 @@ Node = tuple[int, int]
 class Texts(Protocol):
     """Where node texts and message sources live; the planner keeps none of them for long."""
 
+    kept: list[Node]  # [S29] nodes a restart's replay built with another text: their logged line stands
+
     def node(self, l: int, i: int) -> str | None:
         """Node (l, i)'s text, or None while it is not built."""
 
@@ -55,6 +57,7 @@ class MemoryTexts:
         self.texts: list[str] = []
         self.logged = array("q")  # node keys, in log order
         self.logged_T = array("q")  # the T each was logged at
+        self.kept: list[Node] = []  # a replay here gives the text logged before, or fails
 
     def node(self, l: int, i: int) -> str | None:
         return self.nodes.get((i << 6) | l)

@@ -16,7 +16,9 @@ one example on the real disk, failed where the seed's disk failed (tests/support
 - a read refused as the call a logged line started reads its input [S35]: the compactor pauses,
   and the line counts as logged (a long message's key piece is never logged twice).
 - a byte changed on disk in a long message's key piece [S13]: the record read as damaged keeps
-  the key its line holds, the one the index keeps, so the pieces still belong to it [S11].
+  the key its line holds, the one the index keeps, so the pieces still belong to it [S11];
+- a message line set aside by `ever doctor --repair` [S13]: view.json, made over its old text, goes
+  with the repair, and the chat opens on the view its logs give [P10] [S10].
 
 Expected values are the rules' own words in harness/memory/service.py and logfile.py.
 """
@@ -309,3 +311,85 @@ def test_a_read_refused_inside_an_event_loads_the_planner_again_and_the_event_is
     assert again.store.node(1, 0) == "x, 600 times\never: a"  # logged, once, as the others
     assert again.store.node(2, 0) == "x, 600 times\never: a\never: b\never: c"
     again.close()
+
+
+def test_a_repair_that_sets_a_message_aside_leaves_no_checkpoint_the_logs_would_not_give(tmp_path):
+    # found by `make sim` (seed 295, in a worktree under a planted bug it did not need): a bit
+    # flipped in a cold message line; `ever doctor --repair` set it aside, and the next open took
+    # up view.json, whose choices were made over the message's old text: the logs now replay it
+    # as its note, of another size, and the view they give shrinks otherwise [P10] [S10] [S13]
+    from harness.memory.damage import examine, repair_logs
+    from harness.memory.planner import Config
+    from harness.memory.service import JobResult
+
+    config = Config(1000, 500, 400, 200, 8, 3)
+
+    async def build(job):
+        return JobResult(f"merged {job.name}" if job.l else f"{job.kind}: {len(job.text)} chars")
+
+    async def chat() -> None:
+        memory = Memory.open(tmp_path, config=config, build=build, clock=Clock())
+        try:
+            for n, size in enumerate((300, 450, 150, 450, 50, 50, 450, 300, 450, 150, 300, 300, 150, 5)):
+                memory.append("user", f"m{n} " + "w" * size)
+                await memory.idle()
+        finally:
+            memory.close()
+
+    VirtualLoop(0.0).run_until_complete(chat())
+    chat_dir = tmp_path / "chat"
+    day = chat_dir / "main" / DAY
+    data = day.read_bytes()
+    at = data.index(b'"text":"m5 ')
+    day.write_bytes(data[:at] + b'"text"2' + data[at + 7:])  # ":" to "2", one bit: not JSON
+    repair_logs(chat_dir, examine(chat_dir))
+
+    def view() -> str:
+        memory = Memory.open(tmp_path, config=config, clock=Clock())
+        try:
+            assert memory.store.message(5)["text"].startswith("(message 5 was lost")
+            return memory.render()
+        finally:
+            memory.close()
+
+    opened = view()
+    (chat_dir / "view.json").unlink()  # [S10] the view rebuilt from the logs alone
+    assert opened == view()
+    assert "10+2|merged 10+2" in opened  # the logs' view: the one the checkpoint did not show
+
+
+def test_a_restart_counts_a_kept_line_as_its_logged_text_shows_it(tmp_path):
+    # found by `make sim` (seed 124, once the repair above removed view.json): the replay built a
+    # set-aside message's free line from its note, the store kept the line logged from its old
+    # text [S29], and the views went on counting the note's bytes; the model, started from the
+    # lines shown, counted 798 bytes where the planner counted 763 [P1] [P10]
+    from harness.memory.damage import examine, repair_logs
+
+    async def chat() -> None:
+        memory = Memory.open(tmp_path, clock=Clock())
+        try:
+            for n in range(6):
+                memory.append("user", f"message {n}: " + "word " * (3 + 7 * n))
+            await memory.idle()
+        finally:
+            memory.close()
+
+    VirtualLoop(0.0).run_until_complete(chat())
+    chat_dir = tmp_path / "chat"
+    day = chat_dir / "main" / DAY
+    data = day.read_bytes()
+    at = data.index(b'"text":"message 4')
+    day.write_bytes(data[:at] + b'"text"2' + data[at + 7:])  # ":" to "2", one bit: not JSON
+    repair_logs(chat_dir, examine(chat_dir))
+    (chat_dir / "view.json").unlink(missing_ok=True)
+    memory = Memory.open(tmp_path, clock=Clock())
+    try:
+        assert memory.store.message(4)["text"].startswith("(message 4 was lost")
+        lines = [f"{i}+1|user: message {i}: " + "word " * (3 + 7 * i) for i in range(6)]
+        # each line as the gist shows it, `0+i|` and its text, then its newline [gist §5] [P1]
+        assert memory.planner.view.lines() == [(0, i) for i in range(6)]
+        assert [memory.planner.text(0, i) for i in range(6)] == [line.split("|", 1)[1] for line in lines]
+        assert memory.planner.view.bytes == sum(len(line.encode()) + 1 for line in lines)
+        assert memory.planner.cview.bytes == memory.planner.view.bytes
+    finally:
+        memory.close()
