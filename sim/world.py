@@ -5,7 +5,9 @@
 - the randomness is the run's (a message's key, a backoff's jitter);
 - the provider builds the real `Client` (harness/calls/client.py, the real SDK) sending through
   the simulated API (sim/provider.py) instead of a socket;
-- the disk is one process's view of the simulated disk (sim/disk.py).
+- the disk is one process's view of the simulated disk (sim/disk.py);
+- the working directory is one fixed name, not the process's: the request's state line and a
+  read outside it name it, so a seed logs the same bytes from any folder of the code.
 """
 
 import asyncio
@@ -16,6 +18,7 @@ from harness.owner.world import World
 from sim.provider import SimAPI, SimTransport
 
 START = datetime(2026, 10, 8, 9, 30, tzinfo=timezone(timedelta(hours=2)))
+WORKDIR = "/home/user"  # the work tools read the real file system: no file of the simulation's is under it
 
 
 def virtual_seconds() -> float:
@@ -60,4 +63,4 @@ def sim_world(api: SimAPI, disk, rng: random.Random, planner=None) -> World:
                       transport=SimTransport(api))
 
     sizes = {"planner": planner} if planner is not None else {}
-    return World(clock=clock, random=SimRandomness(rng), provider=provider, disk=disk, **sizes)
+    return World(clock=clock, random=SimRandomness(rng), provider=provider, disk=disk, workdir=WORKDIR, **sizes)

@@ -12,7 +12,6 @@ benchmarks all hold the chat through it. Its edges (clock, randomness, provider)
 import asyncio
 import dataclasses
 import functools
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
@@ -227,7 +226,7 @@ class Owner:
         client.on_wait = hub.waiting("call")
         memory.on_wait = hub.waiting("memory")
         owner.agents = Agents(memory, client, prompt, TurnSettings(settings.model, settings.settle_timeout_seconds,
-                                                                   home=settings.home,
+                                                                   workdir=world.workdir, home=settings.home,
                                                                    cache_marks=settings.cache_marks,
                                                                    clock=world.clock.now,
                                                                    monotonic=world.clock.monotonic),
@@ -298,10 +297,10 @@ class Owner:
 
     def new_turn(self, output: Output | None = None, approval: Approval | None = None,
                  chain: Chain | None = None) -> Turn:
-        tools = WorkTools(os.getcwd(), approval or self.approval, secrets=(self.client.settings.api_key,),
+        tools = WorkTools(self.world.workdir, approval or self.approval, secrets=(self.client.settings.api_key,),
                           private=(self.settings.home,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
-                                     home=self.settings.home, cache_marks=self.settings.cache_marks,
+                                     workdir=self.world.workdir, home=self.settings.home, cache_marks=self.settings.cache_marks,
                                      caps=self.settings.turn_caps, clock=self.world.clock.now,
                                      monotonic=self.world.clock.monotonic)
         turn = Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,

@@ -80,6 +80,9 @@ class World:
     # the sizes the planner works at: the gist's; a simulation's may be smaller, so that a few
     # minutes of chat pass the view's ceilings and it merges
     planner: PlannerConfig = PlannerConfig()
+    # the folder a turn's work tools work in and its state line names: the process's own; a
+    # simulation's is one fixed name, so that a seed's bytes do not depend on where its code runs
+    workdir: str = dataclasses.field(default_factory=os.getcwd)
 
     @classmethod
     def real(cls) -> "World":
