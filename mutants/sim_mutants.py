@@ -378,4 +378,14 @@ MUTANTS = [
         check=sim("every MCP call answered in words"),
         note="an MCP send answered with an empty reply reaches the client as an empty result (seed 131) [S26]",
     ),
+    Mutant(
+        name="sim_workdir_of_the_process",
+        path="sim/world.py",
+        old="disk=disk, workdir=WORKDIR, **sizes)",
+        new="disk=disk, **sizes)",
+        # not a promise of the chat's but of the simulation's: a seed replays the same bytes anywhere
+        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+               "tests/sim/test_sim.py::test_a_seed_replays_to_the_same_bytes_from_a_folder_of_another_length"),
+        note="the simulated owner's work tools in the process's own folder: a seed's bytes depend on where its code runs",
+    ),
 ]

@@ -300,7 +300,8 @@ class Owner:
         tools = WorkTools(self.world.workdir, approval or self.approval, secrets=(self.client.settings.api_key,),
                           private=(self.settings.home,))
         turn_settings = TurnSettings(self.settings.model, self.settings.settle_timeout_seconds,
-                                     workdir=self.world.workdir, home=self.settings.home, cache_marks=self.settings.cache_marks,
+                                     workdir=self.world.workdir, home=self.settings.home,
+                                     cache_marks=self.settings.cache_marks,
                                      caps=self.settings.turn_caps, clock=self.world.clock.now,
                                      monotonic=self.world.clock.monotonic)
         turn = Turn(self.memory, self.client, self.prompt, tools, turn_settings, output or self.output,

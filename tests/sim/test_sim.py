@@ -149,6 +149,19 @@ def test_a_seed_replays_to_the_same_digest():
     assert first.trace == again.trace
 
 
+def test_a_seed_replays_to_the_same_bytes_from_a_folder_of_another_length(tmp_path, monkeypatch):
+    # seed 6 asks to read a file outside the working directory, and the answer names its path;
+    # the request's state line names the directory too: the simulation's is one fixed name
+    here = run_seed(6)
+    folder = tmp_path / "a-folder-whose-name-is-longer-than-the-code's"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    there = run_seed(6)
+    assert here.counts["tool call: a read that asks first"] >= 1
+    assert there.digest == here.digest
+    assert there.trace == here.trace
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_few_seeds_keep_every_promise_or_fail_only_on_a_known_finding(seed):
     result = run_seed(seed)
