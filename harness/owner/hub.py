@@ -29,6 +29,24 @@ QUESTION_CHARS_MAX = 200  # a longer question is printed above in full, the prom
 RESULT_CHARS_MAX = 2000  # a tool's result, to an attached terminal: it shows the first line
 
 
+async def read_line(reader: asyncio.StreamReader) -> bytes | None:
+    """An attached terminal's next line, b"" at its end, or None for a line past the socket's
+    limit: that one is read on to its newline and dropped, a part at a time, never held whole, so
+    it is answered once [S12] and the line after it is the terminal's own, not its tail read as a
+    request [S25]."""
+    past = False
+    while True:
+        try:
+            raw = await reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as end:
+            return b"" if past else end.partial
+        except asyncio.LimitOverrunError as overrun:
+            await reader.readexactly(overrun.consumed)  # the part read so far, dropped
+            past = True
+            continue
+        return None if past else raw
+
+
 class Held(Protocol):
     """What the hub asks of the chat's owner (harness/owner/owner.py)."""
 
@@ -182,13 +200,12 @@ class Hub:
             client.send(protocol.Question(number, text))
         try:
             while True:
-                try:
-                    raw = await reader.readline()
-                except ValueError:  # a line past the socket's limit: one sentence, and on [S12]
+                raw = await read_line(reader)
+                if raw is None:  # a line past the socket's limit: one sentence, and on [S12]
                     from harness.memory.accepted import too_long_sentence
 
                     client.send(protocol.Notice(f"{too_long_sentence(protocol.LINE_BYTES_MAX)}."))
-                    client.send(protocol.Took(ok=False))  # [S25] the line is answered, as refused
+                    client.send(protocol.Took(ok=False))  # [S25] the line is answered, once, as refused
                     continue
                 if not raw:
                     return

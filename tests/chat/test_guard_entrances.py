@@ -223,3 +223,27 @@ def test_a_full_disk_when_the_index_is_made_is_a_tool_error_and_the_turn_goes_on
     assert result.error == "" and result.reply == "Done."
     assert ("echo", "search: the search index could not be made (database or disk is full); the log is whole, "
                     "and zoom still reads it.") in kept, kept
+
+
+def test_a_line_past_the_limit_from_an_attached_terminal_is_refused_once_and_the_next_line_is_its_own(tmp_path, api):
+    # [S12] [S25] a line of 150 MB, past the limit twice over, is read to its newline and dropped:
+    # one sentence, one `took` not ok, and the line after it is a message of its own, not the long
+    # line's tail read as a request (each part past the limit was answered once, the second `took`
+    # taken by the terminal for its next message's)
+    async def go(chat):
+        reader, writer = await asyncio.open_unix_connection(str(chat.socket_path), limit=protocol.LINE_BYTES_MAX)
+        writer.write(protocol.line_of(protocol.Attach(False)))
+        writer.write(b'{"op": "say", "text": "' + b"a" * (150 * 1024 * 1024) + b'"}\n')
+        writer.write(protocol.line_of(protocol.Say("after the long one")))
+        await writer.drain()
+        events = []
+        while protocol.Took(True) not in events:
+            events.append(await next_event(reader))
+        writer.close()
+        return events, logged(chat.memory)
+
+    events, lines = owned(tmp_path, api, go)
+    notices = [e.sentence for e in events if isinstance(e, protocol.Notice)]
+    assert len(notices) == 1 and "the most one message may hold" in notices[0], notices
+    assert [e for e in events if isinstance(e, protocol.Took)] == [protocol.Took(False), protocol.Took(True)]
+    assert [text for kind, text in lines if kind == "user"] == ["after the long one"]
