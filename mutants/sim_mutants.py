@@ -379,6 +379,18 @@ MUTANTS = [
         note="an MCP send answered with an empty reply reaches the client as an empty result (seed 131) [S26]",
     ),
     Mutant(
+        name="sim_terminal_long_line_answered_per_part",
+        path="harness/owner/hub.py",
+        old="            await reader.readexactly(overrun.consumed)  # the part read so far, dropped\n"
+            "            past = True\n            continue\n",
+        new="            await reader.readexactly(overrun.consumed)  # the part read so far, dropped\n"
+            "            return None\n",
+        check=sim("every attached terminal saw every turn", "refused means not kept",
+                  "a terminal's acknowledged message is logged once and whole"),
+        note="an attached terminal's line past the socket's limit answered once per part: its tail read as "
+             "lines, a second took taken for its next message's [S12] [S25]",
+    ),
+    Mutant(
         name="sim_workdir_of_the_process",
         path="sim/world.py",
         old="disk=disk, workdir=WORKDIR, **sizes)",

@@ -7,6 +7,9 @@ started with `--yes`, it may say up to five messages of its own (`{"op": "say"}`
 instants, each answered `took` once on disk, and it answers every question a tool puts to it
 (`{"op": "answer"}`) a drawn while later: yes, no or always, or it leaves without answering, or
 is killed mid-question (its socket cut). Which, from its own randomness, as the question comes.
+One talking terminal in LONG_SAY_ONE_IN also sends a line past the socket's 64 MB limit, up to
+three times it, as a script on the socket may, then at once a message of its own: the long one
+is answered once (a notice to it alone, `took` not ok) and the next `took` is the message's.
 
 The promises checked here:
 
@@ -49,6 +52,8 @@ OUTPUTS = ("text", "thinking", "tool", "result", "notice", "end", "row")
 ANSWERS = ("y", "n", "a", "leave", "kill")  # what a terminal does with a question
 ANSWER_WEIGHTS = (0.3, 0.2, 0.25, 0.1, 0.15)
 SETTLED_SECONDS = 1.0  # a question its last terminal left is settled within this
+LONG_SAY_ONE_IN = 25  # terminals that talk, for one that sends a line past the socket's limit
+LONG_SAY_CHUNK_BYTES = 4 << 20  # written a part at a time: no copy of the line is ever whole
 
 _fanned: list = []  # the life's hub fan-out: (event line, the writer of the terminal it skipped), in order
 _taken: list = []  # at each attach, in order: (the fan-out's length, the attached socket's writer)
@@ -66,6 +71,7 @@ class Typed:
     yes: bool
     acknowledged: bool = False
     refused: bool = False
+    past_the_limit: bool = False  # a line past the socket's limit: refused, in one sentence
 
 
 @dataclasses.dataclass
@@ -162,6 +168,20 @@ def talk(seed: int, life: int, n: int, stays: float | None) -> Talk | None:
     return Talk(rng.random() < 0.25, says, rng)
 
 
+def long_say(seed: int, life: int, n: int, talking: Talk | None, stays: float | None) -> tuple[float, int] | None:
+    """A terminal that talks may also send one line past the socket's limit, as a script on the
+    socket may (the command refuses a message past 10 MB before it sends): (seconds after it
+    attaches, the text's bytes, from just past the limit to three times it), in 1 terminal of
+    LONG_SAY_ONE_IN, from its own randomness, so its other draws stay its own."""
+    if talking is None:
+        return None
+    rng = random.Random(f"terminal long line {seed} {life} {n}")
+    if rng.random() >= 1 / LONG_SAY_ONE_IN:
+        return None
+    span = stays if stays is not None else 900.0
+    return rng.uniform(0, span / 2), rng.randrange(LINE_BYTES_MAX + 1, 3 * LINE_BYTES_MAX)
+
+
 def said_text(rng: random.Random, name: str, k: int) -> str:
     from sim.run import words
 
@@ -229,6 +249,7 @@ class Terminals:
         ended = False
         loop = asyncio.get_running_loop()
         tasks: list[asyncio.Task] = []
+        writing = asyncio.Lock()  # one line at a time on its socket
 
         def leave(cut: bool) -> None:
             nonlocal how
@@ -247,18 +268,59 @@ class Terminals:
                 run.counts.add(f"terminal {'killed' if choice == 'kill' else 'left'} mid-question")
                 leave(choice == "kill")
                 return
-            run.counts.add(f"question answered {choice}")
-            writer.write(json.dumps({"op": "answer", "id": number, "answer": choice}).encode() + b"\n")
+            async with writing:
+                if went.is_set():
+                    return
+                run.counts.add(f"question answered {choice}")
+                writer.write(json.dumps({"op": "answer", "id": number, "answer": choice}).encode() + b"\n")
 
         async def say(text: str, at: float) -> None:
             await asyncio.sleep(at)
             if went.is_set() or ended or not process.alive:
                 return
-            typed = Typed(text, run.lives, name, yes)
+            async with writing:
+                if went.is_set() or ended or not process.alive:
+                    return
+                typed = Typed(text, run.lives, name, yes)
+                run.typed.append(typed)
+                pending.append(typed)
+                run.counts.add("terminal said a message")
+                writer.write(json.dumps({"op": "say", "text": text}).encode() + b"\n")
+
+        async def say_long(at: float, size: int) -> None:
+            """A say whose line is past the limit, then at once a message of its own: the first is
+            answered once, a notice and `took` not ok, and the second is the terminal's, its
+            `took` its own [S12] [S25]."""
+            await asyncio.sleep(at)
+            if went.is_set() or ended or not process.alive:
+                return
+            k = len(talking.says)  # after the messages it says drawn
+            tag = f"[terminal {name}, message {k}] "
+            typed = Typed(tag + f"(a line of {size:,} bytes)", run.lives, name, yes, past_the_limit=True)
             run.typed.append(typed)
             pending.append(typed)
-            run.counts.add("terminal said a message")
-            writer.write(json.dumps({"op": "say", "text": text}).encode() + b"\n")
+            run.counts.add("terminal: a line past 64 MB")
+            after = said_text(random.Random(f"terminal long line {run.seed} {name}"), name, k + 1)
+            chunk = b"a" * LONG_SAY_CHUNK_BYTES
+            async with writing:  # its other lines wait: none goes inside this one
+                try:
+                    writer.write(json.dumps({"op": "say", "text": tag})[:-2].encode())  # to the text's closing quote
+                    for _ in range(size // len(chunk)):
+                        if went.is_set() or not process.alive:
+                            return  # it left, or its owner was killed, with the line on its way
+                        writer.write(chunk)
+                        await writer.drain()
+                    writer.write(b"a" * (size % len(chunk)) + b'"}\n')
+                    await writer.drain()
+                except ConnectionError:
+                    return
+                if went.is_set() or ended or not process.alive:
+                    return
+                typed = Typed(after, run.lives, name, yes)
+                run.typed.append(typed)
+                pending.append(typed)
+                run.counts.add("terminal said a message")
+                writer.write(json.dumps({"op": "say", "text": after}).encode() + b"\n")
 
         async def read() -> None:
             nonlocal ended
@@ -275,6 +337,8 @@ class Terminals:
                     typed.acknowledged, typed.refused = bool(event.get("ok")), not event.get("ok")
                     if typed.refused and previous == "notice":  # its own refusal: said to it alone
                         received.pop()
+                        if typed.past_the_limit:
+                            run.counts.add("a terminal's line past 64 MB refused in one sentence")
                 elif kind == "question":
                     asking[event["id"]] = event["text"]
                     if talking is not None:
@@ -290,6 +354,9 @@ class Terminals:
         reading = loop.create_task(read())
         for k, at in enumerate(talking.says if talking is not None else ()):
             tasks.append(loop.create_task(say(said_text(talking.rng, name, k), at)))
+        long = long_say(run.seed, run.lives, n, talking, stays)
+        if long is not None:
+            tasks.append(loop.create_task(say_long(*long)))
         gone = loop.create_task(went.wait())
         try:
             await asyncio.wait({reading, gone}, timeout=stays, return_when=asyncio.FIRST_COMPLETED)

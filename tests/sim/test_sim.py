@@ -162,6 +162,13 @@ def test_a_seed_replays_to_the_same_bytes_from_a_folder_of_another_length(tmp_pa
     assert there.trace == here.trace
 
 
+def test_a_terminal_sends_a_line_past_the_limit_in_some_seed_and_it_is_refused_once():
+    result = run_seed(8)  # one of its terminals sends one, then a message of its own
+    assert result.passed, result.failures
+    assert result.counts["terminal: a line past 64 MB"] == 1
+    assert result.counts["a terminal's line past 64 MB refused in one sentence"] == 1
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_few_seeds_keep_every_promise_or_fail_only_on_a_known_finding(seed):
     result = run_seed(seed)
