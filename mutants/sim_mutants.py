@@ -391,6 +391,18 @@ MUTANTS = [
              "lines, a second took taken for its next message's [S12] [S25]",
     ),
     Mutant(
+        name="sim_repair_keeps_view_json",
+        path="harness/memory/damage.py",
+        old="    remove(chat / \"view.json\", disk)\n    fsync_directory(chat, disk)\n",
+        new="",
+        # seed 295 showed it only while a run's bytes depended on the code's folder: its example catches it
+        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+               "tests/memory/test_found_by_sim.py::"
+               "test_a_repair_that_sets_a_message_aside_leaves_no_checkpoint_the_logs_would_not_give"),
+        note="ever doctor --repair leaves view.json, made over a line it sets aside: the next open's view "
+             "is not the logs' [P10] [S10] [S13]",
+    ),
+    Mutant(
         name="sim_workdir_of_the_process",
         path="sim/world.py",
         old="disk=disk, workdir=WORKDIR, **sizes)",
