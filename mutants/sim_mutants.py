@@ -41,6 +41,8 @@ def sim(*invariants: str) -> tuple:
     return ("python", "-m", "sim", "--seeds", SEEDS, "--until-caught", ",".join(invariants))
 
 
+REPLAYS_ANYWHERE = ("tests/sim/test_sim.py::"
+                    "test_a_seed_replays_to_the_same_bytes_from_a_folder_and_a_tmpdir_of_another_length")
 KEPT = "acknowledged means kept"
 BACKUP_KEPT = "a killed backup leaves the last one valid"  # [S21]: the backup makes its folders so too
 
@@ -409,7 +411,15 @@ MUTANTS = [
         new="disk=disk, **sizes)",
         # not a promise of the chat's but of the simulation's: a seed replays the same bytes anywhere
         check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-               "tests/sim/test_sim.py::test_a_seed_replays_to_the_same_bytes_from_a_folder_of_another_length"),
+               f"{REPLAYS_ANYWHERE}[6]"),
         note="the simulated owner's work tools in the process's own folder: a seed's bytes depend on where its code runs",
+    ),
+    Mutant(
+        name="sim_scratch_under_tmpdir",
+        path="sim/run.py",
+        old="    root = Path(SCRATCH_ROOT) / ",
+        new="    root = Path(__import__(\"tempfile\").gettempdir()) / ",
+        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", f"{REPLAYS_ANYWHERE}[2]"),
+        note="the run's scratch folder under TMPDIR: the paths a seed logs, and its bytes, move with it",
     ),
 ]

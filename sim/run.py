@@ -33,7 +33,6 @@ import logging
 import os
 import random
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -283,15 +282,20 @@ class Result:
         return not self.failures
 
 
+SCRATCH_ROOT = "/tmp"  # not tempfile's: TMPDIR would move every path a seed logs
+
+
 @contextlib.contextmanager
 def scratch_folder(seed: int):
     """The run's scratch folder on the machine (its socket, search's SQLite; the rest is on the
     simulated disk), named by the seed alone: a sentence logged may name a file under it, and a
     hash of such a line (a backup's manifest) is the same in every replay only if the name is.
-    A second run of the seed meanwhile (another `make sim` on the machine) waits for this one."""
+    So it is under SCRATCH_ROOT whatever TMPDIR says; only another user's runs, by its uid, log
+    other bytes. A second run of the seed meanwhile (another `make sim` on the machine) waits for
+    this one."""
     import fcntl
 
-    root = Path(tempfile.gettempdir()) / f"ever-sim-{os.getuid()}"
+    root = Path(SCRATCH_ROOT) / f"ever-sim-{os.getuid()}"
     root.mkdir(mode=0o700, exist_ok=True)
     with open(root / f"{seed}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -10,6 +10,8 @@ runs 200 seeds; this is a few, for `make test`.
 import asyncio
 import os
 import random
+import shutil
+import tempfile
 
 import pytest
 
@@ -149,14 +151,22 @@ def test_a_seed_replays_to_the_same_digest():
     assert first.trace == again.trace
 
 
-def test_a_seed_replays_to_the_same_bytes_from_a_folder_of_another_length(tmp_path, monkeypatch):
-    # seed 6 asks to read a file outside the working directory, and the answer names its path;
-    # the request's state line names the directory too: the simulation's is one fixed name
-    here = run_seed(6)
+@pytest.mark.parametrize("seed", [6, 2])
+def test_a_seed_replays_to_the_same_bytes_from_a_folder_and_a_tmpdir_of_another_length(seed, tmp_path, monkeypatch):
+    # seed 6 asks to read a file outside the working directory, and the answer names its path (the
+    # request's state line names the directory too): the simulation's is one fixed name; seed 2's
+    # backup check names files under the run's scratch folder, which TMPDIR does not move
+    here = run_seed(seed)
     folder = tmp_path / "a-folder-whose-name-is-longer-than-the-code's"
     folder.mkdir()
     monkeypatch.chdir(folder)
-    there = run_seed(6)
+    temporary = tempfile.mkdtemp(prefix="ever-another-tmpdir-", dir="/tmp")  # a socket's path is short
+    monkeypatch.setenv("TMPDIR", temporary)
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read again from TMPDIR
+    try:
+        there = run_seed(seed)
+    finally:
+        shutil.rmtree(temporary)
     assert here.counts["tool call: a read that asks first"] >= 1
     assert there.digest == here.digest
     assert there.trace == here.trace
