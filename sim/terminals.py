@@ -296,13 +296,13 @@ class Terminals:
                 return
             k = len(talking.says)  # after the messages it says drawn
             tag = f"[terminal {name}, message {k}] "
-            typed = Typed(tag + f"(a line of {size:,} bytes)", run.lives, name, yes, past_the_limit=True)
-            run.typed.append(typed)
-            pending.append(typed)
-            run.counts.add("terminal: a line past 64 MB")
             after = said_text(random.Random(f"terminal long line {run.seed} {name}"), name, k + 1)
             chunk = b"a" * LONG_SAY_CHUNK_BYTES
             async with writing:  # its other lines wait: none goes inside this one
+                typed = Typed(tag + f"(a line of {size:,} bytes)", run.lives, name, yes, past_the_limit=True)
+                run.typed.append(typed)
+                pending.append(typed)
+                run.counts.add("terminal: a line past 64 MB")
                 try:
                     writer.write(json.dumps({"op": "say", "text": tag})[:-2].encode())  # to the text's closing quote
                     for _ in range(size // len(chunk)):
