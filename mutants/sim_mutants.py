@@ -405,6 +405,14 @@ MUTANTS = [
              "is not the logs' [P10] [S10] [S13]",
     ),
     Mutant(
+        name="sim_date_of_a_lost_first_message_empty",
+        path="harness/memory/service.py",
+        old="        if not isinstance(date, str) or not date:\n",
+        new="        if not isinstance(date, str):\n",
+        check=sim("every MCP call answered in words"),
+        note="the date of a lost id with no message before it answered as an empty text (seed 920) [S13] [S26]",
+    ),
+    Mutant(
         name="sim_workdir_of_the_process",
         path="sim/world.py",
         old="disk=disk, workdir=WORKDIR, **sizes)",

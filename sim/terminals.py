@@ -172,8 +172,10 @@ def long_say(seed: int, life: int, n: int, talking: Talk | None, stays: float | 
     """A terminal that talks may also send one line past the socket's limit, as a script on the
     socket may (the command refuses a message past 10 MB before it sends): (seconds after it
     attaches, the text's bytes, from just past the limit to three times it), in 1 terminal of
-    LONG_SAY_ONE_IN, from its own randomness, so its other draws stay its own."""
-    if talking is None:
+    LONG_SAY_ONE_IN, from its own randomness, so its other draws stay its own; from world 6."""
+    from sim.seeds import world
+
+    if talking is None or world(seed) < 6:
         return None
     rng = random.Random(f"terminal long line {seed} {life} {n}")
     if rng.random() >= 1 / LONG_SAY_ONE_IN:

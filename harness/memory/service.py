@@ -717,7 +717,13 @@ class Memory:
         T = self.planner.T
         if not 0 <= i < T:
             return f"date: the chat has messages 0 to {T - 1}; there is no message {i}"
-        return str(self.store.message(i)["date"])
+        date = self.store.message(i).get("date")
+        if not isinstance(date, str) or not date:
+            # [S13] a lost id is dated as the message before it: the first has none, and a
+            # damaged line may keep no date that reads; the answer is a sentence, never empty
+            return (f"date: message {i} has no date that reads: its line in the log is damaged or lost "
+                    "(`ever doctor` says more)")
+        return date
 
     def status(self) -> dict:
         """The memory's figures, each the truth of this instant: the view the next turn sends

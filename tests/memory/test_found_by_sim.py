@@ -393,3 +393,35 @@ def test_a_restart_counts_a_kept_line_as_its_logged_text_shows_it(tmp_path):
         assert memory.planner.cview.bytes == memory.planner.view.bytes
     finally:
         memory.close()
+
+
+def test_the_date_of_a_message_lost_with_no_message_before_it_is_a_sentence(tmp_path):
+    # found by `make sim` (seed 920): a bit flipped in the chat's first message line, `ever doctor
+    # --repair` set it aside, and its id, lost, has no message before it to be dated by: MCP's
+    # `date` answered an empty text [S13] [S26]
+    from harness.memory.damage import examine, repair_logs
+
+    async def chat() -> None:
+        memory = Memory.open(tmp_path, clock=Clock())
+        try:
+            memory.append("user", "the first message")
+            memory.append("user", "the second")
+            await memory.idle()
+        finally:
+            memory.close()
+
+    VirtualLoop(0.0).run_until_complete(chat())
+    chat_dir = tmp_path / "chat"
+    day = chat_dir / "main" / DAY
+    data = day.read_bytes()
+    at = data.index(b'"text":"the first')
+    day.write_bytes(data[:at] + b'"text"2' + data[at + 7:])  # ":" to "2", one bit: not JSON
+    repair_logs(chat_dir, examine(chat_dir))
+    memory = Memory.open(tmp_path, clock=Clock())
+    try:
+        assert memory.store.message(0)["text"].startswith("(message 0 was lost")
+        assert memory.date(0) == ("date: message 0 has no date that reads: its line in the log is damaged or "
+                                  "lost (`ever doctor` says more)")
+        assert memory.date(1) == "2026-10-08T09:30:00+02:00"  # the clock's own instant
+    finally:
+        memory.close()
