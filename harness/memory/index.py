@@ -28,7 +28,7 @@ import sys
 from array import array
 from pathlib import Path
 
-from harness.memory.damage import VISIBLE_ID, append_record, ids_text, read_record
+from harness.memory.damage import RECORD, VISIBLE_ID, append_record, ids_text, read_record
 from harness.memory.damage import Record as DamageRecord
 from harness.memory.daylog import (
     DAY_FILE,
@@ -182,6 +182,18 @@ class Index:
                     self.disk.close(fd)
             if numbers:
                 fsync_directory(Path(log.directory), self.disk)
+        if self.record.lost or self.record.set_aside:
+            # [S13] so may the record's newest line be (its writer, an open that found an id lost,
+            # killed before its fsync), and this open builds on it too: it gives the ids past the
+            # gap the line accepts, and a power loss that took the line and kept theirs would leave
+            # the gap unrecorded, shutting every open that parses the logs (a restored backup's first)
+            fd = self.disk.open(self.chat / RECORD, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                self.disk.fsync(fd)
+            finally:
+                self.disk.close(fd)
+            fsync_directory(self.chat / "damage", self.disk)
+            fsync_directory(self.chat, self.disk)
 
     def _listing(self, log: DayLog) -> list[tuple[str, int]]:
         """The day files in name order, with their sizes; strays are reported and left alone."""
