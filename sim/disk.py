@@ -194,8 +194,9 @@ class SimDisk:
         inode.durable = bytes(result)
         inode.synced_since_cut = True
 
-    def flip_cold_bit(self) -> str | None:
-        """One bit changed in a file no process writes (a cold day file); its path, or None."""
+    def flip_cold_bit(self) -> tuple[str, bytes] | None:
+        """One bit changed in a file no process writes (a cold day file): its path and the line
+        the bit is in as it was before (a newline flipped is its line's end), or None."""
         files: list[tuple[str, Inode]] = []
         self._files(self.root, "", files)
         cold = [(path, inode) for path, inode in files
@@ -204,10 +205,13 @@ class SimDisk:
             return None
         path, inode = self.rng.choice(cold)
         at = self.rng.randrange(len(inode.data))
+        start = inode.data.rfind(b"\n", 0, at) + 1
+        end = inode.data.find(b"\n", at)
+        before = bytes(inode.data[start:end if end >= 0 else len(inode.data)])
         inode.data[at] ^= 1 << self.rng.randrange(8)
         inode.durable = bytes(inode.data)
         self.counts.add("bit flipped in a cold file")
-        return path
+        return path, before
 
     def _files(self, directory: Inode, prefix: str, found: list) -> None:
         for name, inode in sorted(directory.entries.items()):

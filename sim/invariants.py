@@ -9,7 +9,8 @@ only) and at the end (after the quiet phase and a last power loss):
 - `refused means not kept`: a message whose sender was told nothing was logged is nowhere (and,
   from the moment it is refused, no byte of it is in the files as the processes read them:
   sim/run.py `refused_left`).
-- `never doubled`: no key on two lines; every user line of the log belongs to one message sent.
+- `never doubled`: no key on two lines; every user line of the log belongs to one message sent
+  (a line a flipped bit spoiled, still JSON, by its key and tag as it was logged: `as_logged`).
 - `ids never reused`: an id on a durable line keeps that line's bytes for ever (or is recorded
   lost [S13]); the store opens, so the ids are dense or recorded lost [S3].
 - `damage is said`: a line of a log that is not JSON (a crash tore it, a bit flipped) is in the
@@ -136,8 +137,9 @@ def check_kept(run, final: bool) -> None:
         run.disk.processes[-1].kill()
     at: dict[str, list[int]] = {}
     for position, record in enumerate(records):
-        if record.get("key"):
-            at.setdefault(record["key"], []).append(position)
+        key = as_logged(run, record).get("key")
+        if key:
+            at.setdefault(key, []).append(position)
     damaged = bool(run.flipped)
     # a flip's damage said: by the store at this open, or by `ever doctor` before a repair
     said_damage = bool(said) or run.counts["ever doctor --repair after a bit flip"] > 0
@@ -243,6 +245,14 @@ def check_reports(run, agents: dict[str, list[dict]], records: list[dict]) -> No
             return
 
 
+def as_logged(run, record: dict) -> dict:
+    """A message's record as its line was logged (sim/run.py `spoil`): a bit flipped in its line
+    that left it JSON, read as a message still, may have changed the key or the terminal's tag
+    the checks know it by; the line is its sender's all the same, spoiled, not another's."""
+    before = run.spoiled.get(record.get("i"))
+    return before if before is not None and record.get("kind") == "user" else record
+
+
 def check_typed(run, records: list[dict], inbox: dict[str, str], final: bool, lost_said: bool) -> set[int]:
     """`a terminal's acknowledged message is logged once and whole` (sim/terminals.py): a message
     a terminal said and the owner answered `took` is in the log or the inbox, its text whole; at
@@ -251,9 +261,9 @@ def check_typed(run, records: list[dict], inbox: dict[str, str], final: bool, lo
     message is found by its tag (`[terminal L.n, message k]`); the lines found are returned."""
     found: dict[str, list[tuple[int, str]]] = {}
     for position, record in enumerate(records):
-        text = record.get("text")
-        if record.get("kind") == "user" and isinstance(text, str) and text.startswith("[terminal "):
-            found.setdefault(tag_of(text), []).append((position, text))
+        text, logged = record.get("text"), as_logged(run, record).get("text")
+        if record.get("kind") == "user" and isinstance(logged, str) and logged.startswith("[terminal "):
+            found.setdefault(tag_of(logged), []).append((position, text))
     waiting = set(inbox.values())
     owned = set()
     for typed in run.typed:

@@ -348,6 +348,7 @@ class Run:
         self.process = None
         self.flipped: set[str] = set()  # files a bit was flipped in
         self.lost_to_flip: set[str] = set()  # keys of acknowledged messages a flip spoiled, said
+        self.spoiled: dict[int, dict] = {}  # id -> its message line as logged, before a bit flipped in it
         self.ids_seen: dict[int, str] = {}  # id -> the digest of its durable line
         self.ids_torn: set[int] = set()  # ids seen on torn lines
         self.position = 0  # the schedule's next event in this life
@@ -572,9 +573,11 @@ class Run:
                 self.disk.power_loss()
                 await asyncio.sleep(0)
             elif event.kind == "flip":
-                path = self.disk.flip_cold_bit()
-                if path is not None:
+                flipped = self.disk.flip_cold_bit()
+                if flipped is not None:
+                    path, line = flipped
                     self.flipped.add(path)
+                    self.spoil(line)
                     self.note(f"bit flipped in {path}")
             elif event.kind == "race":
                 await self.race(Owner)
@@ -612,6 +615,16 @@ class Run:
                 return None
             self.fail("the chat opens after every crash", str(error))
             return None
+
+    def spoil(self, line: bytes) -> None:
+        """Note the message line a bit was flipped in as it was logged: a flip that leaves it JSON
+        may change its key or its terminal's tag, which the checks know a message by, where the
+        store sees no damage (a line has no sum of its own) (sim/invariants.py `as_logged`)."""
+        from sim.invariants import parsed
+
+        record = parsed(line)
+        if record is not None and isinstance(record.get("i"), int):
+            self.spoiled.setdefault(record["i"], record)
 
     def repaired(self, error: Exception) -> bool:
         """A chat that a bit flipped in a cold file keeps from opening (LogCorrupt, naming `ever
