@@ -422,6 +422,14 @@ MUTANTS = [
              "past its gap, and a restored backup's logs do not open (seed 881) [S13] [S34]",
     ),
     Mutant(
+        name="sim_turn_view_not_folded_to_the_ceiling",
+        path="harness/memory/planner.py",
+        old="        if shown_bytes <= ceiling:\n            return view.lines()\n",
+        new="        if True:\n            return view.lines()\n",
+        check=sim("every request within its ceiling and its model's window"),
+        note="a turn sends the view as it stands, not folded to the ceiling while merges wait [P19]",
+    ),
+    Mutant(
         name="sim_workdir_of_the_process",
         path="sim/world.py",
         old="disk=disk, workdir=WORKDIR, **sizes)",

@@ -18,6 +18,9 @@ only) and at the end (after the quiet phase and a last power loss):
 - `a restart's view is the logs' view`: the view an owner opens with (checkpoint and replay,
   [P10]) equals the view rebuilt from the logs alone (view.json set aside).
 - `every request within the API's rules`: the simulated API refused no request (400).
+- `every request within its ceiling and its model's window`: a turn's view, as the request
+  carries it, is within the view's ceiling [P19]; every request, its input as the API counts it
+  and its max_tokens, within its model's context window (`check_requests`).
 - `the inbox holds only what waits`: at the end no entry is pending.
 - `an import keeps each note once`: every note of an import that ended is logged, whole, unless
   a flipped bit spoiled its file and that was said (sim/importing.py); `never doubled` keeps each
@@ -47,6 +50,7 @@ from harness.memory.text import split_long
 
 TYPED = "a terminal's acknowledged message is logged once and whole"
 LEAVE = "a tool that asks runs only with its senders' leave"
+REQUESTS = "every request within its ceiling and its model's window"
 TAG = re.compile(r"\[terminal \d+\.\d+, message \d+\]")
 VISIBLE_ID = re.compile(rb'^\{"i":(\d+),"kind":')
 
@@ -394,6 +398,23 @@ def check_lines(run, said: list[str]) -> None:
         run.fail("damage is said", f"{torn} lines of the logs are not JSON and nothing said so")
     if run.api.refused:
         run.fail("every request within the API's rules", run.api.refused[0][:200])
+    check_requests(run)
+
+
+def check_requests(run) -> None:
+    """`every request within its ceiling and its model's window`: a turn's view is folded to the
+    view's ceiling [P19], and every request, its input as the API counts it and its max_tokens,
+    fits its model's context window."""
+    ceiling = run.planner.view_bytes_ceiling
+    for number, request in enumerate(run.api.requests):
+        if request["tokens"] > request["window"]:
+            run.fail(REQUESTS, f"{request['kind']} request {number} needs {request['tokens']:,} tokens, past "
+                     f"{request['model']}'s window of {request['window']:,}")
+            return
+        if request["kind"] == "turn" and request["view_bytes"] is not None and request["view_bytes"] > ceiling:
+            run.fail(REQUESTS, f"turn request {number}'s view is {request['view_bytes']:,} bytes, past the "
+                     f"ceiling of {ceiling:,}")
+            return
 
 
 def restart_view(run, owner) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import httpx2
 
+from harness.calls.models import window_tokens
 from harness.localapi.cache import PromptCache
 from harness.localapi.catalogue import Catalogue
 from harness.localapi.server import error_json, sse, stream_events, usage_json
@@ -106,6 +107,20 @@ def last_user_blocks(body: dict) -> list:
     return []
 
 
+
+def view_bytes(body: dict) -> int | None:
+    """The bytes of the view a request opens with, `<chat>\n` to `</chat>`, its lines and their
+    newlines as the planner counts them [P1]; None when its first user message holds none."""
+    for message in body["messages"]:
+        if message["role"] == "user":
+            content = message["content"]
+            text = content if isinstance(content, str) else "".join(
+                block.get("text", "") for block in content if block.get("type") == "text")
+            start = text.find("<chat>\n")
+            end = text.find("</chat>", start)
+            return len(text[start + 7:end].encode("utf-8")) if 0 <= start < end else None
+    return None
+
 class SimAPI:
     """The remote end of every client of one run."""
 
@@ -118,7 +133,9 @@ class SimAPI:
         self.catalogue = Catalogue()
         self.number = 0
         self.refused: list[str] = []  # 400s: a request the real API would refuse
-        self.requests: list[dict] = []  # (kind, bytes) of each request, for the ceilings' check
+        # each request's kind, bytes, tokens with its max_tokens (as this API counts them), its
+        # model's window and its view's bytes: sim/invariants.py `check_requests`
+        self.requests: list[dict] = []
         self.quiet = False  # the last phase: no faults, so every promise can be kept
         self.agents: list[str] = []  # the subagents its replies started, oldest first
         self.asked: dict[int, list[str]] = {}  # a read that asks, by its number: its turn's messages' texts
@@ -161,7 +178,9 @@ class SimAPI:
         if counting:
             return json_response(200, {"input_tokens": sum(block.tokens for block in blocks)})
         kind = "compaction" if is_compaction(body) else "turn"
-        self.requests.append({"kind": kind, "bytes": len(raw), "model": body["model"]})
+        self.requests.append({"kind": kind, "bytes": len(raw), "model": body["model"],
+                              "tokens": sum(block.tokens for block in blocks) + body["max_tokens"],
+                              "window": window_tokens(body), "view_bytes": view_bytes(body)})
         rates = self.rates
         await asyncio.sleep(self.rng.expovariate(1 / rates.latency_mean_seconds) if rates.latency_mean_seconds else 0)
         for name, status, error_type in (("status_429", 429, "rate_limit_error"), ("status_500", 500, "api_error"),
