@@ -430,6 +430,14 @@ MUTANTS = [
         note="a turn sends the view as it stands, not folded to the ceiling while merges wait [P19]",
     ),
     Mutant(
+        name="sim_turn_calls_cap_one_past",
+        path="harness/calls/turn.py",
+        old="        if spent[\"calls\"] >= caps.calls:\n",
+        new="        if spent[\"calls\"] > caps.calls:\n",
+        check=sim("spend within the turn caps"),
+        note="a turn's calls cap lets one call past it",
+    ),
+    Mutant(
         name="sim_workdir_of_the_process",
         path="sim/world.py",
         old="disk=disk, workdir=WORKDIR, **sizes)",

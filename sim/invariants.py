@@ -21,6 +21,8 @@ only) and at the end (after the quiet phase and a last power loss):
 - `every request within its ceiling and its model's window`: a turn's view, as the request
   carries it, is within the view's ceiling [P19]; every request, its input as the API counts it
   and its max_tokens, within its model's context window (`check_requests`).
+- `spend within the turn caps`: an owner's turn makes at most its caps' calls and runs at most
+  their tool calls, as the requests it sent show (`check_turn_caps`).
 - `the inbox holds only what waits`: at the end no entry is pending.
 - `an import keeps each note once`: every note of an import that ended is logged, whole, unless
   a flipped bit spoiled its file and that was said (sim/importing.py); `never doubled` keeps each
@@ -51,6 +53,7 @@ from harness.memory.text import split_long
 TYPED = "a terminal's acknowledged message is logged once and whole"
 LEAVE = "a tool that asks runs only with its senders' leave"
 REQUESTS = "every request within its ceiling and its model's window"
+CAPS = "spend within the turn caps"
 TAG = re.compile(r"\[terminal \d+\.\d+, message \d+\]")
 VISIBLE_ID = re.compile(rb'^\{"i":(\d+),"kind":')
 
@@ -414,6 +417,28 @@ def check_requests(run) -> None:
         if request["kind"] == "turn" and request["view_bytes"] is not None and request["view_bytes"] > ceiling:
             run.fail(REQUESTS, f"turn request {number}'s view is {request['view_bytes']:,} bytes, past the "
                      f"ceiling of {ceiling:,}")
+            return
+    check_turn_caps(run)
+
+
+def check_turn_caps(run) -> None:
+    """`spend within the turn caps`: an owner's turn makes at most its caps' calls and runs at most
+    their tool calls (sim/run.py sets them small, so a tool loop meets them). Its requests are
+    known by their first message: each call sends the messages before it, so the calls a turn made
+    are the lengths its requests sent (a retry's is the same), however many turns sent that
+    message (a message resumed after a kill); its tool calls run are its last request's results."""
+    calls: dict[str, set[int]] = {}
+    results: dict[str, int] = {}
+    for request in run.api.requests:
+        if request["turn"] is not None:
+            first, length, ran = request["turn"]
+            calls.setdefault(first, set()).add(length)
+            results[first] = max(results.get(first, 0), ran)
+    caps = run.turn_caps
+    for first, lengths in calls.items():
+        if len(lengths) > caps.calls or results[first] > caps.tool_calls:
+            run.fail(CAPS, f"a turn made {len(lengths)} calls and ran {results[first]} tool calls, past its caps "
+                     f"of {caps.calls} and {caps.tool_calls}: {first[:120]}")
             return
 
 

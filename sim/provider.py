@@ -121,6 +121,22 @@ def view_bytes(body: dict) -> int | None:
             return len(text[start + 7:end].encode("utf-8")) if 0 <= start < end else None
     return None
 
+
+def turn_of(body: dict) -> tuple[str, int, int] | None:
+    """An owner's turn request as (its first message, the messages it sends, the tool results
+    among them), or None for a compaction's or a subagent's (which has no `agent` tool). A turn's
+    calls send its first message alike, but for its cache marks, and one more reply and result each;
+    a retry sends the same."""
+    if not any(tool.get("name") == "agent" for tool in body.get("tools", ())):
+        return None
+    messages = body["messages"]
+    results = sum(1 for message in messages if isinstance(message["content"], list)
+                  for block in message["content"] if block.get("type") == "tool_result")
+    first = messages[0]["content"]
+    if isinstance(first, list):  # its cache marks move from call to call [gist §3.3]
+        first = [{name: value for name, value in block.items() if name != "cache_control"} for block in first]
+    return json.dumps(first, sort_keys=True), len(messages), results
+
 class SimAPI:
     """The remote end of every client of one run."""
 
@@ -180,7 +196,8 @@ class SimAPI:
         kind = "compaction" if is_compaction(body) else "turn"
         self.requests.append({"kind": kind, "bytes": len(raw), "model": body["model"],
                               "tokens": sum(block.tokens for block in blocks) + body["max_tokens"],
-                              "window": window_tokens(body), "view_bytes": view_bytes(body)})
+                              "window": window_tokens(body), "view_bytes": view_bytes(body),
+                              "turn": turn_of(body)})
         rates = self.rates
         await asyncio.sleep(self.rng.expovariate(1 / rates.latency_mean_seconds) if rates.latency_mean_seconds else 0)
         for name, status, error_type in (("status_429", 429, "rate_limit_error"), ("status_500", 500, "api_error"),

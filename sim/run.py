@@ -36,6 +36,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.calls.caps import TurnCaps
 from sim.counts import Counts
 from sim.disk import Faults, Killed, SimDisk
 from sim.loop import Hang, VirtualLoop
@@ -338,6 +339,7 @@ class Run:
         self.api = SimAPI(random.Random(seed * 7 + 2), self.counts, self.probabilities.provider, self.clock)
         self.world_rng = random.Random(seed * 7 + 3)
         self.planner = planner_config(seed)  # every process of the run opens the chat at these sizes
+        self.turn_caps = TurnCaps(calls=6, tool_calls=8)  # small, as a config may set them: a tool loop meets them
         self.senders: dict[str, Sender] = {}
         self.failures: list[Failure] = []
         self.trace: list[str] = []
@@ -431,13 +433,11 @@ class Run:
                         for path, inode in found)
 
     def settings_for(self, home: Path):
-        from harness.calls.caps import TurnCaps
         from harness.chat.config import load_settings
 
         settings = load_settings({"EVER_HOME": str(home), "EVER_MODEL": "claude-sonnet-4-6"})
         # a tool loop is stopped by the turn's caps: small ones, as a config may set them
-        return dataclasses.replace(settings, turn_caps=TurnCaps(calls=6, tool_calls=8),
-                                   settle_timeout_seconds=60.0)
+        return dataclasses.replace(settings, turn_caps=self.turn_caps, settle_timeout_seconds=60.0)
 
     def new_loop(self) -> VirtualLoop:
         loop = VirtualLoop(self.now)

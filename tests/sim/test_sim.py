@@ -275,22 +275,29 @@ def test_a_terminal_message_whose_tag_a_flipped_bit_spoiled_is_still_its_termina
         assert run.failures == []
 
 
-def test_a_request_past_its_window_or_a_turn_view_past_the_ceiling_fails_its_check():
+def test_a_request_past_its_window_a_turn_view_past_the_ceiling_or_a_turn_past_its_caps_fails_its_check():
     from types import SimpleNamespace
 
+    from harness.calls.caps import TurnCaps
     from harness.memory.planner import Config
-    from sim.invariants import REQUESTS, check_requests
+    from sim.invariants import CAPS, REQUESTS, check_requests
 
     def failures(*requests) -> list:
         said = []
         run = SimpleNamespace(planner=Config(3_000, 1_500, 1_000, 500), api=SimpleNamespace(requests=list(requests)),
+                              turn_caps=TurnCaps(calls=2, tool_calls=1),
                               fail=lambda name, why: said.append((name, why)))
         check_requests(run)
         return said
 
-    fits = {"kind": "turn", "model": "m", "tokens": 200_000, "window": 200_000, "view_bytes": 3_000}
+    fits = {"kind": "turn", "model": "m", "tokens": 200_000, "window": 200_000, "view_bytes": 3_000, "turn": None}
     assert failures(fits, dict(fits, kind="compaction", view_bytes=9_000)) == []
     assert failures(fits, dict(fits, tokens=200_001)) == [
         (REQUESTS, "turn request 1 needs 200,001 tokens, past m's window of 200,000")]
     assert failures(dict(fits, view_bytes=3_001)) == [
         (REQUESTS, "turn request 0's view is 3,001 bytes, past the ceiling of 3,000")]
+    # a turn's calls by the lengths its requests sent: a retry (the same length) is no call of its own
+    turn = [dict(fits, turn=("its first message", length, results)) for length, results in ((1, 0), (1, 0), (3, 1))]
+    assert failures(*turn) == []
+    assert failures(*turn, dict(fits, turn=("its first message", 5, 2))) == [
+        (CAPS, "a turn made 3 calls and ran 2 tool calls, past its caps of 2 and 1: its first message")]
