@@ -41,6 +41,11 @@ def sim(*invariants: str) -> tuple:
     return ("python", "-m", "sim", "--seeds", SEEDS, "--until-caught", ",".join(invariants))
 
 
+def example(test: str) -> tuple:
+    """A test that runs the bug's example, or seeds twice, where no seed of `sim` shows it."""
+    return ("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", test)
+
+
 REPLAYS_ANYWHERE = ("tests/sim/test_sim.py::"
                     "test_a_seed_replays_to_the_same_bytes_from_a_folder_and_a_tmpdir_of_another_length")
 KEPT = "acknowledged means kept"
@@ -190,8 +195,8 @@ MUTANTS = [
         old="            if created or self.size == 0:\n",
         new="            if created:\n",
         # no seed make sim runs draws its chain any more (docs/reliability.md): its example catches it
-        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-               "tests/memory/test_found_by_sim.py::test_an_empty_log_file_found_has_its_name_fsynced_before_a_line"),
+        check=example("tests/memory/test_found_by_sim.py::"
+                      "test_an_empty_log_file_found_has_its_name_fsynced_before_a_line"),
         note="an empty log file found is appended to with its name never fsync'd: a power loss takes it [S30]",
     ),
     Mutant(
@@ -398,9 +403,8 @@ MUTANTS = [
         old="    remove(chat / \"view.json\", disk)\n    fsync_directory(chat, disk)\n",
         new="",
         # seed 295 showed it only while a run's bytes depended on the code's folder: its example catches it
-        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-               "tests/memory/test_found_by_sim.py::"
-               "test_a_repair_that_sets_a_message_aside_leaves_no_checkpoint_the_logs_would_not_give"),
+        check=example("tests/memory/test_found_by_sim.py::"
+                      "test_a_repair_that_sets_a_message_aside_leaves_no_checkpoint_the_logs_would_not_give"),
         note="ever doctor --repair leaves view.json, made over a line it sets aside: the next open's view "
              "is not the logs' [P10] [S10] [S13]",
     ),
@@ -443,8 +447,7 @@ MUTANTS = [
         old="disk=disk, workdir=WORKDIR, **sizes)",
         new="disk=disk, **sizes)",
         # not a promise of the chat's but of the simulation's: a seed replays the same bytes anywhere
-        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-               f"{REPLAYS_ANYWHERE}[6]"),
+        check=example(f"{REPLAYS_ANYWHERE}[6]"),
         note="the simulated owner's work tools in the process's own folder: a seed's bytes depend on where its code runs",
     ),
     Mutant(
@@ -452,7 +455,7 @@ MUTANTS = [
         path="sim/run.py",
         old="    root = Path(SCRATCH_ROOT) / ",
         new="    root = Path(__import__(\"tempfile\").gettempdir()) / ",
-        check=("python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", f"{REPLAYS_ANYWHERE}[2]"),
+        check=example(f"{REPLAYS_ANYWHERE}[2]"),
         note="the run's scratch folder under TMPDIR: the paths a seed logs, and its bytes, move with it",
     ),
 ]

@@ -276,6 +276,14 @@ class Terminals:
                 run.counts.add(f"question answered {choice}")
                 writer.write(json.dumps({"op": "answer", "id": number, "answer": choice}).encode() + b"\n")
 
+        def said(text: str) -> None:
+            """A message of its own on its socket, recorded as said (the caller holds `writing`)."""
+            typed = Typed(text, run.lives, name, yes)
+            run.typed.append(typed)
+            pending.append(typed)
+            run.counts.add("terminal said a message")
+            writer.write(json.dumps({"op": "say", "text": text}).encode() + b"\n")
+
         async def say(text: str, at: float) -> None:
             await asyncio.sleep(at)
             if went.is_set() or ended or not process.alive:
@@ -283,11 +291,7 @@ class Terminals:
             async with writing:
                 if went.is_set() or ended or not process.alive:
                     return
-                typed = Typed(text, run.lives, name, yes)
-                run.typed.append(typed)
-                pending.append(typed)
-                run.counts.add("terminal said a message")
-                writer.write(json.dumps({"op": "say", "text": text}).encode() + b"\n")
+                said(text)
 
         async def say_long(at: float, size: int) -> None:
             """A say whose line is past the limit, then at once a message of its own: the first is
@@ -318,11 +322,7 @@ class Terminals:
                     return
                 if went.is_set() or ended or not process.alive:
                     return
-                typed = Typed(after, run.lives, name, yes)
-                run.typed.append(typed)
-                pending.append(typed)
-                run.counts.add("terminal said a message")
-                writer.write(json.dumps({"op": "say", "text": after}).encode() + b"\n")
+                said(after)
 
         async def read() -> None:
             nonlocal ended

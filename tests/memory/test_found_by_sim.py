@@ -41,6 +41,18 @@ NOW = datetime(2026, 10, 8, 9, 30, tzinfo=timezone(timedelta(hours=2)))
 DAY = "2026-10-08.jsonl"
 
 
+def set_aside_by_a_flip(chat_dir, text: bytes) -> None:
+    """The message line whose text starts `text` made not JSON by one bit (its `"text":` colon to
+    "2"), then set aside by `ever doctor --repair`'s own functions [S13]."""
+    from harness.memory.damage import examine, repair_logs
+
+    day = chat_dir / "main" / DAY
+    data = day.read_bytes()
+    at = data.index(b'"text":"' + text)
+    day.write_bytes(data[:at] + b'"text"2' + data[at + 7:])
+    repair_logs(chat_dir, examine(chat_dir))
+
+
 class Clock:
     def now(self) -> datetime:
         return NOW
@@ -318,7 +330,6 @@ def test_a_repair_that_sets_a_message_aside_leaves_no_checkpoint_the_logs_would_
     # flipped in a cold message line; `ever doctor --repair` set it aside, and the next open took
     # up view.json, whose choices were made over the message's old text: the logs now replay it
     # as its note, of another size, and the view they give shrinks otherwise [P10] [S10] [S13]
-    from harness.memory.damage import examine, repair_logs
     from harness.memory.planner import Config
     from harness.memory.service import JobResult
 
@@ -338,11 +349,7 @@ def test_a_repair_that_sets_a_message_aside_leaves_no_checkpoint_the_logs_would_
 
     VirtualLoop(0.0).run_until_complete(chat())
     chat_dir = tmp_path / "chat"
-    day = chat_dir / "main" / DAY
-    data = day.read_bytes()
-    at = data.index(b'"text":"m5 ')
-    day.write_bytes(data[:at] + b'"text"2' + data[at + 7:])  # ":" to "2", one bit: not JSON
-    repair_logs(chat_dir, examine(chat_dir))
+    set_aside_by_a_flip(chat_dir, b"m5 ")
 
     def view() -> str:
         memory = Memory.open(tmp_path, config=config, clock=Clock())
@@ -363,7 +370,6 @@ def test_a_restart_counts_a_kept_line_as_its_logged_text_shows_it(tmp_path):
     # set-aside message's free line from its note, the store kept the line logged from its old
     # text [S29], and the views went on counting the note's bytes; the model, started from the
     # lines shown, counted 798 bytes where the planner counted 763 [P1] [P10]
-    from harness.memory.damage import examine, repair_logs
 
     async def chat() -> None:
         memory = Memory.open(tmp_path, clock=Clock())
@@ -376,11 +382,7 @@ def test_a_restart_counts_a_kept_line_as_its_logged_text_shows_it(tmp_path):
 
     VirtualLoop(0.0).run_until_complete(chat())
     chat_dir = tmp_path / "chat"
-    day = chat_dir / "main" / DAY
-    data = day.read_bytes()
-    at = data.index(b'"text":"message 4')
-    day.write_bytes(data[:at] + b'"text"2' + data[at + 7:])  # ":" to "2", one bit: not JSON
-    repair_logs(chat_dir, examine(chat_dir))
+    set_aside_by_a_flip(chat_dir, b"message 4")
     (chat_dir / "view.json").unlink(missing_ok=True)
     memory = Memory.open(tmp_path, clock=Clock())
     try:
@@ -399,7 +401,6 @@ def test_the_date_of_a_message_lost_with_no_message_before_it_is_a_sentence(tmp_
     # found by `make sim` (seed 920): a bit flipped in the chat's first message line, `ever doctor
     # --repair` set it aside, and its id, lost, has no message before it to be dated by: MCP's
     # `date` answered an empty text [S13] [S26]
-    from harness.memory.damage import examine, repair_logs
 
     async def chat() -> None:
         memory = Memory.open(tmp_path, clock=Clock())
@@ -412,11 +413,7 @@ def test_the_date_of_a_message_lost_with_no_message_before_it_is_a_sentence(tmp_
 
     VirtualLoop(0.0).run_until_complete(chat())
     chat_dir = tmp_path / "chat"
-    day = chat_dir / "main" / DAY
-    data = day.read_bytes()
-    at = data.index(b'"text":"the first')
-    day.write_bytes(data[:at] + b'"text"2' + data[at + 7:])  # ":" to "2", one bit: not JSON
-    repair_logs(chat_dir, examine(chat_dir))
+    set_aside_by_a_flip(chat_dir, b"the first")
     memory = Memory.open(tmp_path, clock=Clock())
     try:
         assert memory.store.message(0)["text"].startswith("(message 0 was lost")
