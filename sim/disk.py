@@ -32,6 +32,7 @@ from pathlib import Path
 
 from sim.counts import Counts
 
+FIRST_PID = 4100  # the first simulated process's id; the next ones count up from it
 
 class Killed(BaseException):
     """The process that made this operation was killed: nothing of it, or after it, happens.
@@ -105,7 +106,10 @@ class SimDisk:
             node = child
 
     def process(self, name: str = "") -> "ProcessDisk":
-        disk = ProcessDisk(self, name or f"process {len(self.processes) + 1}")
+        # Each simulated process has an id of its own, as the machine gives one: the lock writes
+        # it, so the real process's id (its digits) would otherwise enter the seed's bytes.
+        pid = FIRST_PID + len(self.processes)
+        disk = ProcessDisk(self, name or f"process {len(self.processes) + 1}", pid)
         self.processes.append(disk)
         return disk
 
@@ -236,9 +240,10 @@ class SimDisk:
 class ProcessDisk:
     """One process's disk: the `Disk` of harness/memory/disk.py, on a SimDisk."""
 
-    def __init__(self, machine: SimDisk, name: str):
+    def __init__(self, machine: SimDisk, name: str, pid: int = 0):
         self.machine = machine
         self.name = name
+        self.pid = pid
         self.alive = True
         self.fds: dict[int, Open] = {}
         self._next_fd = 3
@@ -504,6 +509,9 @@ class ProcessDisk:
         if inode.directory:
             raise oserror(errno.EISDIR, path)
         del parent.entries[name]
+
+    def process_id(self):
+        return self.pid
 
 
 def stat_of(inode: Inode) -> os.stat_result:

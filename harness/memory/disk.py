@@ -4,7 +4,9 @@ SQLite writes every file through one OS layer (its VFS), so a test can put a lay
 its place and fail or lose any operation; this module is that layer for Ever. `Disk` names the
 operations the chat's files need, each as `os` spells it and with `os`'s errors (an OSError with
 its errno: ENOSPC, EIO, ENOENT...), and `RealDisk` is the machine's, calling `os` and nothing
-more. Above it, harness/memory/logfile.py keeps the rules of a file that must survive a crash
+more. It also says whose process is writing (`process_id`, `os.getpid` on the machine): the lock
+writes that id into a file, and a simulated machine runs many processes inside one real one.
+Above it, harness/memory/logfile.py keeps the rules of a file that must survive a crash
 (one write then fsync, a failed write cut back, a file replaced whole); the store, its day logs,
 index, lock, inbox and damage record, the images, the subagents' logs and the usage log all reach
 the disk through the one they were given (`Memory.open(home, ..., disk=...)`, `World.disk`), the
@@ -45,6 +47,7 @@ class Disk(Protocol):
     def listdir(self, path: PathLike) -> list[str]: ...
     def replace(self, source: PathLike, target: PathLike) -> None: ...
     def unlink(self, path: PathLike) -> None: ...
+    def process_id(self) -> int: ...  # whose disk this is: the lock writes it for the next owner
 
 
 class RealDisk:
@@ -103,6 +106,9 @@ class RealDisk:
 
     def unlink(self, path: PathLike) -> None:
         os.unlink(path)
+
+    def process_id(self) -> int:
+        return os.getpid()
 
 
 REAL_DISK = RealDisk()  # the default of every `disk=` argument: today's machine

@@ -59,9 +59,10 @@ class ChatLock:
             return None
         previous = lock_owner(fd, self.disk, wait=False)
         self.disk.ftruncate(fd, 0)
-        self.disk.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        pid = self.disk.process_id()
+        self.disk.pwrite(fd, f"{pid}\n".encode(), 0)
         if previous:
-            return f"process {previous} ended without closing the chat; process {os.getpid()} took it over"
+            return f"process {previous} ended without closing the chat; process {pid} took it over"
         return None
 
     def release(self) -> None:

@@ -174,6 +174,18 @@ def test_a_seed_replays_to_the_same_bytes_from_a_folder_and_a_tmpdir_of_another_
     assert there.trace == here.trace
 
 
+def test_a_seed_replays_to_the_same_bytes_whatever_the_real_process_id(monkeypatch):
+    # seed 106 restarts an owner over a lock its killed owner left, and the new owner names both
+    # processes in a sentence: a real pid of 4 digits and one of 5 gave 343 steps and 345
+    monkeypatch.setattr(os, "getpid", lambda: 4242)
+    short = run_seed(106)
+    monkeypatch.setattr(os, "getpid", lambda: 42424)
+    long = run_seed(106)
+    assert short.lives > 1
+    assert long.digest == short.digest
+    assert long.trace == short.trace
+
+
 def test_a_terminal_sends_a_line_past_the_limit_in_some_seed_and_it_is_refused_once():
     result = run_seed(8)  # one of its terminals sends one, then a message of its own
     assert result.passed, result.failures
