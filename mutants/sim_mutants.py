@@ -458,4 +458,13 @@ MUTANTS = [
         check=example(f"{REPLAYS_ANYWHERE}[2]"),
         note="the run's scratch folder under TMPDIR: the paths a seed logs, and its bytes, move with it",
     ),
+    Mutant(
+        name="sim_process_id_of_the_real_process",
+        path="sim/disk.py",
+        old="    def process_id(self):\n        return self.pid\n",
+        new="    def process_id(self):\n        return os.getpid()\n",
+        check=example("tests/sim/test_sim.py::test_a_seed_replays_to_the_same_bytes_whatever_the_real_process_id"),
+        note="every simulated owner writes the real process's id in the lock: the sentence naming it, and a seed's "
+        "bytes, follow the machine's pid",
+    ),
 ]
