@@ -79,10 +79,19 @@ MUTANTS = [
     Mutant(
         name="sim_torn_id_given_again",
         path="harness/memory/index.py",
-        old="                    self._torn_given = max(self._torn_given, expected + 1)  # [S13] its id was given\n",
+        old="                    self._torn_given = shown + 1\n",
         new="                    pass\n",
         check=sim("ids never reused"),
         note="an id given again after a torn write of its line [S13]",
+    ),
+    Mutant(
+        name="sim_second_torn_id_given_again",
+        path="harness/memory/index.py",
+        old="                if shown == after or shown > after and self.record.covers(after, shown - 1):\n",
+        new="                if shown == expected:\n",
+        check=sim("ids never reused"),
+        note="the id of a second torn line in a row given again: its writer, killed, followed one killed before "
+             "it (seed 2030) [S13]",
     ),
     Mutant(
         name="sim_acknowledged_before_the_inbox",

@@ -462,8 +462,12 @@ class Index:
             if record is None:
                 self._damaged.append((log.relative(number), line_number))
                 seen = VISIBLE_ID.match(line)
-                if seen and int(seen[1]) == expected:
-                    self._torn_given = max(self._torn_given, expected + 1)  # [S13] its id was given
+                # [S13] its id was given if it was the next one: past the whole lines, the torn
+                # lines before it (a writer killed twice in a row) and the ids recorded lost
+                after = max(expected, self._torn_given)
+                shown = int(seen[1]) if seen else -1
+                if shown == after or shown > after and self.record.covers(after, shown - 1):
+                    self._torn_given = shown + 1
                 return
             i, key = record["i"], record.get("key")
         if i != expected:

@@ -255,6 +255,29 @@ def test_a_torn_last_line_is_reported_skipped_its_id_not_given_again_and_the_nex
         assert store.message(2)["kind"] == "note" and "message 2 was lost" in store.message(2)["text"]
 
 
+def test_a_writer_killed_twice_in_a_row_leaves_two_torn_lines_and_neither_id_is_given_again(home):
+    # found by `make sim` (seed 2030): an `ever import` killed mid-write, the next open ended the
+    # torn line and gave the next id, and that writer was killed mid-write too; the open after it
+    # compared the second torn line's id with the whole lines' count alone and gave it again [S13]
+    fill(home, 2)
+    path = main_file(home, "2026-10-08")
+    first = b'{"i":2,"kind":"user","text":"half a mess'
+    append_bytes(path, first)
+    with Store.open(home) as store:
+        assert store.count == 3  # id 2 lost
+    second = b'{"i":3,"kind":"user","text":"half of the next'
+    append_bytes(path, second)
+    shutil.rmtree(home / "chat" / "index")  # its writer was killed too: no index saved past the first
+    whole = path.read_bytes()
+    with Store.open(home) as store:
+        assert f"{path} line 4: not JSON (a torn write); skipped" in store.warnings
+        assert store.count == 4  # id 3 was shown on the second torn line: lost as well
+        assert store.append_message("user", "m4", now=clock(8, 11))["i"] == 4
+    assert path.read_bytes() == whole + b"\n" + message_line(4, "user", "m4", 2, "2026-10-08T11:00:00+02:00")
+    lost = [json.loads(line)["lost"] for line in (home / "chat" / "damage" / "record.jsonl").read_text().splitlines()]
+    assert lost == [[2, 2], [2, 3]]  # from the whole lines on, as the index was rebuilt
+
+
 def test_a_torn_node_line_is_reported_and_its_node_can_be_built(home):
     fill(home, 3)
     path = tree_file(home, "2026-10-08")
