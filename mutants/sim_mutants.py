@@ -85,6 +85,15 @@ MUTANTS = [
         note="an id given again after a torn write of its line [S13]",
     ),
     Mutant(
+        name="sim_pieces_before_a_lost_id_logged_again",
+        path="harness/memory/service.py",
+        old="            if not store.lost(i):\n                record = store.message(i)\n",
+        new="            if True:\n                record = store.message(i)\n",
+        check=sim("never doubled"),
+        note="a long message whose next piece a kill tore logged whole again: the torn id's placeholder taken "
+             "for the log's end (seed 1705) [S11] [S13]",
+    ),
+    Mutant(
         name="sim_second_torn_id_given_again",
         path="harness/memory/index.py",
         old="                if shown == after or shown > after and self.record.covers(after, shown - 1):\n",

@@ -108,6 +108,18 @@ def open_read_only(run, disk_machine=None):
         machine.armed = armed
 
 
+def pieces_at(end: int, count: int, lost: set) -> list[int]:
+    """The ids of a long message's `count` pieces, its key's line at `end`: an id lost among them
+    is a piece's write a kill tore, logged again after it [S11] [S13]."""
+    found: list[int] = []
+    i = end
+    while i >= 0 and len(found) < count:
+        if i not in lost:
+            found.insert(0, i)
+        i -= 1
+    return found if len(found) == count else []
+
+
 def check_kept(run, final: bool) -> None:
     from harness.memory.inbox import Inbox
     from harness.memory.store import StoreError
@@ -130,6 +142,7 @@ def check_kept(run, final: bool) -> None:
         records = store.messages(0, store.count)
         reader = run.disk.processes[-1]
         inbox = dict(Inbox(store.chat, reader).pending())
+        lost = {i for i in range(store.count) if store.lost(i)}
         said = list(store.warnings) + list(store.damage)
         agents = agent_logs(store.chat, reader) if final else {}
     except StoreError as error:  # a flipped bit found only as a line is read: repaired as it says
@@ -160,8 +173,9 @@ def check_kept(run, final: bool) -> None:
         pieces = split_long(sender.text)
         if key in at:
             end = at[key][0]
-            logged = [r.get("text") for r in records[end - len(pieces) + 1:end + 1]] if end + 1 >= len(pieces) else []
-            owned.update(range(end - len(pieces) + 1, end + 1))
+            spots = pieces_at(end, len(pieces), lost)
+            logged = [records[j].get("text") for j in spots]
+            owned.update(spots)
             if logged != pieces and not damaged:
                 run.fail("acknowledged means kept", f"{key} is logged but not whole: "
                          f"{len(logged)} of {len(pieces)} pieces match")
@@ -255,9 +269,10 @@ def check_reports(run, agents: dict[str, list[dict]], records: list[dict]) -> No
 def as_logged(run, record: dict) -> dict:
     """A message's record as its line was logged (sim/run.py `spoil`): a bit flipped in its line
     that left it JSON, read as a message still, may have changed the key or the terminal's tag
-    the checks know it by; the line is its sender's all the same, spoiled, not another's."""
+    the checks know it by; the line is its sender's all the same (a user's or an import's),
+    spoiled, not another's."""
     before = run.spoiled.get(record.get("i"))
-    return before if before is not None and record.get("kind") == "user" else record
+    return before if before is not None and record.get("kind") == before.get("kind") else record
 
 
 def check_typed(run, records: list[dict], inbox: dict[str, str], final: bool, lost_said: bool) -> set[int]:

@@ -77,6 +77,13 @@ KEPT: tuple[tuple[int, str], ...] = (
     (2030, "an `ever import` killed mid-write twice in a row left two torn lines; the open after them "
            "compared the second's id with the whole lines' count alone, and gave it again [S13] "
            "(harness/memory/index.py Index._index_message)"),
+    (1705, "an owner killed inside the write of a long message's second piece left it torn; the next open "
+           "took the torn id's placeholder for the log's end, found no piece logged, and logged the "
+           "message whole again, its first piece twice [S11] [S13] (harness/memory/service.py "
+           "Memory.pieces_logged)"),
+    (1515, "the simulation's own: a bit flipped in an imported note's key, the line still JSON, and the "
+           "check knew the note by its key: it was missing from the import (sim/invariants.py as_logged, "
+           "now for a note as for a user's line)"),
 )
 
 # The world a seed runs in: what its runs may do. A kept seed replays the world its bug was found
@@ -92,7 +99,7 @@ WORLD = 6
 KEPT_WORLDS = {seed: 1 for seed in (44, 26, 30, 20, 157, 35, 154, 18, 133, 4, 11, 124)} | {
     seed: 2 for seed in (15, 50, 65, 139, 194)} | {seed: 3 for seed in (1, 47, 121)} | {
     seed: 4 for seed in (54, 131, 134, 103)} | {seed: 5 for seed in (315, 764, 618)} | {
-    seed: 6 for seed in (920, 881, 1289, 2030)}
+    seed: 6 for seed in (920, 881, 1289, 2030, 1705, 1515)}
 # 134 and 103: the seeds that catch mutants sim_stopped_call_applied and
 # sim_report_started_turns_unretrieved in world 4 (world 5 drew them the small sizes)
 

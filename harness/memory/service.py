@@ -410,19 +410,22 @@ class Memory:
         """How many of a message's first pieces end the log as user lines with no key [S11]:
         those an owner killed inside the message logged before its last piece, which carries
         the key. Every accepted message has a key, so a keyless user line at the log's end can
-        only be such a piece."""
+        only be such a piece. An id lost among them is a piece's write the kill tore [S13]: the
+        pieces before it are still logged, and the rest goes after it."""
         store = self.store
-        if len(pieces) < 2 or store.count == 0:
+        if len(pieces) < 2:
             return 0
-        last = store.message(store.count - 1)
-        if last.get("kind") != "user" or "key" in last:
-            return 0
-        for k in range(len(pieces) - 1, 0, -1):  # the longest run first
-            if pieces[k - 1] != last["text"] or k > store.count:
-                continue
-            records = store.messages(store.count - k, store.count)
-            if all(r.get("kind") == "user" and "key" not in r and r.get("text") == piece
-                   for r, piece in zip(records, pieces)):
+        tail: list[str] = []  # the texts of the keyless user lines ending the log, oldest first
+        i = store.count - 1
+        while i >= 0 and len(tail) < len(pieces) - 1:
+            if not store.lost(i):
+                record = store.message(i)
+                if record.get("kind") != "user" or "key" in record:
+                    break
+                tail.insert(0, record.get("text"))
+            i -= 1
+        for k in range(len(tail), 0, -1):  # the longest run first
+            if tail[-k:] == pieces[:k]:
                 return k
         return 0
 

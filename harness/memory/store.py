@@ -508,6 +508,11 @@ class Store:
         """False when read only, or after a failed append not yet taken back [S5]."""
         return self._failed is None and not self._read_only
 
+    def lost(self, i: int) -> bool:
+        """Whether id `i` was given and is in no whole line of the logs (a torn write) [S13]."""
+        with self._mutex:
+            return self.index.messages[i] == LOST
+
     def key_id(self, key: str) -> int | None:
         """The id of the message logged with `key`, among the latest KEYS_KEPT keys, else None."""
         with self._mutex:

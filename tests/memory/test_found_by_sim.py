@@ -163,6 +163,26 @@ def test_a_long_message_cut_short_by_the_disk_is_finished_first_after_a_restart(
                                     ("the next owner's first line", None)]
 
 
+def test_a_long_message_whose_next_piece_a_kill_tore_goes_on_after_the_lost_id_its_first_piece_once(tmp_path):
+    # found by `make sim` (seed 1705): an owner killed inside the write of a long message's second
+    # piece left it torn; the next open looked only at the log's last line, the torn id's lost
+    # placeholder, found no piece logged and logged the message whole again [S11] [S13]
+    message = long_message()
+    pieces = split_long(message.text)
+    memory = Memory.open(tmp_path, clock=Clock())
+    memory.inbox.accept(message)
+    memory.store.append_message("user", pieces[0], NOW)  # the killed owner's first piece
+    memory.close()
+    day = tmp_path / "chat" / "main" / DAY
+    with open(day, "ab") as log:
+        log.write(b'{"i":1,"kind":"user","text":"' + pieces[1][:100].encode())  # its write, torn
+    again = Memory.open(tmp_path, clock=Clock())
+    again.append_accepted(Accepted(message.text, message.key, "inbox"))  # the inbox's delivery
+    again.close()
+    lost = "(message 1 was lost to damage in the log: `ever doctor` says more)"
+    assert user_lines(tmp_path) == [(pieces[0], None), (lost, None), (pieces[1], None), (pieces[2], "send-1")]
+
+
 def test_a_message_read_otherwise_under_a_logged_node_keeps_the_node_and_says_so(tmp_path):
     memory = Memory.open(tmp_path, clock=Clock())
     for text in ("first words", "the chat says hello", "last words"):
