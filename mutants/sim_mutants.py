@@ -94,6 +94,23 @@ MUTANTS = [
              "for the log's end (seed 1705) [S11] [S13]",
     ),
     Mutant(
+        name="sim_renamed_key_field_read_whole",
+        path="harness/memory/store.py",
+        old="                                                            or not MESSAGE_FIELDS.issuperset(record)):\n",
+        new="                                                            or False):\n",
+        check=sim("never doubled"),
+        note="a message line whose \"key\" a flipped bit renamed read as whole and keyless, nothing said: the "
+             "inbox logs its message again (seed 2991) [S13]",
+    ),
+    Mutant(
+        name="sim_close_raises_a_refused_report",
+        path="harness/calls/agents.py",
+        old="            except (StoreError, OSError) as error:\n                # a full disk cannot fail a close",
+        new="            except ZeroDivisionError as error:\n                # a full disk cannot fail a close",
+        check=sim("the simulation runs"),
+        note="a report the full disk refuses at the chat's close raised out of the owner's close (seed 3218) [A3]",
+    ),
+    Mutant(
         name="sim_second_torn_id_given_again",
         path="harness/memory/index.py",
         old="                if shown == after or shown > after and self.record.covers(after, shown - 1):\n",

@@ -143,6 +143,8 @@ def check_kept(run, final: bool) -> None:
         reader = run.disk.processes[-1]
         inbox = dict(Inbox(store.chat, reader).pending())
         lost = {i for i in range(store.count) if store.lost(i)}
+        # a spoiled line the store reads as damaged, and says so, is no one's message any more [S13]
+        run.read_damaged = {i for i in run.spoiled if i < store.count and store.damaged_between(i, i)}
         said = list(store.warnings) + list(store.damage)
         agents = agent_logs(store.chat, reader) if final else {}
     except StoreError as error:  # a flipped bit found only as a line is read: repaired as it says
@@ -199,7 +201,8 @@ def check_kept(run, final: bool) -> None:
             run.fail("acknowledged means kept", f"{key} is in the inbox but not whole")
     owned |= check_typed(run, records, inbox, final, damaged and said_damage)
     for position, record in enumerate(records):
-        if record.get("kind") == "user" and position not in owned and "lost to damage" not in record.get("text", ""):
+        if (record.get("kind") == "user" and position not in owned and "lost to damage" not in record.get("text", "")
+                and not (position in run.read_damaged and said_damage)):
             keyless_piece = not record.get("key")
             if not (keyless_piece and not final):  # pieces of a message being logged when it died
                 run.fail("never doubled", f"user line {position} belongs to no message sent (or to one twice)")
@@ -271,6 +274,8 @@ def as_logged(run, record: dict) -> dict:
     that left it JSON, read as a message still, may have changed the key or the terminal's tag
     the checks know it by; the line is its sender's all the same (a user's or an import's),
     spoiled, not another's."""
+    if record.get("i") in run.read_damaged:
+        return record
     before = run.spoiled.get(record.get("i"))
     return before if before is not None and record.get("kind") == before.get("kind") else record
 

@@ -351,6 +351,7 @@ class Run:
         self.flipped: set[str] = set()  # files a bit was flipped in
         self.lost_to_flip: set[str] = set()  # keys of acknowledged messages a flip spoiled, said
         self.spoiled: dict[int, dict] = {}  # id -> its message line as logged, before a bit flipped in it
+        self.read_damaged: set[int] = set()  # the spoiled ids the store reads as damaged, at the last check
         self.ids_seen: dict[int, str] = {}  # id -> the digest of its durable line
         self.ids_torn: set[int] = set()  # ids seen on torn lines
         self.position = 0  # the schedule's next event in this life

@@ -84,6 +84,11 @@ KEPT: tuple[tuple[int, str], ...] = (
     (1515, "the simulation's own: a bit flipped in an imported note's key, the line still JSON, and the "
            "check knew the note by its key: it was missing from the import (sim/invariants.py as_logged, "
            "now for a note as for a user's line)"),
+    (2991, "a bit flipped a message line's \"key\" into \"jey\", the line still JSON: read as a whole message "
+           "with no key and nothing said, and the inbox logged the message again [S13] "
+           "(harness/memory/store.py MESSAGE_FIELDS)"),
+    (3218, "the chat closed while a subagent ran; the report of its stop met a full disk, and the StoreError "
+           "came out of the owner's close [A3] (harness/calls/agents.py Agents.flush)"),
 )
 
 # The world a seed runs in: what its runs may do. A kept seed replays the world its bug was found
@@ -99,7 +104,7 @@ WORLD = 6
 KEPT_WORLDS = {seed: 1 for seed in (44, 26, 30, 20, 157, 35, 154, 18, 133, 4, 11, 124)} | {
     seed: 2 for seed in (15, 50, 65, 139, 194)} | {seed: 3 for seed in (1, 47, 121)} | {
     seed: 4 for seed in (54, 131, 134, 103)} | {seed: 5 for seed in (315, 764, 618)} | {
-    seed: 6 for seed in (920, 881, 1289, 2030, 1705, 1515)}
+    seed: 6 for seed in (920, 881, 1289, 2030, 1705, 1515, 2991, 3218)}
 # 134 and 103: the seeds that catch mutants sim_stopped_call_applied and
 # sim_report_started_turns_unretrieved in world 4 (world 5 drew them the small sizes)
 

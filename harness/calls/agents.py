@@ -53,6 +53,7 @@ from harness.memory.agentlog import AgentCaps, AgentLog, NameTaken
 from harness.memory.disk import REAL_DISK, Disk
 from harness.memory.images import ToolResult, error_result, text_result, with_images
 from harness.memory.service import PAGE_CHARS, Memory
+from harness.memory.store import StoreError
 from harness.memory.text import split_long, valid_text
 
 if TYPE_CHECKING:  # the SDK is imported only where a call is made
@@ -432,10 +433,18 @@ class Agents:
         """Log every pending report at once: no turn will take them (the chat closes, or none runs
         turns here)."""
         while self.pending:
-            report = self.pending.pop(0)
+            report = self.pending[0]
             message_id = self.memory.planner.T
-            for piece in split_long(report.text):
-                self.memory.append("work", piece)
+            try:
+                for piece in split_long(report.text):
+                    self.memory.append("work", piece)
+            except (StoreError, OSError) as error:
+                # a full disk cannot fail a close: each report left is in its subagent's log, not
+                # noted as given, so the next start logs it [A3]
+                self.output.notice(f"[{report.name}] its report could not be logged ({error}); the next start "
+                                   "logs it")
+                return
+            self.pending.pop(0)
             report.logged(message_id)
 
     def stop(self, name: str, why: str = "was stopped by the user") -> bool:

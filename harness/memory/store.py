@@ -126,6 +126,8 @@ from harness.memory.logfile import (
 )
 from harness.memory.text import utf8_bytes, valid_text
 
+MESSAGE_FIELDS = frozenset(("i", "kind", "text", "size", "date", "from", "key"))  # a message line's, as logged
+
 __all__ = ["Store", "StoreError", "ChatBusy", "LogCorrupt", "checked_key", "checked_text", "encode_line",
            "ever_home", "message_id", "message_id_key", "node_ids", "INDEX_SAVE_LINES"]
 
@@ -583,9 +585,11 @@ class Store:
             if found is not None and found[0] == i:
                 return self._damaged_record(i, entry, line, found[1])
         if record is not None and record.get("i") == i and (record.get("kind") not in KINDS
-                                                            or not isinstance(record.get("text"), str)):
-            # [S13] still JSON, but its kind or text no longer reads as one (a byte changed on
-            # disk): damaged, and said, as a line that is not JSON is; never raised to the replay
+                                                            or not isinstance(record.get("text"), str)
+                                                            or not MESSAGE_FIELDS.issuperset(record)):
+            # [S13] still JSON, but its kind, its text or a field's name no longer reads as one
+            # (a byte changed on disk: a "key" read as "jey" would let its message be logged
+            # again): damaged, and said, as a line that is not JSON is; never raised to the replay
             line = self._read_line(self.main, entry >> OFFSET_BITS, entry & OFFSET_MASK, end)
             key = record.get("key") if isinstance(record.get("key"), str) else None
             if MESSAGE_HEAD.match(line) and line.rfind(TEXT_END) > 0:

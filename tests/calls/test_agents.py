@@ -743,6 +743,44 @@ def test_a_report_whose_line_the_disk_refuses_is_given_at_the_next_start_never_m
         "end", "reported"]
 
 
+def test_a_close_whose_reports_the_full_disk_refuses_ends_and_the_next_start_gives_them(tmp_path, api):
+    # found by `make sim` (seed 3218): the chat closed while a subagent ran; the report of its stop
+    # met a full disk (ENOSPC) and the StoreError came out of the owner's close [A3]
+    import errno
+
+    from harness.owner.world import World
+    from tests.support.disk import Fail, FailingDisk
+
+    api.reset()
+    api.responder = compactions
+    gate = threading.Event()
+    api.enqueue(Reply([tool_use("agent", {"name": "Scout", "task": "Look."}, id="a1")]), when=is_master)
+    api.enqueue("Scout is on it.", when=is_master)
+    api.enqueue(Reply([text("Scout looked.")], gate=gate), when=is_sub("Scout"))
+    api.enqueue("Scout's report is in.", when=is_master)
+    home = tmp_path / "home"
+    disk = FailingDisk(Fail("write", errno.ENOSPC, on="main/" + time.strftime("%Y-%m-%d") + ".jsonl", times=20))
+
+    async def go():
+        chat = await Owner.open(settings_for(home, api, AgentCaps()), yes=True, api_key="test-key",
+                                world=dataclasses.replace(World.real(), disk=disk))
+        await chat.say("start Scout")
+        disk.arm()  # from here the chat's day file refuses every line: the stop's report among them
+        await closed(chat)  # Scout still runs: it is stopped, and its report is refused
+        gate.set()
+        disk.armed = False
+        again = await chat_for(home, api)  # the next start gives it
+        await until(lambda: again.agents.starter is None or again.agents.starter.done())
+        await closed(again)
+
+    run(go())
+    assert disk.failures >= 1
+    reports = [text for kind, text in logged(home) if kind == "work"]
+    assert len(reports) == 1 and reports[0].startswith("[Scout] ")
+    assert [r["kind"] for r in agentlog.read_log(home / "chat" / "agents" / "Scout.jsonl")][-2:] == [
+        "end", "reported"]
+
+
 def test_a_turn_failing_in_the_scheduler_a_report_started_is_said_in_every_terminal(tmp_path, api):
     """Found by `make sim` (seed 54): a subagent's report starts the chat's scheduler [A6], which
     runs the queued messages' turns too; one that failed on the disk (its reply line refused)

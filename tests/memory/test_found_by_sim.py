@@ -289,6 +289,28 @@ def test_a_line_still_json_whose_kind_a_changed_byte_spoiled_is_damage_said_and_
         memory.close()
 
 
+def test_a_line_still_json_whose_key_field_a_changed_byte_renamed_is_damage_said(tmp_path):
+    # found by `make sim` (seed 2991): a bit flipped "key" into "jey", the line still JSON; it was
+    # read as a message with no key and nothing said, and the inbox logged the message again [S13]
+    memory = Memory.open(tmp_path, clock=Clock())
+    memory.inbox.accept(Accepted("a message whose turn a kill cut", "send-1", "send"))
+    memory.append("user", "a message whose turn a kill cut", key="send-1")
+    memory.append("ever", "a reply")
+    memory.close()
+    day = tmp_path / "chat" / "main" / DAY
+    day.write_bytes(day.read_bytes().replace(b'"key":"send-1"', b'"jey":"send-1"'))
+    memory = Memory.open(tmp_path, clock=Clock())
+    try:
+        record = memory.store.message(0)
+        assert record["text"] == "a message whose turn a kill cut" and "key" not in record and "jey" not in record
+        assert any(said.endswith("line 1 is damaged inside message 0's text, shown as far as it reads: `ever doctor` "
+                                 "says what is damaged, and `ever doctor --repair` sets it aside")
+                   for said in memory.store.damage)
+        assert memory.store.message(1)["text"] == "a reply"
+    finally:
+        memory.close()
+
+
 @pytest.mark.parametrize("old, new, kind", [
     (b" ", b"\x00", "user"),  # not JSON, its ids and tail whole: its text as far as it reads
     (b'"kind"', b'"kinc"', "note"),  # still JSON, its kind gone: a note saying so
