@@ -3,7 +3,7 @@ each owner life's production planner against the model on the events it took.
 
 Strategy: one mutant for the bug the comparison found, undone: a read the disk refuses inside
 one of the planner's events raised on, the planner left half an event on and the chat going on
-with it [S37] (seed 121); the simulation's own invariants all pass on it, and the bridge never
+with it [S37] (seed 121, and now seed 850); the simulation's own invariants all pass on it, and the bridge never
 fails a read. And one for the load's order in harness/memory/checkpoint.py: calls started before
 the ready merges are rebuilt, so a new process starts no merge until its next event (8 of seed 40's
 lives differ at their event 0; the tiny bridge's restarts see it too). And one for a line the store kept

@@ -111,6 +111,15 @@ MUTANTS = [
         note="a report the full disk refuses at the chat's close raised out of the owner's close (seed 3218) [A3]",
     ),
     Mutant(
+        name="sim_inbox_read_unsynced_at_open",
+        path="harness/memory/inbox.py",
+        old="        if durable and data:\n",
+        new="        if False:\n",
+        check=sim("the inbox holds only what waits"),
+        note="an open reads the inbox's newest `done` from the page cache only: a power loss takes it, and the "
+             "message waits with nobody to answer it (seed 2987) [S34]",
+    ),
+    Mutant(
         name="sim_second_torn_id_given_again",
         path="harness/memory/index.py",
         old="                if shown == after or shown > after and self.record.covers(after, shown - 1):\n",

@@ -608,8 +608,9 @@ class Run:
             if self.repaired(error):
                 self.process.kill()  # the next life opens the repaired chat
                 return None
-            if "could not be written" in str(error) or "could not record" in str(error):
-                # the disk refused a line the open writes: one sentence, and the next start tries again
+            if any(words in str(error) for words in ("could not be written", "could not record", "cannot be read (")):
+                # the disk refused a line the open writes, or a read (EIO): one sentence, and the
+                # next start tries again
                 self.counts.add("open failed on a disk fault")
                 self.note(f"open refused: {error}")
                 self.process.kill()

@@ -89,6 +89,12 @@ KEPT: tuple[tuple[int, str], ...] = (
            "(harness/memory/store.py MESSAGE_FIELDS)"),
     (3218, "the chat closed while a subagent ran; the report of its stop met a full disk, and the StoreError "
            "came out of the owner's close [A3] (harness/calls/agents.py Agents.flush)"),
+    (2987, "an owner killed between the write of a message's `done` and its fsync left it in the page cache; "
+           "the next owner read the message as answered, and a power loss took the `done`: the message "
+           "waited with nobody to answer it [S34] (harness/memory/inbox.py Inbox, durable)"),
+    (2922, "the simulation's own: an EIO reading the damage record at open is one sentence, \"cannot be read\", "
+           "and the next start tries again; the run took it for a chat that does not open (sim/run.py "
+           "open_owner)"),
 )
 
 # The world a seed runs in: what its runs may do. A kept seed replays the world its bug was found
@@ -104,7 +110,7 @@ WORLD = 6
 KEPT_WORLDS = {seed: 1 for seed in (44, 26, 30, 20, 157, 35, 154, 18, 133, 4, 11, 124)} | {
     seed: 2 for seed in (15, 50, 65, 139, 194)} | {seed: 3 for seed in (1, 47, 121)} | {
     seed: 4 for seed in (54, 131, 134, 103)} | {seed: 5 for seed in (315, 764, 618)} | {
-    seed: 6 for seed in (920, 881, 1289, 2030, 1705, 1515, 2991, 3218)}
+    seed: 6 for seed in (920, 881, 1289, 2030, 1705, 1515, 2991, 3218, 2987, 2922)}
 # 134 and 103: the seeds that catch mutants sim_stopped_call_applied and
 # sim_report_started_turns_unretrieved in world 4 (world 5 drew them the small sizes)
 

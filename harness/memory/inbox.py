@@ -17,6 +17,7 @@ what waits.
 """
 
 import json
+import os
 from pathlib import Path
 
 from harness.memory.accepted import Accepted
@@ -27,7 +28,8 @@ from harness.memory.logfile import LogFile, encode_line, read_file, write_whole
 class Inbox:
     """The inbox of the chat in `chat` (the store's directory), owned with the store's lock."""
 
-    def __init__(self, chat: Path, disk: Disk = REAL_DISK):
+    def __init__(self, chat: Path, disk: Disk = REAL_DISK, durable: bool = False):
+        """`durable`: the owner's, which builds on what it reads: the file is fsync'd [S34]."""
         self.path = chat / "inbox.jsonl"
         self.disk = disk
         self.entries: dict[str, str] = {}  # key -> text, accepted and not done, in order
@@ -39,6 +41,16 @@ class Inbox:
             data = read_file(self.path, disk)
         except FileNotFoundError:
             data = b""
+        if durable and data:
+            # [S34] its newest line may be in the page cache only (its writer killed between its
+            # write and its fsync): a `done` read there names a message this owner never answers
+            # again, and a power loss taking it would leave the message waiting with nobody to
+            # answer it
+            fd = disk.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                disk.fsync(fd)
+            finally:
+                disk.close(fd)
         for raw in data.split(b"\n"):
             try:
                 line = json.loads(raw)

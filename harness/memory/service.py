@@ -271,7 +271,7 @@ class Memory:
     """One chat's memory, owned by this process [gist §1]."""
 
     def __init__(self, store: Store, planner: Planner, build: Build | None = None,
-                 on_change: Callable[[str], None] | None = None):
+                 on_change: Callable[[str], None] | None = None, inbox: Inbox | None = None):
         self.store = store
         self.planner = planner
         self.build = build
@@ -280,7 +280,7 @@ class Memory:
         self.failures_in_wait = 0
         self._settled = asyncio.Event()
         self._retry_handle: asyncio.TimerHandle | None = None
-        self.inbox = Inbox(store.chat, store.disk)
+        self.inbox = inbox or Inbox(store.chat, store.disk)
         self.covers = Covers(store.message)  # [P22] what an unbuilt line covers, in its placeholder
         # [S11] the pieces a killed owner logged of a long message, by key, counted at open
         # while they still end the log: its delivery logs the rest, not the whole again
@@ -323,6 +323,7 @@ class Memory:
         if clock is not None:
             store.now = clock.now
         try:
+            inbox = Inbox(store.chat, store.disk, durable=store.writable)
             texts = StoreTexts(store)
             planner = loaded(store, texts, config)
             if store.writable and not texts.pending:  # [S28] never a view naming an unlogged node
@@ -333,7 +334,7 @@ class Memory:
         except BaseException:
             store.close()
             raise
-        memory = cls(store, planner, build, on_change)
+        memory = cls(store, planner, build, on_change, inbox)
         if clock is not None:
             memory.monotonic = clock.monotonic
         return memory

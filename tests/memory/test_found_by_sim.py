@@ -217,6 +217,21 @@ def test_an_empty_log_file_found_has_its_name_fsynced_before_a_line(tmp_path):
     assert fsyncs == [str(tmp_path), str(path)]  # the directory first, then the line
 
 
+def test_an_open_makes_the_inbox_it_read_durable_before_it_builds_on_it(tmp_path):
+    # found by `make sim` (seed 2987): an owner killed between the write of a message's `done` and
+    # its fsync left the line in the page cache; the next owner read the message as answered, and
+    # a power loss then took the `done`: the message waited, and nobody would answer it [S34]
+    memory = Memory.open(tmp_path, clock=Clock())
+    memory.inbox.accept(Accepted("a message", "send-1", "send"))
+    memory.close()
+    disk = RecordingDisk()
+    memory = Memory.open(tmp_path, disk=disk, clock=Clock())
+    memory.close()
+    inbox = str(tmp_path / "chat" / "inbox.jsonl")
+    touching = [operation[0] for operation in disk.operations if operation[1] == inbox]
+    assert touching.count("fsync") == 1 and touching.index("read") < touching.index("fsync")  # what it read, durable
+
+
 def test_an_open_makes_the_newest_line_durable_before_it_gives_the_next_id_in_another_file(tmp_path):
     earlier = NOW - timedelta(days=30)
     memory = Memory.open(tmp_path, disk=RecordingDisk(), clock=Clock())

@@ -119,12 +119,15 @@ def test_a_life_file_reads_back_as_written(tmp_path):
 
 def test_the_seed_that_found_a_read_refused_inside_an_event_agrees(traces):
     # seed 121 (sim/seeds.py): a read refused inside a compaction's Built left the planner half
-    # an event on, and the chat went on with it for 52 events [S37]; now it is loaded again
-    compared = simulated(traces, seeds=(121,))
+    # an event on, and the chat went on with it for 52 events [S37]; now it is loaded again. Seed
+    # 121 reached that read until the owner's open fsynced the inbox it read (one more disk
+    # operation moves every fault after it); seed 850, of 1,000 seeds the one whose life is cut by
+    # a read refused inside apply, reaches it now
+    compared = simulated(traces, seeds=(850,))
     assert [result.difference for result in compared if result.difference] == []
     cut = [result.life.name for result in compared if result.life.cut.startswith("OSError")]
-    assert cut == ["2.1"]  # the read refused, and the life loaded again after it
-    assert any(result.life.name == "2.2" and result.events > 1 for result in compared)
+    assert cut == ["9.1"]  # the read refused, and the life loaded again after it
+    assert any(result.life.name == "9.2" and result.events > 1 for result in compared)
 
 
 def test_the_seed_whose_repair_left_a_kept_line_agrees(traces):
