@@ -98,7 +98,9 @@ MUTANTS = [
         path="harness/memory/store.py",
         old="                                                            or not MESSAGE_FIELDS.issuperset(record)):\n",
         new="                                                            or False):\n",
-        check=sim("never doubled"),
+        # seed 2991 found it; the inbox's fsync at open moved its faults, and it no longer flips "key"
+        check=example("tests/memory/test_found_by_sim.py::"
+                      "test_a_line_still_json_whose_key_field_a_changed_byte_renamed_is_damage_said"),
         note="a message line whose \"key\" a flipped bit renamed read as whole and keyless, nothing said: the "
              "inbox logs its message again (seed 2991) [S13]",
     ),
@@ -107,7 +109,9 @@ MUTANTS = [
         path="harness/calls/agents.py",
         old="            except (StoreError, OSError) as error:\n                # a full disk cannot fail a close",
         new="            except ZeroDivisionError as error:\n                # a full disk cannot fail a close",
-        check=sim("the simulation runs"),
+        # seed 3218 found it; the inbox's fsync at open moved its faults, and it no longer closes on a full disk
+        check=example("tests/calls/test_agents.py::"
+                      "test_a_close_whose_reports_the_full_disk_refuses_ends_and_the_next_start_gives_them"),
         note="a report the full disk refuses at the chat's close raised out of the owner's close (seed 3218) [A3]",
     ),
     Mutant(
@@ -206,7 +210,9 @@ MUTANTS = [
         path="harness/memory/service.py",
         old="        if self.unfinished is not None:\n            self._finish(now)\n        return self._log(",
         new="        return self._log(",
-        check=sim(KEPT, "never doubled"),
+        # seed 61 caught it until the inbox's fsync at open moved its faults: its example now
+        check=example("tests/memory/test_found_by_sim.py::"
+                      "test_a_long_message_whose_second_piece_is_refused_is_finished_before_any_other_line"),
         note="a long message whose piece the disk refused is not finished before other lines: apart, then doubled [S11]",
     ),
     Mutant(

@@ -748,6 +748,7 @@ def test_a_close_whose_reports_the_full_disk_refuses_ends_and_the_next_start_giv
     # met a full disk (ENOSPC) and the StoreError came out of the owner's close [A3]
     import errno
 
+    from harness.memory.store import StoreError
     from harness.owner.world import World
     from tests.support.disk import Fail, FailingDisk
 
@@ -766,7 +767,10 @@ def test_a_close_whose_reports_the_full_disk_refuses_ends_and_the_next_start_giv
                                 world=dataclasses.replace(World.real(), disk=disk))
         await chat.say("start Scout")
         disk.arm()  # from here the chat's day file refuses every line: the stop's report among them
-        await closed(chat)  # Scout still runs: it is stopped, and its report is refused
+        try:
+            await closed(chat)  # Scout still runs: it is stopped, and its report is refused
+        except StoreError as error:
+            raise AssertionError(f"the close raised: {error}") from None
         gate.set()
         disk.armed = False
         again = await chat_for(home, api)  # the next start gives it
