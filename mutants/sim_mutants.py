@@ -210,7 +210,7 @@ MUTANTS = [
         path="harness/memory/service.py",
         old="        if self.unfinished is not None:\n            self._finish(now)\n        return self._log(",
         new="        return self._log(",
-        # seed 61 caught it until the inbox's fsync at open moved its faults: its example now
+        # seed 61 caught it until later fixes (the inbox's fsync at open among them) moved its faults
         check=example("tests/memory/test_found_by_sim.py::"
                       "test_a_long_message_whose_second_piece_is_refused_is_finished_before_any_other_line"),
         note="a long message whose piece the disk refused is not finished before other lines: apart, then doubled [S11]",
