@@ -703,12 +703,9 @@ def test_an_end_line_the_disk_refuses_still_gives_the_report_once_across_a_resta
         "start", "usage", "ever", "reported"]  # no end line: the disk refused it
 
 
-def test_a_report_whose_line_the_disk_refuses_is_given_at_the_next_start_never_marked_given_before(tmp_path, api):
-    # found by `make sim` (seed 65): the report's own turn could not log its `work` line (the disk
-    # refused it), and the subagent's log was marked `reported` all the same: the report was lost
-    import errno
-
-    from harness.owner.world import World
+def gated_scout_and_a_refusing_day_file(api, code: int):
+    """Scout, started by the first message, replies once the gate opens; the disk, once armed,
+    refuses every write to today's day file with `code`."""
     from tests.support.disk import Fail, FailingDisk
 
     api.reset()
@@ -718,12 +715,26 @@ def test_a_report_whose_line_the_disk_refuses_is_given_at_the_next_start_never_m
     api.enqueue("Scout is on it.", when=is_master)
     api.enqueue(Reply([text("Scout looked.")], gate=gate), when=is_sub("Scout"))
     api.enqueue("Scout's report is in.", when=is_master)
+    return gate, FailingDisk(Fail("write", code, on="main/" + time.strftime("%Y-%m-%d") + ".jsonl", times=20))
+
+
+async def owner_on(home, api, disk):
+    from harness.owner.world import World
+
+    return await Owner.open(settings_for(home, api, AgentCaps()), yes=True, api_key="test-key",
+                            world=dataclasses.replace(World.real(), disk=disk))
+
+
+def test_a_report_whose_line_the_disk_refuses_is_given_at_the_next_start_never_marked_given_before(tmp_path, api):
+    # found by `make sim` (seed 65): the report's own turn could not log its `work` line (the disk
+    # refused it), and the subagent's log was marked `reported` all the same: the report was lost
+    import errno
+
+    gate, disk = gated_scout_and_a_refusing_day_file(api, errno.EIO)
     home = tmp_path / "home"
-    disk = FailingDisk(Fail("write", errno.EIO, on="main/" + time.strftime("%Y-%m-%d") + ".jsonl", times=20))
 
     async def go():
-        chat = await Owner.open(settings_for(home, api, AgentCaps()), yes=True, api_key="test-key",
-                                world=dataclasses.replace(World.real(), disk=disk))
+        chat = await owner_on(home, api, disk)
         await chat.say("start Scout")
         disk.arm()  # from here the chat's day file refuses every line: the report's among them
         gate.set()
@@ -749,22 +760,12 @@ def test_a_close_whose_reports_the_full_disk_refuses_ends_and_the_next_start_giv
     import errno
 
     from harness.memory.store import StoreError
-    from harness.owner.world import World
-    from tests.support.disk import Fail, FailingDisk
 
-    api.reset()
-    api.responder = compactions
-    gate = threading.Event()
-    api.enqueue(Reply([tool_use("agent", {"name": "Scout", "task": "Look."}, id="a1")]), when=is_master)
-    api.enqueue("Scout is on it.", when=is_master)
-    api.enqueue(Reply([text("Scout looked.")], gate=gate), when=is_sub("Scout"))
-    api.enqueue("Scout's report is in.", when=is_master)
+    gate, disk = gated_scout_and_a_refusing_day_file(api, errno.ENOSPC)
     home = tmp_path / "home"
-    disk = FailingDisk(Fail("write", errno.ENOSPC, on="main/" + time.strftime("%Y-%m-%d") + ".jsonl", times=20))
 
     async def go():
-        chat = await Owner.open(settings_for(home, api, AgentCaps()), yes=True, api_key="test-key",
-                                world=dataclasses.replace(World.real(), disk=disk))
+        chat = await owner_on(home, api, disk)
         await chat.say("start Scout")
         disk.arm()  # from here the chat's day file refuses every line: the stop's report among them
         try:
